@@ -1,0 +1,222 @@
+"""Reading and writing a corpus directory (format v1, DESIGN §4).
+
+Reading verifies every manifest hash before anything else is read, and refuses missing or extra
+files; writing streams meetings into parts and finishes with the manifest, inside a staged directory
+so an interrupted write never leaves a corpus that looks complete.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from turnbench import canonical
+from turnbench.corpus.records import Meeting, Query
+from turnbench.errors import BadInput, CorpusIntegrityError
+
+FORMAT_NAME = "turnbench-corpus"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+STATS = "stats.json"
+# Files a corpus may hold outside the manifest's hash list: the manifest itself and the derived stats.
+UNHASHED = frozenset({MANIFEST, STATS})
+MEETINGS_PER_PART = 50
+
+
+def part_name(ordinal: int) -> str:
+    """The part file of the meeting at ``ordinal``: a pure function, so parallel writers agree."""
+    return f"meetings/part-{ordinal // MEETINGS_PER_PART:04d}.jsonl"
+
+
+def corpus_sha256(files: Mapping[str, str]) -> str:
+    """The corpus identity: a hash over the sorted (path, sha256) list, so it names content, not location."""
+    return canonical.sha256_bytes(canonical.dumps(dict(sorted(files.items()))).encode())
+
+
+def _listing(root: Path) -> set[str]:
+    out = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for f in filenames:
+            if f.startswith("."):
+                continue
+            out.add(Path(dirpath, f).relative_to(root).as_posix())
+    return out
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A verified corpus directory. Iterators are lazy: meetings are read part by part."""
+
+    root: Path
+    manifest: Mapping[str, Any]
+
+    @property
+    def id(self) -> str:
+        return self.manifest["corpus_id"]
+
+    @property
+    def sha256(self) -> str:
+        return self.manifest["corpus_sha256"]
+
+    @property
+    def licence(self) -> Mapping[str, str]:
+        return self.manifest["licence"]
+
+    @property
+    def meeting_files(self) -> list[str]:
+        return sorted(f for f in self.manifest["files"] if f.startswith("meetings/"))
+
+    def iter_meetings(self) -> Iterator[Meeting]:
+        for rel in self.meeting_files:
+            for d in canonical.read_jsonl(self.root / rel):
+                yield Meeting.from_json(d)
+
+    def queries(self) -> list[Query]:
+        return [Query.from_json(d) for d in canonical.read_jsonl(self.root / "queries.jsonl")]
+
+    def facts(self) -> Iterator[Mapping[str, Any]]:
+        path = self.root / "facts.jsonl"
+        if path.exists():
+            yield from canonical.read_jsonl(path)
+
+    def provenance(self) -> dict[str, Any]:
+        """What a results file records about the corpus it was measured on (DESIGN §3 rule 1)."""
+        producer = self.manifest.get("producer", {})
+        return {
+            "id": self.id,
+            "format_version": self.manifest["format_version"],
+            "sha256": self.sha256,
+            "licence": dict(self.licence),
+            "producer": producer.get("name"),
+            "producer_version": producer.get("version"),
+            "seed": producer.get("seed"),
+            "counts": dict(self.manifest.get("counts", {})),
+        }
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    root = Path(root)
+    path = root / MANIFEST
+    if not root.is_dir():
+        raise CorpusIntegrityError(f"{root}: not a corpus directory (it does not exist or is not a directory)")
+    if not path.is_file():
+        raise CorpusIntegrityError(f"{root}: no {MANIFEST}; not a corpus directory")
+    import json
+
+    try:
+        manifest = json.loads(path.read_bytes())
+    except json.JSONDecodeError as exc:
+        raise CorpusIntegrityError(f"{path}: not valid JSON ({exc.msg})") from None
+    if manifest.get("format") != FORMAT_NAME or manifest.get("format_version") != FORMAT_VERSION:
+        raise CorpusIntegrityError(
+            f"{path}: format {manifest.get('format')!r} v{manifest.get('format_version')!r} is not "
+            f"{FORMAT_NAME} v{FORMAT_VERSION}"
+        )
+    return manifest
+
+
+def verify(root: Path, manifest: Mapping[str, Any]) -> None:
+    """Refuse unless the directory holds exactly the manifest's files, each with its recorded hash."""
+    root = Path(root)
+    files: Mapping[str, str] = manifest["files"]
+    present = _listing(root)
+    missing = sorted(set(files) - present)
+    extra = sorted(present - set(files) - UNHASHED)
+    if missing:
+        raise CorpusIntegrityError(f"{root}: missing file(s) listed in the manifest: {', '.join(missing)}")
+    if extra:
+        raise CorpusIntegrityError(f"{root}: file(s) not in the manifest: {', '.join(extra)}")
+    bad = [rel for rel in sorted(files) if canonical.sha256_file(root / rel) != files[rel]]
+    if bad:
+        raise CorpusIntegrityError(f"{root}: sha256 does not match the manifest for: {', '.join(bad)}")
+    if corpus_sha256(files) != manifest.get("corpus_sha256"):
+        raise CorpusIntegrityError(f"{root}: corpus_sha256 in the manifest does not match its file list")
+
+
+def open_corpus(root: Path, *, check_hashes: bool = True) -> Corpus:
+    root = Path(root)
+    manifest = read_manifest(root)
+    if check_hashes:
+        verify(root, manifest)
+    return Corpus(root=root, manifest=manifest)
+
+
+class CorpusWriter:
+    """Write a corpus into a directory that must not exist or be empty.
+
+    Use as a context manager: files go to a staged sibling directory that is renamed into place by
+    ``close()`` only after the manifest is written.
+    """
+
+    def __init__(self, out: Path):
+        out = Path(out)
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise BadInput(f"{out}: output directory exists and is not empty; choose a new directory")
+        self.out = out
+        self._stage = None
+        self._tmp: Path | None = None
+        self._parts: dict[str, Any] = {}
+        self._hashes: dict[str, str] = {}
+        self.counts: dict[str, Any] = {}
+
+    def __enter__(self) -> "CorpusWriter":
+        self._stage = canonical.staged_directory(self.out)
+        self._tmp = self._stage.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fh in self._parts.values():
+            fh.close()
+        self._parts.clear()
+        return self._stage.__exit__(*exc)
+
+    @property
+    def path(self) -> Path:
+        assert self._tmp is not None, "CorpusWriter used outside its context"
+        return self._tmp
+
+    def write_meeting_line(self, ordinal: int, line: bytes) -> None:
+        """Append one already-canonical meeting line; ordinals must arrive in increasing order."""
+        rel = part_name(ordinal)
+        fh = self._parts.get(rel)
+        if fh is None:
+            for other in self._parts.values():
+                other.close()
+            self._parts.clear()
+            (self.path / "meetings").mkdir(exist_ok=True)
+            fh = self._parts[rel] = open(self.path / rel, "ab")
+        fh.write(line)
+
+    def write_meetings(self, meetings: Iterable[Meeting]) -> int:
+        n = 0
+        for n, m in enumerate(meetings, 1):
+            self.write_meeting_line(n - 1, canonical.dumps_line(m.to_json()))
+        return n
+
+    def write_queries(self, queries: Iterable[Query]) -> None:
+        canonical.write_jsonl(self.path / "queries.jsonl", (q.to_json() for q in queries))
+
+    def write_facts(self, facts: Iterable[Mapping[str, Any]]) -> None:
+        canonical.write_jsonl(self.path / "facts.jsonl", facts)
+
+    def write_manifest(self, *, corpus_id: str, licence: Mapping[str, str], producer: Mapping[str, Any],
+                       counts: Mapping[str, Any]) -> dict[str, Any]:
+        for fh in self._parts.values():
+            fh.close()
+        self._parts.clear()
+        files = {rel: canonical.sha256_file(self.path / rel) for rel in sorted(_listing(self.path) - UNHASHED)}
+        manifest = {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "corpus_id": corpus_id,
+            "licence": dict(licence),
+            "producer": dict(producer),
+            "counts": dict(counts),
+            "files": files,
+            "corpus_sha256": corpus_sha256(files),
+        }
+        canonical.write_json(self.path / MANIFEST, manifest)
+        return manifest

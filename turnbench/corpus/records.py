@@ -1,0 +1,169 @@
+"""The records of corpus format v1 (DESIGN §4). Every stage reads these, never raw dicts.
+
+On disk each record is one canonical JSON line; ``to_json``/``from_json`` are the only translation.
+Times are seconds (floats); turn indices are 0-based and dense; turn ranges are inclusive
+``[first, last]`` pairs, QMSum's convention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+CLASSES = ("lookup", "multi_file", "summarize", "aggregation")
+RANKED_CLASSES = ("lookup", "multi_file", "summarize")
+SCORED_ON = ("retrieval", "answer")
+TIMINGS = ("synthetic", "measured")
+ANSWER_TYPES = ("count", "meeting_set", "speaker_count")
+
+# rule ids: aggregation rules follow the design (R3..R7); the ranked classes get their own ids.
+RULE_OF_CLASS = {"lookup": "R1", "multi_file": "R2", "summarize": "R8"}
+AGGREGATION_RULES = ("R3", "R4", "R5", "R6", "R7")
+
+
+@dataclass(frozen=True)
+class Turn:
+    index: int
+    speaker: str
+    start: float
+    end: float
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "speaker": self.speaker, "start": self.start, "end": self.end, "text": self.text}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Turn":
+        return cls(int(d["index"]), str(d["speaker"]), float(d["start"]), float(d["end"]), str(d["text"]))
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """One meeting. ``meta`` holds producer facts that are not product data (team, series, QMSum domain);
+    the loader and answer engine never read it."""
+
+    id: str
+    title: str
+    recorded_date: str | None  # ISO date, or None when no source can date the meeting
+    duration: float
+    timing: str  # "synthetic" | "measured"
+    speakers: tuple[str, ...]
+    turns: tuple[Turn, ...]
+    attendees: tuple[str, ...] = ()
+    agenda: tuple[str, ...] = ()
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "recorded_date": self.recorded_date,
+            "duration": self.duration,
+            "timing": self.timing,
+            "speakers": list(self.speakers),
+            "attendees": list(self.attendees),
+            "agenda": list(self.agenda),
+            "meta": dict(self.meta),
+            "turns": [t.to_json() for t in self.turns],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Meeting":
+        return cls(
+            id=str(d["id"]),
+            title=str(d["title"]),
+            recorded_date=d.get("recorded_date"),
+            duration=float(d["duration"]),
+            timing=str(d["timing"]),
+            speakers=tuple(d["speakers"]),
+            turns=tuple(Turn.from_json(t) for t in d["turns"]),
+            attendees=tuple(d.get("attendees", ())),
+            agenda=tuple(d.get("agenda", ())),
+            meta=dict(d.get("meta", {})),
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A typed aggregation answer. ``count`` uses ``count``; ``meeting_set`` uses ``meetings``;
+    ``speaker_count`` uses ``speaker`` and ``count``."""
+
+    type: str
+    count: int | None = None
+    meetings: tuple[str, ...] | None = None
+    speaker: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.type}
+        if self.type in ("count", "speaker_count"):
+            d["count"] = self.count
+        if self.type == "meeting_set":
+            d["meetings"] = sorted(self.meetings or ())
+        if self.type == "speaker_count":
+            d["speaker"] = self.speaker
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Answer":
+        t = d["type"]
+        if t not in ANSWER_TYPES:
+            raise ValueError(f"unknown answer type {t!r}")
+        return cls(
+            type=t,
+            count=d.get("count"),
+            meetings=tuple(sorted(d["meetings"])) if "meetings" in d else None,
+            speaker=d.get("speaker"),
+        )
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query. ``gold_turns`` maps meeting id → inclusive (first, last) turn ranges;
+    ``answer_turns`` maps meeting id → turn indices that hold the exact evidence.
+    ``gold_level`` is "turn" (graded on passages) or "meeting" (scored on meetings only)."""
+
+    id: str
+    cls: str
+    rule: str
+    surface: str
+    text: str
+    scored_on: str
+    gold_meetings: tuple[str, ...]
+    gold_turns: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    answer_turns: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    answer: Answer | None = None
+    gold_level: str = "turn"
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "class": self.cls,
+            "rule": self.rule,
+            "surface": self.surface,
+            "text": self.text,
+            "scored_on": self.scored_on,
+            "gold_level": self.gold_level,
+            "gold_meetings": sorted(self.gold_meetings),
+            "gold_turns": {m: [list(r) for r in sorted(rs)] for m, rs in sorted(self.gold_turns.items())},
+            "answer_turns": {m: sorted(ts) for m, ts in sorted(self.answer_turns.items())},
+            "answer": self.answer.to_json() if self.answer else None,
+            "meta": dict(self.meta),
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Query":
+        return cls(
+            id=str(d["id"]),
+            cls=str(d["class"]),
+            rule=str(d["rule"]),
+            surface=str(d["surface"]),
+            text=str(d["text"]),
+            scored_on=str(d["scored_on"]),
+            gold_meetings=tuple(sorted(d["gold_meetings"])),
+            gold_turns={m: tuple((int(a), int(b)) for a, b in rs) for m, rs in d.get("gold_turns", {}).items()},
+            answer_turns={m: tuple(int(t) for t in ts) for m, ts in d.get("answer_turns", {}).items()},
+            answer=Answer.from_json(d["answer"]) if d.get("answer") else None,
+            gold_level=str(d.get("gold_level", "turn")),
+            meta=dict(d.get("meta", {})),
+        )

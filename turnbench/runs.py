@@ -1,0 +1,160 @@
+"""Passage inventories and runs: what any engine (ours or another team's) hands the harness (DESIGN §1, §6).
+
+A passage is ``(meeting, speaker, start, end)`` plus its id; a run is, per query, ranked passage ids
+with scores. ``normalise`` applies DESIGN §3 rule 5 so that score ties and id conventions cannot move
+a metric.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Sequence
+
+from turnbench import canonical
+from turnbench.errors import BadInput, UnjudgedPassage
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    meeting: str
+    speaker: str
+    start: float
+    end: float
+    index: int  # position of the passage within its meeting, 0-based
+    kind: str = "turn"  # "turn" for speaker-turn passages; other kinds (titles, digests) sort after
+    text_sha256: str = ""
+    words: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id, "meeting": self.meeting, "speaker": self.speaker, "start": self.start,
+            "end": self.end, "index": self.index, "kind": self.kind, "text_sha256": self.text_sha256,
+            "words": self.words,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> "Passage":
+        try:
+            return cls(str(d["id"]), str(d["meeting"]), str(d["speaker"]), float(d["start"]), float(d["end"]),
+                       int(d["index"]), str(d.get("kind", "turn")), str(d.get("text_sha256", "")),
+                       int(d.get("words", 0)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadInput(f"passage record {d!r} is not a valid passage ({exc})") from None
+
+
+@dataclass(frozen=True)
+class RankedPassage:
+    query_id: str
+    passage_id: str
+    rank: int  # 1-based
+    score: float
+
+
+def write_passages(path: Path, passages: Iterable[Passage]) -> str:
+    """Write ``passages.jsonl`` sorted by (meeting, index); returns its sha256."""
+    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    return canonical.write_jsonl(path, (p.to_json() for p in rows))
+
+
+def read_passages(path: Path) -> list[Passage]:
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: passage inventory not found")
+    passages = [Passage.from_json(d) for d in canonical.read_jsonl(path)]
+    seen: set[str] = set()
+    for p in passages:
+        if p.id in seen:
+            raise BadInput(f"{path}: passage id {p.id!r} appears more than once")
+        seen.add(p.id)
+    return passages
+
+
+def read_trec_run(path: Path) -> list[RankedPassage]:
+    """Read a six-column TREC run (``qid Q0 docid rank score tag``)."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise BadInput(f"{path}: line {n} has {len(parts)} columns, a TREC run has 6")
+            qid, _q0, docid, rank, score, _tag = parts
+            try:
+                out.append(RankedPassage(qid, docid, int(rank), float(score)))
+            except ValueError:
+                raise BadInput(f"{path}: line {n}: rank or score is not a number") from None
+    return out
+
+
+def read_jsonl_run(path: Path) -> list[RankedPassage]:
+    """Read ``run.jsonl``: one line per query, ``{"query": id, "passages": [[id, score], ...]}``."""
+    out = []
+    for d in canonical.read_jsonl(path):
+        for rank, (pid, score) in enumerate(d["passages"], 1):
+            out.append(RankedPassage(str(d["query"]), str(pid), rank, float(score)))
+    return out
+
+
+def read_run(path: Path) -> list[RankedPassage]:
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: run file not found")
+    return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_run(path)
+
+
+def normalise(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[RankedPassage]]:
+    """Re-sort every query's list by (-score, kind, meeting, index) and give strictly decreasing scores.
+
+    trec_eval breaks score ties by document id, other tools by insertion order; after this neither
+    can change a metric. A ranked passage missing from the inventory is refused, never skipped.
+    """
+    by_query: dict[str, dict[str, float]] = {}
+    for e in entries:
+        if e.passage_id not in passages:
+            raise UnjudgedPassage(
+                f"query {e.query_id}: ranked passage {e.passage_id!r} is not in the passage inventory"
+            )
+        seen = by_query.setdefault(e.query_id, {})
+        # a passage listed twice keeps its best score: a duplicate cannot take two rank slots
+        if e.passage_id not in seen or e.score > seen[e.passage_id]:
+            seen[e.passage_id] = e.score
+    out: dict[str, list[RankedPassage]] = {}
+    for qid in sorted(by_query):
+        scored = by_query[qid]
+        order = sorted(
+            scored,
+            key=lambda pid: (-scored[pid], passages[pid].kind, passages[pid].meeting, passages[pid].index, pid),
+        )
+        n = len(order)
+        out[qid] = [RankedPassage(qid, pid, r, float(n - r + 1)) for r, pid in enumerate(order, 1)]
+    return out
+
+
+def write_trec_run(path: Path, run: Mapping[str, Sequence[RankedPassage]], tag: str) -> str:
+    lines = []
+    for qid in sorted(run):
+        for e in run[qid]:
+            lines.append(f"{qid} Q0 {e.passage_id} {e.rank} {e.score:.6f} {tag}\n")
+    data = "".join(lines).encode()
+    canonical.write_bytes_atomic(Path(path), data)
+    return canonical.sha256_bytes(data)
+
+
+def write_jsonl_run(path: Path, run: Mapping[str, Sequence[RankedPassage]]) -> str:
+    return canonical.write_jsonl(
+        Path(path),
+        ({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]} for qid in sorted(run)),
+    )
+
+
+def iter_meeting_order(run: Sequence[RankedPassage], passages: Mapping[str, Passage]) -> Iterator[str]:
+    """Collapse a ranked passage list to meetings by first occurrence (DESIGN §6 meeting-level view)."""
+    seen: set[str] = set()
+    for e in run:
+        m = passages[e.passage_id].meeting
+        if m not in seen:
+            seen.add(m)
+            yield m
