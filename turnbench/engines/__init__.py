@@ -1,0 +1,1 @@
+"""Engines under test: retrieval arms on OpenSearch and the answer engine."""

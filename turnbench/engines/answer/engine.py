@@ -1,0 +1,29 @@
+"""Answerers: ``none`` (declines everything — the floor) and ``reference`` (intent parser + exact mechanisms).
+
+``answer_queries`` answers every answer-scored query of a corpus. The reference answerer sees only the
+question text and the stack's product data; it never reads gold, facts or any ``meta`` field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from turnbench.corpus.records import Query
+from turnbench.engines.answer import ANSWERERS, SubmittedAnswer, declined
+from turnbench.errors import BadInput
+
+
+def answer_queries(stack: Any, queries: Iterable[Query], *, answerer: str = "reference",
+                   index: str | None = None) -> list[SubmittedAnswer]:
+    """One :class:`SubmittedAnswer` per answer-scored query, sorted by query id.
+
+    ``stack`` is the stack description (endpoints); ``index`` overrides the passage index name."""
+    if answerer not in ANSWERERS:
+        raise BadInput(f"unknown answerer {answerer!r}; choose one of {', '.join(ANSWERERS)}")
+    todo = sorted((q for q in queries if q.scored_on == "answer"), key=lambda q: q.id)
+    if answerer == "none":
+        return [declined(q.id, "the none answerer declines every question") for q in todo]
+    from turnbench.engines.answer.mechanisms import ReferenceAnswerer
+
+    with ReferenceAnswerer.connect(stack, index=index) as ref:
+        return [ref.answer(q.id, q.text) for q in todo]
