@@ -59,3 +59,7 @@ class TruncatedAggregation(Refusal):
 
 class GateFailed(TurnbenchError):
     """A comparison gate found a regression."""
+
+
+class SearchFailed(TurnbenchError):
+    """OpenSearch answered a search with an error or a partial (timed-out, shard-failed) result."""
