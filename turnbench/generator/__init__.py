@@ -1,0 +1,1 @@
+"""The seeded synthetic meeting-corpus generator, its validator and the self-measure."""
