@@ -1,0 +1,119 @@
+"""Small process, port and HTTP helpers shared by the providers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from turnbench.errors import StackStartError
+
+LOOPBACK = "127.0.0.1"
+
+
+def free_port() -> int:
+    """A port the kernel just handed out on loopback (a later bind can still race; the start then fails loudly)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        return sock.getsockname()[1]
+
+
+def require_free_port(port: int, what: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((LOOPBACK, port))
+        except OSError as exc:
+            raise StackStartError(
+                f"{what} port {port} on {LOOPBACK} is taken ({exc.strerror}); choose another port or leave it unset"
+            ) from None
+    return port
+
+
+def start_ticks(pid: int) -> int | None:
+    """The process start time in clock ticks since boot: with the pid it names one process, even after pid reuse."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # comm (field 2) may contain spaces and parentheses: split after the last ')'
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return int(fields[19])
+
+
+def is_running(pid: int, ticks: int | None = None) -> bool:
+    """True while the process exists, is not a zombie, and (when given) started at ``ticks``."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    rest = stat[stat.rindex(")") + 2 :].split()
+    if rest[0] in ("Z", "X"):
+        return False
+    return ticks is None or int(rest[19]) == ticks
+
+
+def stop_pids(procs: list[tuple[int, int | None, int]], timeout: float = 10.0) -> None:
+    """Signal each (pid, start ticks, signal), wait up to ``timeout`` for all, then SIGKILL what is left.
+
+    A pid whose start time no longer matches belongs to someone else now and is left alone.
+    """
+    mine = [(pid, ticks) for pid, ticks, sig in procs if is_running(pid, ticks)]
+    for pid, ticks, sig in procs:
+        if is_running(pid, ticks):
+            _signal(pid, sig)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(is_running(p, t) for p, t in mine):
+        _reap(mine)
+        time.sleep(0.05)
+    for pid, ticks in mine:
+        if is_running(pid, ticks):
+            _signal(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline and any(is_running(p, t) for p, t in mine):
+        _reap(mine)
+        time.sleep(0.05)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(procs: list[tuple[int, int | None]]) -> None:
+    """Collect those of ``procs`` that are exited children of this process, so no zombie lingers."""
+    for pid, _ in procs:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass  # not our child (a detached stack): its parent or init reaps it
+
+
+def http_json(url: str, timeout: float = 5.0, method: str = "GET", body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        return json.loads(resp.read().decode("utf-8"))
+
+
+def http_ok(url: str, timeout: float = 2.0) -> bool:
+    try:
+        http_json(url, timeout=timeout)
+        return True
+    except (OSError, urllib.error.URLError, ValueError):
+        return False
+
+
+def tail(path: Path, lines: int = 20) -> list[str]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    return text.splitlines()[-lines:]

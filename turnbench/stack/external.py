@@ -1,0 +1,81 @@
+"""Provider ``external``: a stack someone else runs, named by flags or environment; and the version probe
+every provider uses, so that providers differ in nothing but how the servers came to be."""
+
+from __future__ import annotations
+
+import os
+import urllib.error
+from typing import Any, Mapping
+
+from turnbench.errors import StackStartError
+from turnbench.stack._proc import http_json
+from turnbench.stack.info import StackInfo
+
+ENV_URL = "TURNBENCH_OPENSEARCH_URL"
+ENV_DSN = "TURNBENCH_POSTGRES_DSN"
+
+
+def probe_opensearch(url: str, timeout: float = 10.0) -> tuple[str, str]:
+    """(version.number, lucene_version) as the node at ``url`` reports them."""
+    try:
+        root = http_json(url.rstrip("/") + "/", timeout=timeout)
+        return str(root["version"]["number"]), str(root["version"]["lucene_version"])
+    except (OSError, urllib.error.URLError, ValueError, KeyError, TypeError) as exc:
+        raise StackStartError(f"OpenSearch at {url} does not answer: {exc}") from None
+
+
+def probe_postgres(dsn: str, timeout: float = 10.0) -> str:
+    import psycopg
+
+    try:
+        with psycopg.connect(dsn, connect_timeout=max(1, int(timeout)), autocommit=True) as conn:
+            return str(conn.execute("SHOW server_version").fetchone()[0])
+    except psycopg.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StackStartError(f"PostgreSQL at {redact(dsn)} does not answer: {first}") from None
+
+
+def describe(provider: str, opensearch_url: str, postgres_dsn: str, details: Mapping[str, Any]) -> StackInfo:
+    os_version, lucene = probe_opensearch(opensearch_url)
+    pg_version = probe_postgres(postgres_dsn)
+    return StackInfo(
+        provider=provider,
+        opensearch_url=opensearch_url.rstrip("/"),
+        postgres_dsn=postgres_dsn,
+        opensearch_version=os_version,
+        lucene_version=lucene,
+        postgres_version=pg_version,
+        details=dict(details),
+    )
+
+
+def endpoints(opensearch_url: str | None = None, postgres_dsn: str | None = None) -> tuple[str, str] | None:
+    """Endpoints from arguments, else from the environment; None when neither names both."""
+    url = opensearch_url or os.environ.get(ENV_URL)
+    dsn = postgres_dsn or os.environ.get(ENV_DSN)
+    if url and dsn:
+        return url, dsn
+    if url or dsn:
+        missing = "--postgres-dsn / " + ENV_DSN if url else "--opensearch-url / " + ENV_URL
+        from turnbench.errors import BadInput
+
+        raise BadInput(f"an external stack needs both endpoints; missing {missing}")
+    return None
+
+
+def open_external(opensearch_url: str | None = None, postgres_dsn: str | None = None, **_: Any) -> StackInfo:
+    given = endpoints(opensearch_url, postgres_dsn)
+    if given is None:
+        from turnbench.errors import BadInput
+
+        raise BadInput(f"provider external needs --opensearch-url and --postgres-dsn (or {ENV_URL} and {ENV_DSN})")
+    url, dsn = given
+    source = "arguments" if opensearch_url else "environment"
+    return describe("external", url, dsn, {"endpoints_from": source})
+
+
+def redact(dsn: str) -> str:
+    """The DSN without its password, for messages."""
+    import re
+
+    return re.sub(r"(password=)\S+", r"\1***", re.sub(r"(://[^:/@]+:)[^@]+@", r"\1***@", dsn))
