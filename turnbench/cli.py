@@ -97,3 +97,165 @@ def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
         f"{c['queries_by_class']}, refused {refused} {c['queries_refused']}, "
         f"deduplicated {c['queries_deduplicated']} → {out}"
     )
+
+
+# -- load and retrieval arms (stack/load.py, engines/retrieval.py) --------------------------------
+
+
+@main.command("load")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=str), help="Corpus directory (format v1).")
+@click.option("--max-words", default=200, show_default=True, type=click.IntRange(min=1), help="Most words in one passage.")
+@click.option("--index", default=None, help="OpenSearch index to (re)create [default: turnbench-passages].")
+@handle_errors
+def load_cmd(corpus_dir: str, max_words: int, index: str | None) -> None:
+    """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
+
+    Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
+    not create, and an index that does not settle at the expected counts.
+    """
+    from turnbench.corpus.format import open_corpus
+    from turnbench.stack import current_stack
+    from turnbench.stack.load import DEFAULT_INDEX, load_corpus
+
+    index = index or DEFAULT_INDEX
+    corpus = open_corpus(corpus_dir)
+    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index)
+    p, t = result.provenance, result.timings
+    click.echo(
+        f"loaded {corpus.id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
+        f"(max {max_words} words) into {index!r}; settled in {int(t['settle_reads'])} reads"
+    )
+    click.echo(
+        f"OpenSearch {p['opensearch_version']} (Lucene {p['lucene_version']}), PostgreSQL {p['postgres_version']}; "
+        f"passages sha256 {result.passages_sha256}"
+    )
+    click.echo(
+        f"time {t['total_s']:.2f} s: postgres {t['postgres_s']:.2f}, chunk {t['chunk_s']:.2f}, "
+        f"bulk {t['bulk_s']:.2f}, force-merge {t['force_merge_s']:.2f}, settle {t['settle_s']:.2f}"
+    )
+
+
+@main.command("run")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=str), help="Corpus directory (format v1), already loaded.")
+@click.option("--arm", "arm_name", required=True, help="Retrieval arm, e.g. bm25 or bm25-title.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str), help="Directory for passages.jsonl, run.trec, run.jsonl, arm.json.")
+@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
+              help="gold-meetings is an ORACLE upper bound: each query searches only its gold meetings.")
+@click.option("--depth", type=click.IntRange(1, 10000), default=None, help="Passages per query (default: the arm's, 100).")
+@click.option("--index", default=None, help="OpenSearch index the corpus was loaded into [default: turnbench-passages].")
+@handle_errors
+def run_cmd(corpus_dir: str, arm_name: str, out: str, scope: str, depth: int | None, index: str | None) -> None:
+    """Run one retrieval arm over a loaded corpus; write the passage inventory and the run."""
+    from pathlib import Path
+
+    from turnbench import canonical
+    from turnbench.corpus.format import open_corpus
+    from turnbench.engines.retrieval import get_arm, run_arm, run_tag
+    from turnbench.runs import write_jsonl_run, write_passages, write_trec_run
+    from turnbench.stack import current_stack
+
+    arm = get_arm(arm_name)
+    corpus = open_corpus(corpus_dir)
+    result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth)
+    out_dir = Path(out)
+    write_passages(out_dir / "passages.jsonl", result.passages)
+    write_trec_run(out_dir / "run.trec", result.run, run_tag(result.arm_config))
+    write_jsonl_run(out_dir / "run.jsonl", result.run)
+    canonical.write_json(out_dir / "arm.json", result.arm_config)
+    t = result.timings
+    oracle = "  [ORACLE UPPER BOUND: gold meetings only]" if result.arm_config["scope"]["oracle"] else ""
+    click.echo(
+        f"{arm.name} on {corpus.id}: {int(t['queries'])} queries, {len(result.run)} with hits, "
+        f"{t['queries_per_s']:.0f} queries/s{oracle}"
+    )
+    click.echo(f"wrote {out_dir}/passages.jsonl, run.trec, run.jsonl, arm.json")
+
+
+# -- harness: score, compare (harness/score.py, report.py, compare.py) ---------------------------------
+
+
+def _relevance_options(fn):
+    fn = click.option("--binary-relevance", is_flag=True, help="Collapse grades 1-3 to 1.")(fn)
+    fn = click.option("--relevance-low", type=float, default=0.0, show_default=True,
+                      help="Coverage above this is grade 1.")(fn)
+    fn = click.option("--relevance-high", type=float, default=0.5, show_default=True,
+                      help="Coverage at or above this is grade 2.")(fn)
+    return fn
+
+
+@main.command("score")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
+@click.option("--passages", "passages_file", required=True, type=click.Path(dir_okay=False),
+              help="The engine's passage inventory (passages.jsonl).")
+@click.option("--run", "run_file", required=True, type=click.Path(dir_okay=False),
+              help="The engine's run: six-column TREC, or run.jsonl.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="New results directory.")
+@_relevance_options
+@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
+              help="What the run searched; gold-meetings is recorded as an ORACLE upper bound.")
+@click.option("--arm-config", type=click.Path(dir_okay=False), default=None,
+              help="JSON describing the engine or arm (e.g. the arm.json `turnbench run` writes); recorded verbatim. "
+                   "Without it the arm is recorded as external/unknown.")
+@handle_errors
+def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, relevance_high: float,
+              relevance_low: float, binary_relevance: bool, scope: str, arm_config: str | None) -> None:
+    """Score another engine's output (or ours): judge its passages, evaluate its run, write a results directory."""
+    import json
+    import time
+    from pathlib import Path
+
+    from turnbench.corpus.format import open_corpus
+    from turnbench.errors import BadInput
+    from turnbench.harness.judgements import RelevancePolicy
+    from turnbench.harness.report import render_metrics_md, runinfo, write_results
+    from turnbench.harness.score import UNKNOWN, score_run
+    from turnbench.runs import read_passages, read_run
+
+    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
+    t0 = time.perf_counter()
+    corpus = open_corpus(corpus_dir)
+    passages = read_passages(Path(passages_file))
+    entries = read_run(Path(run_file))
+    arm: object = UNKNOWN
+    if arm_config:
+        try:
+            arm = json.loads(Path(arm_config).read_bytes())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc})") from None
+    t1 = time.perf_counter()
+    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
+                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+    t2 = time.perf_counter()
+    write_results(Path(out), results, runinfo({"read": t1 - t0, "judge_and_score": t2 - t1}))
+    click.echo(render_metrics_md(results.document), nl=False)
+    click.echo(f"wrote {out}/metrics.json, metrics.md, runinfo.json")
+
+
+@main.command("compare")
+@click.argument("baseline", type=click.Path(exists=True))
+@click.argument("candidate", type=click.Path(exists=True))
+@click.option("--gate", is_flag=True, help="Exit 4 when any row is worse, or when any lookup measure drops at all.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Also write the markdown here.")
+@click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
+              help="Bootstrap resamples.")
+@click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
+@handle_errors
+def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, resamples: int,
+                seed: int | None) -> None:
+    """Compare two results directories: per corpus x class x measure, paired bootstrap interval and verdict."""
+    from pathlib import Path
+
+    from turnbench import canonical
+    from turnbench.errors import GateFailed
+    from turnbench.harness.compare import SEED, compare, render_compare_md
+    from turnbench.harness.report import read_metrics
+
+    cmp = compare(read_metrics(Path(baseline)), read_metrics(Path(candidate)), resamples=resamples,
+                  seed=SEED if seed is None else seed)
+    text = render_compare_md(cmp, gate=gate if gate else None)
+    if out:
+        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+    click.echo(text, nl=False)
+    failures = cmp.gate_failures()
+    if gate and failures:
+        raise GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")

@@ -1,0 +1,218 @@
+"""The reference retrieval engine: arms on OpenSearch (DESIGN §1, §3 rule 7).
+
+An arm is configuration — a name, a query builder picked by name from ``BUILDERS``, its parameters and
+a depth. Adding an arm is one more ``Arm(...)`` row in ``_ARM_TABLE``; nothing else changes, and the
+harness never sees more than the resolved configuration (``Arm.config``).
+
+Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings`` filters each query to
+its own gold meetings — an ORACLE: it knows the answer's meetings, so its figures are an upper bound on
+ranking within meetings, never a product figure. The label travels in the resolved configuration.
+
+Queries go out in ``_msearch`` batches. Hits are sorted by score, then (passage kind, meeting id, passage
+index) — the same order ``turnbench.runs.normalise`` applies — so which of several tied passages makes
+the depth cut-off is decided by the passages, not by Lucene's internal document order. Only queries
+scored on retrieval are run; aggregation queries belong to the answer engine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Sequence
+
+from turnbench.corpus.format import Corpus
+from turnbench.corpus.records import Query
+from turnbench.errors import BadInput, SearchFailed, UnknownArm
+from turnbench.runs import Passage, RankedPassage, normalise
+
+DEFAULT_DEPTH = 100
+MSEARCH_BATCH = 100
+SCOPES = ("corpus", "gold-meetings")
+# The hit order inside OpenSearch matches normalise(): score, then kind, meeting, index.
+HIT_SORT = ({"_score": {"order": "desc"}}, {"passage_kind": {"order": "asc"}}, {"meeting_id": {"order": "asc"}},
+            {"passage_index": {"order": "asc"}})
+
+
+# -- query builders: name → function(query text, params) → OpenSearch query clause -----------------
+
+def _match(text: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    return {"match": {params["field"]: {"query": text, "operator": params["operator"]}}}
+
+
+def _multi_match(text: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    return {"multi_match": {"query": text, "fields": list(params["fields"]), "type": params["type"],
+                            "operator": params["operator"]}}
+
+
+BUILDERS: Mapping[str, Callable[[str, Mapping[str, Any]], dict[str, Any]]] = MappingProxyType({
+    "match": _match,
+    "multi_match": _multi_match,
+})
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    builder: str  # a key of BUILDERS
+    params: Mapping[str, Any]
+    depth: int = DEFAULT_DEPTH
+    description: str = ""
+
+    def query(self, text: str) -> dict[str, Any]:
+        return BUILDERS[self.builder](text, self.params)
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name, "builder": self.builder, "params": _plain(self.params), "depth": self.depth,
+                "description": self.description}
+
+
+@dataclass(frozen=True)
+class Scope:
+    name: str
+    oracle: bool
+    label: str
+
+
+_SCOPE_TABLE = (
+    Scope("corpus", False, "corpus: every passage in the index is a candidate (what a product does)"),
+    Scope("gold-meetings", True, "ORACLE UPPER BOUND: each query is restricted to its own gold meetings"),
+)
+SCOPE_OF: Mapping[str, Scope] = MappingProxyType({s.name: s for s in _SCOPE_TABLE})
+
+_ARM_TABLE = (
+    Arm("bm25", "match", MappingProxyType({"field": "content", "operator": "or"}),
+        description="BM25 match on passage text (english analyzer)"),
+    Arm("bm25-title", "multi_match",
+        MappingProxyType({"fields": ("content", "title^2.0"), "type": "most_fields", "operator": "or"}),
+        description="BM25 on passage text plus the meeting title, boosted 2x, scores summed"),
+)
+ARMS: Mapping[str, Arm] = MappingProxyType({a.name: a for a in _ARM_TABLE})
+
+
+def get_arm(name: str) -> Arm:
+    try:
+        return ARMS[name]
+    except KeyError:
+        raise UnknownArm(f"no retrieval arm named {name!r}; known arms: {', '.join(sorted(ARMS))}") from None
+
+
+def get_scope(name: str) -> Scope:
+    try:
+        return SCOPE_OF[name]
+    except KeyError:
+        raise BadInput(f"unknown scope {name!r}; scopes: {', '.join(SCOPES)}") from None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in sorted(value.items())}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class RunResult:
+    arm_config: dict[str, Any]  # the full resolved configuration: arm, scope (oracle label), index, order
+    run: dict[str, list[RankedPassage]]  # normalised (DESIGN rule 5); a query with no hit is absent
+    latencies: list[float]  # per query, seconds, as OpenSearch reports it ("took"), in query-id order
+    timings: Mapping[str, float]
+    passages: tuple[Passage, ...] = field(default=())  # the inventory the run is normalised against
+    passages_sha256: str = ""
+
+
+def search_body(arm: Arm, query: Query, scope: Scope, depth: int) -> dict[str, Any]:
+    clause = arm.query(query.text)
+    if scope.oracle:
+        clause = {"bool": {"must": [clause], "filter": [{"terms": {"meeting_id": sorted(query.gold_meetings)}}]}}
+    return {"query": clause, "size": depth, "sort": [dict(s) for s in HIT_SORT], "track_scores": True,
+            "track_total_hits": False, "_source": False}
+
+
+def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int, marker: Mapping) -> dict:
+    return {
+        "arm": {**arm.config(), "depth": depth},
+        "scope": {"name": scope.name, "oracle": scope.oracle, "label": scope.label},
+        "index": index,
+        "hit_order": ["score desc", "passage_kind asc", "meeting_id asc", "passage_index asc"],
+        "queries": {"scored_on": "retrieval", "count": n_queries},
+        "passages": {"max_words": marker["max_words"], "sha256": marker["passages_sha256"]},
+    }
+
+
+def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch: int = MSEARCH_BATCH
+                ) -> tuple[list[RankedPassage], list[float]]:
+    """Send ``(query id, body)`` pairs in ``_msearch`` batches; any failed or partial search is refused."""
+    entries: list[RankedPassage] = []
+    latencies: list[float] = []
+    for lo in range(0, len(bodies), batch):
+        part = bodies[lo:lo + batch]
+        lines: list[dict] = []
+        for _qid, body in part:
+            lines.append({"index": index})
+            lines.append(body)
+        resp = client.msearch(body=lines)
+        for (qid, _body), r in zip(part, resp["responses"], strict=True):
+            if "error" in r:
+                raise SearchFailed(f"query {qid}: OpenSearch answered an error: {r['error']}")
+            shards = r.get("_shards", {})
+            if r.get("timed_out") or shards.get("failed", 0) or shards.get("skipped", 0):
+                raise SearchFailed(f"query {qid}: partial result (timed out or shards failed): {shards}")
+            latencies.append(r["took"] / 1000.0)
+            for rank, hit in enumerate(r["hits"]["hits"], 1):
+                entries.append(RankedPassage(qid, hit["_id"], rank, float(hit["_score"])))
+    return entries, latencies
+
+
+def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
+            depth: int | None = None) -> RunResult:
+    """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index."""
+    from turnbench.stack.load import (DEFAULT_INDEX, expected_counts, loaded_marker, observed_counts,
+                                      opensearch_client, _describe_difference)
+    from turnbench.stack.passages import chunk_meeting, inventory_sha256
+    from turnbench.errors import IndexNotSettled
+
+    arm = get_arm(arm) if isinstance(arm, str) else arm
+    sc = get_scope(scope)
+    depth = arm.depth if depth is None else depth
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 10000:
+        raise BadInput(f"depth must be an integer from 1 to 10000, not {depth!r}")
+    index = index or DEFAULT_INDEX
+    timings: dict[str, float] = {}
+
+    t0 = time.perf_counter()
+    client = opensearch_client(stack)
+    marker = loaded_marker(stack, corpus, index=index, client=client)
+    # The inventory is rebuilt from the corpus (chunking is pure) and must be the one the index was built from.
+    passages = tuple(c.passage for m in corpus.iter_meetings()
+                     for c in chunk_meeting(m.id, m.turns, max_words=marker["max_words"]))
+    sha = inventory_sha256(passages)
+    if sha != marker["passages_sha256"]:
+        raise IndexNotSettled(f"index {index!r} was built from a different passage inventory "
+                              f"(sha256 {marker['passages_sha256'][:12]}…, rebuilt {sha[:12]}…)")
+    expected = expected_counts(passages)
+    got = observed_counts(client, index)
+    if got != expected:
+        raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
+                              f"{_describe_difference(expected, got)}")
+    timings["verify_s"] = time.perf_counter() - t0
+
+    queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
+    bodies = [(q.id, search_body(arm, q, sc, depth)) for q in queries]
+    t0 = time.perf_counter()
+    entries, latencies = run_queries(client, index, bodies)
+    timings["search_s"] = time.perf_counter() - t0
+    timings["queries"] = float(len(queries))
+    timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
+
+    by_id = {p.id: p for p in passages}
+    run = normalise(entries, by_id)
+    return RunResult(arm_config=_resolved_config(arm, sc, index, depth, len(queries), marker), run=run,
+                     latencies=latencies, timings=timings, passages=passages, passages_sha256=sha)
+
+
+def run_tag(arm_config: Mapping[str, Any]) -> str:
+    """The TREC run tag: the arm name, with the scope appended when it is the oracle."""
+    name = arm_config["arm"]["name"]
+    return name if not arm_config["scope"]["oracle"] else f"{name}@{arm_config['scope']['name']}"
