@@ -1,0 +1,48 @@
+"""Pure parts of the reference answerer's mechanisms: escaping, titles, names, months, field names."""
+
+import datetime as dt
+
+from turnbench.engines.answer.mechanisms import (MEETING_FIELD, PHRASE_FIELD, are_literal, month_bounds,
+                                                  resolve_name, series_of, word_bounded)
+from turnbench.stack.load import index_mappings
+
+
+def test_are_literal_escapes_every_non_alphanumeric_and_nothing_else():
+    assert are_literal("cedar lantern") == "cedar[[:space:]]+lantern"
+    assert are_literal("50%  a_b") == r"50\%[[:space:]]+a\_b"
+    assert are_literal(r"c++ (beta) [x] $y^ a|b .*? {2} back\slash") == (
+        r"c\+\+[[:space:]]+\(beta\)[[:space:]]+\[x\][[:space:]]+\$y\^[[:space:]]+a\|b[[:space:]]+\.\*\?"
+        r"[[:space:]]+\{2\}[[:space:]]+back\\slash")
+    assert are_literal("o'brien \"q\"") == "o\\'brien[[:space:]]+\\\"q\\\""
+    # letters outside ASCII are alphanumeric: escaping them would make an unknown ARE escape
+    assert are_literal("café façade") == "café[[:space:]]+façade"
+
+
+def test_word_bounded_uses_lookarounds_so_edge_punctuation_still_matches():
+    assert word_bounded("x.") == r"(?<![[:alnum:]_])x\.(?![[:alnum:]_])"
+
+
+def test_series_from_titles():
+    assert series_of("Payments \u2014 design review #12") == ("Payments", "design review")
+    assert series_of("Payments - design review #12") is None  # a hyphen is not the title convention
+    assert series_of("Quarterly all-hands") is None
+
+
+def test_resolve_name_casefolds_and_drops_article_and_suffix():
+    teams = ["Payments", "Search", "Platform"]
+    assert resolve_name("the payments", teams) == "Payments"
+    assert resolve_name("PAYMENTS team", teams, drop_suffix=" team") == "Payments"
+    assert resolve_name("Pay", teams) is None
+    assert resolve_name("design  Review", ["design review", "weekly sync"]) == "design review"
+
+
+def test_month_bounds():
+    assert month_bounds(2026, 3) == (dt.date(2026, 3, 1), dt.date(2026, 4, 1))
+    assert month_bounds(2026, 12) == (dt.date(2026, 12, 1), dt.date(2027, 1, 1))
+
+
+def test_field_names_match_the_index_mapping():
+    props = index_mappings()["properties"]
+    field, sub = PHRASE_FIELD.split(".")
+    assert props[field]["fields"][sub]["analyzer"] == "standard"  # no stemming: a plural is another word
+    assert props[MEETING_FIELD]["type"] == "keyword"
