@@ -1,0 +1,203 @@
+"""The self-measure on a six-meeting corpus whose rankings are derived by hand.
+
+Documents (title + turns) and their tokens:
+    m1 "Alpha" + "apple banana"        m4 "Delta" + "apple banana"   (same counts and length as m1)
+    m2 "Beta"  + "apple cherry"        m5 "Epsilon" + "egg fig"
+    m3 "Gamma" + "cherry cherry date"  m6 "Zeta" + "grape apple"
+N = 6: a term in one document has idf log(5.5/1.5) > 0, in two log(4.5/2.5) > 0; "apple" (four documents)
+has a negative idf that BM25Okapi floors to epsilon × mean idf, which is positive here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from turnbench.cli import main
+from turnbench.corpus import CorpusWriter, Meeting, Query, Turn, open_corpus
+from turnbench.corpus.records import Answer
+from turnbench.generator import measure
+
+DOCS = {
+    "m1": ("Alpha", "apple banana", "x"),
+    "m2": ("Beta", "apple cherry", "x"),
+    "m3": ("Gamma", "cherry cherry date", "x"),
+    "m4": ("Delta", "apple banana", "y"),
+    "m5": ("Epsilon", "egg fig", "y"),
+    "m6": ("Zeta", "grape apple", "y"),
+}
+
+
+def _meeting(mid: str, title: str, text: str, domain: str | None) -> Meeting:
+    return Meeting(
+        id=mid, title=title, recorded_date=None, duration=2.0, timing="synthetic", speakers=("A",),
+        turns=(Turn(0, "A", 0.0, 2.0, text),), meta={"domain": domain} if domain else {},
+    )
+
+
+def _query(qid: str, cls: str, text: str, gold: tuple[str, ...]) -> Query:
+    return Query(qid, cls, {"lookup": "R1", "multi_file": "R2", "summarize": "R8"}[cls], "plain", text,
+                 "retrieval", gold, {g: ((0, 0),) for g in gold})
+
+
+QUERIES = (
+    _query("q1", "lookup", "banana", ("m4",)),          # tied with m1, which sorts first: rank 2, 1 competitor
+    _query("q2", "lookup", "Banana?", ("m1",)),         # rank 1, m4 is the one competitor
+    _query("q3", "lookup", "date", ("m3",)),            # rank 1, nobody else scores
+    _query("q4", "multi_file", "cherry", ("m2", "m3")),  # rank 1, non-gold all score 0
+    _query("q5", "summarize", "apple zebra", ("m3",)),  # gold scores 0: unmatched, rank 5, all 5 compete
+    _query("q6", "multi_file", "banana", ("m1", "m4")),  # both tied meetings are gold: rank 1, 0 competitors
+    Query("q7", "aggregation", "R3", "plain", "how many meetings discussed apple", "answer", ("m1",),
+          answer=Answer("count", count=4)),
+)
+
+
+def _meetings(with_domain: bool = True) -> list[Meeting]:
+    return [_meeting(m, t, x, d if with_domain else None) for m, (t, x, d) in DOCS.items()]
+
+
+@pytest.fixture()
+def corpus_dir(tmp_path: Path) -> Path:
+    out = tmp_path / "corpus"
+    with CorpusWriter(out) as w:
+        # written out of id order on purpose: ranks must not depend on reading order
+        w.write_meetings(sorted(_meetings(), key=lambda m: m.title, reverse=True))
+        w.write_queries(QUERIES)
+        w.write_manifest(corpus_id="tiny", licence={"tier": "A", "name": "test"}, producer={"name": "test"},
+                         counts={"meetings": 6})
+    return out
+
+
+def test_rank_figures_per_query_are_the_hand_derived_ones():
+    rows, n = measure.rank_queries(_meetings(), [q for q in QUERIES if q.scored_on == "retrieval"])
+    assert n == 6
+    got = {r.query_id: (r.first_gold_rank, r.competitors, r.non_gold, r.domain) for r in rows}
+    assert got == {
+        "q1": (2, 1, 5, "y"),
+        "q2": (1, 1, 5, "x"),
+        "q3": (1, 0, 5, "x"),
+        "q4": (1, 0, 4, "x"),
+        "q5": (5, 5, 5, "x"),
+        "q6": (1, 0, 4, "mixed"),
+    }
+    by_id = {r.query_id: r for r in rows}
+    assert by_id["q5"].best_gold_score == 0.0
+    # q3's gold score, by BM25Okapi's formula written out independently
+    k1, b = 1.5, 0.75
+    idf = math.log(6 - 1 + 0.5) - math.log(1 + 0.5)
+    avgdl = (3 * 5 + 4) / 6
+    expected = idf * (1 * (k1 + 1)) / (1 + k1 * (1 - b + b * 4 / avgdl))
+    assert by_id["q3"].best_gold_score == pytest.approx(expected, rel=1e-12)
+
+
+def test_summary_rows_exact(corpus_dir: Path):
+    stats = measure.measure_corpus(open_corpus(corpus_dir))
+    assert stats["meetings"] == 6
+    assert stats["queries_ranked"] == 6 and stats["queries_not_ranked"] == 1
+    assert stats["by_class"] == {
+        "lookup": {"n": 3, "recall_at_1": 0.666667, "recall_at_10": 1.0, "median_first_gold_rank": 1.0,
+                   "near_dup_mean_count": 0.666667, "near_dup_mean_share": 0.133333, "gold_unmatched": 0},
+        "multi_file": {"n": 2, "recall_at_1": 1.0, "recall_at_10": 1.0, "median_first_gold_rank": 1.0,
+                       "near_dup_mean_count": 0.0, "near_dup_mean_share": 0.0, "gold_unmatched": 0},
+        "summarize": {"n": 1, "recall_at_1": 0.0, "recall_at_10": 1.0, "median_first_gold_rank": 5.0,
+                      "near_dup_mean_count": 5.0, "near_dup_mean_share": 1.0, "gold_unmatched": 1},
+        "all": {"n": 6, "recall_at_1": 0.666667, "recall_at_10": 1.0, "median_first_gold_rank": 1.0,
+                "near_dup_mean_count": 1.166667, "near_dup_mean_share": 0.233333, "gold_unmatched": 1},
+    }
+    assert sorted(stats["by_domain"]) == ["mixed", "x", "y"]
+    assert stats["by_domain"]["y"] == {
+        "lookup": {"n": 1, "recall_at_1": 0.0, "recall_at_10": 1.0, "median_first_gold_rank": 2.0,
+                   "near_dup_mean_count": 1.0, "near_dup_mean_share": 0.2, "gold_unmatched": 0},
+        "all": {"n": 1, "recall_at_1": 0.0, "recall_at_10": 1.0, "median_first_gold_rank": 2.0,
+                "near_dup_mean_count": 1.0, "near_dup_mean_share": 0.2, "gold_unmatched": 0},
+    }
+    assert stats["by_domain"]["x"]["all"]["n"] == 4
+    assert stats["corpus"]["id"] == "tiny"
+
+
+def test_bm25_is_named_with_its_parameters(corpus_dir: Path):
+    b = measure.measure_corpus(open_corpus(corpus_dir))["bm25"]
+    assert b == {
+        "implementation": "rank_bm25.BM25Okapi", "distribution": "rank-bm25", "version": "0.2.2",
+        "k1": 1.5, "b": 0.75, "epsilon": 0.25,
+        "tokenizer": {"name": "casefold-words", "pattern": r"\w+", "casefold": True, "stopwords": "none",
+                      "stemming": "none"},
+    }
+
+
+def test_no_domain_breakdown_without_domains():
+    stats = measure.measure_queries(_meetings(with_domain=False), QUERIES)
+    assert "by_domain" not in stats
+    assert stats["by_class"]["all"]["n"] == 6
+
+
+def test_tie_break_is_meeting_id_not_reading_order():
+    forward, _ = measure.rank_queries(_meetings(), QUERIES[:2])
+    backward, _ = measure.rank_queries(list(reversed(_meetings())), QUERIES[:2])
+    assert forward == backward
+    assert [r.first_gold_rank for r in forward] == [2, 1]
+
+
+def test_tokenizer_casefolds_and_splits_on_non_word():
+    assert measure.tokenize("Straße, ROAD-map 2x!") == ["strasse", "road", "map", "2x"]
+
+
+def test_stats_json_written_outside_the_hash_list_and_reopens(corpus_dir: Path):
+    stats = measure.write_stats(corpus_dir)
+    on_disk = json.loads((corpus_dir / "stats.json").read_bytes())
+    assert on_disk == stats
+    open_corpus(corpus_dir)  # stats.json must not count as an extra file
+
+
+def test_gold_meeting_missing_from_corpus_refuses():
+    from turnbench.errors import CorpusIntegrityError
+
+    with pytest.raises(CorpusIntegrityError, match="q9"):
+        measure.rank_queries(_meetings(), [_query("q9", "lookup", "apple", ("m99",))])
+
+
+def _measure_in_subprocess(src: Path, dest: Path, hashseed: str) -> bytes:
+    shutil.copytree(src, dest)
+    env = dict(os.environ, PYTHONHASHSEED=hashseed)
+    proc = subprocess.run([sys.executable, "-c", "from turnbench.cli import main; main()", "measure", str(dest)],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return (dest / "stats.json").read_bytes()
+
+
+def test_stats_json_byte_identical_across_hash_seeds(corpus_dir: Path, tmp_path: Path):
+    a = _measure_in_subprocess(corpus_dir, tmp_path / "a", "0")
+    b = _measure_in_subprocess(corpus_dir, tmp_path / "b", "4242")
+    c = _measure_in_subprocess(corpus_dir, tmp_path / "c", "random")
+    assert a == b == c
+    assert a.endswith(b"}\n")
+
+
+def test_cli_prints_table_naming_bm25(corpus_dir: Path):
+    result = CliRunner().invoke(main, ["measure", str(corpus_dir)])
+    assert result.exit_code == 0, result.output
+    assert "rank_bm25.BM25Okapi" in result.output and "k1=1.5" in result.output
+    assert (corpus_dir / "stats.json").is_file()
+
+
+def test_cli_refuses_a_tampered_corpus(corpus_dir: Path):
+    part = corpus_dir / "meetings" / "part-0000.jsonl"
+    part.write_bytes(part.read_bytes().replace(b"grape", b"grapefruit"))
+    result = CliRunner().invoke(main, ["measure", str(corpus_dir)])
+    assert result.exit_code == 3
+    assert "sha256 does not match" in result.output
+    assert not (corpus_dir / "stats.json").exists()
+
+
+def test_cli_missing_directory_is_an_error(tmp_path: Path):
+    result = CliRunner().invoke(main, ["measure", str(tmp_path / "nope")])
+    assert result.exit_code == 3
+    assert "not a corpus directory" in result.output
