@@ -1,0 +1,133 @@
+"""Hand-worked judgements (DESIGN §6). Each case writes its arithmetic next to the expected grade."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnbench.errors import BadInput
+from turnbench.harness.judgements import RelevancePolicy, covered_turns, judge, union_ranges
+from turnbench.runs import Passage
+
+from harness_fixtures import meeting, query, turn
+
+POLICY = RelevancePolicy()
+
+
+def P(pid, mid, speaker, start, end, index=0):
+    return Passage(pid, mid, speaker, float(start), float(end), index)
+
+
+def grades(queries, meetings, passages, policy=POLICY):
+    return {qid: dict(j.passages) for qid, j in judge(queries, meetings, passages, policy).items()}
+
+
+def test_passage_spanning_two_speakers_overlapping_turns_counts_only_its_own_speaker():
+    # ann speaks 0-10 and 10-20; bob talks over her 5-15. ann's passage spans 0-20.
+    m = meeting("m", [turn(0, "ann", 0, 10, 10), turn(1, "bob", 5, 15, 10), turn(2, "ann", 10, 20, 10)])
+    ann = P("ann", "m", "ann", 0, 20)
+    bob = P("bob", "m", "bob", 5, 15, 1)
+    # ann covers turns 0 and 2 only: bob's turn overlaps her passage in time but is not her speech
+    assert covered_turns(ann, m.turns) == ((0, 10.0), (2, 10.0))
+    got = grades([query("gold_bob", "lookup", {"m": [(1, 1)]}),
+                  query("gold_ann0", "lookup", {"m": [(0, 0)]}),
+                  query("gold_all", "lookup", {"m": [(0, 2)]})], [m], [ann, bob])
+    # gold = bob's turn: ann's passage has coverage 0/20 -> not judged; bob's has 10/10 = 1.0 -> 2.
+    # Without the speaker restriction ann would read 10/30 and wrongly earn grade 1.
+    assert got["gold_bob"] == {"bob": 2}
+    # gold = ann's first turn: 10 / (10 + 10) = 0.5 >= high -> 2; bob's passage covers no gold turn
+    assert got["gold_ann0"] == {"ann": 2}
+    assert got["gold_all"] == {"ann": 2, "bob": 2}
+
+
+def test_monologue_split_in_three():
+    # carol's monologue: turn 0, 0-30 s, 60 words; then carol again 30-40 s, 30 words (not gold).
+    m = meeting("m", [turn(0, "carol", 0, 30, 60), turn(1, "carol", 30, 40, 30)])
+    p1, p2, p3 = P("p1", "m", "carol", 0, 10, 0), P("p2", "m", "carol", 10, 20, 1), P("p3", "m", "carol", 20, 40, 2)
+    # p1, p2: 60 x 10/30 = 20 words of turn 0 and nothing else -> coverage 1.0 -> 2
+    # p3: turn 0 gives 60 x 10/30 = 20, turn 1 gives 30 x 10/10 = 30 -> coverage 20/50 = 0.4 -> 1
+    assert covered_turns(p3, m.turns) == ((0, 20.0), (1, 30.0))
+    got = grades([query("q", "lookup", {"m": [(0, 0)]})], [m], [p1, p2, p3])
+    assert got["q"] == {"p1": 2, "p2": 2, "p3": 1}
+    # when turn 0 is the answer turn, every third of the monologue holds the evidence -> 3
+    got = grades([query("q", "lookup", {"m": [(0, 0)]}, {"m": (0,)})], [m], [p1, p2, p3])
+    assert got["q"] == {"p1": 3, "p2": 3, "p3": 3}
+
+
+def test_gold_span_clipping_a_passage_edge():
+    # erin 0-10, 10-20, 20-30, 10 words each; the passage starts half way through turn 0.
+    m = meeting("m", [turn(0, "erin", 0, 10, 10), turn(1, "erin", 10, 20, 10), turn(2, "erin", 20, 30, 10)])
+    p = P("p", "m", "erin", 5, 30)
+    # weights: turn 0 -> 10 x 5/10 = 5; turns 1, 2 -> 10 each; total 25
+    assert covered_turns(p, m.turns) == ((0, 5.0), (1, 10.0), (2, 10.0))
+    # gold = turn 0 only: 5/25 = 0.2 > low 0.0 -> 1 (a marginal passage, still better than unrelated text)
+    assert grades([query("q", "lookup", {"m": [(0, 0)]})], [m], [p])["q"] == {"p": 1}
+    # the same 0.2 is not above low = 0.2, so the query has nothing judged
+    strict = RelevancePolicy(high=0.5, low=0.2)
+    j = judge([query("q", "lookup", {"m": [(0, 0)]})], [m], [p], strict)["q"]
+    assert j.passages == {} and not j.judgeable
+    # a passage ending exactly where the gold turn starts does not overlap it at all
+    before = P("b", "m", "erin", 0, 10)
+    assert grades([query("q", "lookup", {"m": [(1, 1)]})], [m], [before])["q"] == {}
+
+
+def test_adjacent_spans_whose_union_crosses_the_threshold():
+    # frank 0-10, 10-20, 20-30, 30-40, 10 words each; the passage covers turns 1, 2 and 3 in full.
+    m = meeting("m", [turn(i, "frank", 10 * i, 10 * i + 10, 10) for i in range(4)])
+    p = P("p", "m", "frank", 10, 40)
+    # each range alone: [0,1] gives turn 1 -> 10/30 = 1/3; [2,2] gives turn 2 -> 1/3; both grade 1
+    assert grades([query("q", "lookup", {"m": [(0, 1)]})], [m], [p])["q"] == {"p": 1}
+    assert grades([query("q", "lookup", {"m": [(2, 2)]})], [m], [p])["q"] == {"p": 1}
+    # unioned: turns {0, 1, 2}; the passage holds 1 and 2 -> 20/30 = 2/3 >= 0.5 -> 2
+    assert grades([query("q", "lookup", {"m": [(0, 1), (2, 2)]})], [m], [p])["q"] == {"p": 2}
+
+
+def test_zero_duration_turn_counts_fully_in_every_passage_containing_its_instant():
+    # gina's backchannel at exactly 10.0 s (4 words) between two of her own 10-word turns
+    m = meeting("m", [turn(0, "gina", 0, 10, 10), turn(1, "gina", 10, 10, 4), turn(2, "gina", 10, 20, 10)])
+    left, right, later = P("l", "m", "gina", 0, 10, 0), P("r", "m", "gina", 10, 20, 1), P("x", "m", "gina", 11, 20, 2)
+    assert covered_turns(left, m.turns) == ((0, 10.0), (1, 4.0))
+    assert covered_turns(right, m.turns) == ((1, 4.0), (2, 10.0))
+    assert covered_turns(later, m.turns) == ((2, 9.0),)
+    # gold = the instant turn: both neighbours hold it with 4/14 = 0.2857 -> 1; the later passage does not
+    assert grades([query("q", "lookup", {"m": [(1, 1)]})], [m], [left, right, later])["q"] == {"l": 1, "r": 1}
+
+
+def test_binary_policy_collapses_grades_and_strings_round_trip():
+    m = meeting("m", [turn(0, "carol", 0, 30, 60), turn(1, "carol", 30, 40, 30)])
+    ps = [P("p1", "m", "carol", 0, 10, 0), P("p3", "m", "carol", 20, 40, 2)]
+    binary = RelevancePolicy(binary=True)
+    assert grades([query("q", "lookup", {"m": [(0, 0)]}, {"m": (1,)})], [m], ps, binary)["q"] == {"p1": 1, "p3": 1}
+    assert str(binary) == "binary(high=0.5,low=0.0)"
+    assert str(POLICY) == "graded(high=0.5,low=0.0)"
+    for p in (POLICY, binary, RelevancePolicy(0.75, 0.25)):
+        assert RelevancePolicy.parse(str(p)) == p
+    assert hash(RelevancePolicy()) == hash(RelevancePolicy(0.5, 0.0, False))
+    with pytest.raises(BadInput):
+        RelevancePolicy(high=0.2, low=0.3)
+    with pytest.raises(BadInput):
+        RelevancePolicy(high=1.5)
+    with pytest.raises(BadInput):
+        RelevancePolicy.parse("graded(high=0.5)")
+
+
+def test_meeting_level_and_unjudgeable_queries():
+    m1 = meeting("m1", [turn(0, "ann", 0, 10, 10)])
+    m2 = meeting("m2", [turn(0, "bob", 0, 10, 10)])
+    ps = [P("a", "m1", "ann", 0, 10)]
+    out = judge([query("s", "summarize", {"m1": [], "m2": []}, level="meeting"),
+                 query("s2", "summarize", {"m2": []}, level="meeting"),
+                 query("t", "lookup", {"m2": [(0, 0)]})], [m1, m2], ps, POLICY)
+    # a summarize query is judged on meetings; m2 has no passage but stays in the qrels and is counted
+    assert out["s"].level == "meeting" and out["s"].passages == {} and out["s"].meetings == {"m1": 1, "m2": 1}
+    assert out["s"].judgeable and out["s"].gold_meetings_without_passages == 1
+    assert not out["s2"].judgeable
+    # a lookup whose gold turn reaches no passage is unjudgeable
+    assert not out["t"].judgeable and out["t"].meetings == {"m2": 1}
+
+
+def test_refuses_passages_of_meetings_not_in_the_corpus_and_backwards_ranges():
+    m = meeting("m", [turn(0, "ann", 0, 10, 10)])
+    with pytest.raises(BadInput, match="not in the corpus"):
+        judge([], [m], [P("x", "elsewhere", "ann", 0, 10)], POLICY)
+    with pytest.raises(BadInput):
+        union_ranges([(3, 2)])

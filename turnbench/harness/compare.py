@@ -1,0 +1,338 @@
+"""Compare two results directories: paired bootstrap intervals, verdicts and the gate (DESIGN §7).
+
+Everything is recomputed from the per-query rows of the two metrics.json files, so a comparison needs
+nothing but the files. The code is blind to what a block measures: a block is group keys plus
+per-query values (``Table``), so the retrieval rows (corpus × class) and the answer rows (corpus × rule)
+go through the same pairing checks, bootstrap and verdicts.
+
+The interval: paired by query id; the per-query differences (candidate − baseline) of one row are
+resampled with replacement ``resamples`` times with numpy's default generator seeded from the recorded
+seed and the row's identity (so adding a row never moves another row's interval); the bounds are the
+nearest-rank 2.5th and 97.5th percentiles of the resampled means — the values at 1-based ranks
+⌈0.025·B⌉ and ⌈0.975·B⌉ of the sorted means, no interpolation. A difference is named only when the
+interval excludes zero: "better" when its lower bound is above zero, "worse" when its upper bound is
+below zero, otherwise "no measurable difference".
+
+The gate fails when any row is "worse", or when any ``lookup`` measure's delta is negative at all:
+lookup is the class a product cannot afford to lose, so it must not regress even within noise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
+from turnbench.errors import UnpairedComparison
+from turnbench.harness.report import nearest_rank
+
+RESAMPLES = 10_000
+SEED = 20261130
+LOW_PERCENTILE = "2.5"
+HIGH_PERCENTILE = "97.5"
+BETTER, WORSE, SAME = "better", "worse", "no measurable difference"
+ALL = "all"
+STRICT_CLASS = "lookup"
+_ORDER = {name: i for i, name in enumerate((*RANKED_CLASSES, *AGGREGATION_RULES))}
+
+
+def q6(x: float) -> float:
+    return round(float(x), 6) + 0.0
+
+
+@dataclass(frozen=True)
+class Table:
+    """One comparable block: per query, its group values and measure values (a missing measure is absent)."""
+
+    name: str
+    group_keys: tuple[str, ...]
+    measures: tuple[str, ...]
+    records: Mapping[str, tuple[tuple[str, ...], Mapping[str, float]]]
+
+
+def _retrieval_table(block: Mapping[str, Any]) -> Table:
+    keys = tuple(block["group_by"])
+    recs = {r["query_id"]: (tuple(str(r[k]) for k in keys), dict(r["values"])) for r in block["per_query"]}
+    return Table("retrieval", keys, tuple(block["measures"]), recs)
+
+
+_ANSWER_MEASURES = ("em", "partial", "answered", "set_f1")
+
+
+def _answers_table(block: Mapping[str, Any]) -> Table:
+    keys = ("corpus", "rule")
+    recs = {}
+    for r in block["per_query"]:
+        values = {}
+        for m in _ANSWER_MEASURES:
+            v = r.get(m)
+            if v is not None:
+                values[m] = float(v)  # `answered` is a bool per query: its mean is the answered share
+        recs[r["query_id"]] = (tuple(str(r[k]) for k in keys), values)
+    return Table("answers", keys, _ANSWER_MEASURES, recs)
+
+
+# how each known block of metrics.json becomes a Table; a new block needs one entry here, nothing else
+TABLE_READERS = {"retrieval": _retrieval_table, "answers": _answers_table}
+
+
+def tables_of(document: Mapping[str, Any]) -> dict[str, Table]:
+    return {name: reader(document[name]) for name, reader in TABLE_READERS.items() if name in document}
+
+
+@dataclass(frozen=True)
+class Row:
+    block: str
+    groups: tuple[tuple[str, str], ...]  # (key, value) pairs, e.g. (("corpus", "c"), ("class", "lookup"))
+    measure: str
+    n: int
+    baseline: float
+    candidate: float
+    delta: float
+    low: float
+    high: float
+    verdict: str
+
+    def group(self, key: str) -> str:
+        return dict(self.groups)[key]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"block": self.block, **dict(self.groups), "measure": self.measure, "n": self.n,
+                "baseline": self.baseline, "candidate": self.candidate, "delta": self.delta,
+                "interval": [self.low, self.high], "verdict": self.verdict}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    baseline: str  # a label for each side (arm name, or "external/unknown")
+    candidate: str
+    facts: Mapping[str, Any]  # what was paired: corpus, policy, scope, query count, bootstrap settings
+    notes: tuple[str, ...]  # differences that do not prevent pairing but a reader should see
+    rows: tuple[Row, ...]
+
+    def counts(self) -> dict[str, int]:
+        out = {BETTER: 0, WORSE: 0, SAME: 0}
+        for r in self.rows:
+            out[r.verdict] += 1
+        return out
+
+    def gate_failures(self) -> list[str]:
+        failures = []
+        for r in self.rows:
+            where = " ".join(v for _, v in r.groups)
+            if r.verdict == WORSE:
+                failures.append(f"{r.block} {where} {r.measure} is worse: Δ {r.delta:+.4f} "
+                                f"[{r.low:+.4f}, {r.high:+.4f}]")
+            elif r.block == "retrieval" and dict(r.groups).get("class") == STRICT_CLASS and r.delta < 0:
+                failures.append(f"{r.block} {where} {r.measure} regressed: Δ {r.delta:+.4f} "
+                                f"({STRICT_CLASS} must not regress at all)")
+        return failures
+
+
+def _label(document: Mapping[str, Any]) -> str:
+    arm = document["provenance"].get("arm")
+    if isinstance(arm, Mapping) and isinstance(arm.get("name"), str):
+        return arm["name"]
+    return str(arm)
+
+
+def _diff(what: str, a: Any, b: Any) -> None:
+    if a != b:
+        raise UnpairedComparison(f"{what} differ: baseline {a!r}, candidate {b!r}")
+
+
+def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any]) -> None:
+    """Refuse (UnpairedComparison) unless the two results measured the same thing on the same queries."""
+    _diff("schema versions", base.get("schema_version"), cand.get("schema_version"))
+    bp, cp = base["provenance"], cand["provenance"]
+    _diff("corpora (id)", bp["corpus"]["id"], cp["corpus"]["id"])
+    _diff("corpora (sha256)", bp["corpus"]["sha256"], cp["corpus"]["sha256"])
+    _diff("relevance policies", bp["relevance_policy"]["name"], cp["relevance_policy"]["name"])
+    _diff("scopes", base["scope"]["label"], cand["scope"]["label"])
+    bt, ct = tables_of(base), tables_of(cand)
+    _diff("result blocks", sorted(bt), sorted(ct))
+    for name in sorted(bt):
+        b, c = bt[name], ct[name]
+        only_b = sorted(set(b.records) - set(c.records))
+        only_c = sorted(set(c.records) - set(b.records))
+        if only_b or only_c:
+            raise UnpairedComparison(
+                f"query sets differ in {name}: {len(only_b)} only in the baseline"
+                f"{' (e.g. ' + ', '.join(only_b[:3]) + ')' if only_b else ''}, {len(only_c)} only in the candidate"
+                f"{' (e.g. ' + ', '.join(only_c[:3]) + ')' if only_c else ''}")
+        _diff(f"{name} measures", b.measures, c.measures)
+        for qid in sorted(b.records):
+            (bg, bv), (cg, cv) = b.records[qid], c.records[qid]
+            if bg != cg:
+                raise UnpairedComparison(f"query {qid} is grouped {bg} in the baseline but {cg} in the candidate")
+            if sorted(bv) != sorted(cv):
+                raise UnpairedComparison(f"query {qid} has measures {sorted(bv)} in the baseline but {sorted(cv)} "
+                                         f"in the candidate")
+
+
+def _group_sort_key(groups: tuple[str, ...]) -> tuple:
+    return tuple((1, 0, v) if v == ALL else (0, _ORDER.get(v, len(_ORDER)), v) for v in groups)
+
+
+def _row_seed(seed: int, *parts: str) -> list[int]:
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
+    return [seed, int.from_bytes(digest[:8], "big")]
+
+
+def bootstrap_means(deltas, resamples: int, entropy: Sequence[int]):
+    """``resamples`` means of ``deltas`` (n × k, one column per measure) resampled by row, sorted per column."""
+    import numpy as np
+
+    rng = np.random.default_rng(np.random.SeedSequence(list(entropy)))
+    n, k = deltas.shape
+    out = np.empty((resamples, k), dtype=np.float64)
+    # resample in blocks so memory stays bounded at any query count (about 32 MB of float64 per block)
+    block = max(1, 4_000_000 // max(1, n * k))
+    done = 0
+    while done < resamples:
+        b = min(block, resamples - done)
+        idx = rng.integers(0, n, size=(b, n))
+        out[done:done + b] = deltas[idx].mean(axis=1)
+        done += b
+    out.sort(axis=0)
+    return out
+
+
+def paired_interval(deltas: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED,
+                    identity: Sequence[str] = ()) -> tuple[float, float]:
+    """The nearest-rank 95% interval of the mean of one column of paired differences."""
+    import numpy as np
+
+    means = bootstrap_means(np.asarray(deltas, dtype=np.float64).reshape(-1, 1), resamples,
+                            _row_seed(seed, *identity))
+    col = means[:, 0].tolist()
+    return nearest_rank(col, LOW_PERCENTILE), nearest_rank(col, HIGH_PERCENTILE)
+
+
+def verdict(low: float, high: float) -> str:
+    if low > 0.0:
+        return BETTER
+    if high < 0.0:
+        return WORSE
+    return SAME
+
+
+def _compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
+    import numpy as np
+
+    keys = b.group_keys
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for qid in sorted(b.records):
+        g = b.records[qid][0]
+        groups.setdefault(g, []).append(qid)
+        # the `all` row rolls up the last key within the others (every class of a corpus)
+        groups.setdefault((*g[:-1], ALL), []).append(qid)
+    rows = []
+    for g in sorted(groups, key=_group_sort_key):
+        qids = groups[g]
+        # measures present on the same queries share one set of resample indices
+        buckets: dict[tuple[str, ...], list[str]] = {}
+        for m in b.measures:
+            have = tuple(q for q in qids if m in b.records[q][1])
+            if have:
+                buckets.setdefault(have, []).append(m)
+        results: dict[str, Row] = {}
+        for have, ms in buckets.items():
+            base = np.array([[b.records[q][1][m] for m in ms] for q in have], dtype=np.float64)
+            cand = np.array([[c.records[q][1][m] for m in ms] for q in have], dtype=np.float64)
+            d = cand - base
+            means = bootstrap_means(d, resamples, _row_seed(seed, b.name, *g, *ms))
+            col_lists = means.T.tolist()
+            for j, m in enumerate(ms):
+                bm = math.fsum(base[:, j].tolist()) / len(have)
+                cm = math.fsum(cand[:, j].tolist()) / len(have)
+                delta = q6(math.fsum(d[:, j].tolist()) / len(have))
+                low = q6(nearest_rank(col_lists[j], LOW_PERCENTILE))
+                high = q6(nearest_rank(col_lists[j], HIGH_PERCENTILE))
+                results[m] = Row(b.name, tuple(zip(keys, g)), m, len(have), q6(bm), q6(cm), delta, low, high,
+                                 verdict(low, high))
+        rows += [results[m] for m in b.measures if m in results]
+    return rows
+
+
+def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int = RESAMPLES,
+            seed: int = SEED) -> Comparison:
+    """Pair two metrics.json documents and compare every block, group and measure."""
+    check_paired(base, cand)
+    bt, ct = tables_of(base), tables_of(cand)
+    rows: list[Row] = []
+    for name in sorted(bt, key=lambda n: (n != "retrieval", n)):
+        rows += _compare_table(bt[name], ct[name], resamples, seed)
+    bp, cp = base["provenance"], cand["provenance"]
+    notes = []
+    if bp["metric_engine"] != cp["metric_engine"]:
+        notes.append(f"metric engines differ: baseline {bp['metric_engine'].get('version')}, "
+                     f"candidate {cp['metric_engine'].get('version')}")
+    facts = {
+        "corpus": bp["corpus"]["id"],
+        "corpus_sha256": bp["corpus"]["sha256"],
+        "relevance_policy": bp["relevance_policy"]["name"],
+        "scope": base["scope"]["label"],
+        "oracle": bool(base["scope"].get("oracle")),
+        "queries": {name: len(t.records) for name, t in sorted(bt.items())},
+        "bootstrap": {"resamples": resamples, "seed": seed, "interval": "95%, nearest rank",
+                      "generator": "numpy.random.default_rng"},
+    }
+    return Comparison(_label(base), _label(cand), facts, tuple(notes), tuple(rows))
+
+
+def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
+    """A markdown report fit for a pull-request description."""
+    counts = cmp.counts()
+    f = cmp.facts
+    lines = [f"## turnbench compare: `{cmp.candidate}` vs baseline `{cmp.baseline}`", ""]
+    if gate is not None:
+        failures = cmp.gate_failures()
+        lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
+                                                                    else ""), ""]
+        lines += [f"- {x}" for x in failures] + ([""] if failures else [])
+    if f["oracle"]:
+        lines += [f"**ORACLE scope `{f['scope']}`: an upper bound, not a system result.**", ""]
+    queries = ", ".join(f"{n} {name}" for name, n in f["queries"].items())
+    lines += [
+        f"corpus `{f['corpus']}` (sha256 `{f['corpus_sha256'][:12]}`) · relevance `{f['relevance_policy']}` · "
+        f"scope `{f['scope']}` · paired queries: {queries}",
+        f"paired bootstrap: {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}, "
+        f"95% nearest-rank interval · {counts[BETTER]} better, {counts[WORSE]} worse, "
+        f"{counts[SAME]} no measurable difference",
+        "",
+    ]
+    lines += [f"> note: {n}" for n in cmp.notes] + ([""] if cmp.notes else [])
+    blocks = []
+    for r in cmp.rows:
+        if r.block not in blocks:
+            blocks.append(r.block)
+    named = [r for r in cmp.rows if r.verdict != SAME]
+    if named:
+        lines += ["### Named differences", ""]
+        lines += _rows_table(named, with_block=len(blocks) > 1) + [""]
+    else:
+        lines += ["No row's interval excludes zero: no measurable difference anywhere.", ""]
+    for name in blocks:
+        rows = [r for r in cmp.rows if r.block == name]
+        lines += [f"<details><summary>{name}: all {len(rows)} rows</summary>", ""]
+        lines += _rows_table(rows, with_block=False)
+        lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def _rows_table(rows: Sequence[Row], *, with_block: bool) -> list[str]:
+    keys = [k for k, _ in rows[0].groups]
+    header = [*(["block"] if with_block else []), *keys, "measure", "n", "baseline", "candidate", "Δ",
+              "95% interval", "verdict"]
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(["---"] * (len(header) - 6) + ["---:"] * 5 + ["---"]) + "|"]
+    for r in rows:
+        v = r.verdict if r.verdict == SAME else f"**{r.verdict}**"
+        cells = [*([r.block] if with_block else []), *(val for _, val in r.groups), r.measure, str(r.n),
+                 f"{r.baseline:.4f}", f"{r.candidate:.4f}", f"{r.delta:+.4f}" if r.delta else "0.0000",
+                 f"[{r.low:+.4f}, {r.high:+.4f}]", v]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines

@@ -1,0 +1,117 @@
+"""Measures as values, and pytrec_eval-terrier behind one function (DESIGN §7).
+
+A ``Measure`` is a small hashable value whose canonical string (``nDCG@10``, ``R@5``, ``MRR``,
+``meeting:nDCG@10``) is the key in every report and parses back to the same value. ``evaluate`` is the
+only place that touches pytrec_eval, and it adds ``trec_eval -c`` semantics: a judged query the run
+did not answer scores zero on every measure instead of disappearing from the results.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from turnbench.errors import BadInput
+
+ENGINE_NAME = "pytrec_eval-terrier"
+ENGINE_DIST = "pytrec-eval-terrier"
+LEVELS = ("passage", "meeting")
+# canonical name -> (trec_eval measure family, whether it takes a cutoff)
+_FAMILIES = {"nDCG": ("ndcg_cut", True), "R": ("recall", True), "MRR": ("recip_rank", False)}
+_PATTERN = re.compile(r"^(?:(meeting):)?(nDCG|R|MRR)(?:@([1-9][0-9]*))?$")
+
+
+@dataclass(frozen=True, order=True)
+class Measure:
+    """What to compute: a measure family, its cutoff, and the level (passages, or meetings)."""
+
+    name: str
+    cutoff: int | None = None
+    level: str = "passage"
+
+    def __post_init__(self) -> None:
+        if self.name not in _FAMILIES:
+            raise BadInput(f"unknown measure {self.name!r}; known: {', '.join(sorted(_FAMILIES))}")
+        if _FAMILIES[self.name][1] != (self.cutoff is not None):
+            raise BadInput(f"measure {self.name} {'needs' if _FAMILIES[self.name][1] else 'takes no'} cutoff")
+        if self.level not in LEVELS:
+            raise BadInput(f"measure level must be one of {', '.join(LEVELS)}, not {self.level!r}")
+
+    def __str__(self) -> str:
+        prefix = "meeting:" if self.level == "meeting" else ""
+        return f"{prefix}{self.name}" + (f"@{self.cutoff}" if self.cutoff is not None else "")
+
+    @classmethod
+    def parse(cls, text: str) -> "Measure":
+        m = _PATTERN.match(text)
+        if not m:
+            raise BadInput(f"{text!r} is not a measure (e.g. nDCG@10, R@5, MRR, meeting:nDCG@10)")
+        level, name, cutoff = m.groups()
+        return cls(name, int(cutoff) if cutoff else None, level or "passage")
+
+    @property
+    def trec_family(self) -> str:
+        return _FAMILIES[self.name][0]
+
+    @property
+    def trec_key(self) -> str:
+        """The key pytrec_eval reports this measure under."""
+        return self.trec_family + (f"_{self.cutoff}" if self.cutoff is not None else "")
+
+
+def _m(text: str) -> Measure:
+    return Measure.parse(text)
+
+
+PASSAGE_MEASURES = tuple(_m(s) for s in ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "MRR"))
+MEETING_MEASURES = tuple(_m(s) for s in ("meeting:nDCG@10", "meeting:R@10"))
+ALL_MEASURES = PASSAGE_MEASURES + MEETING_MEASURES
+
+
+def engine_provenance() -> dict:
+    from importlib.metadata import version
+
+    return {"name": ENGINE_NAME, "version": version(ENGINE_DIST), "semantics": "trec_eval -c",
+            "ndcg": "ndcg_cut (ideal ranking truncated at k), linear gain", "mrr": "recip_rank over the run depth",
+            "relevance_level": 1}
+
+
+def _trec_measure_set(measures: Sequence[Measure]) -> set[str]:
+    cutoffs: dict[str, set[int]] = {}
+    plain: set[str] = set()
+    for m in measures:
+        if m.cutoff is None:
+            plain.add(m.trec_family)
+        else:
+            cutoffs.setdefault(m.trec_family, set()).add(m.cutoff)
+    return plain | {f"{fam}.{','.join(str(c) for c in sorted(cs))}" for fam, cs in cutoffs.items()}
+
+
+def evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
+             measures: Iterable[Measure]) -> dict[str, dict[Measure, float]]:
+    """Per-query values for every query in ``qrels``; run queries without qrels are ignored.
+
+    ``run`` lists each query's ``(doc id, score)`` pairs. A query in ``qrels`` that ``run`` lacks, or
+    lists empty, scores 0.0 on every measure (``trec_eval -c``); pytrec_eval alone would omit it.
+    Scores should already be tie-free (``turnbench.runs.normalise``): trec_eval breaks ties by doc id.
+    """
+    import pytrec_eval
+
+    measures = tuple(measures)
+    if not measures:
+        raise BadInput("no measures to evaluate")
+    for qid, docs in qrels.items():
+        if not any(g > 0 for g in docs.values()):
+            # trec_eval would silently skip such a query; an unjudgeable query is the caller's to drop and count
+            raise BadInput(f"query {qid} has no relevant document in the qrels; drop it as unjudgeable first")
+    qrels_in = {qid: {d: int(g) for d, g in docs.items()} for qid, docs in qrels.items()}
+    run_in = {qid: {d: float(s) for d, s in run[qid]} for qid in qrels if run.get(qid)}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels_in, _trec_measure_set(measures))
+    raw = evaluator.evaluate(run_in) if run_in else {}
+    zero = {m: 0.0 for m in measures}
+    out: dict[str, dict[Measure, float]] = {}
+    for qid in sorted(qrels):
+        r = raw.get(qid)
+        out[qid] = dict(zero) if r is None else {m: float(r[m.trec_key]) for m in measures}
+    return out

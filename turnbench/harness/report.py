@@ -1,0 +1,136 @@
+"""Results directories: metrics.json, metrics.md and runinfo.json (DESIGN §10).
+
+metrics.json and metrics.md are the claim: canonical JSON and fixed formatting (6 decimals in JSON,
+4 in markdown), every list sorted, no wall-clock value, hostname or absolute path — so two runs, or two
+processes with different ``PYTHONHASHSEED``, write the same bytes. runinfo.json holds what legitimately
+differs between runs (timings, latency quantiles, concurrency, host facts) and is outside the claim.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from turnbench import canonical
+from turnbench.errors import BadInput
+from turnbench.harness.score import ALL, Results
+
+METRICS_JSON = "metrics.json"
+METRICS_MD = "metrics.md"
+RUNINFO_JSON = "runinfo.json"
+CLAIM_FILES = (METRICS_JSON, METRICS_MD)
+DASH = "—"
+_HEADERS = {"meeting:nDCG@10": "mtg nDCG@10", "meeting:R@10": "mtg R@10"}
+
+
+def fmt4(x: float | None) -> str:
+    return DASH if x is None else f"{x:.4f}"
+
+
+def _describe(value: Any) -> str:
+    """A one-line rendering of a provenance entry: a string as is, a dict as its scalar fields."""
+    if isinstance(value, Mapping):
+        if "name" in value and isinstance(value["name"], str):
+            return f"`{value['name']}`"
+        scalars = [f"{k}={value[k]}" for k in sorted(value) if isinstance(value[k], (str, int, float, bool))]
+        return ", ".join(scalars) if scalars else "(see metrics.json)"
+    return str(value)
+
+
+def render_metrics_md(document: Mapping[str, Any]) -> str:
+    prov = document["provenance"]
+    corpus = prov["corpus"]
+    scope = document["scope"]
+    block = document["retrieval"]
+    engine = prov["metric_engine"]
+    lines = [f"# Retrieval metrics: {corpus['id']}", ""]
+    if scope["oracle"]:
+        lines += [f"**ORACLE scope `{scope['label']}`: {scope['meaning']}.**", ""]
+    lines += [
+        f"- corpus: `{corpus['id']}` sha256 `{corpus['sha256']}` seed `{corpus.get('seed')}` "
+        f"licence tier `{prov['licence_tier']}`",
+        f"- scope: `{scope['label']}` · arm: {_describe(prov['arm'])} · stack: {_describe(prov['stack'])}",
+        f"- relevance policy: `{prov['relevance_policy']['name']}` · metric engine: {engine['name']} "
+        f"{engine['version']} ({engine['semantics']}, {engine['ndcg']})",
+        "",
+    ]
+    measures = block["measures"]
+    header = ["corpus", "class", "n", "unanswered", "dropped", *(_HEADERS.get(m, m) for m in measures)]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|")
+    for row in block["rows"]:
+        cells = [row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
+                 str(row["unanswered"]), str(row["dropped_unjudgeable"]),
+                 *(fmt4(row["means"][m]) for m in measures)]
+        lines.append("| " + " | ".join(cells) + " |")
+    counts = block["counts"]
+    passage_n = {r["corpus"]: r["passage_level_queries"] for r in block["rows"] if r["class"] == ALL}
+    lines += [
+        "",
+        f"n counts judged queries; an unanswered query scores 0 and is in n (trec_eval -c); dropped queries "
+        f"(gold reaches no passage) are not. `summarize` is judged at meeting level only, so its passage columns "
+        f"read {DASH}; in the `all` row passage columns average the "
+        f"{', '.join(str(v) for _, v in sorted(passage_n.items()))} passage-level queries. "
+        f"`mtg` columns: the run collapsed to meetings by first occurrence, gold meetings relevant.",
+        "",
+        f"queries: {counts['queries_ranked']} ranked, {counts['queries_judged']} judged, "
+        f"{counts['queries_unanswered']} unanswered, {counts['queries_dropped_unjudgeable']} dropped unjudgeable · "
+        f"judged passages: {counts['judged_passages']} (by grade "
+        f"{', '.join(f'{g}: {n}' for g, n in counts['judged_passages_by_grade'].items()) or 'none'})",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def nearest_rank(sorted_values: Sequence[float], p: float | str) -> float:
+    """The nearest-rank p-th percentile: the value at 1-based rank ⌈p/100 · n⌉ (rank 1 when p is 0)."""
+    n = len(sorted_values)
+    if n == 0:
+        raise BadInput("no values to take a percentile of")
+    rank = max(1, math.ceil(Fraction(str(p)) * n / 100))
+    return sorted_values[min(rank, n) - 1]
+
+
+def runinfo(elapsed: Mapping[str, float], latencies_ms: Sequence[float] = (), concurrency: int | None = None,
+            **extra: Any) -> dict[str, Any]:
+    """runinfo.json's content: timings outside the claim, quantiles by nearest rank."""
+    lat = sorted(latencies_ms)
+    return {
+        "elapsed_seconds": {k: round(float(v), 3) for k, v in elapsed.items()},
+        "latency_ms": {f"p{p}": round(nearest_rank(lat, p), 3) for p in (50, 95, 99)} if lat else None,
+        "queries_timed": len(lat),
+        "concurrency": concurrency,
+        "host": {"python": platform.python_version(), "machine": platform.machine(), "system": platform.system()},
+        **extra,
+    }
+
+
+def write_results(out_dir: Path, results: Results, info: Mapping[str, Any] | None = None) -> Path:
+    """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise BadInput(f"{out_dir}: results directory exists and is not empty; choose a new directory")
+    with canonical.staged_directory(out_dir) as tmp:
+        canonical.write_json(tmp / METRICS_JSON, results.document)
+        canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))
+        for name in sorted(results.extra_files):
+            canonical.write_bytes_atomic(tmp / name, results.extra_files[name])
+        canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
+    return out_dir
+
+
+def read_metrics(path: Path) -> dict[str, Any]:
+    """Read metrics.json from a results directory (or the file itself)."""
+    import json
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / METRICS_JSON
+    if not path.is_file():
+        raise BadInput(f"{path}: no metrics.json here")
+    try:
+        return json.loads(path.read_bytes())
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}: not valid JSON ({exc.msg})") from None

@@ -1,0 +1,203 @@
+"""Score one run of one corpus: judge, normalise, evaluate, aggregate (DESIGN §3, §6, §7).
+
+``score_run`` is what ``turnbench score`` and ``turnbench bench`` both call. It returns ``Results``, a
+thin wrapper around the metrics.json document, so the markdown is rendered from exactly what the JSON
+claims and ``compare`` can recompute everything from files alone.
+
+Counting (``trec_eval -c``): every ranked query of the corpus is accounted for. A judgeable query the
+run did not answer scores 0 and is counted in ``unanswered``; an unjudgeable one is dropped from the
+means and counted in ``dropped_unjudgeable``. Means are ``math.fsum`` over per-query values rounded to
+``DECIMALS``, in sorted query-id order, then rounded again, so a mean recomputed from the per-query rows
+of metrics.json is the mean the row reports.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from turnbench import canonical
+from turnbench.corpus.records import RANKED_CLASSES
+from turnbench.errors import BadInput
+from turnbench.harness import judgements as J
+from turnbench.harness import metrics as M
+from turnbench.runs import Passage, RankedPassage, iter_meeting_order, normalise
+
+SCHEMA_VERSION = 1
+DECIMALS = 6
+ALL = "all"
+UNKNOWN = "external/unknown"
+# what every results file must say about the engine side; an absent value must not pass for a default
+REQUIRED_PROVENANCE = ("stack", "index", "arm")
+SCOPES = {
+    "corpus": {"label": "corpus", "oracle": False, "meaning": "retrieval over the whole corpus, as a product does"},
+    "gold-meetings": {
+        "label": "gold-meetings", "oracle": True,
+        "meaning": "ORACLE: retrieval restricted to each query's gold meetings; an upper bound, not a system result",
+    },
+}
+GROUP_BY = ("corpus", "class")
+
+
+def q6(x: float) -> float:
+    return round(float(x), DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def fmean(values: Sequence[float]) -> float | None:
+    return q6(math.fsum(values) / len(values)) if values else None
+
+
+@dataclass(frozen=True)
+class Results:
+    """The metrics.json document of one scored run (plus blocks other stages add, e.g. ``answers``)."""
+
+    document: Mapping[str, Any]
+    extra_files: Mapping[str, bytes] = field(default_factory=dict)  # e.g. answers.md, written beside
+
+    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, bytes] | None = None) -> "Results":
+        if name in self.document:
+            raise BadInput(f"metrics.json already has a {name!r} block")
+        doc = dict(self.document)
+        doc[name] = block
+        return Results(doc, {**self.extra_files, **(files or {})})
+
+    @property
+    def retrieval(self) -> Mapping[str, Any]:
+        return self.document["retrieval"]
+
+
+def _inventory_sha256(passages: Sequence[Passage]) -> str:
+    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    return canonical.sha256_bytes(b"".join(canonical.dumps_line(p.to_json()) for p in rows))
+
+
+def _run_sha256(run: Mapping[str, Sequence[RankedPassage]]) -> str:
+    return canonical.sha256_bytes(b"".join(
+        canonical.dumps_line({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]})
+        for qid in sorted(run)))
+
+
+def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
+    missing = [k for k in REQUIRED_PROVENANCE if k not in provenance]
+    if missing:
+        raise BadInput(f"provenance lacks {', '.join(missing)}; pass {UNKNOWN!r} explicitly when it is not known")
+    return {k: provenance[k] for k in sorted(provenance)}
+
+
+def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedPassage], *,
+              policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Results:
+    """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
+
+    ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
+    ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
+    """
+    if scope not in SCOPES:
+        raise BadInput(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+    engine_side = _check_provenance(provenance)
+    corpus_prov = corpus.provenance()
+    corpus_id = corpus_prov["id"]
+    passages = list(passages)
+    pmap = {p.id: p for p in passages}
+    if len(pmap) != len(passages):
+        raise BadInput("the passage inventory holds a passage id more than once")
+
+    all_queries = corpus.queries()
+    known_ids = {q.id for q in all_queries}
+    ranked = sorted((q for q in all_queries if q.scored_on == "retrieval"), key=lambda q: q.id)
+    for q in ranked:
+        if q.cls not in RANKED_CLASSES:
+            raise BadInput(f"query {q.id} is scored on retrieval but its class {q.cls!r} is not a ranked class")
+
+    judged = J.judge(ranked, corpus.iter_meetings(), passages, policy)
+    run = normalise(run_entries, pmap)
+    foreign = sorted(set(run) - known_ids)
+    if foreign:
+        raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
+                       f"e.g. {', '.join(foreign[:3])}")
+    ranked_ids = {q.id for q in ranked}
+    ignored = sorted(set(run) - ranked_ids)
+
+    ok = {qid: j for qid, j in judged.items() if j.judgeable}
+    p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
+    m_qrels = {qid: j.meetings for qid, j in ok.items()}
+    p_run = {qid: [(e.passage_id, e.score) for e in run.get(qid, ())] for qid in p_qrels}
+    m_run = {}
+    for qid in m_qrels:
+        order = list(iter_meeting_order(run.get(qid, ()), pmap))
+        m_run[qid] = [(m, float(len(order) - r)) for r, m in enumerate(order)]
+    p_vals = M.evaluate(p_qrels, p_run, M.PASSAGE_MEASURES) if p_qrels else {}
+    m_vals = M.evaluate(m_qrels, m_run, M.MEETING_MEASURES) if m_qrels else {}
+
+    per_query = []
+    for q in ranked:
+        if q.id not in ok:
+            continue
+        values = {str(m): q6(v) for m, v in p_vals.get(q.id, {}).items()}
+        values.update({str(m): q6(v) for m, v in m_vals[q.id].items()})
+        per_query.append({"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule,
+                          "surface": q.surface, "level": ok[q.id].level, "answered": bool(run.get(q.id)),
+                          "values": values})
+
+    measures = [str(m) for m in M.ALL_MEASURES]
+    dropped = {c: sum(1 for q in ranked if q.cls == c and not judged[q.id].judgeable) for c in RANKED_CLASSES}
+    rows = aggregate_rows(corpus_id, per_query, measures, dropped)
+    grades: dict[str, int] = {}
+    for j in ok.values():
+        for g in j.passages.values():
+            grades[str(g)] = grades.get(str(g), 0) + 1
+    counts = {
+        "queries_ranked": len(ranked),
+        "queries_judged": len(per_query),
+        "queries_unanswered": sum(1 for r in per_query if not r["answered"]),
+        "queries_dropped_unjudgeable": sum(dropped.values()),
+        "judged_passages": sum(grades.values()),
+        "judged_passages_by_grade": dict(sorted(grades.items())),
+        "gold_meetings_without_passages": sum(j.gold_meetings_without_passages for j in judged.values()),
+        "run_queries_not_ranked": len(ignored),
+    }
+    depths = [len(v) for v in run.values()]
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "provenance": {
+            "corpus": corpus_prov,
+            "licence_tier": (corpus_prov.get("licence") or {}).get("tier", "unrecorded"),
+            **engine_side,
+            "metric_engine": M.engine_provenance(),
+            "relevance_policy": policy.to_json(),
+            "inputs": {
+                "passages": {"count": len(passages), "sha256": _inventory_sha256(passages)},
+                "run": {"queries": len(run), "entries": sum(depths), "max_depth": max(depths, default=0),
+                        "sha256_normalised": _run_sha256(run), "tie_break": "-score, kind, meeting, index"},
+            },
+        },
+        "scope": dict(SCOPES[scope]),
+        "retrieval": {
+            "group_by": list(GROUP_BY),
+            "measures": measures,
+            "rows": rows,
+            "per_query": per_query,
+            "counts": counts,
+        },
+    }
+    return Results(document)
+
+
+def aggregate_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
+                   dropped: Mapping[str, int]) -> list[dict[str, Any]]:
+    """Rows per class plus an ``all`` row; a measure no query of the row has is None (shown as "—")."""
+    mine = sorted(per_query, key=lambda r: r["query_id"])
+    classes = [c for c in RANKED_CLASSES if dropped.get(c) or any(r["class"] == c for r in mine)]
+    rows = []
+    for cls in [*classes, ALL]:
+        group = mine if cls == ALL else [r for r in mine if r["class"] == cls]
+        rows.append({
+            "corpus": corpus_id,
+            "class": cls,
+            "queries": len(group),
+            "passage_level_queries": sum(1 for r in group if r["level"] == "turn"),
+            "unanswered": sum(1 for r in group if not r["answered"]),
+            "dropped_unjudgeable": sum(dropped.values()) if cls == ALL else dropped.get(cls, 0),
+            "means": {m: fmean([r["values"][m] for r in group if m in r["values"]]) for m in measures},
+        })
+    return rows
