@@ -259,3 +259,83 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, resa
     failures = cmp.gate_failures()
     if gate and failures:
         raise GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
+
+
+# -- stack (issue 3): turnbench stack up | status | down ------------------------------------------
+
+
+@main.group("stack")
+def stack_group() -> None:
+    """Start, inspect and stop the OpenSearch + PostgreSQL stack (state in .turnbench/stack.json)."""
+
+
+@stack_group.command("up")
+@click.option("--provider", type=click.Choice(["auto", "embedded", "docker", "external"]), default="auto",
+              show_default=True, help="auto: docker when an engine answers, else embedded.")
+@click.option("--heap", default=None, help="OpenSearch heap, e.g. 1g [default: 1g or $TURNBENCH_OPENSEARCH_HEAP].")
+@click.option("--timeout", type=float, default=180.0, show_default=True, help="Seconds to wait for health.")
+@click.option("--opensearch-url", default=None, help="external: the OpenSearch endpoint.")
+@click.option("--postgres-dsn", default=None, help="external: the PostgreSQL DSN.")
+@handle_errors
+def stack_up(provider: str, heap: str | None, timeout: float, opensearch_url: str | None,
+             postgres_dsn: str | None) -> None:
+    """Start a stack in the background, wait until healthy, and record it."""
+    from turnbench import canonical
+    from turnbench.errors import StackStartError
+    from turnbench.stack import lifecycle, state
+
+    options: dict = {}
+    if provider in ("auto", "embedded"):
+        options.update(heap=heap, timeout=timeout)
+    if opensearch_url or postgres_dsn:
+        options = {"opensearch_url": opensearch_url, "postgres_dsn": postgres_dsn}
+    try:
+        info = lifecycle.up(provider, echo=lambda line: click.echo(line, err=True), **options)
+    except StackStartError as exc:
+        for line in getattr(exc, "log_tail", []):
+            click.echo(f"  | {line}", err=True)
+        raise
+    click.echo(canonical.pretty(info.to_json()).decode(), nl=False)
+    click.echo(f"turnbench: {info.provider} stack up in {info.details.get('up_s')} s, recorded in "
+               f"{state.state_path()}; stop it with `turnbench stack down`", err=True)
+
+
+@stack_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: provider, endpoints, versions, details.")
+def stack_status(as_json: bool) -> None:
+    """Show the recorded stack; exit 1 when none is recorded or it does not answer."""
+    from turnbench import canonical
+    from turnbench.errors import StackStateError
+    from turnbench.stack import lifecycle
+
+    try:
+        info = lifecycle.status()
+    except StackStateError as exc:
+        click.echo(f"turnbench: {exc}", err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(canonical.dumps(info.to_json()))
+        return
+    click.echo(f"provider     {info.provider}")
+    click.echo(f"opensearch   {info.opensearch_url}  (OpenSearch {info.opensearch_version}, Lucene {info.lucene_version})")
+    click.echo(f"postgresql   {info.postgres_dsn}  (PostgreSQL {info.postgres_version})")
+    for proc in info.details.get("processes", []):
+        click.echo(f"process      {proc['name']} pid {proc['pid']}")
+    for cid in info.details.get("containers", []):
+        click.echo(f"container    {cid}")
+
+
+@stack_group.command("down")
+@handle_errors
+def stack_down() -> None:
+    """Stop exactly the recorded stack (by process or container id) and forget it."""
+    import time
+
+    from turnbench.stack import lifecycle
+
+    t0 = time.monotonic()
+    stopped = lifecycle.down()
+    if stopped is None:
+        click.echo("turnbench: no stack recorded; nothing to stop", err=True)
+        return
+    click.echo(f"turnbench: {stopped.provider} stack stopped in {time.monotonic() - t0:.2f} s", err=True)
