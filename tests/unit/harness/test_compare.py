@@ -1,0 +1,155 @@
+"""compare: nearest-rank percentiles, the paired bootstrap, verdicts, refusals and the gate."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from turnbench.cli import main
+from turnbench.errors import UnpairedComparison
+from turnbench.harness.compare import (BETTER, SAME, WORSE, bootstrap_means, compare, paired_interval,
+                                       render_compare_md, verdict)
+from turnbench.harness.report import nearest_rank
+
+MEASURES = ["nDCG@10", "MRR"]
+
+
+def doc(values: dict[str, tuple[str, float]], *, sha="s1", policy="graded(high=0.5,low=0.0)", arm="base",
+        answers=None):
+    """A minimal metrics.json: query id -> (class, value of every measure)."""
+    d = {
+        "schema_version": 1,
+        "provenance": {"corpus": {"id": "c", "sha256": sha}, "relevance_policy": {"name": policy},
+                       "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11"}, "arm": {"name": arm}},
+        "scope": {"label": "corpus", "oracle": False},
+        "retrieval": {"group_by": ["corpus", "class"], "measures": MEASURES, "per_query": [
+            {"query_id": q, "corpus": "c", "class": cls, "values": {m: v for m in MEASURES}}
+            for q, (cls, v) in sorted(values.items())]},
+    }
+    if answers is not None:
+        d["answers"] = {"per_query": [{"query_id": q, "corpus": "c", "rule": rule, "em": em, "partial": em,
+                                       "answered": em > 0, "set_f1": None} for q, (rule, em) in sorted(answers.items())]}
+    return d
+
+
+def test_nearest_rank_percentiles_on_literal_values():
+    xs = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+    # rank = ceil(p/100 * n): 2.5 -> ceil(0.25) = 1; 50 -> 5; 90 -> 9; 95 -> ceil(9.5) = 10; 97.5 -> ceil(9.75) = 10
+    assert [nearest_rank(xs, p) for p in ("2.5", 50, 90, 95, "97.5")] == [10, 50, 90, 100, 100]
+    assert nearest_rank(xs, 0) == 10 and nearest_rank(xs, 100) == 100
+    # at 10,000 resamples the bounds are the 250th and 9,750th smallest means (1-based), no interpolation
+    big = list(range(1, 10_001))
+    assert nearest_rank(big, "2.5") == 250 and nearest_rank(big, "97.5") == 9750
+
+
+def test_bootstrap_is_reproducible_and_exact_on_degenerate_input():
+    d = [0.1, -0.2, 0.3, 0.05, 0.0, 0.4, -0.1]
+    a = paired_interval(d, identity=("x",))
+    assert a == paired_interval(d, identity=("x",))
+    assert a != paired_interval(d, identity=("x",), seed=1)
+    # a constant difference resamples to itself: the interval is the point
+    assert paired_interval([0.25] * 9) == (0.25, 0.25)
+    # two queries with differences 0 and 1: resampled means are 0, 0.5 or 1 (p = 1/4, 1/2, 1/4), so the 2.5th
+    # percentile is 0 and the 97.5th is 1 -> the interval touches zero: no measurable difference
+    lo, hi = paired_interval([0.0, 1.0])
+    assert (lo, hi) == (0.0, 1.0) and verdict(lo, hi) == SAME
+    means = bootstrap_means(np.array([[0.0], [1.0]]), 10_000, [1, 2])
+    assert set(np.unique(means).tolist()) == {0.0, 0.5, 1.0}
+    assert abs(float((means == 0.5).mean()) - 0.5) < 0.02
+
+
+def test_verdicts():
+    assert verdict(0.01, 0.2) == BETTER and verdict(-0.2, -0.01) == WORSE
+    assert verdict(-0.1, 0.1) == SAME and verdict(0.0, 0.3) == SAME
+
+
+def test_a_run_compared_with_itself_has_every_delta_zero():
+    base = doc({f"q{i:02d}": ("lookup" if i % 2 else "multi_file", i / 40) for i in range(20)})
+    cmp = compare(base, base)
+    assert cmp.rows and all(r.delta == 0.0 and r.verdict == SAME and (r.low, r.high) == (0.0, 0.0)
+                            for r in cmp.rows)
+    assert {(r.group("class"), r.measure) for r in cmp.rows} == {
+        (c, m) for c in ("lookup", "multi_file", "all") for m in MEASURES}
+    md = render_compare_md(cmp, gate=True)
+    assert "**Gate: PASS**" in md and "-0.0000" not in md
+    assert md.count("| 0.0000 | [+0.0000, +0.0000] | no measurable difference |") == len(cmp.rows)
+    assert cmp.gate_failures() == []
+
+
+def test_a_clear_improvement_is_better_and_a_clear_loss_fails_the_gate():
+    base = doc({f"q{i:02d}": ("multi_file", 0.2 + (i % 5) / 100) for i in range(30)})
+    up = doc({f"q{i:02d}": ("multi_file", 0.5 + (i % 5) / 100) for i in range(30)}, arm="cand")
+    cmp = compare(base, up)
+    row = next(r for r in cmp.rows if r.group("class") == "multi_file" and r.measure == "nDCG@10")
+    assert (row.baseline, row.candidate, row.delta, row.low, row.high) == (0.22, 0.52, 0.3, 0.3, 0.3)
+    assert row.verdict == BETTER and cmp.gate_failures() == []
+    down = compare(up, base)
+    assert all(r.verdict == WORSE for r in down.rows)
+    assert down.gate_failures() and "is worse" in down.gate_failures()[0]
+    assert "**Gate: FAIL**" in render_compare_md(down, gate=True)
+
+
+def test_gate_lookup_must_not_regress_even_within_noise_other_classes_may():
+    vals = [0.1, 0.9, 0.3, 0.7, 0.5, 0.2, 0.8, 0.4, 0.6, 0.0]
+    base = {f"q{i}": ("multi_file", v) for i, v in enumerate(vals)}
+    noisy = {f"q{i}": ("multi_file", v - (0.1 if i == 0 else 0.0)) for i, v in enumerate(vals)}
+    cmp = compare(doc(base), doc(noisy))
+    mf = next(r for r in cmp.rows if r.group("class") == "multi_file" and r.measure == "MRR")
+    assert mf.delta == -0.01 and mf.verdict == SAME and cmp.gate_failures() == []
+    as_lookup = {q: ("lookup", v) for q, (_, v) in base.items()}
+    noisy_lookup = {q: ("lookup", v) for q, (_, v) in noisy.items()}
+    cmp = compare(doc(as_lookup), doc(noisy_lookup))
+    failures = cmp.gate_failures()
+    assert failures and all("lookup must not regress" in f for f in failures)
+
+
+def test_refuses_unpaired_inputs_naming_the_difference():
+    base = doc({"q1": ("lookup", 0.5), "q2": ("lookup", 0.5)})
+    with pytest.raises(UnpairedComparison, match=r"query sets differ in retrieval: 1 only in the baseline \(e.g. q2\)"):
+        compare(base, doc({"q1": ("lookup", 0.5)}))
+    with pytest.raises(UnpairedComparison, match=r"corpora \(sha256\) differ: baseline 's1', candidate 's2'"):
+        compare(base, doc({"q1": ("lookup", 0.5), "q2": ("lookup", 0.5)}, sha="s2"))
+    with pytest.raises(UnpairedComparison, match="relevance policies differ"):
+        compare(base, doc({"q1": ("lookup", 0.5), "q2": ("lookup", 0.5)}, policy="binary(high=0.5,low=0.0)"))
+    with pytest.raises(UnpairedComparison, match="grouped"):
+        compare(base, doc({"q1": ("lookup", 0.5), "q2": ("multi_file", 0.5)}))
+
+
+def test_answer_rows_go_through_the_same_code():
+    answers = {f"a{i}": ("R3" if i < 6 else "R4", 1.0) for i in range(12)}
+    worse = {q: (r, 0.0 if r == "R4" else em) for q, (r, em) in answers.items()}
+    base = doc({"q1": ("lookup", 0.5)}, answers=answers)
+    cmp = compare(base, doc({"q1": ("lookup", 0.5)}, answers=worse))
+    em = {r.group("rule"): r for r in cmp.rows if r.block == "answers" and r.measure == "em"}
+    assert em["R3"].verdict == SAME and em["R4"].verdict == WORSE and em["R4"].delta == -1.0
+    assert em["all"].delta == -0.5 and em["all"].n == 12
+    assert not any(r.measure == "set_f1" for r in cmp.rows)  # no query had a meeting-set answer
+    with pytest.raises(UnpairedComparison, match="result blocks differ"):
+        compare(base, doc({"q1": ("lookup", 0.5)}))
+
+
+def test_compare_cli_exit_codes(tmp_path):
+    def put(name, d):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "metrics.json").write_text(json.dumps(d))
+        return str(tmp_path / name)
+
+    vals = {f"q{i:02d}": ("lookup", (i % 7) / 7) for i in range(14)}
+    base = put("base", doc(vals))
+    same = put("same", doc(vals, arm="same"))
+    worse = put("worse", doc({q: (c, max(0.0, v - 0.05)) for q, (c, v) in vals.items()}, arm="worse"))
+    other = put("other", doc(vals, sha="different"))
+    runner = CliRunner()
+    ok = runner.invoke(main, ["compare", base, same, "--gate", "--out", str(tmp_path / "cmp.md")])
+    assert ok.exit_code == 0, ok.output
+    assert (tmp_path / "cmp.md").read_text() in ok.output and "**Gate: PASS**" in ok.output
+    gated = runner.invoke(main, ["compare", base, worse, "--gate"])
+    assert gated.exit_code == 4 and "GateFailed" in gated.output and "**Gate: FAIL**" in gated.output
+    assert runner.invoke(main, ["compare", base, worse]).exit_code == 0  # without --gate it only reports
+    refused = runner.invoke(main, ["compare", base, other])
+    assert refused.exit_code == 3 and "UnpairedComparison" in refused.output and "sha256" in refused.output
+    missing = runner.invoke(main, ["compare", base, str(tmp_path)])
+    assert missing.exit_code == 2
