@@ -14,10 +14,11 @@ from turnbench.errors import BadInput
 
 
 def answer_queries(stack: Any, queries: Iterable[Query], *, answerer: str = "reference",
-                   index: str | None = None) -> list[SubmittedAnswer]:
+                   index: str | None = None, corpus: Any = None) -> list[SubmittedAnswer]:
     """One :class:`SubmittedAnswer` per answer-scored query, sorted by query id.
 
-    ``stack`` is the stack description (endpoints); ``index`` overrides the passage index name."""
+    ``stack`` is the stack description (endpoints); ``index`` overrides the passage index name. Given the
+    ``corpus``, the stack must hold exactly it, settled, before a question is answered (else a refusal)."""
     if answerer not in ANSWERERS:
         raise BadInput(f"unknown answerer {answerer!r}; choose one of {', '.join(ANSWERERS)}")
     todo = sorted((q for q in queries if q.scored_on == "answer"), key=lambda q: q.id)
@@ -25,5 +26,9 @@ def answer_queries(stack: Any, queries: Iterable[Query], *, answerer: str = "ref
         return [declined(q.id, "the none answerer declines every question") for q in todo]
     from turnbench.engines.answer.mechanisms import ReferenceAnswerer
 
+    if corpus is not None:
+        from turnbench.stack import load
+
+        load.loaded_marker(stack, corpus, index=index or load.DEFAULT_INDEX)
     with ReferenceAnswerer.connect(stack, index=index) as ref:
         return [ref.answer(q.id, q.text) for q in todo]

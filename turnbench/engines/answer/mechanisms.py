@@ -186,7 +186,7 @@ class ReferenceAnswerer:
         body = {
             "size": 0,
             "track_total_hits": False,
-            "query": {"match_phrase": {PHRASE_FIELD: {"query": phrase}}},
+            "query": self.phrase_query(phrase),
             "aggs": {"meetings": {"terms": {"field": MEETING_FIELD, "size": self.bucket_limit,
                                             "order": {"_key": "asc"}}}},
         }
@@ -201,6 +201,10 @@ class ReferenceAnswerer:
                 f"{agg.get('sum_other_doc_count', 0)} matching passages fell outside them, so a count would be a floor"
             )
         return sorted(b["key"] for b in agg["buckets"])
+
+    def phrase_query(self, phrase: str) -> dict[str, Any]:
+        """The passages that mention ``phrase``: a phrase match, so the text is analysed, never parsed as syntax."""
+        return {"match_phrase": {PHRASE_FIELD: {"query": phrase}}}
 
     def occurrences(self, pattern: str) -> int:
         """Total word-bounded, case-insensitive occurrences of the literal ``pattern`` in segment text."""
