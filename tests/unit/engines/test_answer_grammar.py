@@ -85,3 +85,27 @@ def test_quoted_phrase_is_taken_verbatim_even_with_odd_characters():
     # a word the grammar would refuse outside quotes is just part of a quoted name
     assert parse('Which meetings mention "before or after"?') == Intent("R4", phrase="before or after")
     assert parse("How many times did we defer 'the o\u2019brien launch'?").pattern == "defer the o\u2019brien launch"
+
+
+@pytest.mark.parametrize("text, intent", [
+    ('Count the meetings that mentioned "cedar lantern".', Intent("R3", phrase="cedar lantern")),
+    ('Count how many times "billing migration" was deferred.',
+     Intent("R5", phrase="billing migration", pattern="defer the billing migration")),
+    ('In March 2026, how many meetings discussed "cedar lantern"?',
+     Intent("R7", phrase="cedar lantern", year=2026, month=3)),
+    ("Which person attended the most Payments design review meetings?",
+     Intent("R6", series="Payments design review")),
+])
+def test_imperative_leading_time_and_adjacent_series_forms(text, intent):
+    assert parse(text) == intent
+
+
+@pytest.mark.parametrize("text", [
+    "Did the cedar lantern come up much? Give me the number of calls.",
+    "Pull up every call where somebody brought up the cedar lantern.",
+    "How often has the billing migration been put off?",  # the deferral contract is the verb "defer"
+    "Of everyone at the Payments design review meetings, who showed up most often, and how many times?",
+    "Back in March 2026, on how many calls did the cedar lantern come up?",
+])
+def test_casual_paraphrases_are_declined(text):
+    assert isinstance(parse(text), Declined)

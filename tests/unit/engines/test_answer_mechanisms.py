@@ -46,3 +46,14 @@ def test_field_names_match_the_index_mapping():
     field, sub = PHRASE_FIELD.split(".")
     assert props[field]["fields"][sub]["analyzer"] == "standard"  # no stemming: a plural is another word
     assert props[MEETING_FIELD]["type"] == "keyword"
+
+
+def test_split_series_finds_the_one_team_kind_split():
+    from turnbench.engines.answer.mechanisms import split_series
+
+    series = [("Payments", "design review"), ("Payments", "weekly sync"), ("Search", "design review")]
+    assert split_series("Payments design review", series) == ("Payments", "design review")
+    assert split_series("the search Design  Review", series) == ("Search", "design review")
+    assert split_series("Payments team weekly sync", series) == ("Payments", "weekly sync")
+    assert split_series("Payments planning", series) is None
+    assert split_series("design review", series) is None

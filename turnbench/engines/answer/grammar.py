@@ -3,20 +3,24 @@
 A question is read as a *frame* (what is asked) plus *slots* (what it is asked about):
 
     COUNT    [in] how many MEETINGS  PREDICATE [TIME]         -> R3, or R7 when TIME is present
+             count [the|all] MEETINGS [that|where|in which] PREDICATE [TIME]
     WHICH    which|what MEETINGS PREDICATE                    -> R4
              list|name|show [me] [all|the|every] MEETINGS [that|where|in which] PREDICATE
-    TIMES    how many times [in total|altogether|overall] DEFERRAL     -> R5
+    TIMES    [count] how many times [in total|altogether|overall] DEFERRAL     -> R5
              how often DEFERRAL
-    WHO      who ATTEND the most KIND SESSIONS for|of|in|with TEAM [team]   -> R6
-             which person|which attendee|who ... (same slots)
+    WHO      who|which person ATTEND the most KIND MEETINGS for|of|in|with [the] TEAM [team]   -> R6
+             who|which person ATTEND the most [the] TEAM KIND MEETINGS
 
     MEETINGS   meetings | sessions | calls | recordings | transcripts (of the ... optional "of the")
     PREDICATE  active:  [AUX] [SUBJECT] MENTION PHRASE       ("did we discuss X", "mentioned X")
                passive: [AUX] PHRASE MENTIONED               ("was X discussed", "X came up in")
-    TIME       in|during MONTH YEAR  (anywhere in the question; full or three-letter month names)
+    TIME       in|during MONTH YEAR  (anywhere in the question, also leading: "In March 2026, how many ...";
+               full or three-letter month names; a month without its year is declined)
     DEFERRAL   [AUX] [SUBJECT] defer|deferred PHRASE | [AUX] PHRASE deferred|put off by deferral
 
-Phrases are taken verbatim: a quoted span when the question quotes one, otherwise the words the frame
+Team and kind are resolved against the series named in meeting titles ("{Team} — {kind} #{n}"); in the
+adjacent form "the Payments design review meetings" the split between team and kind is the one that names
+exactly one series. Phrases are taken verbatim: a quoted span when the question quotes one, otherwise the words the frame
 leaves over, with one leading article ("the", "a", "an") removed, because the article is not part of a
 name and the mention contract is on the name's words. Anything the grammar does not cover — relative
 dates, paraphrased subjects, comparisons, questions with no recognisable frame — is declined with a
@@ -73,12 +77,13 @@ class Intent:
     pattern: str | None = None  # R5: the literal text whose occurrences are counted
     team: str | None = None
     kind: str | None = None
+    series: str | None = None  # R6 adjacent form: "<team> <kind>", split against the titles
     year: int | None = None
     month: int | None = None
 
     def details(self) -> dict[str, str]:
         d = {"rule": self.rule}
-        for k in ("phrase", "pattern", "team", "kind"):
+        for k in ("phrase", "pattern", "team", "kind", "series"):
             v = getattr(self, k)
             if v is not None:
                 d[k] = v
@@ -131,12 +136,12 @@ def _has_unsupported(text: str) -> str | None:
 
 # -- frames ------------------------------------------------------------------------------------------
 
-_COUNT_HEAD = re.compile(rf"^(?:in\s+)?how\s+many\s+(?:different\s+|distinct\s+|separate\s+)?{_MEETINGS}\s+{_OF_THE}",
-                         re.IGNORECASE)
+_COUNT_HEAD = re.compile(rf"^(?:(?:in\s+)?how\s+many\s+(?:different\s+|distinct\s+|separate\s+)?{_MEETINGS}\s+{_OF_THE}"
+                         rf"|count\s+(?:up\s+)?(?:all\s+|the\s+)*{_MEETINGS}\s+{_OF_THE})", re.IGNORECASE)
 _WHICH_HEAD = re.compile(
     rf"^(?:(?:which|what)\s+{_MEETINGS}\s+{_OF_THE}|(?:list|name|show|give)\s+(?:me\s+)?(?:all\s+|every\s+|the\s+)*"
     rf"{_MEETINGS}\s+{_OF_THE})", re.IGNORECASE)
-_TIMES_HEAD = re.compile(r"^(?:how\s+many\s+times|how\s+often)\s+(?:in\s+total\s+|altogether\s+|overall\s+|total\s+)?",
+_TIMES_HEAD = re.compile(r"^(?:(?:count\s+)?how\s+many\s+times|how\s+often)\s+(?:in\s+total\s+|altogether\s+|overall\s+|total\s+)?",
                          re.IGNORECASE)
 _WHO_HEAD = re.compile(r"^(?:who|which\s+(?:person|attendee|participant|speaker|colleague))\s+"
                        rf"{_alt(ATTEND_VERBS)}\s+the\s+most\s+", re.IGNORECASE)
@@ -152,6 +157,7 @@ _DEFER_PASSIVE = re.compile(rf"^{_LEAD}(?P<phrase>.+?)\s+{_BE}(?:deferred)"
                             r"(?:\s+(?:in\s+total|altogether|overall))?$", re.IGNORECASE)
 _WHO_SLOTS = re.compile(rf"^(?P<kind>.+?)\s+{_MEETINGS}\s+(?:for|of|in|with|held\s+by|run\s+by)\s+(?P<team>.+?)"
                         r"(?:\s+team)?$", re.IGNORECASE)
+_WHO_SERIES = re.compile(rf"^(?P<series>.+?)\s+{_MEETINGS}$", re.IGNORECASE)
 
 # R5's lexical contract (docs/question-grammar.md): a deferral of an item is the verb "defer" followed by
 # "the" and the item's words, word-bounded, case-insensitive.
@@ -177,7 +183,7 @@ def parse(text: str) -> Intent | Declined:
     if time:
         month = _MONTH_OF[time.group(1).lower().rstrip(".")]
         year = int(time.group(2))
-        q = normalise(q[: time.start()] + " " + q[time.end():])
+        q = normalise(q[: time.start()] + " " + q[time.end():]).strip(" ,;:")
     # the unsupported-word check looks only outside a quoted phrase: a name may contain any word
     outside = _QUOTED.sub(" ", q)
     if _MONTH_NO_YEAR.search(outside):
@@ -195,9 +201,12 @@ def parse(text: str) -> Intent | Declined:
             if time:
                 return Declined("attendance questions are not asked per month")
             s = _WHO_SLOTS.match(rest)
-            if not s:
-                return Declined("no '<kind> sessions for <team>' after 'who attended the most'")
-            return Intent("R6", team=_phrase(s.group("team")), kind=_phrase(s.group("kind")))
+            if s:
+                return Intent("R6", team=_phrase(s.group("team")), kind=_phrase(s.group("kind")))
+            s = _WHO_SERIES.match(rest)
+            if s:
+                return Intent("R6", series=_phrase(s.group("series")))
+            return Declined("no '<kind> sessions for <team>' or '<team> <kind> sessions' after 'the most'")
         if rule == "R5":
             if time:
                 return Declined("deferral counts are not asked per month")

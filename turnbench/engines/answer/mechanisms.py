@@ -99,6 +99,20 @@ def resolve_name(said: str, known: Sequence[str], *, drop_prefix: str = "the ", 
     return hits[0] if len(hits) == 1 else None
 
 
+def split_series(said: str, series: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The one (team, kind) that ``"<team> <kind>"`` names, trying every split of its words; None if not one."""
+    words = _fold(said).split()
+    if words[:1] == ["the"]:
+        words = words[1:]
+    hits = set()
+    for cut in range(1, len(words)):
+        team, kind = " ".join(words[:cut]), " ".join(words[cut:])
+        for t, k in series:
+            if _fold(t) in (team, team.removesuffix(" team")) and _fold(k) == kind:
+                hits.add((t, k))
+    return hits.pop() if len(hits) == 1 else None
+
+
 def month_bounds(year: int, month: int) -> tuple[dt.date, dt.date]:
     start = dt.date(year, month, 1)
     end = dt.date(year + (month == 12), month % 12 + 1, 1)
@@ -161,12 +175,18 @@ class ReferenceAnswerer:
 
     def _r6(self, intent: Intent) -> Answer | str:
         series = sorted({s for s in (series_of(m.title) for m in self.meetings()) if s is not None})
-        team = resolve_name(intent.team, [t for t, _ in series], drop_suffix=" team")
-        if team is None:
-            return f"no team named {intent.team!r} in the meeting titles"
-        kind = resolve_name(intent.kind, [k for t, k in series if t == team])
-        if kind is None:
-            return f"team {team!r} has no {intent.kind!r} series in the meeting titles"
+        if intent.series is not None:
+            found = split_series(intent.series, series)
+            if found is None:
+                return f"{intent.series!r} names no single team and kind in the meeting titles"
+            team, kind = found
+        else:
+            team = resolve_name(intent.team, [t for t, _ in series], drop_suffix=" team")
+            if team is None:
+                return f"no team named {intent.team!r} in the meeting titles"
+            kind = resolve_name(intent.kind, [k for t, k in series if t == team])
+            if kind is None:
+                return f"team {team!r} has no {intent.kind!r} series in the meeting titles"
         ids = sorted(m.id for m in self.meetings() if series_of(m.title) == (team, kind))
         ranked = self.attendance(ids)
         if not ranked:
