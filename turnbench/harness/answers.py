@@ -141,9 +141,16 @@ def _rule_key(rule: str) -> tuple[int, str]:
     return (AGGREGATION_RULES.index(rule) if rule in AGGREGATION_RULES else len(AGGREGATION_RULES), rule)
 
 
+DECIMALS = 6  # as the retrieval table: a mean recomputed from the per-query rows is the mean reported
+
+
+def q6(x: float) -> float:
+    return round(float(x), DECIMALS) + 0.0
+
+
 def _mean(values: Sequence[float]) -> float | None:
     # the caller passes values in query-id order, so the float sum cannot depend on dict or set order
-    return math.fsum(values) / len(values) if values else None
+    return q6(math.fsum(values) / len(values)) if values else None
 
 
 def _row(corpus: str, rule: str, surface: str, grammar: str, group: Sequence[AnswerScore]) -> AnswerRow:
@@ -226,7 +233,7 @@ def score_answers(queries: Iterable[Query], submitted: Iterable[SubmittedAnswer]
     scores = []
     for q in gold_queries:
         sub = by_id.get(q.id) or SubmittedAnswer(q.id, None, "declined", {"reason": "no answer submitted"})
-        em, partial, f1 = score_answer(q.answer, sub.answer, policy)
+        em, partial, f1 = (None if v is None else q6(v) for v in score_answer(q.answer, sub.answer, policy))
         scores.append(AnswerScore(q.id, q.rule, q.surface, _grammar(q), q.answer, sub, em, partial, f1,
                                   sub.answer is not None))
     return AnswerResults(corpus, answerer, policy, tuple(scores))
@@ -258,6 +265,7 @@ def answers_block(results: Sequence[AnswerResults]) -> dict[str, Any]:
         "policy": policy.to_json(),
         "rows": [row.to_json() for r in results for row in r.rows()],
         "per_query": [s.to_json(r.corpus) for r in results for s in r.scores],
+        "decimals": DECIMALS,
         "mechanisms": mechanisms_used(results),
     }
 
