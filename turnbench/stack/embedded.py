@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from turnbench.errors import StackStartError
+from turnbench.errors import StackStartError, TurnbenchError
 from turnbench.stack import jars, pins
 from turnbench.stack._proc import LOOPBACK, free_port, http_json, is_running, require_free_port, start_ticks, stop_pids, tail
 from turnbench.stack.external import describe
@@ -137,6 +137,25 @@ def _server_user() -> tuple[int, int, str] | None:
     raise StackStartError("running as root and neither user 'postgres' nor 'nobody' exists to run PostgreSQL as")
 
 
+def _require_reachable(path: Path, user: tuple[int, int, str]) -> None:
+    """Refuse early when the server user cannot traverse to ``path`` (initdb would fail with less to go on)."""
+    import stat
+
+    for parent in path.parents:
+        st = parent.stat()
+        if st.st_uid == user[0]:
+            ok = st.st_mode & stat.S_IXUSR
+        elif st.st_gid == user[1]:
+            ok = st.st_mode & stat.S_IXGRP
+        else:
+            ok = st.st_mode & stat.S_IXOTH
+        if not ok:
+            raise StackStartError(
+                f"PostgreSQL runs as user {user[2]}, which cannot enter {parent}: choose a workdir it can reach "
+                "(the default, the system temporary directory, can)"
+            )
+
+
 class EmbeddedStack:
     """One embedded OpenSearch node and one PostgreSQL server. ``start`` then ``stop``; or record and
     ``stop_recorded`` from another process (``turnbench stack down``)."""
@@ -183,16 +202,20 @@ class EmbeddedStack:
         except BaseException as exc:
             pids = tuple(p.pid for p in self.started)
             self.stop()
-            if isinstance(exc, StackStartError):
+            if isinstance(exc, TurnbenchError):
                 exc.started_pids = pids  # lets tests and callers check by pid that nothing is left
+                raise
+            if isinstance(exc, Exception):
+                first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+                err = StackStartError(f"the embedded stack did not start: {type(exc).__name__}: {first}")
+                err.started_pids = pids
+                raise err from exc
             raise
 
     def _start(self) -> StackInfo:
         t0 = time.monotonic()
-        launcher = jars.prepare(
-            java=self.java, cache=self.cache, mvn=self.mvn, maven_args=self.maven_args, offline=self.offline
-        )
-        self.timings["jars_s"] = time.monotonic() - t0
+        # cheap checks first, the one that may use the network (Maven) last
+        java = jars.find_java(self.java)
         pg = find_postgres(self.postgres_bin)
         user = _server_user()
         ports = {}
@@ -206,10 +229,16 @@ class EmbeddedStack:
                     port = free_port()
                 ports[what] = port
                 taken.add(port)
+        launcher = jars.prepare(
+            java=java, cache=self.cache, mvn=self.mvn, maven_args=self.maven_args, offline=self.offline
+        )
+        self.timings["jars_s"] = time.monotonic() - t0
 
         self.root = Path(tempfile.mkdtemp(prefix="turnbench-stack-", dir=self.parent_dir))
         # PostgreSQL runs as another user when we are root: it must be able to traverse to its directory.
         os.chmod(self.root, 0o711)
+        if user:
+            _require_reachable(self.root, user)
 
         t_os = time.monotonic()
         node_log = self._launch_opensearch(launcher, ports["http"], ports["transport"])

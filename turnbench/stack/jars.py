@@ -88,14 +88,14 @@ def find_java(explicit: str | os.PathLike | None = None) -> Java:
 
 def prepare(
     *,
-    java: str | os.PathLike | None = None,
+    java: "Java | str | os.PathLike | None" = None,
     cache: str | os.PathLike | None = None,
     mvn: str | None = None,
     maven_args: tuple[str, ...] = (),
     offline: bool = False,
 ) -> Launcher:
     """Java checked, jars cached (fetching them if needed and allowed), launcher compiled: the classpath."""
-    found_java = find_java(java)
+    found_java = java if isinstance(java, Java) else find_java(java)
     root = cache_dir(cache) / f"opensearch-{pins.OPENSEARCH_VERSION}"
     jars, fetched = ensure_jars(root, mvn=mvn, maven_args=maven_args, offline=offline)
     classes = ensure_launcher(root, found_java)
@@ -154,6 +154,7 @@ def ensure_jars(
         if out.returncode != 0:
             errors = [ln for ln in (out.stdout + out.stderr).splitlines() if "[ERROR]" in ln]
             first = re.sub(r"\x1b\[[0-9;]*m", "", errors[0]).strip() if errors else f"exit {out.returncode}"
+            first = re.sub(r"^\[ERROR\]\s*|\s*-> \[Help \d+\]$", "", first)
             raise StackStartError(
                 f"could not fetch the OpenSearch {pins.OPENSEARCH_VERSION} jars with Maven and the cache {root} "
                 f"is empty (is Maven Central reachable?): {first[:300]}"

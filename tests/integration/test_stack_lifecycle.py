@@ -1,0 +1,128 @@
+"""The stack's life cycle with real processes: failures leave nothing running, signals tear down, and
+`turnbench stack up | status | down` records and stops exactly what it started. Each test starts its own
+stack (not the session one) because each ends it in a different way."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from turnbench.cli import main
+from turnbench.errors import StackStartError
+from turnbench.stack import open_stack, pins
+from turnbench.stack._proc import is_running
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("TURNBENCH_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+
+
+@pytest.fixture
+def workdir():
+    """A parent for the stack's private directory that the PostgreSQL user can reach (pytest's tmp_path is 0700)."""
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="turnbench-test-"))
+    path.chmod(0o711)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _gone(pids) -> bool:
+    return all(not is_running(pid) for pid in pids)
+
+
+def test_node_that_never_turns_healthy_leaves_nothing_running(workdir):
+    with pytest.raises(StackStartError) as err:
+        with open_stack("embedded", timeout=0.3, workdir=workdir):
+            pytest.fail("the stack must not open")
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("OpenSearch did not turn yellow within 0.3 s; log kept at ")
+    assert len(err.value.started_pids) == 2  # the JVM and postgres were both running when it gave up
+    assert _gone(err.value.started_pids)
+    assert list(workdir.iterdir()) == []  # the private directory went with them
+    Path(message.rsplit("log kept at ", 1)[1]).unlink()
+
+
+def test_a_plugin_class_that_does_not_load_fails_loudly(workdir, monkeypatch):
+    bogus = pins.OPENSEARCH_PLUGINS + (("nowhere", "org.opensearch.NoSuchPlugin"),)
+    monkeypatch.setattr(pins, "OPENSEARCH_PLUGINS", bogus)
+    with pytest.raises(StackStartError, match="OpenSearch did not start: a plugin class did not load") as err:
+        with open_stack("embedded", workdir=workdir):
+            pytest.fail("the stack must not open")
+    assert "org.opensearch.NoSuchPlugin" in "\n".join(err.value.log_tail)
+    assert _gone(err.value.started_pids)
+    Path(str(err.value).rsplit("log kept at ", 1)[1]).unlink()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_tears_the_stack_down(workdir, sig):
+    script = textwrap.dedent(
+        """
+        import json, sys, time
+        from turnbench.stack import open_stack
+        with open_stack("embedded", workdir=sys.argv[1]) as info:
+            print(json.dumps(info.to_json()), flush=True)
+            time.sleep(600)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, str(workdir)], stdout=subprocess.PIPE, text=True)
+    try:
+        info = json.loads(proc.stdout.readline())
+        pids = [p["pid"] for p in info["details"]["processes"]]
+        assert len(pids) == 2 and not _gone(pids)
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    assert _gone(pids)
+    assert list(workdir.iterdir()) == []
+
+
+def test_cli_up_status_down(tmp_path):
+    runner = CliRunner()
+    up = runner.invoke(main, ["stack", "up", "--provider", "embedded", "--heap", "512m"])
+    assert up.exit_code == 0, up.stderr
+    recorded = json.loads(up.stdout)
+    pids = [p["pid"] for p in recorded["details"]["processes"]]
+    try:
+        assert "stack provider embedded: asked for" in up.stderr
+        status = runner.invoke(main, ["stack", "status", "--json"])
+        assert status.exit_code == 0
+        live = json.loads(status.stdout)
+        for key in ("provider", "opensearch_url", "postgres_dsn", "opensearch_version", "lucene_version",
+                    "postgres_version"):
+            assert live[key] == recorded[key]
+        assert live["opensearch_version"] == pins.OPENSEARCH_VERSION
+        assert recorded["details"]["opensearch"]["heap"] == "512m"
+
+        again = runner.invoke(main, ["stack", "up", "--provider", "embedded"])
+        assert again.exit_code == 3 and "already recorded" in again.stderr
+
+        from turnbench.stack import current_stack
+
+        assert current_stack().opensearch_url == recorded["opensearch_url"]
+    finally:
+        t0 = time.monotonic()
+        down = runner.invoke(main, ["stack", "down"])
+        elapsed = time.monotonic() - t0
+    assert down.exit_code == 0
+    assert _gone(pids)
+    assert not Path(recorded["details"]["workdir"]).exists()
+    assert elapsed < 10
+    assert runner.invoke(main, ["stack", "status"]).exit_code == 1
