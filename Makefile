@@ -41,3 +41,25 @@ bench-stack: jars
 .PHONY: jars stack stack-down bench-stack
 
 .PHONY: help setup test
+
+## corpus: regenerate the default corpus into $(DEFAULT_CORPUS) from fixtures/default.manifest.json (skipped when it already validates its hashes)
+corpus: setup
+	@if [ -f $(DEFAULT_CORPUS)/manifest.json ] && cmp -s $(DEFAULT_CORPUS)/manifest.json fixtures/default.manifest.json && $(PY) -c "import sys; from turnbench.corpus.format import open_corpus; open_corpus(sys.argv[1])" $(DEFAULT_CORPUS) 2>/dev/null; then \
+		echo "$(DEFAULT_CORPUS): matches fixtures/default.manifest.json; hashes verified"; \
+	else \
+		rm -rf $(DEFAULT_CORPUS) && $(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out $(DEFAULT_CORPUS) --workers 2; \
+	fi
+
+## regen-check: regenerate fixtures/small and the default corpus from their manifests and require identical bytes
+regen-check: setup
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(TURNBENCH) generate --from-manifest fixtures/small/manifest.json --out "$$tmp/small" && \
+	diff -r fixtures/small "$$tmp/small" && echo "fixtures/small: byte-identical" && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/default" --workers 2 && \
+	cmp fixtures/default.manifest.json "$$tmp/default/manifest.json" && echo "default corpus: manifest byte-identical"
+
+## bench-generator: wall time, words/s and peak RSS for 200 and 2,000 meetings, and the 2-worker/1-worker ratio
+bench-generator: setup
+	$(PY) scripts/bench_generator.py
+
+.PHONY: corpus regen-check bench-generator

@@ -339,3 +339,73 @@ def stack_down() -> None:
         click.echo("turnbench: no stack recorded; nothing to stop", err=True)
         return
     click.echo(f"turnbench: {stopped.provider} stack stopped in {time.monotonic() - t0:.2f} s", err=True)
+
+
+# -- generator and validator (issue 2: generator/generate.py, generator/validate.py) ----------------
+
+
+@main.command("generate")
+@click.option("--seed", type=int, default=None, help="Corpus seed (0..2147483647); default 20261130.")
+@click.option("--meetings", type=int, default=None, help="Number of meetings (8..20000); default 200.")
+@click.option("--words-per-meeting", type=int, default=None, help="Mean words per meeting (300..20000); default 3000.")
+@click.option("--near-duplicate-rate", type=float, default=None,
+              help="Share of a series' sessions that repeat its roster and agenda (0..1); default 0.25.")
+@click.option("--from-manifest", "from_manifest", type=click.Path(dir_okay=False), default=None,
+              help="Regenerate the corpus a manifest records (its seed and full config).")
+@click.option("--allow-version-drift", is_flag=True,
+              help="With --from-manifest: regenerate even if the generator or Faker version differs, and report which files differ.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory (must not exist or be empty).")
+@click.option("--workers", type=int, default=1, show_default=True, help="Render meetings in this many processes (output is identical).")
+@handle_errors
+def generate_cmd(seed, meetings, words_per_meeting, near_duplicate_rate, from_manifest, allow_version_drift, out,
+                 workers) -> None:
+    """Generate a seeded synthetic meeting corpus (format v1) with its gold queries and facts."""
+    from turnbench.errors import BadInput, TurnbenchError
+    from turnbench.generator import generate as gen
+    from turnbench.generator.config import GeneratorConfig
+
+    if from_manifest is not None:
+        given = [n for n, v in (("--seed", seed), ("--meetings", meetings), ("--words-per-meeting", words_per_meeting),
+                                ("--near-duplicate-rate", near_duplicate_rate)) if v is not None]
+        if given:
+            raise BadInput(f"--from-manifest takes its config from the manifest; drop {', '.join(given)}")
+        result = gen.regenerate(from_manifest, out, workers=workers, allow_version_drift=allow_version_drift)
+        manifest = result.manifest
+        for d in result.drift:
+            click.echo(f"version drift: {d}", err=True)
+    else:
+        cfg = GeneratorConfig(**{k: v for k, v in (("seed", seed), ("meetings", meetings),
+                                                   ("words_per_meeting", words_per_meeting),
+                                                   ("near_duplicate_rate", near_duplicate_rate)) if v is not None})
+        manifest = gen.generate(cfg, out, workers=workers)
+        result = None
+    c = manifest["counts"]
+    click.echo(f"{manifest['corpus_id']}: {c['meetings']} meetings, {c['turns']} turns, {c['words']} words, "
+               f"{c['queries']} queries -> {out}")
+    click.echo(f"corpus_sha256 {manifest['corpus_sha256']}")
+    if result is not None:
+        if not result.differing_files:
+            click.echo(f"identical to {from_manifest}")
+        else:
+            click.echo(f"differs from {from_manifest} in {len(result.differing_files)} file(s): "
+                       f"{', '.join(result.differing_files)}")
+            if not result.drift:
+                raise TurnbenchError(f"regenerated corpus differs from {from_manifest} with the same versions")
+
+
+@main.command("validate")
+@click.argument("corpus_dir", type=click.Path())
+@handle_errors
+def validate_cmd(corpus_dir: str) -> None:
+    """Check a corpus: hashes first, then named checks that re-derive every gold item from the text."""
+    from turnbench.generator.validate import failures, validate_corpus
+
+    results = validate_corpus(corpus_dir)
+    for r in results:
+        click.echo(r.line())
+    failed = failures(results)
+    if failed:
+        click.echo(f"FAILED {len(failed)} check(s): {', '.join(failed)}", err=True)
+        sys.exit(1)
+    click.echo(f"all {sum(r.status == 'pass' for r in results)} applicable checks pass "
+               f"({sum(r.status == 'n/a' for r in results)} n/a)")

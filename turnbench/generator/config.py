@@ -1,0 +1,78 @@
+"""The generator's resolved configuration and its per-purpose seeds.
+
+Everything that shapes the output bytes is in ``GeneratorConfig`` and is written into the manifest;
+``--workers`` is not, because it never changes a byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping
+
+from turnbench.errors import BadInput
+
+DEFAULT_SEED = 20261130
+DEFAULT_MEETINGS = 200
+DEFAULT_WORDS = 3000
+DEFAULT_NEAR_DUPLICATE_RATE = 0.25
+DEFAULT_START_DATE = "2026-01-05"
+DEFAULT_SPAN_DAYS = 182
+
+SEED_RANGE = (0, 2**31 - 1)
+MEETINGS_RANGE = (8, 20000)
+WORDS_RANGE = (300, 20000)
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    seed: int = DEFAULT_SEED
+    meetings: int = DEFAULT_MEETINGS
+    words_per_meeting: int = DEFAULT_WORDS
+    near_duplicate_rate: float = DEFAULT_NEAR_DUPLICATE_RATE
+    start_date: str = DEFAULT_START_DATE
+    span_days: int = DEFAULT_SPAN_DAYS
+
+    def __post_init__(self) -> None:
+        _in_range("seed", self.seed, SEED_RANGE)
+        _in_range("meetings", self.meetings, MEETINGS_RANGE)
+        _in_range("words per meeting", self.words_per_meeting, WORDS_RANGE)
+        if not (isinstance(self.near_duplicate_rate, (int, float)) and 0.0 <= self.near_duplicate_rate <= 1.0):
+            raise BadInput(f"near-duplicate rate must be between 0 and 1, got {self.near_duplicate_rate!r}")
+        _in_range("span days", self.span_days, (28, 3650))
+        import datetime
+
+        try:
+            datetime.date.fromisoformat(self.start_date)
+        except (TypeError, ValueError):
+            raise BadInput(f"start date must be an ISO date, got {self.start_date!r}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["near_duplicate_rate"] = float(self.near_duplicate_rate)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "GeneratorConfig":
+        known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
+        unknown = sorted(set(d) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise BadInput(f"unknown generator config key(s): {', '.join(unknown)}")
+        return cls(**known)
+
+
+def _in_range(name: str, value: Any, bounds: tuple[int, int]) -> None:
+    lo, hi = bounds
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise BadInput(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+
+
+def derived_seed(seed: int, purpose: str, key: str = "") -> int:
+    """A seed for one purpose (and one meeting): independent of call order, process and PYTHONHASHSEED."""
+    digest = hashlib.sha256(f"{seed}:{purpose}:{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def rng_for(seed: int, purpose: str, key: str = "") -> random.Random:
+    return random.Random(derived_seed(seed, purpose, key))

@@ -1,0 +1,130 @@
+"""Orchestration: plan, render meetings (optionally in worker processes), stream them to disk, write
+queries, facts and the manifest. Output bytes depend only on the config, never on ``workers``."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from turnbench.corpus.format import CorpusWriter
+from turnbench.errors import BadInput, VersionDrift
+from turnbench.generator import PRODUCER_NAME, generator_version
+from turnbench.generator.config import DEFAULT_NEAR_DUPLICATE_RATE, DEFAULT_WORDS, GeneratorConfig
+from turnbench.generator.plan import MeetingPlan, build_plan
+from turnbench.generator.queries import aggregation_targets, build_queries
+from turnbench.generator.render import render_meeting
+
+LICENCE = {"tier": "A", "name": "MIT"}
+MAX_WORKERS = 64
+
+
+@dataclass(frozen=True)
+class Regenerated:
+    manifest: Mapping[str, Any]
+    drift: tuple[str, ...]  # human-readable version differences ("" when none)
+    differing_files: tuple[str, ...]  # files whose hash differs from the recorded manifest
+
+
+def faker_version() -> str:
+    import faker
+
+    return faker.VERSION
+
+
+def corpus_id(cfg: GeneratorConfig) -> str:
+    cid = f"synthetic-s{cfg.seed}-m{cfg.meetings}"
+    if cfg.words_per_meeting != DEFAULT_WORDS:
+        cid += f"-w{cfg.words_per_meeting}"
+    if cfg.near_duplicate_rate != DEFAULT_NEAR_DUPLICATE_RATE:
+        cid += f"-d{cfg.near_duplicate_rate:g}"
+    return cid
+
+
+def producer(cfg: GeneratorConfig) -> dict[str, Any]:
+    return {"name": PRODUCER_NAME, "version": generator_version(), "seed": cfg.seed, "config": cfg.to_json(),
+            "libraries": {"faker": faker_version()}}
+
+
+def _rendered(meetings: tuple[MeetingPlan, ...], workers: int) -> Iterator[tuple[bytes, list, dict]]:
+    if workers <= 1 or len(meetings) < 2:
+        yield from map(render_meeting, meetings)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    chunk = max(1, min(16, len(meetings) // (workers * 8)))
+    with ctx.Pool(workers) as pool:
+        # imap keeps submission order, so the written bytes never depend on which worker finished first
+        yield from pool.imap(render_meeting, meetings, chunksize=chunk)
+
+
+def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1) -> dict[str, Any]:
+    """Write the corpus for ``cfg`` into ``out`` (which must not exist or be empty); returns the manifest."""
+    if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise BadInput(f"workers must be an integer from 1 to {MAX_WORKERS}, got {workers!r}")
+    out = Path(out)
+    with CorpusWriter(out) as writer:  # refuses a non-empty directory before any work is done
+        plan = build_plan(cfg)
+        facts: list[dict[str, Any]] = []
+        turn_counts: dict[str, int] = {}
+        n_turns = n_words = 0
+        for mp, (line, meeting_facts, counts) in zip(plan.meetings, _rendered(plan.meetings, workers)):
+            writer.write_meeting_line(mp.ordinal, line)
+            facts.extend(meeting_facts)
+            turn_counts[mp.id] = counts["turns"]
+            n_turns += counts["turns"]
+            n_words += counts["words"]
+        queries = build_queries(plan, facts, turn_counts)
+        writer.write_queries(queries)
+        writer.write_facts([*aggregation_targets(plan), *facts])
+        by_class: dict[str, int] = {}
+        by_rule: dict[str, int] = {}
+        for q in queries:
+            by_class[q.cls] = by_class.get(q.cls, 0) + 1
+            by_rule[q.rule] = by_rule.get(q.rule, 0) + 1
+        manifest = writer.write_manifest(
+            corpus_id=corpus_id(cfg), licence=LICENCE, producer=producer(cfg),
+            counts={"meetings": len(plan.meetings), "turns": n_turns, "words": n_words, "queries": len(queries),
+                    "queries_by_class": by_class, "queries_by_rule": by_rule, "facts": len(facts)},
+        )
+    return manifest
+
+
+def read_recorded_manifest(path: Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        manifest = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such manifest file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: not a JSON manifest ({exc})") from None
+    prod = manifest.get("producer") if isinstance(manifest, dict) else None
+    if not isinstance(prod, dict) or prod.get("name") != PRODUCER_NAME or "config" not in prod:
+        raise BadInput(f"{path}: not a manifest written by {PRODUCER_NAME}; cannot regenerate from it")
+    return manifest
+
+
+def version_drift(recorded: Mapping[str, Any]) -> tuple[str, ...]:
+    prod = recorded["producer"]
+    drift = []
+    if prod.get("version") != generator_version():
+        drift.append(f"generator recorded {prod.get('version')}, installed {generator_version()}")
+    rec_faker = prod.get("libraries", {}).get("faker")
+    if rec_faker != faker_version():
+        drift.append(f"Faker recorded {rec_faker}, installed {faker_version()}")
+    return tuple(drift)
+
+
+def regenerate(manifest_path: Path, out: Path, *, workers: int = 1, allow_version_drift: bool = False) -> Regenerated:
+    """Regenerate a recorded corpus; refuse (VersionDrift) when versions differ unless drift is allowed."""
+    recorded = read_recorded_manifest(manifest_path)
+    drift = version_drift(recorded)
+    if drift and not allow_version_drift:
+        raise VersionDrift(f"{manifest_path}: {'; '.join(drift)}; pass --allow-version-drift to regenerate anyway")
+    cfg = GeneratorConfig.from_json(recorded["producer"]["config"])
+    manifest = generate(cfg, out, workers=workers)
+    old, new = recorded.get("files", {}), manifest["files"]
+    differing = tuple(sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p)))
+    return Regenerated(manifest=manifest, drift=drift, differing_files=differing)

@@ -1,0 +1,150 @@
+"""The organisation: teams with rosters, recurring series of several kinds, and session dates.
+
+Faker is used here only, from one instance seeded with the corpus seed, for people's names and
+city names; everything else comes from ``vocab`` and seeded ``random.Random`` instances.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from dataclasses import dataclass
+
+from turnbench.generator import vocab
+from turnbench.generator.config import GeneratorConfig, rng_for
+
+_PLAIN_NAME = re.compile(r"^[A-Z][a-z]+$")
+_PLAIN_CITY = re.compile(r"^[A-Z][a-z]+( [A-Z][a-z]+)?$")
+
+
+@dataclass(frozen=True)
+class Team:
+    name: str
+    members: tuple[str, ...]
+    topics: tuple[int, ...]  # indices into vocab.AGENDA_TOPICS
+
+
+@dataclass(frozen=True)
+class Series:
+    id: str
+    team: str
+    kind: str
+    chair: str
+    roster: tuple[str, ...]  # the template roster, chair first
+    agenda: tuple[int, ...]  # the template agenda (topic indices)
+    dates: tuple[str, ...]  # ISO date of each session, non-decreasing
+
+
+@dataclass(frozen=True)
+class Organisation:
+    teams: tuple[Team, ...]
+    series: tuple[Series, ...]
+    cities: tuple[str, ...]
+    name_tokens: tuple[str, ...]  # lowercased tokens of every person name, sorted
+
+    def team(self, name: str) -> Team:
+        for t in self.teams:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+
+def series_count(meetings: int) -> int:
+    """At least 8 series (8 kinds) once there are 16 meetings; about 8 sessions per series beyond that."""
+    return max(min(8, meetings // 2), meetings // 8)
+
+
+def _faker(seed: int):
+    from faker import Faker
+
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    return fake
+
+
+def _people(fake, n: int) -> list[str]:
+    names: list[str] = []
+    seen: set[str] = set()
+    while len(names) < n:
+        first, last = fake.first_name(), fake.last_name()
+        full = f"{first} {last}"
+        # plain ASCII names only: tokenisers then agree on them and no apostrophe reaches the text
+        if not (_PLAIN_NAME.match(first) and _PLAIN_NAME.match(last)) or full in seen:
+            continue
+        seen.add(full)
+        names.append(full)
+    return names
+
+
+def _cities(fake, n: int) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for _ in range(n * 20):
+        c = fake.city()
+        if _PLAIN_CITY.match(c) and c not in seen:
+            seen.add(c)
+            out.append(c)
+            if len(out) == n:
+                break
+    return out
+
+
+def _weekday(d: datetime.date) -> datetime.date:
+    while d.weekday() >= 5:
+        d += datetime.timedelta(days=1)
+    return d
+
+
+def build_organisation(cfg: GeneratorConfig) -> Organisation:
+    rng = rng_for(cfg.seed, "org")
+    fake = _faker(cfg.seed)
+    n_kinds = len(vocab.KINDS)
+    n_series = series_count(cfg.meetings)
+    n_teams = min(max(2, math.ceil(n_series / 4)), len(vocab.TEAM_NAMES))
+    n_series = min(n_series, n_teams * n_kinds)
+
+    team_names = rng.sample(vocab.TEAM_NAMES, n_teams)
+    sizes = [rng.randint(6, 9) for _ in range(n_teams)]
+    people = _people(fake, sum(sizes))
+    cities = _cities(fake, 40)
+    teams = []
+    at = 0
+    for name, size in zip(team_names, sizes):
+        topics = tuple(rng.sample(range(len(vocab.AGENDA_TOPICS)), 6))
+        teams.append(Team(name=name, members=tuple(people[at:at + size]), topics=topics))
+        at += size
+
+    # Session counts: an even split, then random transfers so series differ in length.
+    sessions = [cfg.meetings // n_series] * n_series
+    for _ in range(cfg.meetings - sum(sessions)):
+        sessions[rng.randrange(n_series)] += 1
+    for _ in range(n_series):
+        i, j = rng.randrange(n_series), rng.randrange(n_series)
+        if sessions[i] > 3:
+            sessions[i] -= 1
+            sessions[j] += 1
+
+    kind_order = rng.sample(vocab.KINDS, n_kinds)
+    start = datetime.date.fromisoformat(cfg.start_date)
+    series = []
+    for j in range(n_series):
+        t = j % n_teams
+        team = teams[t]
+        # offset t*4 spreads kinds across teams, so 8 series already cover 8 kinds
+        kind = kind_order[(j // n_teams + t * 4) % n_kinds]
+        members = list(team.members)
+        chair = members[rng.randrange(len(members))]
+        others = [m for m in members if m != chair]
+        roster = (chair, *rng.sample(others, min(len(others), rng.randint(3, 5))))
+        agenda = tuple(rng.sample(team.topics, 3))
+        n = sessions[j]
+        cadence = max(1, cfg.span_days // n)
+        offset = rng.randrange(cadence)
+        dates = tuple(_weekday(start + datetime.timedelta(days=offset + k * cadence)).isoformat()
+                      for k in range(n))
+        series.append(Series(id=f"s{j + 1:03d}", team=team.name, kind=kind, chair=chair, roster=roster,
+                             agenda=agenda, dates=dates))
+    tokens = sorted({tok.lower() for p in people for tok in p.split()})
+    return Organisation(teams=tuple(teams), series=tuple(series), cities=tuple(cities),
+                        name_tokens=tuple(tokens))
