@@ -63,3 +63,10 @@ bench-generator: setup
 	$(PY) scripts/bench_generator.py
 
 .PHONY: corpus regen-check bench-generator
+
+# -- answer engine (issue 5) --
+## bench-answers: every aggregation query of the default corpus answered on the embedded stack (target <= 5 s)
+bench-answers: jars
+	$(PY) -m turnbench.engines.answer.speed --corpus $(DEFAULT_CORPUS)
+
+.PHONY: bench-answers

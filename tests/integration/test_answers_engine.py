@@ -8,7 +8,8 @@ Every answer below can be checked by reading ``MEETINGS``:
   April = 1 (a-04), May = 0.
 - "defer the billing migration": twice in a-01 ("Can we defer ...", "Defer the billing migration, ...");
   a-02 only mentions the item, a-03 defers "the billing migrations" (plural). R5 = 2.
-- Items with characters that mean something to SQL, LIKE or a regular expression are deferred once each.
+- Items with characters that mean something to SQL, LIKE or a regular expression are deferred once each;
+  a-05 defers "the Routing   UPGRADE" once (case and spacing differ from the question).
 - Platform weekly sync = a-01 (Ana, Ben), a-02 (Ana, Ben? no: Ana, Cleo), a-05 (Ana, Cleo): Ana spoke in 3,
   Cleo 2, Ben 1. Payments weekly sync = a-04 (Dev, Eve), a-06 (Dev, Fay): Dev 2.
 """
@@ -58,7 +59,7 @@ MEETINGS = [
     ]),
     ("a-05", "Platform \u2014 weekly sync #3", "2026-05-04", [
         ("Ana", "Who owns the amber heron these days?"),
-        ("Cleo", "I do."),
+        ("Cleo", "I do. We DEFER THE Routing   UPGRADE again, sadly."),
     ]),
     ("a-06", "Payments \u2014 weekly sync #2", "2026-05-11", [
         ("Dev", "We got some feedback about the amber heron from the field."),
@@ -99,6 +100,7 @@ QUERIES = [
     _q("r5-zero", "R5", "times", "How many times was the amber heron deferred?", count(0)),
     *[_q(f"r5-nasty-{i}", "R5", "times-quoted", f'How many times did we defer "the {item}"?', count(1))
       for i, item in enumerate(NASTY)],
+    _q("r5-case", "R5", "times", "How many times in total did we defer the routing upgrade?", count(1)),
     # a LIKE wildcard or a regex metacharacter read as syntax would match the deferrals above
     _q("r5-like", "R5", "times-quoted", 'How many times did we defer "the 50_ rollout"?', count(0)),
     _q("r5-regex", "R5", "times-quoted", 'How many times did we defer "the .* rollout"?', count(0)),
@@ -187,7 +189,8 @@ def test_a_filter_that_misses_one_meeting_is_caught(stack, loaded):
     assert em["r3-a"] == 0.0 and em["r4-a"] == 0.0 and em["r7-apr"] == 0.0
     r4 = next(s for s in res.scores if s.query_id == "r4-a")
     assert r4.set_f1 == pytest.approx(0.8)  # 2 of 3 found: F1 = 2*2/(2+3) says "one meeting missing"
-    assert res.rule_rows()[-1].em < 1.0 and res.rule_rows()[-1].answered == 1.0 - 2 / len(QUERIES)
+    al = res.rule_rows()[-1]
+    assert al.em < 1.0 and al.declined == 2  # wrong, not silent: only the two out-of-grammar questions declined
 
 
 def test_an_unrefreshed_index_is_caught(stack, loaded):

@@ -228,11 +228,16 @@ class ReferenceAnswerer:
 
     def occurrences(self, pattern: str) -> int:
         """Total word-bounded, case-insensitive occurrences of the literal ``pattern`` in segment text."""
+        sql = f"SELECT coalesce(sum(regexp_count(text, %s, 1, 'i')), 0) FROM {self.schema}.segments"
+        params: tuple[Any, ...] = (word_bounded(pattern),)
+        # A cheap substring test first: every match contains the phrase's longest word. Only for ASCII words,
+        # where lower() and the regex's case-insensitivity agree exactly; position() takes no pattern syntax.
+        longest = max(pattern.split(), key=len, default="")
+        if longest.isascii() and longest:
+            sql += " WHERE position(%s in lower(text)) > 0"
+            params += (longest.lower(),)
         with self.conn.cursor() as cur:
-            cur.execute(
-                f"SELECT coalesce(sum(regexp_count(text, %s, 1, 'i')), 0) FROM {self.schema}.segments",
-                (word_bounded(pattern),),
-            )
+            cur.execute(sql, params)
             return int(cur.fetchone()[0])
 
     def attendance(self, meeting_ids: Sequence[str]) -> list[tuple[str, int]]:
