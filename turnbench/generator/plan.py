@@ -151,23 +151,24 @@ SUMMARY_TEMPLATES = (
 
 # -- aggregation phrasing families: (surface, grammar, template) ----------------------------------
 AGG_SURFACES = {
-    "R3": (("how_many", "in", "How many meetings {verb} the {x}?"),
-           ("count_meetings", "in", 'Count the meetings that {verb} "{x}".'),
+    "R3": (("how_many", "in", "How many {noun} {verb} the {x}?"),
+           ("count_meetings", "in", 'Count the {noun} that {verb} "{x}".'),
            ("casual", "out", "Did the {x} come up much? Give me the number of calls.")),
-    "R4": (("which", "in", "Which meetings {verb} the {x}?"),
-           ("list", "in", 'List the meetings that {verb} "{x}".'),
+    "R4": (("which", "in", "Which {noun} {verb} the {x}?"),
+           ("list", "in", 'List the {noun} that {verb} "{x}".'),
            ("casual", "out", "Pull up every call where somebody brought up the {x}.")),
     "R5": (("how_many_times", "in", "How many times in total did we defer the {x}?"),
            ("count_deferrals", "in", 'Count how many times "{x}" was deferred.'),
-           ("casual", "out", "How often has the {x} been put off?")),
+           ("casual", "out", "Tally up how often the {x} got pushed to a later date.")),
     "R6": (("who_most", "in", "Who attended the most {kind} sessions for the {team} team?"),
            ("which_person", "in", "Which person attended the most {team} {kind} meetings?"),
            ("casual", "out", "Of everyone at the {team} {kind} meetings, who showed up most often, and how many times?")),
-    "R7": (("how_many_in_month", "in", "How many meetings in {month} {verb} the {x}?"),
-           ("month_first", "in", 'In {month}, how many meetings {verb} "{x}"?'),
+    "R7": (("how_many_in_month", "in", "How many {noun} in {month} {verb} the {x}?"),
+           ("month_first", "in", 'In {month}, how many {noun} {verb} "{x}"?'),
            ("casual", "out", "Back in {month}, on how many calls did the {x} come up?")),
 }
-AGG_VERBS = ("mentioned", "discussed")
+AGG_VERBS = ("mentioned", "discussed", "talked about")
+AGG_NOUNS = ("meetings", "sessions")
 
 
 def _value(kind: str, rng, names: _Names, org: Organisation, people: list[str]) -> str:
@@ -353,7 +354,7 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
     def agg(rule: str, idx: int, answer: Answer, target: dict[str, Any], **fmt: str) -> str:
         surface, grammar, tpl = AGG_SURFACES[rule][idx % 3]
         q = qid()
-        text = tpl.format(verb=AGG_VERBS[rng.randrange(2)], **fmt)
+        text = tpl.format(verb=rng.choice(AGG_VERBS), noun=rng.choice(AGG_NOUNS), **fmt)
         queries.append(QuerySpec(q, "aggregation", rule, surface, text, grammar=grammar, answer=answer,
                                  target={"rule": rule, **target}))
         return q
