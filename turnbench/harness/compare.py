@@ -151,6 +151,8 @@ def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any]) -> None:
     _diff("corpora (sha256)", bp["corpus"]["sha256"], cp["corpus"]["sha256"])
     _diff("relevance policies", bp["relevance_policy"]["name"], cp["relevance_policy"]["name"])
     _diff("scopes", base["scope"]["label"], cand["scope"]["label"])
+    if "answers" in base and "answers" in cand:  # e.g. a count tolerance of 1 against one of 0
+        _diff("answer scoring policies", base["answers"].get("policy"), cand["answers"].get("policy"))
     bt, ct = tables_of(base), tables_of(cand)
     _diff("result blocks", sorted(bt), sorted(ct))
     for name in sorted(bt):
@@ -270,6 +272,9 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
     if bp["metric_engine"] != cp["metric_engine"]:
         notes.append(f"metric engines differ: baseline {bp['metric_engine'].get('version')}, "
                      f"candidate {cp['metric_engine'].get('version')}")
+    if "answers" in base and base["answers"].get("answerer") != cand["answers"].get("answerer"):
+        notes.append(f"answerers differ: baseline {base['answers'].get('answerer')}, "
+                     f"candidate {cand['answers'].get('answerer')}")
     facts = {
         "corpus": bp["corpus"]["id"],
         "corpus_sha256": bp["corpus"]["sha256"],
