@@ -9,7 +9,8 @@ Every answer below can be checked by reading ``MEETINGS``:
 - "defer the billing migration": twice in a-01 ("Can we defer ...", "Defer the billing migration, ...");
   a-02 only mentions the item, a-03 defers "the billing migrations" (plural). R5 = 2.
 - Items with characters that mean something to SQL, LIKE or a regular expression are deferred once each;
-  a-05 defers "the Routing   UPGRADE" once (case and spacing differ from the question).
+  a-05 defers "the Routing UPGRADE" once (case differs from the question); with two spaces it is no
+  deferral by contract (docs/question-grammar.md §1: single spaces).
 - Platform weekly sync = a-01 (Ana, Ben), a-02 (Ana, Ben? no: Ana, Cleo), a-05 (Ana, Cleo): Ana spoke in 3,
   Cleo 2, Ben 1. Payments weekly sync = a-04 (Dev, Eve), a-06 (Dev, Fay): Dev 2.
 """
@@ -59,7 +60,7 @@ MEETINGS = [
     ]),
     ("a-05", "Platform \u2014 weekly sync #3", "2026-05-04", [
         ("Ana", "Who owns the amber heron these days?"),
-        ("Cleo", "I do. We DEFER THE Routing   UPGRADE again, sadly."),
+        ("Cleo", "I do. We DEFER THE Routing UPGRADE again, sadly; defer the routing  upgrade (two spaces) is not one."),
     ]),
     ("a-06", "Payments \u2014 weekly sync #2", "2026-05-11", [
         ("Dev", "We got some feedback about the amber heron from the field."),

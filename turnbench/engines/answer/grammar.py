@@ -1,4 +1,8 @@
-"""The reference answerer's intent parser: a small, general question grammar (docs/question-grammar.md).
+"""The reference answerer's intent parser: a small, general question grammar.
+
+It covers every production of docs/question-grammar.md §2 (the generator's in-grammar families) as special
+cases of a few general frames, so a question phrased a little differently — another mention verb, a
+passive, the month at the end, "calls" for "meetings" — is still understood; §3's families stay outside.
 
 A question is read as a *frame* (what is asked) plus *slots* (what it is asked about):
 

@@ -53,13 +53,15 @@ TITLE_PATTERN = re.compile(r"^(?P<team>.+?) \u2014 (?P<kind>.+?) #(?P<n>[0-9]+)$
 
 
 def are_literal(text: str) -> str:
-    """``text`` as a PostgreSQL ARE matching it literally; runs of whitespace match any whitespace run.
+    """``text`` as a PostgreSQL ARE matching it literally, its words separated by single spaces.
+
+    Single spaces, not any whitespace, because that is the deferral contract (docs/question-grammar.md §1).
 
     Every character that is neither alphanumeric nor whitespace is backslash-escaped: in an ARE a backslash
     before a non-alphanumeric character always means that character, while a backslash before an
     alphanumeric one would start an escape (``\\m``, ``\\d``...) — so letters and digits stay bare."""
     words = text.split()
-    return r"[[:space:]]+".join("".join(c if c.isalnum() else "\\" + c for c in w) for w in words)
+    return " ".join("".join(c if c.isalnum() else "\\" + c for c in w) for w in words)
 
 
 def word_bounded(text: str) -> str:
