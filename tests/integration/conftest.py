@@ -19,3 +19,12 @@ def stack():
     provider = os.environ.get("TURNBENCH_TEST_PROVIDER", "embedded")
     with open_stack(provider) as info:
         yield info
+
+
+def pytest_collection_modifyitems(config, items):
+    """The stack is started only for tests marked integration: a test that asks for it unmarked is a mistake
+    (it would start a real stack in a run that deselected integration tests)."""
+    unmarked = sorted(i.nodeid for i in items if "stack" in getattr(i, "fixturenames", ()) and
+                      i.get_closest_marker("integration") is None)
+    if unmarked:
+        raise pytest.UsageError(f"tests use the `stack` fixture without @pytest.mark.integration: {unmarked}")

@@ -70,8 +70,9 @@ def test_a_plugin_class_that_does_not_load_fails_loudly(workdir, monkeypatch):
     Path(str(err.value).rsplit("log kept at ", 1)[1]).unlink()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_signal_tears_the_stack_down(workdir, sig):
+    """SIGTERM and SIGINT run the context manager's teardown; after SIGKILL the watchdog does it."""
     script = textwrap.dedent(
         """
         import json, sys, time
@@ -88,8 +89,13 @@ def test_signal_tears_the_stack_down(workdir, sig):
         assert len(pids) == 2 and not _gone(pids)
         proc.send_signal(sig)
         proc.wait(timeout=30)
+        # after SIGTERM/SIGINT the teardown has finished when the process has exited: no waiting
+        deadline = time.monotonic() + (20 if sig == signal.SIGKILL else 0)
+        while not (_gone(pids) and not any(workdir.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.2)
     finally:
         proc.kill()
+        proc.wait()
     assert _gone(pids)
     assert list(workdir.iterdir()) == []
 

@@ -92,3 +92,27 @@ def test_postgres_copy_round_trip(stack):
         conn.execute("DROP TABLE smoke_copy")
     assert back == rows
     assert buf.getvalue().decode().splitlines()[1] == "2\ttab\\there\t1.25"
+
+
+def test_external_record_and_auto_reuse_leave_the_stack_running(stack, tmp_path, monkeypatch):
+    """`stack up --provider external` records someone else's stack; auto then reuses it; down only forgets it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from turnbench.cli import main
+    from turnbench.stack import open_stack
+
+    monkeypatch.setenv("TURNBENCH_STATE_DIR", str(tmp_path / "state"))
+    runner = CliRunner()
+    up = runner.invoke(main, ["stack", "up", "--provider", "external", "--opensearch-url", stack.opensearch_url,
+                              "--postgres-dsn", stack.postgres_dsn])
+    assert up.exit_code == 0, up.stderr
+    assert json.loads(up.stdout)["provider"] == "external"
+    said = []
+    with open_stack("auto", echo=said.append) as reused:
+        assert reused.opensearch_url == stack.opensearch_url
+        assert reused.versions() == stack.versions()
+    assert said == [f"turnbench: stack provider recorded: the external stack recorded in {tmp_path / 'state' / 'stack.json'} answers"]
+    assert runner.invoke(main, ["stack", "down"]).exit_code == 0
+    assert _os(stack, "/_cluster/health")["status"] in ("green", "yellow")  # still running: it was not ours

@@ -61,7 +61,7 @@ def choose_provider(provider: str = "auto", **options: Any) -> tuple[str, str]:
     if recorded is not None:
         try:
             external.describe(recorded.provider, recorded.opensearch_url, recorded.postgres_dsn, {})
-            return "recorded", f"a {recorded.provider} stack recorded in {state.state_path()} answers"
+            return "recorded", f"the {recorded.provider} stack recorded in {state.state_path()} answers"
         except StackStartError:
             pass
     engine = docker.engine_problem()

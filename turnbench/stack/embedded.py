@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from turnbench import canonical
 from turnbench.errors import StackStartError, TurnbenchError
 from turnbench.stack import jars, pins
 from turnbench.stack._proc import LOOPBACK, free_port, http_json, is_running, require_free_port, start_ticks, stop_pids, tail
@@ -175,6 +176,7 @@ class EmbeddedStack:
         postgres_port: int | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         workdir: str | os.PathLike | None = None,
+        detached: bool = False,
         **unknown: Any,
     ) -> None:
         if unknown:
@@ -191,6 +193,9 @@ class EmbeddedStack:
         self.ports = {"http": opensearch_port, "transport": transport_port, "postgres": postgres_port}
         self.timeout = float(timeout)
         self.parent_dir = workdir
+        # detached: the servers are meant to outlive this process (`stack up`), so no watchdog guards them
+        self.detached = detached
+        self.watchdog: subprocess.Popen | None = None
         self.root: Path | None = None
         self.started: list[Started] = []
         self.timings: dict[str, float] = {}
@@ -239,6 +244,8 @@ class EmbeddedStack:
         os.chmod(self.root, 0o711)
         if user:
             _require_reachable(self.root, user)
+        if not self.detached:
+            self._start_watchdog()
 
         t_os = time.monotonic()
         node_log = self._launch_opensearch(launcher, ports["http"], ports["transport"])
@@ -395,6 +402,18 @@ class EmbeddedStack:
             )
         _CHILDREN[popen.pid] = popen
         self.started.append(Started(name, popen.pid, start_ticks(popen.pid), stop_signal))
+        from turnbench.stack._watchdog import PROCESSES_FILE
+
+        canonical.write_json(self.root / PROCESSES_FILE, [p.to_json() for p in self.started])
+
+    def _start_watchdog(self) -> None:
+        import sys
+
+        self.watchdog = subprocess.Popen(
+            [sys.executable, "-m", "turnbench.stack._watchdog", str(os.getpid()), str(start_ticks(os.getpid())),
+             str(self.root)],
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )
 
     def _failed(self, message: str, log: Path) -> StackStartError:
         """A one-line error naming a copy of the log that survives the teardown; the tail rides along."""
@@ -423,6 +442,14 @@ class EmbeddedStack:
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
+        if self.watchdog is not None:
+            self.watchdog.terminate()
+            try:
+                self.watchdog.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.watchdog.kill()
+                self.watchdog.wait()
+            self.watchdog = None
 
     @staticmethod
     def stop_recorded(details: Mapping[str, Any]) -> None:

@@ -28,7 +28,7 @@ def up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options
         if chosen == "embedded":
             from turnbench.stack.embedded import EmbeddedStack
 
-            running = EmbeddedStack(**options)
+            running = EmbeddedStack(**options, detached=True)
             info = running.start()
             stop = running.stop
         elif chosen == "docker":

@@ -214,3 +214,32 @@ def test_cli_second_up_refuses_and_shows_the_recorded_stack():
     result = CliRunner().invoke(main, ["stack", "up"])
     assert result.exit_code == 3
     assert "already recorded" in result.stderr and "http://127.0.0.1:1" in result.stderr
+
+
+# -- open_stack refusals before anything runs -----------------------------------------------------------------
+def test_open_stack_without_java_starts_nothing(tmp_path):
+    from turnbench.stack import open_stack
+
+    with pytest.raises(StackStartError, match=r"^Java not found at ") as err:
+        with open_stack("embedded", java=tmp_path / "no-java"):
+            pytest.fail("the stack must not open")
+    assert err.value.started_pids == ()
+
+
+def test_open_stack_without_postgres_binaries_starts_nothing(tmp_path):
+    from turnbench.stack import open_stack
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(StackStartError, match="PostgreSQL server binaries") as err:
+        with open_stack("embedded", postgres_bin=tmp_path / "empty"):
+            pytest.fail("the stack must not open")
+    assert err.value.started_pids == ()
+    assert "\n" not in str(err.value)
+
+
+def test_unknown_embedded_option_is_bad_input():
+    from turnbench.stack import open_stack
+
+    with pytest.raises(BadInput, match="unknown option\\(s\\) for the embedded provider: hepa"):
+        with open_stack("embedded", hepa="1g"):
+            pass
