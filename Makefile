@@ -70,3 +70,10 @@ bench-answers: jars
 	$(PY) -m turnbench.engines.answer.speed --corpus $(DEFAULT_CORPUS)
 
 .PHONY: bench-answers
+
+# -- load and retrieval arms (issue 4) --
+## bench-load: load the default corpus into a fresh embedded stack; time split, passages/s, queries/s at depth 100, peak RSS
+bench-load: corpus jars
+	$(PY) -m turnbench.stack.bench_load --corpus $(DEFAULT_CORPUS)
+
+.PHONY: bench-load

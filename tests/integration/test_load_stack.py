@@ -181,3 +181,20 @@ def test_a_run_refuses_an_index_of_another_corpus_or_an_unfinished_load(stack, t
     with pytest.raises(IndexNotSettled, match="never settled"):
         run_arm(stack, tiny_other, "bm25")
     load_corpus(stack, tiny, max_words=MAX_WORDS)
+
+
+def test_a_search_error_is_refused_not_skipped(stack, tiny):
+    from turnbench.engines.retrieval import get_arm, get_scope, run_queries, search_body
+    from turnbench.errors import SearchFailed
+
+    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    good = search_body(get_arm("bm25"), tiny.queries()[0], get_scope("corpus"), 10)
+    bad = {**good, "query": {"match": {"content": {"query": "x", "operator": "sometimes"}}}}
+    entries, latencies = run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good)])
+    assert entries[0].passage_id == "mtg-0004:00001" and len(latencies) == 1
+    with pytest.raises(SearchFailed, match="queries q01..q02: OpenSearch refused the _msearch batch"):
+        run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good), ("q02", bad)])
+    # a query that fails on the shard comes back as an error item inside a successful _msearch
+    shard_bad = {**good, "query": {"match": {"start": "not a number"}}}
+    with pytest.raises(SearchFailed, match="query q03: OpenSearch answered an error"):
+        run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good), ("q03", shard_bad)])

@@ -29,6 +29,9 @@ from turnbench.runs import Passage, RankedPassage, normalise
 DEFAULT_DEPTH = 100
 MSEARCH_BATCH = 100
 SCOPES = ("corpus", "gold-meetings")
+# Only what a run needs comes back: half the bytes to parse (no _index, no sort values per hit).
+MSEARCH_FILTER = ",".join(f"responses.{k}" for k in ("hits.hits._id", "hits.hits._score", "took", "timed_out",
+                                                      "_shards", "error", "status"))
 # The hit order inside OpenSearch matches normalise(): score, then kind, meeting, index.
 HIT_SORT = ({"_score": {"order": "desc"}}, {"passage_kind": {"order": "asc"}}, {"meeting_id": {"order": "asc"}},
             {"passage_index": {"order": "asc"}})
@@ -144,6 +147,8 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
 def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch: int = MSEARCH_BATCH
                 ) -> tuple[list[RankedPassage], list[float]]:
     """Send ``(query id, body)`` pairs in ``_msearch`` batches; any failed or partial search is refused."""
+    from opensearchpy.exceptions import TransportError
+
     entries: list[RankedPassage] = []
     latencies: list[float] = []
     for lo in range(0, len(bodies), batch):
@@ -152,7 +157,11 @@ def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch
         for _qid, body in part:
             lines.append({"index": index})
             lines.append(body)
-        resp = client.msearch(body=lines)
+        try:
+            resp = client.msearch(body=lines, filter_path=MSEARCH_FILTER)
+        except TransportError as exc:
+            raise SearchFailed(f"queries {part[0][0]}..{part[-1][0]}: OpenSearch refused the _msearch batch: "
+                               f"{exc}") from None
         for (qid, _body), r in zip(part, resp["responses"], strict=True):
             if "error" in r:
                 raise SearchFailed(f"query {qid}: OpenSearch answered an error: {r['error']}")
@@ -160,7 +169,8 @@ def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch
             if r.get("timed_out") or shards.get("failed", 0) or shards.get("skipped", 0):
                 raise SearchFailed(f"query {qid}: partial result (timed out or shards failed): {shards}")
             latencies.append(r["took"] / 1000.0)
-            for rank, hit in enumerate(r["hits"]["hits"], 1):
+            # filter_path drops an empty hit list entirely: no key means no hit
+            for rank, hit in enumerate(r.get("hits", {}).get("hits", ()), 1):
                 entries.append(RankedPassage(qid, hit["_id"], rank, float(hit["_score"])))
     return entries, latencies
 
@@ -168,6 +178,14 @@ def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch
 def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
             depth: int | None = None) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index."""
+    from turnbench.stack.load import stack_errors
+
+    with stack_errors(stack):
+        return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth)
+
+
+def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None
+             ) -> RunResult:
     from turnbench.stack.load import (DEFAULT_INDEX, expected_counts, loaded_marker, observed_counts,
                                       opensearch_client, _describe_difference)
     from turnbench.stack.passages import chunk_meeting, inventory_sha256

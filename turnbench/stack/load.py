@@ -36,6 +36,7 @@ settle (docs per meeting equal the inventory's, on two consecutive reads) → pr
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
@@ -84,6 +85,21 @@ def postgres_connect(stack):
     import psycopg
 
     return psycopg.connect(stack.postgres_dsn)
+
+
+@contextlib.contextmanager
+def stack_errors(stack) -> Iterator[None]:
+    """A server that stops answering mid-way becomes a one-line refusal, not a traceback."""
+    import psycopg
+    from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+
+    try:
+        yield
+    except OpenSearchConnectionError as exc:
+        raise StackStateError(f"OpenSearch at {stack.opensearch_url} does not answer: {exc}") from None
+    except psycopg.OperationalError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StackStateError(f"PostgreSQL does not answer: {first}") from None
 
 
 # -- index definition ----------------------------------------------------------------------------
@@ -364,6 +380,11 @@ def _put_marker(client, index: str, marker: Mapping[str, Any]) -> None:
 def load_corpus(stack, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS, index: str = DEFAULT_INDEX,
                 settle_timeout_s: float = SETTLE_TIMEOUT_S) -> LoadResult:
     """Load ``corpus`` into the stack's PostgreSQL and OpenSearch and return the passages and provenance."""
+    with stack_errors(stack):
+        return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s)
+
+
+def _load_corpus(stack, corpus: Corpus, *, max_words: int, index: str, settle_timeout_s: float) -> LoadResult:
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     client = opensearch_client(stack)
