@@ -77,3 +77,9 @@ bench-load: corpus jars
 	$(PY) -m turnbench.stack.bench_load --corpus $(DEFAULT_CORPUS)
 
 .PHONY: bench-load
+
+## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split
+bench-harness: setup
+	$(PY) -m turnbench.harness.speed
+
+.PHONY: bench-harness

@@ -88,12 +88,12 @@ def _trec_measure_set(measures: Sequence[Measure]) -> set[str]:
     return plain | {f"{fam}.{','.join(str(c) for c in sorted(cs))}" for fam, cs in cutoffs.items()}
 
 
-def evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
+def evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],
              measures: Iterable[Measure]) -> dict[str, dict[Measure, float]]:
     """Per-query values for every query in ``qrels``; run queries without qrels are ignored.
 
-    ``run`` lists each query's ``(doc id, score)`` pairs. A query in ``qrels`` that ``run`` lacks, or
-    lists empty, scores 0.0 on every measure (``trec_eval -c``); pytrec_eval alone would omit it.
+    ``run`` maps each query to ``{doc id: score}``. A query in ``qrels`` that ``run`` lacks, or maps
+    to nothing, scores 0.0 on every measure (``trec_eval -c``); pytrec_eval alone would omit it.
     Scores should already be tie-free (``turnbench.runs.normalise``): trec_eval breaks ties by doc id.
     """
     import pytrec_eval
@@ -106,7 +106,7 @@ def evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[
             # trec_eval would silently skip such a query; an unjudgeable query is the caller's to drop and count
             raise BadInput(f"query {qid} has no relevant document in the qrels; drop it as unjudgeable first")
     qrels_in = {qid: {d: int(g) for d, g in docs.items()} for qid, docs in qrels.items()}
-    run_in = {qid: {d: float(s) for d, s in run[qid]} for qid in qrels if run.get(qid)}
+    run_in = {qid: run[qid] if isinstance(run[qid], dict) else dict(run[qid]) for qid in qrels if run.get(qid)}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels_in, _trec_measure_set(measures))
     raw = evaluator.evaluate(run_in) if run_in else {}
     zero = {m: 0.0 for m in measures}

@@ -19,10 +19,10 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from turnbench import canonical
 from turnbench.corpus.records import RANKED_CLASSES
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, UnjudgedPassage
 from turnbench.harness import judgements as J
 from turnbench.harness import metrics as M
-from turnbench.runs import Passage, RankedPassage, iter_meeting_order, normalise
+from turnbench.runs import Passage, RankedPassage
 
 SCHEMA_VERSION = 1
 DECIMALS = 6
@@ -72,10 +72,68 @@ def _inventory_sha256(passages: Sequence[Passage]) -> str:
     return canonical.sha256_bytes(b"".join(canonical.dumps_line(p.to_json()) for p in rows))
 
 
-def _run_sha256(run: Mapping[str, Sequence[RankedPassage]]) -> str:
-    return canonical.sha256_bytes(b"".join(
-        canonical.dumps_line({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]})
-        for qid in sorted(run)))
+def _run_sha256(run: Mapping[str, Sequence[str]]) -> str:
+    """sha256 of the normalised run as lines ``query<TAB>id id id...`` in query-id order."""
+    return canonical.sha256_bytes("".join(f"{qid}\t{' '.join(run[qid])}\n" for qid in sorted(run)).encode("utf-8"))
+
+
+def normalised_run(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[str]]:
+    """Each query's passage ids in DESIGN rule 5 order, as ``turnbench.runs.normalise`` defines it.
+
+    The same order — a duplicate keeps its best score, then (-score, kind, meeting, index, id) — computed with
+    numpy sorts instead of per-query Python sorts: a million run entries take well under a second instead of
+    several. ``runs.normalise`` stays the definition; a test holds the two equal on tie-heavy input.
+    """
+    import numpy as np
+
+    entries = entries if isinstance(entries, list) else list(entries)
+    if not entries:
+        return {}
+    order = sorted(passages.values(), key=lambda p: (p.kind, p.meeting, p.index, p.id))
+    rank = {p.id: i for i, p in enumerate(order)}
+    qids = [e.query_id for e in entries]
+    ranks = list(map(rank.get, [e.passage_id for e in entries]))
+    if None in ranks:
+        e = entries[ranks.index(None)]
+        raise UnjudgedPassage(f"query {e.query_id}: ranked passage {e.passage_id!r} is not in the passage inventory")
+    uq = sorted(set(qids))
+    code = {q: i for i, q in enumerate(uq)}
+    q_arr = np.fromiter(map(code.__getitem__, qids), dtype=np.int64, count=len(qids))
+    r_arr = np.array(ranks, dtype=np.int64)
+    s_arr = np.array([e.score for e in entries], dtype=np.float64)
+    if np.isnan(s_arr).any():
+        raise BadInput("the run holds a score that is not a number")
+    # a passage listed twice for one query keeps its best score: sort by (query, passage, -score), keep firsts
+    i = np.lexsort((-s_arr, r_arr, q_arr))
+    q_arr, r_arr, s_arr = q_arr[i], r_arr[i], s_arr[i]
+    first = np.ones(len(q_arr), dtype=bool)
+    first[1:] = (q_arr[1:] != q_arr[:-1]) | (r_arr[1:] != r_arr[:-1])
+    q_arr, r_arr, s_arr = q_arr[first], r_arr[first], s_arr[first]
+    i = np.lexsort((r_arr, -s_arr, q_arr))
+    q_arr, r_arr = q_arr[i], r_arr[i]
+    cuts = (np.flatnonzero(q_arr[1:] != q_arr[:-1]) + 1).tolist()
+    ids = [p.id for p in order]
+    flat = list(map(ids.__getitem__, r_arr.tolist()))
+    bounds = [0, *cuts, len(flat)]
+    present = [uq[c] for c in q_arr[[0, *cuts]].tolist()]
+    return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
+
+
+class _Scorer:
+    """Strictly decreasing scores in list order (no tie is left for trec_eval to break), built at C speed."""
+
+    def __init__(self, depth: int):
+        self.desc = [float(x) for x in range(depth, 0, -1)]
+
+    def __call__(self, ids: Sequence[str]) -> dict[str, float]:
+        if len(ids) > len(self.desc):
+            self.desc = [float(x) for x in range(len(ids), 0, -1)]
+        return dict(zip(ids, self.desc[len(self.desc) - len(ids):]))
+
+
+def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str]) -> list[str]:
+    """A ranked passage list collapsed to meetings by first occurrence (DESIGN §6)."""
+    return list(dict.fromkeys(map(meeting_of.__getitem__, pids)))
 
 
 def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
@@ -110,7 +168,7 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
             raise BadInput(f"query {q.id} is scored on retrieval but its class {q.cls!r} is not a ranked class")
 
     judged = J.judge(ranked, corpus.iter_meetings(), passages, policy)
-    run = normalise(run_entries, pmap)
+    run = normalised_run(run_entries, pmap)
     foreign = sorted(set(run) - known_ids)
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
@@ -121,20 +179,20 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
     ok = {qid: j for qid, j in judged.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
-    p_run = {qid: [(e.passage_id, e.score) for e in run.get(qid, ())] for qid in p_qrels}
-    m_run = {}
-    for qid in m_qrels:
-        order = list(iter_meeting_order(run.get(qid, ()), pmap))
-        m_run[qid] = [(m, float(len(order) - r)) for r, m in enumerate(order)]
+    scored = _Scorer(max((len(v) for v in run.values()), default=0))
+    meeting_of = {p.id: p.meeting for p in passages}
+    p_run = {qid: scored(run[qid]) for qid in p_qrels if qid in run}
+    m_run = {qid: scored(meeting_order(run[qid], meeting_of)) for qid in m_qrels if qid in run}
     p_vals = M.evaluate(p_qrels, p_run, M.PASSAGE_MEASURES) if p_qrels else {}
     m_vals = M.evaluate(m_qrels, m_run, M.MEETING_MEASURES) if m_qrels else {}
 
+    names = {m: str(m) for m in M.ALL_MEASURES}
     per_query = []
     for q in ranked:
         if q.id not in ok:
             continue
-        values = {str(m): q6(v) for m, v in p_vals.get(q.id, {}).items()}
-        values.update({str(m): q6(v) for m, v in m_vals[q.id].items()})
+        values = {names[m]: q6(v) for m, v in p_vals.get(q.id, {}).items()}
+        values.update({names[m]: q6(v) for m, v in m_vals[q.id].items()})
         per_query.append({"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule,
                           "surface": q.surface, "level": ok[q.id].level, "answered": bool(run.get(q.id)),
                           "values": values})
@@ -168,7 +226,8 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
             "inputs": {
                 "passages": {"count": len(passages), "sha256": _inventory_sha256(passages)},
                 "run": {"queries": len(run), "entries": sum(depths), "max_depth": max(depths, default=0),
-                        "sha256_normalised": _run_sha256(run), "tie_break": "-score, kind, meeting, index"},
+                        "sha256_normalised": _run_sha256(run),
+                        "order": "best score per passage, then -score, kind, meeting, index, id"},
             },
         },
         "scope": dict(SCOPES[scope]),

@@ -207,3 +207,22 @@ def test_score_cli_scores_trec_and_jsonl_runs_alike(tmp_path, small_corpus):
     bad = runner.invoke(main, [*base, "--run", str(tmp_path / "bad.trec"), "--out", str(tmp_path / "o4")])
     assert bad.exit_code == 3 and "UnjudgedPassage" in bad.output
     assert not (tmp_path / "o4").exists()
+
+
+def test_the_fast_normalised_order_equals_runs_normalise_on_tie_heavy_input():
+    import random
+
+    from turnbench.harness.score import normalised_run
+    from turnbench.runs import normalise
+
+    rng = random.Random(3)
+    passages = [Passage(f"{rng.choice('abcxyz')}{i:03d}", f"m{rng.randrange(4)}", "s", 0.0, 1.0, rng.randrange(5),
+                        rng.choice(("turn", "title"))) for i in range(60)]
+    pmap = {p.id: p for p in passages}
+    entries = [RankedPassage(f"q{rng.randrange(7)}", rng.choice(passages).id, 0, float(rng.choice((1, 1, 2, 0.5, 3))))
+               for _ in range(600)]  # many repeats of one passage in one query, most scores tied
+    reference = normalise(entries, pmap)
+    assert normalised_run(entries, pmap) == {q: [e.passage_id for e in v] for q, v in reference.items()}
+    assert normalised_run([], pmap) == {}
+    with pytest.raises(UnjudgedPassage):
+        normalised_run([RankedPassage("q", "nope", 1, 1.0)], pmap)
