@@ -243,3 +243,27 @@ def test_unknown_embedded_option_is_bad_input():
     with pytest.raises(BadInput, match="unknown option\\(s\\) for the embedded provider: hepa"):
         with open_stack("embedded", hepa="1g"):
             pass
+
+
+def test_cli_stack_up_without_postgres_binaries_exits_3(tmp_path, monkeypatch):
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("TURNBENCH_PG_BIN", str(tmp_path / "empty"))
+    result = CliRunner().invoke(main, ["stack", "up", "--provider", "embedded"])
+    assert result.exit_code == 3
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "turnbench: StackStartError: PostgreSQL server binaries (initdb, postgres) not found in ")
+    assert not state.state_path().exists()
+
+
+def test_cli_stack_up_on_a_taken_port_exits_3():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        result = CliRunner().invoke(main, ["stack", "up", "--provider", "embedded", "--postgres-port", str(port)])
+    assert result.exit_code == 3
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"turnbench: StackStartError: postgres port {port} on 127.0.0.1 is taken (Address already in use); "
+        "choose another port or leave it unset")
