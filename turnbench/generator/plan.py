@@ -214,7 +214,11 @@ def _sessions(cfg: GeneratorConfig, org: Organisation) -> list[dict[str, Any]]:
 
 
 def _unique_attendance_max(sessions: list[dict[str, Any]], org: Organisation, rng) -> None:
-    """Make the chair the unique most frequent speaker of every series (R6 needs a unique maximum)."""
+    """Make the chair the unique most frequent speaker of every series (R6 needs a unique maximum).
+
+    Everyone else who spoke in every session must miss one. To keep near-duplicate sessions intact,
+    at most two sessions change: one drops all but one of them, another drops that last one.
+    """
     by_series: dict[str, list[dict[str, Any]]] = {}
     for sess in sessions:
         by_series.setdefault(sess["series"].id, []).append(sess)
@@ -223,25 +227,25 @@ def _unique_attendance_max(sessions: list[dict[str, Any]], org: Organisation, rn
         if len(group) < 2:
             continue
         s: Series = group[0]["series"]
-        team = org.team(s.team)
         counts: dict[str, int] = {}
         for sess in group:
             for p in sess["speakers"]:
                 counts[p] = counts.get(p, 0) + 1
-        for person in sorted(p for p, c in counts.items() if c == len(group) and p != s.chair):
-            # drop them from one session, preferring one that is not a near-duplicate
-            order = sorted(range(len(group)), key=lambda i: (group[i]["near_dup"], rng.random()))
-            for i in order:
-                sp = group[i]["speakers"]
-                if len(sp) > 2:
-                    sp.remove(person)
-                    break
-            else:
-                i = order[0]
-                sp = group[i]["speakers"]
-                spare = [m for m in team.members if m not in sp]
-                if spare:
-                    sp[sp.index(person)] = spare[rng.randrange(len(spare))]
+        tied = sorted(p for p, c in counts.items() if c == len(group) and p != s.chair)
+        if not tied:
+            continue
+        # prefer sessions that are neither the template (#1) nor near-duplicates
+        order = sorted(range(len(group)), key=lambda i: (group[i]["session"] == 1, group[i]["near_dup"], rng.random()))
+        first, second = order[0], order[1]
+        keep = tied[rng.randrange(len(tied))]
+        group[first]["speakers"] = [p for p in group[first]["speakers"] if p == keep or p not in tied]
+        sp = group[second]["speakers"]
+        if len(sp) > 2:
+            sp.remove(keep)
+        else:
+            spare = [m for m in org.team(s.team).members if m not in sp]
+            if spare:
+                sp[sp.index(keep)] = spare[rng.randrange(len(spare))]
 
 
 def build_plan(cfg: GeneratorConfig) -> Plan:

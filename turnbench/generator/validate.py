@@ -33,7 +33,7 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
 _TOKEN = re.compile(r"[a-z0-9]+")
 TITLE = re.compile(r"^(?P<team>.+) — (?P<kind>.+) #(?P<n>[0-9]+)$")
 # how many problems a failing check names before it says "... and N more"
-SHOW = 3
+SHOW = 5
 
 
 def tokens(text: str) -> list[str]:

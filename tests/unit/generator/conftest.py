@@ -1,0 +1,24 @@
+"""A small generated corpus shared by the generator tests (generated once per session, copied per test)."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnbench.generator.config import GeneratorConfig
+from turnbench.generator.generate import generate
+
+SMALL = GeneratorConfig(seed=11, meetings=40, words_per_meeting=600)
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory):
+    root = tmp_path_factory.mktemp("gen") / "corpus"
+    generate(SMALL, root)
+    return root
+
+
+@pytest.fixture
+def corpus_copy(generated, tmp_path):
+    from gen_helpers import copy_corpus
+
+    return copy_corpus(generated, tmp_path / "corpus")
