@@ -411,3 +411,55 @@ def validate_cmd(corpus_dir: str) -> None:
         sys.exit(1)
     click.echo(f"all {sum(r.status == 'pass' for r in results)} applicable checks pass "
                f"({sum(r.status == 'n/a' for r in results)} n/a)")
+
+
+# -- answer engine (engines/answer/, harness/answers.py) ------------------------------------------------
+
+
+@main.command("answer")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="Corpus directory (format v1), already loaded into the current stack.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="New directory for answers.md, answers.json and answers.jsonl.")
+@click.option("--answerer", type=click.Choice(["reference", "none"]), default="reference", show_default=True,
+              help="reference: intent parser + exact aggregations; none: declines everything (the floor).")
+@click.option("--tolerance", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Count tolerance for exact match (recorded in the results).")
+@click.option("--index", default=None, help="OpenSearch index the corpus was loaded into [default: turnbench-passages].")
+@click.option("--answers", "answers_file", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Score another engine's answers.jsonl instead of answering (no stack needed).")
+@handle_errors
+def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: str | None,
+               answers_file: str | None) -> None:
+    """Answer a corpus's aggregation questions on the current stack and score them by exact match."""
+    from turnbench.corpus.format import open_corpus
+    from turnbench.engines.answer import read_answers
+    from turnbench.engines.answer.mechanisms import MECHANISMS
+    from turnbench.harness.answers import GRAMMAR_LABELS, answer_corpus, score_answers, write_answer_results
+    from turnbench.stack import current_stack
+    from turnbench.stack.load import DEFAULT_INDEX
+
+    corpus = open_corpus(corpus_dir)
+    if answers_file is not None:
+        answerer = "external"
+        submitted = read_answers(answers_file)
+        results = score_answers(corpus.queries(), submitted, tolerance=tolerance, corpus=corpus.id,
+                                answerer=answerer)
+        stack = None
+    else:
+        stack = current_stack() if answerer == "reference" else None
+        results, submitted = answer_corpus(stack, corpus, answerer=answerer, tolerance=tolerance, index=index)
+    provenance = {
+        "corpus": corpus.provenance(),
+        "stack": stack.versions() if stack is not None else f"not used by the {answerer} answerer",
+        "index": (index or DEFAULT_INDEX) if stack is not None else "not used",
+        "answerer": {"name": answerer, "mechanisms": dict(MECHANISMS) if answerer == "reference" else {},
+                     "is_production_path": False},
+    }
+    write_answer_results(out, results, submitted, provenance)
+    for row in results.grammar_rows():
+        em = "–" if row.em is None else f"{row.em:.4f}"
+        answered = "–" if row.answered is None else f"{row.answered:.4f}"
+        click.echo(f"{answerer} on {corpus.id}, {GRAMMAR_LABELS[row.grammar]}: {row.questions} questions, "
+                   f"{row.declined} declined, EM {em}, answered {answered}")
+    click.echo(f"wrote {out}/answers.md, answers.json, answers.jsonl")

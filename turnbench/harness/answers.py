@@ -280,7 +280,7 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     return lines
 
 
-_GRAMMAR_LABEL = {GRAMMAR_IN: "in grammar", GRAMMAR_OUT: "OUT of grammar", ALL: "all", "mixed": "mixed"}
+GRAMMAR_LABELS = {GRAMMAR_IN: "in grammar", GRAMMAR_OUT: "OUT of grammar", ALL: "all", "mixed": "mixed"}
 
 
 def _measures(row: AnswerRow) -> list[str]:
@@ -310,11 +310,11 @@ def render_answers_md(results: Sequence[AnswerResults]) -> str:
                   ([r.corpus, row.rule, *_measures(row)] for r in results for row in r.rule_rows()))
     out += ["", "## By grammar", ""]
     out += _table(["corpus", "grammar", *measures],
-                  ([r.corpus, _GRAMMAR_LABEL[row.grammar], *_measures(row)]
+                  ([r.corpus, GRAMMAR_LABELS[row.grammar], *_measures(row)]
                    for r in results for row in r.grammar_rows()))
     out += ["", "## By surface", ""]
     out += _table(["corpus", "rule", "surface", "grammar", *measures],
-                  ([r.corpus, row.rule, row.surface, _GRAMMAR_LABEL[row.grammar], *_measures(row)]
+                  ([r.corpus, row.rule, row.surface, GRAMMAR_LABELS[row.grammar], *_measures(row)]
                    for r in results for row in r.surface_rows()))
     out += ["", "## Mechanisms", ""]
     out += _table(["mechanism", "answers"], ([m, str(n)] for m, n in mechanisms_used(results).items()))
@@ -328,3 +328,47 @@ def mechanisms_used(results: Sequence[AnswerResults]) -> dict[str, int]:
         for s in r.scores:
             counts[s.submitted.mechanism] = counts.get(s.submitted.mechanism, 0) + 1
     return dict(sorted(counts.items()))
+
+
+# -- the stage as bench and `turnbench answer` run it --------------------------------------------------
+
+ANSWERS_MD = "answers.md"
+ANSWERS_JSON = "answers.json"
+ANSWERS_JSONL = "answers.jsonl"
+BLOCK = "answers"  # the metrics.json block name
+
+
+def answer_corpus(stack: Any, corpus: Any, *, answerer: str = "reference", tolerance: int = 0,
+                  index: str | None = None) -> tuple[AnswerResults, list[SubmittedAnswer]]:
+    """Answer every answer-scored query of ``corpus`` on ``stack`` (which must hold it) and score them."""
+    from turnbench.engines.answer.engine import answer_queries
+
+    queries = corpus.queries()
+    submitted = answer_queries(stack, queries, answerer=answerer, index=index, corpus=corpus)
+    return score_answers(queries, submitted, tolerance=tolerance, corpus=corpus.id, answerer=answerer), submitted
+
+
+def attach(results: Any, answer_results: Sequence[AnswerResults]) -> Any:
+    """``results`` (a :class:`turnbench.harness.score.Results`) with the ``answers`` block and answers.md."""
+    return results.with_block(BLOCK, answers_block(answer_results),
+                              {ANSWERS_MD: render_answers_md(answer_results).encode("utf-8")})
+
+
+def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted: Sequence[SubmittedAnswer],
+                         provenance: Mapping[str, Any]) -> Any:
+    """A results directory of the answer stage alone: answers.json (provenance + the block), answers.md and
+    answers.jsonl (what was submitted, re-scorable). It must not exist or be empty."""
+    from pathlib import Path
+
+    from turnbench import canonical
+    from turnbench.engines.answer import write_answers
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise BadInput(f"{out_dir}: results directory exists and is not empty; choose a new directory")
+    with canonical.staged_directory(out_dir) as tmp:
+        canonical.write_json(tmp / ANSWERS_JSON, {"provenance": dict(provenance),
+                                                  BLOCK: answers_block([answer_results])})
+        canonical.write_bytes_atomic(tmp / ANSWERS_MD, render_answers_md([answer_results]).encode("utf-8"))
+        write_answers(tmp / ANSWERS_JSONL, submitted)
+    return out_dir
