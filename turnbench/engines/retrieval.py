@@ -134,10 +134,13 @@ def search_body(arm: Arm, query: Query, scope: Scope, depth: int) -> dict[str, A
 
 
 def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int, marker: Mapping) -> dict:
+    from turnbench.stack.load import SIMILARITY as similarity  # the index's scoring function is part of the arm
+
     return {
         "arm": {**arm.config(), "depth": depth},
         "scope": {"name": scope.name, "oracle": scope.oracle, "label": scope.label},
         "index": index,
+        "similarity": dict(similarity),
         "hit_order": ["score desc", "passage_kind asc", "meeting_id asc", "passage_index asc"],
         "queries": {"scored_on": "retrieval", "count": n_queries},
         "passages": {"max_words": marker["max_words"], "sha256": marker["passages_sha256"]},

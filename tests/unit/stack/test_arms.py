@@ -50,6 +50,7 @@ def test_resolved_config_names_everything_and_labels_the_oracle():
                           "description": get_arm("bm25-title").description}
     assert cfg["scope"]["oracle"] is True and cfg["scope"]["label"].startswith("ORACLE UPPER BOUND")
     assert cfg["queries"] == {"scored_on": "retrieval", "count": 7}
+    assert cfg["similarity"] == {"type": "BM25", "k1": 1.2, "b": 0.75}
     assert run_tag(cfg) == "bm25-title@gold-meetings"
     corpus_cfg = _resolved_config(get_arm("bm25"), get_scope("corpus"), "idx", 100, 7, marker)
     assert corpus_cfg["scope"]["oracle"] is False and run_tag(corpus_cfg) == "bm25"
