@@ -176,17 +176,65 @@ def _predicate(rest: str) -> str | None:
     return None
 
 
+def _times(rest: str, quoted: str | None, when: tuple[int, int] | None) -> Intent | Declined:
+    if when:
+        return Declined("deferral counts are not asked per month")
+    for rx in (_DEFER_ACTIVE, _DEFER_PASSIVE):
+        d = rx.match(rest)
+        if d:
+            item = _phrase(quoted) if quoted else _phrase(d.group("phrase"))
+            if item:
+                return Intent("R5", phrase=item, pattern=DEFERRAL_TEMPLATE.format(item=item))
+    return Declined("'how many times' without a deferral of a named item")
+
+
+def _mentioned(rest: str, quoted: str | None) -> str | None:
+    phrase = _predicate(rest)
+    return (_phrase(quoted) if quoted else phrase) if phrase else None
+
+
+def _count(rest: str, quoted: str | None, when: tuple[int, int] | None) -> Intent | Declined:
+    phrase = _mentioned(rest, quoted)
+    if phrase is None:
+        return Declined("no mention of a phrase after 'how many meetings'")
+    if when:
+        return Intent("R7", phrase=phrase, year=when[0], month=when[1])
+    return Intent("R3", phrase=phrase)
+
+
+def _which(rest: str, quoted: str | None, when: tuple[int, int] | None) -> Intent | Declined:
+    if when:
+        return Declined("which-meetings questions are not asked per month")
+    phrase = _mentioned(rest, quoted)
+    return Intent("R4", phrase=phrase) if phrase else Declined("no mention of a phrase after 'which meetings'")
+
+
+def _who(rest: str, quoted: str | None, when: tuple[int, int] | None) -> Intent | Declined:
+    if when:
+        return Declined("attendance questions are not asked per month")
+    s = _WHO_SLOTS.match(rest)
+    if s:
+        return Intent("R6", team=_phrase(s.group("team")), kind=_phrase(s.group("kind")))
+    s = _WHO_SERIES.match(rest)
+    if s:
+        return Intent("R6", series=_phrase(s.group("series")))
+    return Declined("no '<kind> sessions for <team>' or '<team> <kind> sessions' after 'the most'")
+
+
+# Tried in order; "how many times" must come before "how many <meetings>".
+FRAMES = ((_TIMES_HEAD, _times), (_COUNT_HEAD, _count), (_WHICH_HEAD, _which), (_WHO_HEAD, _who))
+
+
 def parse(text: str) -> Intent | Declined:
     """The intent of one question, or why it is declined."""
     q = normalise(text)
     if not q:
         return Declined("empty question")
     quoted = next((next(g for g in m.groups() if g) for m in _QUOTED.finditer(q)), None)
+    when = None
     time = _TIME.search(q)
-    year = month = None
     if time:
-        month = _MONTH_OF[time.group(1).lower().rstrip(".")]
-        year = int(time.group(2))
+        when = (int(time.group(2)), _MONTH_OF[time.group(1).lower().rstrip(".")])
         q = normalise(q[: time.start()] + " " + q[time.end():]).strip(" ,;:")
     # the unsupported-word check looks only outside a quoted phrase: a name may contain any word
     outside = _QUOTED.sub(" ", q)
@@ -195,45 +243,8 @@ def parse(text: str) -> Intent | Declined:
     bad = _has_unsupported(outside)
     if bad:
         return Declined(f"the question uses {bad!r}, which the grammar does not cover")
-
-    for head, rule in ((_TIMES_HEAD, "R5"), (_COUNT_HEAD, "R3"), (_WHICH_HEAD, "R4"), (_WHO_HEAD, "R6")):
+    for head, frame in FRAMES:
         m = head.match(q)
-        if not m:
-            continue
-        rest = q[m.end():].strip()
-        if rule == "R6":
-            if time:
-                return Declined("attendance questions are not asked per month")
-            s = _WHO_SLOTS.match(rest)
-            if s:
-                return Intent("R6", team=_phrase(s.group("team")), kind=_phrase(s.group("kind")))
-            s = _WHO_SERIES.match(rest)
-            if s:
-                return Intent("R6", series=_phrase(s.group("series")))
-            return Declined("no '<kind> sessions for <team>' or '<team> <kind> sessions' after 'the most'")
-        if rule == "R5":
-            if time:
-                return Declined("deferral counts are not asked per month")
-            phrase = None
-            for rx in (_DEFER_ACTIVE, _DEFER_PASSIVE):
-                d = rx.match(rest)
-                if d:
-                    phrase = _phrase(d.group("phrase"))
-                    break
-            if phrase is None:
-                return Declined("'how many times' without a deferral of a named item")
-            phrase = _phrase(quoted) if quoted else phrase
-            return Intent("R5", phrase=phrase, pattern=DEFERRAL_TEMPLATE.format(item=phrase))
-        phrase = _predicate(rest)
-        if phrase is None:
-            return Declined("no mention of a phrase after the question head")
-        if quoted:
-            phrase = _phrase(quoted)
-        if rule == "R4":
-            if time:
-                return Declined("which-meetings questions are not asked per month")
-            return Intent("R4", phrase=phrase)
-        if time:
-            return Intent("R7", phrase=phrase, year=year, month=month)
-        return Intent("R3", phrase=phrase)
+        if m:
+            return frame(q[m.end():].strip(), quoted, when)
     return Declined("no question frame of the grammar (how many / which / how many times / who attended the most)")
