@@ -463,3 +463,49 @@ def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: 
         click.echo(f"{answerer} on {corpus.id}, {GRAMMAR_LABELS[row.grammar]}: {row.questions} questions, "
                    f"{row.declined} declined, EM {em}, answered {answered}")
     click.echo(f"wrote {out}/answers.md, answers.json, answers.jsonl")
+
+
+# -- harness: bench (harness/bench.py) ------------------------------------------------------------------
+
+
+@main.command("bench")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
+@click.option("--arm", "arms", multiple=True, required=True, help="Retrieval arm to bench (repeatable), e.g. bm25.")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Parent directory: results go to OUT/<arm>/ (or OUT/<control-name>/).")
+@click.option("--control-name", default=None, help="Write the single arm's results to OUT/NAME/ (a named control).")
+@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
+              help="gold-meetings is an ORACLE upper bound: each query searches only its gold meetings.")
+@click.option("--provider", type=click.Choice(["auto", "embedded", "docker", "external"]), default="auto",
+              show_default=True, help="Stack provider; auto uses a recorded running stack, else docker, else embedded.")
+@click.option("--answerer", type=click.Choice(["reference", "none", "skip"]), default="reference", show_default=True,
+              help="Answer the aggregation questions too (answers.md); skip leaves them out.")
+@_relevance_options
+@handle_errors
+def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: str | None, scope: str,
+              provider: str, answerer: str, relevance_high: float, relevance_low: float,
+              binary_relevance: bool) -> None:
+    """Stack -> load -> run -> judge -> score -> write, for each arm; prints the metric tables."""
+    import sys
+    from pathlib import Path
+
+    from turnbench.harness.bench import run_bench
+    from turnbench.harness.judgements import RelevancePolicy
+    from turnbench.harness.report import render_metrics_md
+
+    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
+    tty = sys.stderr.isatty()
+    outcomes = run_bench(Path(corpus_dir), list(arms), Path(out), scope=scope, control_name=control_name,
+                         provider=provider, answerer=answerer, policy=policy, show_progress=tty,
+                         echo=None if tty else (lambda line: click.echo(line, err=True)))
+    for o in outcomes:
+        click.echo(f"## {o.name} (arm {o.arm})\n")
+        click.echo(render_metrics_md(o.results.document))
+        answers = o.results.document.get("answers")
+        if answers is not None:
+            for row in answers["rows"]:
+                if row["rule"] == "all" and row["surface"] == "all" and row["grammar"] == "all":
+                    em = "–" if row["em"] is None else f"{row['em']:.4f}"
+                    click.echo(f"answers ({answers['answerer']}): {row['questions']} questions, "
+                               f"{row['declined']} declined, EM {em}\n")
+        click.echo(f"wrote {o.out_dir}/")

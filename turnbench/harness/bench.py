@@ -1,0 +1,160 @@
+"""``turnbench bench``: stack → load → answers → per arm: run → judge + score → write (DESIGN §1, §10).
+
+Layout: one results directory per arm, ``OUT/<arm>/`` — or ``OUT/<control-name>/`` when a single arm is
+benched as a named control (``baselines/bm25`` is ``--out baselines --control-name bm25``). Each holds
+metrics.json (retrieval block, plus the answers block when an answerer ran), metrics.md, answers.md and
+runinfo.json. Aggregation questions are answered once per bench and attached to every arm's results, so
+any arm's directory is complete on its own and ``compare`` pairs them without other files.
+
+What goes into the claim: the server versions (not the provider: embedded, docker and external stacks with
+the same versions must produce the same bytes), the index provenance from the load, the arm's resolved
+configuration, the corpus, policy and metric engine. Provider, endpoints, timings and latency quantiles go
+to runinfo.json.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from turnbench.errors import BadInput
+from turnbench.harness.judgements import RelevancePolicy
+from turnbench.harness.score import Results
+
+ANSWERERS = ("reference", "none", "skip")
+
+
+@dataclass(frozen=True)
+class BenchOutcome:
+    name: str  # the results directory's name: the arm, or the control name
+    arm: str
+    out_dir: Path
+    results: Results
+
+
+@dataclass
+class _Stages:
+    """Times each stage and drives an optional rich progress bar (only when stderr is a terminal)."""
+
+    total: int
+    show: bool
+    elapsed: dict[str, float] = field(default_factory=dict)
+    _progress: Any = None
+    _task: Any = None
+
+    def __enter__(self) -> "_Stages":
+        if self.show:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
+                TimeElapsedColumn
+
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<28}"), BarColumn(),
+                                      MofNCompleteColumn(), TimeElapsedColumn(),
+                                      console=Console(stderr=True), transient=False)
+            self._progress.__enter__()
+            self._task = self._progress.add_task("bench", total=self.total)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        if self._progress is not None:
+            self._progress.update(self._task, description=name)
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.elapsed[name] = self.elapsed.get(name, 0.0) + time.perf_counter() - t0
+            if self._progress is not None:
+                self._progress.advance(self._task)
+
+    def log(self, line: str) -> None:
+        if self._progress is not None:
+            self._progress.console.print(line, markup=False, highlight=False)
+
+
+def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> list[tuple[str, Path]]:
+    """(arm, results directory) per arm, refused up front when a directory already holds files."""
+    if control_name is not None and len(arms) != 1:
+        raise BadInput("--control-name names one arm's results; give exactly one --arm with it")
+    if len(set(arms)) != len(arms):
+        raise BadInput("an arm is given more than once")
+    names = [control_name] if control_name is not None else list(arms)
+    for n in names:
+        if not n or "/" in n or n.startswith("."):
+            raise BadInput(f"{n!r} cannot name a results directory")
+    dirs = [(arm, Path(out) / n) for arm, n in zip(arms, names)]
+    for _, d in dirs:
+        if d.exists() and (not d.is_dir() or any(d.iterdir())):
+            raise BadInput(f"{d}: results directory exists and is not empty; choose a new --out")
+    return dirs
+
+
+def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "corpus",
+              control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
+              policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
+              echo: Callable[[str], None] | None = None, stack_options: dict | None = None) -> list[BenchOutcome]:
+    """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
+    where they can (unknown arm, occupied results directory, bad corpus)."""
+    from turnbench.corpus.format import open_corpus
+    from turnbench.engines.retrieval import MSEARCH_BATCH, get_arm, get_scope, run_arm
+    from turnbench.harness import answers as A
+    from turnbench.harness.report import runinfo, write_results
+    from turnbench.harness.score import score_run
+    from turnbench.stack import open_stack
+    from turnbench.stack.load import load_corpus
+
+    if answerer not in ANSWERERS:
+        raise BadInput(f"answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")
+    if not arms:
+        raise BadInput("give at least one --arm")
+    for a in arms:
+        get_arm(a)  # UnknownArm before anything starts
+    get_scope(scope)
+    dirs = result_dirs(Path(out), arms, control_name)
+    corpus = open_corpus(Path(corpus_dir))
+    outcomes: list[BenchOutcome] = []
+    total = 2 + (answerer != "skip") + 3 * len(arms)
+    with _Stages(total, show_progress) as st:
+        say = echo or st.log
+        t_stack = time.perf_counter()
+        with open_stack(provider, echo=say, **(stack_options or {})) as stack:
+            st.elapsed["stack"] = time.perf_counter() - t_stack
+            if st._progress is not None:
+                st._progress.advance(st._task)
+            with st.stage("load"):
+                loaded = load_corpus(stack, corpus)
+            answer_results = None
+            if answerer != "skip":
+                with st.stage("answers"):
+                    answer_results, _ = A.answer_corpus(stack, corpus, answerer=answerer, index=loaded.index)
+            claim_stack = stack.versions()
+            for arm, out_dir in dirs:
+                with st.stage(f"run {arm}"):
+                    rr = run_arm(stack, corpus, arm, scope=scope, index=loaded.index)
+                entries = [e for qid in sorted(rr.run) for e in rr.run[qid]]
+                with st.stage(f"judge + score {arm}"):
+                    results = score_run(corpus, rr.passages, entries, policy=policy, scope=scope,
+                                        provenance={"stack": claim_stack, "index": dict(loaded.provenance),
+                                                    "arm": rr.arm_config})
+                    if answer_results is not None:
+                        results = A.attach(results, [answer_results])
+                info = runinfo(
+                    {**{k: v for k, v in st.elapsed.items() if not k.startswith(("run ", "judge + score ", "write "))},
+                     "run": st.elapsed[f"run {arm}"], "judge_and_score": st.elapsed[f"judge + score {arm}"]},
+                    [1000.0 * x for x in rr.latencies],
+                    concurrency=1,
+                    search={"client": "one, sequential", "msearch_batch": MSEARCH_BATCH, **dict(rr.timings)},
+                    load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
+                    stack={"provider": stack.provider, "chosen_because": stack.details.get("chosen_because")},
+                )
+                with st.stage(f"write {arm}"):
+                    write_results(out_dir, results, info)
+                outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
+    return outcomes
