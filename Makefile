@@ -66,7 +66,7 @@ bench-generator: setup
 
 # -- answer engine (issue 5) --
 ## bench-answers: every aggregation query of the default corpus answered on the embedded stack (target <= 5 s)
-bench-answers: jars
+bench-answers: corpus jars
 	$(PY) -m turnbench.engines.answer.speed --corpus $(DEFAULT_CORPUS)
 
 .PHONY: bench-answers
