@@ -5,7 +5,6 @@ stack (not the session one) because each ends it in a different way."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -84,7 +84,8 @@ def find_postgres(explicit: str | os.PathLike | None = None) -> PostgresBinaries
     else:
         on_path = shutil.which("initdb")
         if on_path:
-            candidates.append((Path(on_path).parent, "PATH"))
+            # Debian links /usr/local/bin/initdb into /usr/lib/postgresql/<major>/bin: report the real place
+            candidates.append((Path(on_path).resolve().parent, "PATH"))
         system = sorted(Path("/usr/lib/postgresql").glob("*/bin")) + sorted(Path("/usr").glob("pgsql-*/bin"))
         system.sort(key=lambda p: (p.parent.name.replace("pgsql-", "") != pins.POSTGRES_MAJOR, str(p)))
         candidates += [(p, "system package") for p in system]
