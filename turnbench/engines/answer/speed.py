@@ -1,7 +1,7 @@
 """Benchmark: every aggregation query of the default corpus answered on the embedded stack (target ≤ 5 s).
 
-``make bench-answers`` / ``python -m turnbench.engines.answer.speed``. Uses the default corpus (generated
-from its seed when absent), loads it into a fresh embedded stack — or the current one with ``--current`` —
+``make bench-answers`` / ``python -m turnbench.engines.answer.speed``. Uses the default corpus (``make corpus``
+regenerates it from its recorded manifest), loads it into a fresh embedded stack — or the current one with ``--current`` —
 then times ``answer_queries`` end to end (connect, the corpus check, parsing, every mechanism) over
 ``--repeat`` runs, with the time per rule, and scores the answers so a fast wrong answer cannot pass
 unnoticed. Prints figures; asserts nothing and writes no claim file.
@@ -20,12 +20,8 @@ TARGET_S = 5.0
 
 
 def main(argv: list[str] | None = None) -> int:
-    from turnbench.stack.bench_load import DEFAULT_CORPUS, DEFAULT_MEETINGS, DEFAULT_SEED, ensure_corpus
-
     ap = argparse.ArgumentParser(prog="bench_answers", description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", default=DEFAULT_CORPUS)
-    ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    ap.add_argument("--meetings", type=int, default=DEFAULT_MEETINGS)
+    ap.add_argument("--corpus", default="corpora/default", help="a corpus directory (`make corpus` makes the default)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--current", action="store_true", help="use the current (recorded or external) stack")
     ap.add_argument("--no-load", action="store_true", help="the stack already holds the corpus (with --current)")
@@ -38,9 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from turnbench.stack import current_stack, open_stack
     from turnbench.stack.load import load_corpus
 
-    corpus_dir = Path(args.corpus)
-    ensure_corpus(corpus_dir, args.seed, args.meetings)
-    corpus = open_corpus(corpus_dir)
+    corpus = open_corpus(Path(args.corpus))
     queries = corpus.queries()
     todo = [q for q in queries if q.scored_on == "answer"]
     ctx = contextlib.nullcontext(current_stack()) if args.current else open_stack("embedded")
