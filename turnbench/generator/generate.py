@@ -7,9 +7,9 @@ import json
 import multiprocessing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
-from turnbench.corpus.format import CorpusWriter
+from turnbench.corpus.format import CorpusWriter, part_name
 from turnbench.errors import BadInput, VersionDrift
 from turnbench.generator import PRODUCER_NAME, generator_version
 from turnbench.generator.config import DEFAULT_NEAR_DUPLICATE_RATE, DEFAULT_WORDS, GeneratorConfig
@@ -48,16 +48,31 @@ def producer(cfg: GeneratorConfig) -> dict[str, Any]:
             "libraries": {"faker": faker_version()}}
 
 
-def _rendered(meetings: tuple[MeetingPlan, ...], workers: int) -> Iterator[tuple[bytes, list, dict]]:
-    if workers <= 1 or len(meetings) < 2:
-        yield from map(render_meeting, meetings)
+def _render_part(task: tuple[str, str, tuple[MeetingPlan, ...]]) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, int]]]]:
+    """Render one part file's meetings and write the part; return their facts and counts.
+
+    A part is the unit of work so that workers write their own bytes instead of shipping them back."""
+    stage, rel, meetings = task
+    facts: list[dict[str, Any]] = []
+    counts: list[tuple[str, dict[str, int]]] = []
+    with open(Path(stage) / rel, "wb") as fh:
+        for mp in meetings:
+            line, meeting_facts, c = render_meeting(mp)
+            fh.write(line)
+            facts.extend(meeting_facts)
+            counts.append((mp.id, c))
+    return facts, counts
+
+
+def _render_parts(tasks: list[tuple[str, str, tuple[MeetingPlan, ...]]], workers: int):
+    if workers <= 1 or len(tasks) < 2:
+        yield from map(_render_part, tasks)
         return
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    chunk = max(1, min(16, len(meetings) // (workers * 8)))
-    with ctx.Pool(workers) as pool:
-        # imap keeps submission order, so the written bytes never depend on which worker finished first
-        yield from pool.imap(render_meeting, meetings, chunksize=chunk)
+    with ctx.Pool(min(workers, len(tasks))) as pool:
+        # imap keeps submission order, so facts and counts are gathered in meeting order
+        yield from pool.imap(_render_part, tasks, chunksize=1)
 
 
 def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1) -> dict[str, Any]:
@@ -67,15 +82,20 @@ def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1) -> dict[str, 
     out = Path(out)
     with CorpusWriter(out) as writer:  # refuses a non-empty directory before any work is done
         plan = build_plan(cfg)
+        (writer.path / "meetings").mkdir()
+        parts: dict[str, list[MeetingPlan]] = {}
+        for mp in plan.meetings:
+            parts.setdefault(part_name(mp.ordinal), []).append(mp)
+        tasks = [(str(writer.path), rel, tuple(ms)) for rel, ms in sorted(parts.items())]
         facts: list[dict[str, Any]] = []
         turn_counts: dict[str, int] = {}
         n_turns = n_words = 0
-        for mp, (line, meeting_facts, counts) in zip(plan.meetings, _rendered(plan.meetings, workers)):
-            writer.write_meeting_line(mp.ordinal, line)
-            facts.extend(meeting_facts)
-            turn_counts[mp.id] = counts["turns"]
-            n_turns += counts["turns"]
-            n_words += counts["words"]
+        for part_facts, part_counts in _render_parts(tasks, workers):
+            facts.extend(part_facts)
+            for mid, c in part_counts:
+                turn_counts[mid] = c["turns"]
+                n_turns += c["turns"]
+                n_words += c["words"]
         queries = build_queries(plan, facts, turn_counts)
         writer.write_queries(queries)
         writer.write_facts([*aggregation_targets(plan), *facts])
