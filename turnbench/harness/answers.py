@@ -18,7 +18,7 @@ Scoring may read ``Query.meta["grammar"]`` (to label out-of-grammar surfaces); a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from turnbench.corpus.records import AGGREGATION_RULES, Answer, Query

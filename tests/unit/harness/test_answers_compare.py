@@ -10,7 +10,7 @@ from turnbench.harness.answers import answers_block, score_answers
 from turnbench.harness.compare import WORSE, compare
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_answers_scoring import QUERIES, count, mset, q, sub  # noqa: E402
+from test_answers_scoring import count, mset, q, sub  # noqa: E402
 
 
 def _doc(block):
