@@ -227,3 +227,13 @@ def test_a_stack_holding_another_corpus_is_refused(stack, loaded, tmp_path):
                          producer={"name": "test", "version": "1", "seed": 1}, counts={"meetings": 1, "queries": 0})
     with pytest.raises(StackStateError):
         answer_queries(stack, loaded.queries(), corpus=open_corpus(other))
+
+
+def test_answers_depend_on_the_question_text_alone(stack, loaded):
+    """Gold, gold meetings and meta scrambled: the reference answerer answers exactly as before."""
+    import dataclasses
+
+    scrambled = [dataclasses.replace(q, answer=Answer("count", count=999), gold_meetings=("zzz",),
+                                     meta={"grammar": "out" if q.meta.get("grammar") == "in" else "in"})
+                 for q in loaded.queries()]
+    assert answer_queries(stack, scrambled, corpus=loaded) == answer_queries(stack, loaded.queries(), corpus=loaded)
