@@ -27,7 +27,7 @@ class Plant:
     """Sentences to place: one sentence in one turn, or (setup, answer) in two turns by two speakers."""
 
     pid: str
-    type: str  # marker | near_miss | deferral | deferral_near_miss | lookup | component
+    type: str  # marker | near_miss | deferral | deferral_near_miss | lookup | lookup_echo | component
     sentences: tuple[str, ...]
     fact: Mapping[str, Any] = field(default_factory=dict)  # extra fields written to facts.jsonl
 
@@ -135,6 +135,17 @@ LOOKUP_TEMPLATES = (
     ("version", "Which version of {S} are we pinning?", "We are pinning {S} to version {V}.",
      "What version of {S} is pinned?", "{S} pinned version", "version"),
 )
+# Sentences that name a lookup's subject without stating its fact.
+LOOKUP_ECHOES = {
+    "budget": ("We still have not closed the {S} contract, by the way.", "Legal has questions on the {S} contract."),
+    "deadline": ("The {S} rollout keeps coming up in standups.", "I heard the {S} rollout is noisy."),
+    "owner": ("Somebody should look at the {S} migration plan.", "The {S} migration needs a runbook."),
+    "count": ("Licences for {S} are on my list.", "Procurement asked about {S} again."),
+    "location": ("The {S} offsite still needs an agenda.", "People keep asking about the {S} offsite."),
+    "vendor": ("The {S} audit scope is still open.", "We owe finance a note on the {S} audit."),
+    "version": ("We should talk about upgrading {S} soon.", "The {S} changelog is long this time."),
+}
+LOOKUP_ECHO_RATE = 0.5
 MULTI_TEMPLATES = (
     ("shortlist", "For the {S} tender, put {V} on the shortlist.",
      "Across the {T} {K} meetings, which vendors made the shortlist for the {S} tender?",
@@ -263,6 +274,13 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
     def qid() -> str:
         return f"q{len(queries) + 1:05d}"
 
+    series_of_meeting: dict[str, list[str]] = {}
+    by_series_ids: dict[str, list[str]] = {}
+    for mid, sess in zip(ids, sessions):
+        by_series_ids.setdefault(sess["series"].id, []).append(mid)
+    for mid, sess in zip(ids, sessions):
+        series_of_meeting[mid] = by_series_ids[sess["series"].id]
+
     # -- lookup: facts asked in a setup turn and stated in an answer turn of one meeting ------------
     rng = rng_for(cfg.seed, "lookup")
     per_meeting = min(4, max(2, round(cfg.words_per_meeting / 1000)))
@@ -282,6 +300,13 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
             plants[mid].append(Plant(pid, "lookup", (s_setup, s_answer),
                                      {"query": q, "subject": subject, "value": value, "template": name}))
             queries.append(QuerySpec(q, "lookup", "R1", surface, text, pids=(pid,)))
+            # Echoes: the subject comes up, without the fact, in other sessions of the same series
+            # (near-duplicate competitors), so naming the subject alone does not find the meeting.
+            if rng.random() < LOOKUP_ECHO_RATE:
+                others = [m for m in series_of_meeting[mid] if m != mid] or [m for m in ids if m != mid]
+                for j, other in enumerate(rng.sample(others, min(len(others), rng.randint(1, 2)))):
+                    echo = rng.choice(LOOKUP_ECHOES[name]).format(S=subject)
+                    plants[other].append(Plant(f"{pid}.e{j}", "lookup_echo", (echo,), {"query": q, "subject": subject}))
 
     meeting_of: dict[tuple[str, int], str] = {}
     for mid, sess in zip(ids, sessions):

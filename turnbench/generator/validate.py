@@ -90,6 +90,7 @@ class _Ctx:
     boundary_hits: list[str] = field(default_factory=list)
     deferral_hits: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
     subject_hits: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    subject_texts: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def targets(self, rule: str | None = None) -> list[Mapping[str, Any]]:
         return [f for f in self.facts if f.get("type") == "aggregation_target" and (rule is None or f.get("rule") == rule)]
@@ -114,7 +115,8 @@ def _scan(ctx: _Ctx) -> None:
     items = sorted({f["item"].lower() for f in ctx.targets("R5") if "item" in f})
     item_re = (re.compile(r"\bdefer the (" + "|".join(re.escape(i) for i in sorted(items, key=len, reverse=True))
                           + r")\b", re.IGNORECASE) if items else None)
-    subjects = {f["subject"].lower() for f in ctx.located("lookup_setup", "lookup_answer", "component") if "subject" in f}
+    subjects = {f["subject"].lower() for f in ctx.located("lookup_setup", "lookup_answer", "lookup_echo", "component")
+                if "subject" in f}
     for f in ctx.facts:
         if f.get("meeting") is not None and isinstance(f.get("turn"), int):
             ctx.turns_needed[(f["meeting"], f["turn"])] = ("", "")
@@ -167,8 +169,11 @@ def _scan(ctx: _Ctx) -> None:
                 for hit in item_re.finditer(t.text):
                     ctx.deferral_hits[hit.group(1).lower()].append((m.id, t.index, n_words))
             if subjects:
-                for s in subjects.intersection(toks):
+                hit = subjects.intersection(toks)
+                for s in hit:
                     ctx.subject_hits[s].append((m.id, t.index))
+                if hit:
+                    ctx.subject_texts[(m.id, t.index)] = t.text
 
 
 # -- check helpers --------------------------------------------------------------------------------
@@ -343,23 +348,33 @@ def check_lookup_answer_in_turn(ctx: _Ctx) -> CheckResult:
 
 
 def check_phrase_exclusivity(ctx: _Ctx) -> CheckResult:
+    """A lookup's answer is stated in exactly one turn of the corpus, its subject named only in that
+    meeting and in its recorded echoes; a multi-file subject occurs only in the gold meetings."""
     problems = []
     qs = _queries_by_id(ctx)
+    echoes: dict[str, set[str]] = {}
+    for f in ctx.located("lookup_echo"):
+        echoes.setdefault(f["query"], set()).add(f["meeting"])
     n = 0
     for f in ctx.located("lookup_answer", "component"):
         q = qs.get(f["query"])
         hits = ctx.subject_hits.get(f["subject"].lower(), [])
-        where = sorted({m for m, _ in hits})
+        where = {m for m, _ in hits}
         if q is None:
             problems.append(f"facts name unknown query {f['query']}")
             continue
         n += 1
-        if f["type"] == "lookup_answer" and where != [f["meeting"]]:
-            problems.append(f"{q.id}: {f['subject']} occurs in {where}, must be only {f['meeting']}")
-        if f["type"] == "component" and not set(where) <= set(q.gold_meetings):
+        if f["type"] == "lookup_answer":
+            allowed = {f["meeting"]} | echoes.get(q.id, set())
+            if f["meeting"] not in where or not where <= allowed:
+                problems.append(f"{q.id}: {f['subject']} occurs in {sorted(where)}, allowed {sorted(allowed)}")
+            stating = sorted(key for key in {(m, t) for m, t in hits} if f["text"] in ctx.subject_texts.get(key, ""))
+            if stating != [(f["meeting"], f["turn"])]:
+                problems.append(f"{q.id}: the answer is stated in {len(stating)} turns {stating[:3]}, must be one")
+        elif not where <= set(q.gold_meetings):
             problems.append(f"{q.id}: {f['subject']} occurs outside the gold meetings: "
-                            f"{sorted(set(where) - set(q.gold_meetings))}")
-    return _result("phrase_exclusivity", sorted(set(problems)), f"{n} planted subjects occur only where gold says")
+                            f"{sorted(where - set(q.gold_meetings))}")
+    return _result("phrase_exclusivity", sorted(set(problems)), f"{n} planted answers occur only where gold says")
 
 
 def check_multi_file_components(ctx: _Ctx) -> CheckResult:

@@ -59,7 +59,7 @@ AGENDA_TOPICS = (
 
 # -- bulk text ---------------------------------------------------------------------------------
 
-SUBJECTS = ("we", "I", "they", "the team", "everyone", "our side", "the other group", "you")
+SUBJECTS = ("we", "I", "they", "the team", "we all", "our side", "the other team", "you")
 MODALS = ("should", "could", "might", "need to", "want to", "will", "can")
 VERBS = ("check", "review", "update", "finish", "share", "test", "plan", "track", "simplify",
          "document", "measure", "move", "split", "merge", "clean up", "look at", "sort out", "revisit",
@@ -102,7 +102,7 @@ BULK_TEMPLATES = (
     "what about the {a} {n}?",
     "my worry is the {n}, it is {a} and {a}.",
     "{s} {p} the {n} and {p} the {n} {t}.",
-    "if {s} {v} the {n}, the {n} gets {a}.",
+    "if {s} {p} the {n}, the {n} got {a}.",
     "there are {k} {a} {n} items {r} the {n}.",
     "the {n} {r} the {n} came up again.",
     "{s} {m} {v} the {n} first and then the {n}.",

@@ -183,3 +183,12 @@ def test_tokens_and_contracts_by_hand():
     for near in ("defer the billing migrations", "defer the billing pilot migration", "deferred the billing migration",
                  "defer the billing dashboard", "the billing migration is on track"):
         assert pat.search(near) is None, near
+
+
+def test_a_lookup_answer_stated_in_a_second_meeting_fails_exclusivity(corpus_copy):
+    f = next(f for f in facts(corpus_copy) if f["type"] == "lookup_answer")
+    other = next(m for m in (read_lines(p) for p in sorted((corpus_copy / "meetings").glob("*.jsonl")))
+                 for m in m if m["id"] != f["meeting"])
+    edit_meeting(corpus_copy, other["id"], lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + " " + f["text"]))
+    rehash(corpus_copy)
+    assert failures(validate_corpus(corpus_copy)) == ["phrase_exclusivity"]
