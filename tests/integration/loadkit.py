@@ -7,6 +7,8 @@ With ``max_words=12`` its passages can be counted by hand (see ``EXPECTED``):
 - mtg-0003: Eve's "right" shares Fay's start but ends first, so it is read before Fay's turn and joins
   Eve's first turn → Eve[0, 2] · Fay[1] → 2 passages
 - mtg-0004: Gus · Hana → 2 passages
+
+Ben's "yes" (mtg-0001:00001) and Cleo's "yes" (mtg-0002:00004) tie exactly for query q07.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def meetings(variant: int = 0) -> list[Meeting]:
         ("mtg-0002", "Platform — design review #1", "2026-03-09", [
             ("Cleo", "we need to review the budget spreadsheet"),
             ("Dev", MONOLOGUE),
-            ("Cleo", "agreed"),
+            ("Cleo", "yes"),
         ]),
         ("mtg-0003", "Payments — incident review #1", "2026-04-14", [
             ("Eve", "the outage started at noon"),
@@ -81,11 +83,14 @@ def queries() -> list[Query]:
               ("mtg-0001", "mtg-0004"), answer=Answer("count", count=2)),
         Query("q06", "lookup", "R1", "direct", "zebra xylophone", "retrieval",
               ("mtg-0002",), {"mtg-0002": ((2, 2),)}),
+        # Ben's and Cleo's one-word "yes" passages score exactly the same
+        Query("q07", "lookup", "R1", "direct", "yes", "retrieval", ("mtg-0002",), {"mtg-0002": ((2, 2),)}),
     ]
 
 
 def write_tiny_corpus(out: Path, variant: int = 0) -> Path:
-    ms = meetings(variant)
+    # written in reverse id order: the index must still break score ties by meeting id, not by load order
+    ms = meetings(variant)[::-1]
     with CorpusWriter(out) as w:
         w.write_meetings(ms)
         w.write_queries(queries())

@@ -45,7 +45,7 @@ def test_load_then_run_writes_the_inventory_and_the_run(cli_env, tmp_path):
     lines = (out / "run.trec").read_text().splitlines()
     assert lines[0].split() == ["q01", "Q0", "mtg-0004:00001", "1", "2.000000", "bm25"]
     assert all(len(line.split()) == 6 for line in lines)
-    assert {e.query_id for e in read_trec_run(out / "run.trec")} == {"q01", "q02", "q03", "q04"}
+    assert {e.query_id for e in read_trec_run(out / "run.trec")} == {"q01", "q02", "q03", "q04", "q07"}
     gold_trec = (outs["gold-meetings"] / "run.trec").read_text().splitlines()
     assert gold_trec[0].split()[-1] == "bm25@gold-meetings"
     arm = json.loads((out / "arm.json").read_text())

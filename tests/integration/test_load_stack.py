@@ -14,7 +14,7 @@ from turnbench.stack.load import (DEFAULT_INDEX, SCHEMA, load_corpus, observed_c
 
 pytestmark = pytest.mark.integration
 
-RETRIEVAL_QUERIES = ["q01", "q02", "q03", "q04", "q06"]
+RETRIEVAL_QUERIES = ["q01", "q02", "q03", "q04", "q06", "q07"]
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_arms_in_both_scopes(stack, tiny):
     by_id = {p.id: p for p in runs["bm25", "corpus"].passages}
     for (arm, scope), r in runs.items():
         assert r.arm_config["arm"]["name"] == arm and r.arm_config["scope"]["name"] == scope
-        assert r.arm_config["queries"]["count"] == 5 and len(r.latencies) == 5
+        assert r.arm_config["queries"]["count"] == 6 and len(r.latencies) == 6
         assert set(r.run) <= set(RETRIEVAL_QUERIES)  # the aggregation query q05 is never run
         assert "q06" not in r.run  # no passage matches it: absent here, counted as unanswered by the harness
         for qid, ranked in r.run.items():
@@ -198,3 +198,14 @@ def test_a_search_error_is_refused_not_skipped(stack, tiny):
     shard_bad = {**good, "query": {"match": {"start": "not a number"}}}
     with pytest.raises(SearchFailed, match="query q03: OpenSearch answered an error"):
         run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good), ("q03", shard_bad)])
+
+
+def test_score_ties_at_the_depth_cut_off_resolve_by_meeting_not_by_load_order(stack, tiny):
+    # the corpus file lists mtg-0004 first and mtg-0001 last, so mtg-0002's "yes" is indexed before mtg-0001's
+    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    client = opensearch_client(stack)
+    hits = client.search(index=DEFAULT_INDEX, body={"query": {"match": {"content": "yes"}}, "size": 2})["hits"]["hits"]
+    assert [h["_id"] for h in hits] == ["mtg-0001:00001", "mtg-0002:00004"] and hits[0]["_score"] == hits[1]["_score"]
+    for scope in ("corpus", "gold-meetings"):
+        top = run_arm(stack, tiny, "bm25", depth=1, scope=scope).run["q07"]
+        assert [e.passage_id for e in top] == (["mtg-0001:00001"] if scope == "corpus" else ["mtg-0002:00004"])

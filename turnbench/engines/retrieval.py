@@ -8,9 +8,10 @@ Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings
 its own gold meetings — an ORACLE: it knows the answer's meetings, so its figures are an upper bound on
 ranking within meetings, never a product figure. The label travels in the resolved configuration.
 
-Queries go out in ``_msearch`` batches. Hits are sorted by score, then (passage kind, meeting id, passage
-index) — the same order ``turnbench.runs.normalise`` applies — so which of several tied passages makes
-the depth cut-off is decided by the passages, not by Lucene's internal document order. Only queries
+Queries go out in ``_msearch`` batches. The index is sorted on (passage kind, meeting id, passage index),
+so Lucene's tie-break among equal scores (lower document first) is the order ``turnbench.runs.normalise``
+applies: which of several tied passages makes the depth cut-off is decided by the passages, not by the
+order they were indexed in — and queries keep Lucene's fast top-k path (no per-query sort). Only queries
 scored on retrieval are run; aggregation queries belong to the answer engine.
 """
 
@@ -32,9 +33,6 @@ SCOPES = ("corpus", "gold-meetings")
 # Only what a run needs comes back: half the bytes to parse (no _index, no sort values per hit).
 MSEARCH_FILTER = ",".join(f"responses.{k}" for k in ("hits.hits._id", "hits.hits._score", "took", "timed_out",
                                                       "_shards", "error", "status"))
-# The hit order inside OpenSearch matches normalise(): score, then kind, meeting, index.
-HIT_SORT = ({"_score": {"order": "desc"}}, {"passage_kind": {"order": "asc"}}, {"meeting_id": {"order": "asc"}},
-            {"passage_index": {"order": "asc"}})
 
 
 # -- query builders: name → function(query text, params) → OpenSearch query clause -----------------
@@ -129,8 +127,7 @@ def search_body(arm: Arm, query: Query, scope: Scope, depth: int) -> dict[str, A
     clause = arm.query(query.text)
     if scope.oracle:
         clause = {"bool": {"must": [clause], "filter": [{"terms": {"meeting_id": sorted(query.gold_meetings)}}]}}
-    return {"query": clause, "size": depth, "sort": [dict(s) for s in HIT_SORT], "track_scores": True,
-            "track_total_hits": False, "_source": False}
+    return {"query": clause, "size": depth, "track_total_hits": False, "_source": False}
 
 
 def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int, marker: Mapping) -> dict:
@@ -141,7 +138,7 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
         "scope": {"name": scope.name, "oracle": scope.oracle, "label": scope.label},
         "index": index,
         "similarity": dict(similarity),
-        "hit_order": ["score desc", "passage_kind asc", "meeting_id asc", "passage_index asc"],
+        "hit_order": ["score desc", "passage_kind asc", "meeting_id asc", "passage_index asc"],  # index sorting
         "queries": {"scored_on": "retrieval", "count": n_queries},
         "passages": {"max_words": marker["max_words"], "sha256": marker["passages_sha256"]},
     }
@@ -206,8 +203,9 @@ def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | 
     client = opensearch_client(stack)
     marker = loaded_marker(stack, corpus, index=index, client=client)
     # The inventory is rebuilt from the corpus (chunking is pure) and must be the one the index was built from.
-    passages = tuple(c.passage for m in corpus.iter_meetings()
-                     for c in chunk_meeting(m.id, m.turns, max_words=marker["max_words"]))
+    passages = tuple(sorted((c.passage for m in corpus.iter_meetings()
+                             for c in chunk_meeting(m.id, m.turns, max_words=marker["max_words"])),
+                            key=lambda p: (p.meeting, p.index)))
     sha = inventory_sha256(passages)
     if sha != marker["passages_sha256"]:
         raise IndexNotSettled(f"index {index!r} was built from a different passage inventory "

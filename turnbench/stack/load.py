@@ -18,7 +18,8 @@ corpus or the new one, never half of one.
 OpenSearch — one index (default ``turnbench-passages``), 1 shard, 0 replicas, an explicit strict mapping
 (``content`` english analyzer with ``content.exact`` standard analyzer, ``title`` text + ``title.keyword``,
 ``speaker``/``meeting_id``/``passage_id``/``passage_kind`` keywords, ``start``/``end`` doubles,
-``passage_index``/``words``/``turns`` integers, ``recorded_date`` date) and an explicit BM25 similarity.
+``passage_index``/``words``/``turns`` integers, ``recorded_date`` date), an explicit BM25 similarity, and
+index sorting on (passage kind, meeting id, passage index) so that score ties resolve in that order.
 ``content`` is an array of the passage's segment texts, so a phrase never matches across two segments.
 The mapping's ``_meta.turnbench`` is the marker: corpus id and sha256, passages sha256, ``max_words``
 and ``state`` (``loading`` until the index has settled, then ``settled``).
@@ -52,6 +53,7 @@ SCHEMA = "turnbench"
 INDEX_FORMAT = "turnbench-passages/1"
 TABLES_FORMAT = "turnbench-tables/1"
 MARKER = "turnbench"
+INDEX_ORDER = ("passage_kind", "meeting_id", "passage_index")
 SIMILARITY = {"type": "BM25", "k1": 1.2, "b": 0.75}  # Lucene's defaults, written out so they are recorded
 BULK_CHUNK_DOCS = 1000
 SETTLE_TIMEOUT_S = 30.0
@@ -111,6 +113,10 @@ def index_settings() -> dict[str, Any]:
             "number_of_replicas": 0,
             "refresh_interval": "-1",  # refreshed explicitly after bulk; set back below
             "similarity": {"turnbench_bm25": dict(SIMILARITY)},
+            # Documents are stored in (kind, meeting, index) order, so Lucene's tie-break (lower document
+            # first) is the same order turnbench.runs.normalise applies, at no cost per query.
+            "sort.field": list(INDEX_ORDER),
+            "sort.order": ["asc"] * len(INDEX_ORDER),
         }
     }
 
@@ -398,7 +404,7 @@ def _load_corpus(stack, corpus: Corpus, *, max_words: int, index: str, settle_ti
     chunks, pg_counts = _load_postgres(stack, corpus, max_words)
     timings["postgres_s"] = time.perf_counter() - t0 - pg_counts["chunk_s"]
     timings["chunk_s"] = pg_counts["chunk_s"]
-    passages = tuple(c.passage for c, _, _ in chunks)
+    passages = tuple(sorted((c.passage for c, _, _ in chunks), key=lambda p: (p.meeting, p.index)))
     passages_sha256 = inventory_sha256(passages)
     expected = expected_counts(passages)
     if len(expected[1]) != pg_counts["meetings"]:

@@ -28,11 +28,11 @@ def test_unknown_scope_is_bad_input():
         get_scope("everything")
 
 
-def test_corpus_scope_body_searches_everything_with_the_normalise_order():
+def test_corpus_scope_body_searches_everything():
     body = search_body(get_arm("bm25"), Q, get_scope("corpus"), 100)
     assert body["query"] == {"match": {"content": {"query": "vendor contract renewal", "operator": "or"}}}
-    assert body["size"] == 100 and body["_source"] is False and body["track_scores"] is True
-    assert [next(iter(s)) for s in body["sort"]] == ["_score", "passage_kind", "meeting_id", "passage_index"]
+    # no per-query sort: ties resolve by the index's sort order (see test_load_stack's tie test)
+    assert body == {"query": body["query"], "size": 100, "track_total_hits": False, "_source": False}
 
 
 def test_gold_meetings_scope_filters_to_the_querys_gold_meetings():
