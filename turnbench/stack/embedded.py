@@ -110,12 +110,16 @@ def find_postgres(explicit: str | os.PathLike | None = None) -> PostgresBinaries
 
 
 def _pgserver_bins() -> list[Path]:
+    """The bin directory of a pip-installed ``pgserver`` (it bundles PostgreSQL 16, so the pin check will say so)."""
     import importlib.util
 
-    spec = importlib.util.find_spec("pgserver")
-    if spec is None or not spec.submodule_search_locations:
+    if importlib.util.find_spec("pgserver") is None:
         return []
-    return [Path(loc) / "pginstall" / "bin" for loc in spec.submodule_search_locations]
+    try:
+        from pgserver._commands import POSTGRES_BIN_PATH
+    except Exception:  # a layout we do not know: not a usable source
+        return []
+    return [Path(POSTGRES_BIN_PATH)]
 
 
 def _postgres_version(bin_dir: Path) -> str:
