@@ -245,3 +245,15 @@ def test_measure_breaks_the_imported_corpus_down_by_domain(corpus):
     assert sorted(stats["by_domain"]) == ["academic", "committee", "product", "unknown"]
     assert stats["by_domain"]["product"]["all"]["n"] == 6
     assert stats["by_class"]["all"]["n"] == 15
+
+
+def test_imported_corpus_passes_the_validator(corpus):
+    from turnbench.generator.validate import failures, validate_corpus
+
+    results = validate_corpus(corpus.root)
+    assert failures(results) == []
+    passed = {r.name for r in results if r.status == "pass"}
+    assert {"manifest_counts", "turn_indices_dense", "times_ordered", "gold_refs_real",
+            "gold_spans_cover_answers"} <= passed
+    result = CliRunner().invoke(main, ["validate", str(corpus.root)])
+    assert result.exit_code == 0, result.output
