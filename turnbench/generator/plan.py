@@ -27,7 +27,7 @@ class Plant:
     """Sentences to place: one sentence in one turn, or (setup, answer) in two turns by two speakers."""
 
     pid: str
-    type: str  # marker | near_miss | deferral | deferral_near_miss | lookup | lookup_echo | component
+    type: str  # marker | near_miss | deferral | deferral_near_miss | lookup | lookup_echo | component | component_echo
     sentences: tuple[str, ...]
     fact: Mapping[str, Any] = field(default_factory=dict)  # extra fields written to facts.jsonl
 
@@ -137,15 +137,22 @@ LOOKUP_TEMPLATES = (
 )
 # Sentences that name a lookup's subject without stating its fact.
 LOOKUP_ECHOES = {
-    "budget": ("We still have not closed the {S} contract, by the way.", "Legal has questions on the {S} contract."),
-    "deadline": ("The {S} rollout keeps coming up in standups.", "I heard the {S} rollout is noisy."),
-    "owner": ("Somebody should look at the {S} migration plan.", "The {S} migration needs a runbook."),
-    "count": ("Licences for {S} are on my list.", "Procurement asked about {S} again."),
-    "location": ("The {S} offsite still needs an agenda.", "People keep asking about the {S} offsite."),
-    "vendor": ("The {S} audit scope is still open.", "We owe finance a note on the {S} audit."),
-    "version": ("We should talk about upgrading {S} soon.", "The {S} changelog is long this time."),
+    "budget": ("Do we know the budget for the {S} contract yet?", "Has anyone seen the {S} contract budget sheet?",
+               "The {S} contract budget needs sign-off from finance."),
+    "deadline": ("Is the {S} rollout date still moving around?", "Who is tracking when the {S} rollout is due?",
+                 "The {S} rollout due date keeps coming up."),
+    "owner": ("Do we have an owner for the {S} migration yet?", "Somebody should own the {S} migration plan.",
+              "The {S} migration owner question is still open."),
+    "count": ("How many licences will {S} need, does anyone know?", "Licence counts for {S} are on my list.",
+              "Procurement asked about {S} licences again."),
+    "location": ("Where should the {S} offsite be held, any ideas?", "The {S} offsite location is still open.",
+                 "People keep asking where the {S} offsite will be."),
+    "vendor": ("Which vendor are we leaning towards for the {S} audit?", "The {S} audit vendor question is still open.",
+               "We owe finance a note on the {S} audit vendor."),
+    "version": ("Which version of {S} should we pin, any opinions?", "The {S} version question keeps coming back.",
+                "We should decide what version {S} is pinned to."),
 }
-LOOKUP_ECHO_RATE = 0.5
+LOOKUP_ECHO_RATE = 0.6
 MULTI_TEMPLATES = (
     ("shortlist", "For the {S} tender, put {V} on the shortlist.",
      "Across the {T} {K} meetings, which vendors made the shortlist for the {S} tender?",
@@ -155,6 +162,13 @@ MULTI_TEMPLATES = (
     ("reviewers", "{V} agreed to review the {S} proposal.",
      "Who agreed to review the {S} proposal in the {T} {K} meetings?", "{S} proposal reviewers", "person"),
 )
+# Sentences that name a multi-file subject in another session of the series without adding a component.
+MULTI_ECHOES = {
+    "shortlist": ("Has anyone looked at the {S} tender yet?", "The {S} tender is getting a lot of interest."),
+    "sites": ("Pilot sites for {S} are still being discussed.", "How many pilot sites will {S} need?"),
+    "reviewers": ("The {S} proposal still needs reviewers.", "Who has time to review the {S} proposal?"),
+}
+MULTI_ECHO_RATE = 0.5
 SUMMARY_TEMPLATES = (
     ("question", "Summarize the {T} {K} meetings."),
     ("topic", "What did the {T} {K} series cover over time?"),
@@ -305,8 +319,9 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
             if rng.random() < LOOKUP_ECHO_RATE:
                 others = [m for m in series_of_meeting[mid] if m != mid] or [m for m in ids if m != mid]
                 for j, other in enumerate(rng.sample(others, min(len(others), rng.randint(1, 2)))):
-                    echo = rng.choice(LOOKUP_ECHOES[name]).format(S=subject)
-                    plants[other].append(Plant(f"{pid}.e{j}", "lookup_echo", (echo,), {"query": q, "subject": subject}))
+                    for k, echo in enumerate(rng.sample(LOOKUP_ECHOES[name], rng.randint(1, 3))):
+                        plants[other].append(Plant(f"{pid}.e{j}.{k}", "lookup_echo", (echo.format(S=subject),),
+                                                   {"query": q, "subject": subject}))
 
     meeting_of: dict[tuple[str, int], str] = {}
     for mid, sess in zip(ids, sessions):
@@ -339,6 +354,11 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
                     Plant(pid, "component", (comp.format(S=subject, V=v),),
                           {"query": q, "subject": subject, "value": v, "template": name}))
             queries.append(QuerySpec(q, "multi_file", "R2", surface, text, pids=tuple(pids)))
+            rest = [k for k in range(1, n + 1) if k not in chosen]
+            if rest and rng.random() < MULTI_ECHO_RATE:
+                other = meeting_of[(s.id, rest[rng.randrange(len(rest))])]
+                echo = rng.choice(MULTI_ECHOES[name]).format(S=subject)
+                plants[other].append(Plant(f"C{q}.e", "component_echo", (echo,), {"query": q, "subject": subject}))
 
     # -- summarize: every session of a series -----------------------------------------------------
     for s in org.series:

@@ -115,8 +115,8 @@ def _scan(ctx: _Ctx) -> None:
     items = sorted({f["item"].lower() for f in ctx.targets("R5") if "item" in f})
     item_re = (re.compile(r"\bdefer the (" + "|".join(re.escape(i) for i in sorted(items, key=len, reverse=True))
                           + r")\b", re.IGNORECASE) if items else None)
-    subjects = {f["subject"].lower() for f in ctx.located("lookup_setup", "lookup_answer", "lookup_echo", "component")
-                if "subject" in f}
+    subjects = {f["subject"].lower() for f in ctx.located("lookup_setup", "lookup_answer", "lookup_echo", "component",
+                                                          "component_echo") if "subject" in f}
     for f in ctx.facts:
         if f.get("meeting") is not None and isinstance(f.get("turn"), int):
             ctx.turns_needed[(f["meeting"], f["turn"])] = ("", "")
@@ -349,11 +349,12 @@ def check_lookup_answer_in_turn(ctx: _Ctx) -> CheckResult:
 
 def check_phrase_exclusivity(ctx: _Ctx) -> CheckResult:
     """A lookup's answer is stated in exactly one turn of the corpus, its subject named only in that
-    meeting and in its recorded echoes; a multi-file subject occurs only in the gold meetings."""
+    meeting and in its recorded echoes; a multi-file subject occurs only in the gold meetings and in
+    echo sessions that add no component."""
     problems = []
     qs = _queries_by_id(ctx)
     echoes: dict[str, set[str]] = {}
-    for f in ctx.located("lookup_echo"):
+    for f in ctx.located("lookup_echo", "component_echo"):
         echoes.setdefault(f["query"], set()).add(f["meeting"])
     n = 0
     for f in ctx.located("lookup_answer", "component"):
@@ -371,9 +372,11 @@ def check_phrase_exclusivity(ctx: _Ctx) -> CheckResult:
             stating = sorted(key for key in {(m, t) for m, t in hits} if f["text"] in ctx.subject_texts.get(key, ""))
             if stating != [(f["meeting"], f["turn"])]:
                 problems.append(f"{q.id}: the answer is stated in {len(stating)} turns {stating[:3]}, must be one")
-        elif not where <= set(q.gold_meetings):
-            problems.append(f"{q.id}: {f['subject']} occurs outside the gold meetings: "
-                            f"{sorted(where - set(q.gold_meetings))}")
+        elif not where <= set(q.gold_meetings) | echoes.get(q.id, set()):
+            problems.append(f"{q.id}: {f['subject']} occurs outside the gold meetings and its echoes: "
+                            f"{sorted(where - set(q.gold_meetings) - echoes.get(q.id, set()))}")
+        elif echoes.get(q.id, set()) & set(q.gold_meetings):
+            problems.append(f"{q.id}: an echo of {f['subject']} sits in a gold meeting")
     return _result("phrase_exclusivity", sorted(set(problems)), f"{n} planted answers occur only where gold says")
 
 
