@@ -54,7 +54,7 @@ corpus: setup
 regen-check: setup
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(TURNBENCH) generate --from-manifest fixtures/small/manifest.json --out "$$tmp/small" && \
-	diff -r fixtures/small "$$tmp/small" && echo "fixtures/small: byte-identical" && \
+	diff -r -x stats.json fixtures/small "$$tmp/small" && echo "fixtures/small: byte-identical" && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/default" --workers 2 && \
 	cmp fixtures/default.manifest.json "$$tmp/default/manifest.json" && echo "default corpus: manifest byte-identical"
 
@@ -83,3 +83,45 @@ bench-harness: setup
 	$(PY) -m turnbench.harness.speed
 
 .PHONY: bench-harness
+
+# -- bench, baselines and the CI check (issue 7) --
+ARM ?= bm25
+CONTROL ?= bm25
+RESULTS ?= results/latest
+VERIFY_PROVIDER ?= embedded
+# the embedded provider needs the pinned jars; a docker or external stack does not
+STACK_NEEDS = $(if $(filter docker external,$(PROVIDER)),,jars)
+
+## bench: the default corpus end to end (PROVIDER=auto|embedded|docker|external, ARM=bm25); results in $(RESULTS)/$(ARM), tables printed
+bench: corpus $(STACK_NEEDS)
+	rm -rf $(RESULTS)/$(ARM)
+	$(TURNBENCH) bench --corpus $(DEFAULT_CORPUS) --arm $(ARM) --out $(RESULTS) --provider $(PROVIDER)
+
+## gate: compare $(RESULTS)/$(ARM) with baselines/$(CONTROL) (paired bootstrap); writes $(RESULTS)/compare.md; exit 4 on a regression
+gate: setup
+	$(TURNBENCH) compare baselines/$(CONTROL) $(RESULTS)/$(ARM) --gate --out $(RESULTS)/compare.md
+
+## baseline: rewrite baselines/$(CONTROL) from a freshly regenerated default corpus, bm25 on the embedded stack (then commit it)
+baseline: jars
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
+	rm -rf baselines/$(CONTROL) && \
+	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out baselines --control-name $(CONTROL) --provider $(VERIFY_PROVIDER)
+
+## verify: regenerate the default corpus, bench bm25 on the embedded stack, require byte-identical claim files vs baselines/$(CONTROL)
+verify: jars
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
+	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out "$$tmp/results" --control-name $(CONTROL) \
+	  --provider $(VERIFY_PROVIDER) >/dev/null && \
+	status=0 && for f in metrics.json metrics.md answers.md; do \
+	  if cmp -s baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f"; then echo "verify: $$f byte-identical to baselines/$(CONTROL)"; \
+	  else echo "verify: $$f DIFFERS from baselines/$(CONTROL)/$$f"; \
+	    diff -u baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f" | head -40; status=1; fi; \
+	done; \
+	if [ $$status -ne 0 ]; then \
+	  $(TURNBENCH) compare baselines/$(CONTROL) "$$tmp/results/$(CONTROL)" | head -40 || true; \
+	  echo "verify: FAILED (if the change is intended, run 'make baseline' and commit baselines/$(CONTROL))"; fi; \
+	exit $$status
+
+.PHONY: bench gate baseline verify

@@ -66,3 +66,13 @@ def test_gold_naming_missing_meetings_or_turns_and_uncovered_answers_fail(tmp_pa
     assert "q3: no gold meetings" in detail
     assert results["gold_spans_cover_answers"].status == "fail"
     assert "q4: answer turn a#2 outside its gold spans" in results["gold_spans_cover_answers"].detail
+
+
+def test_a_real_qmsum_import_passes_the_generic_checks(tmp_path):
+    from gen_helpers import REPO
+    from turnbench.corpus.qmsum import import_qmsum
+
+    import_qmsum([REPO / "tests" / "fixtures" / "qmsum" / "ALL"], tmp_path / "qm")
+    results = validate_corpus(tmp_path / "qm")
+    assert failures(results) == []
+    assert sum(r.status == "pass" for r in results) == len(GENERIC)
