@@ -51,7 +51,8 @@ class _Bulk:
             out.append(lit)
         text = "".join(out)
         if self.rng.random() < 0.12:
-            text = choice(vocab.FILLERS) + text
+            # a filler opens the sentence, so what follows loses its capital (but "I" keeps its own)
+            text = choice(vocab.FILLERS) + (text if text.startswith("I ") else text[0].lower() + text[1:])
         else:
             text = text[0].upper() + text[1:]
         return text, text.count(" ") + 1
