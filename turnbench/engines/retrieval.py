@@ -166,7 +166,7 @@ def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch
             if "error" in r:
                 raise SearchFailed(f"query {qid}: OpenSearch answered an error: {r['error']}")
             shards = r.get("_shards", {})
-            if r.get("timed_out") or shards.get("failed", 0) or shards.get("skipped", 0):
+            if r.get("timed_out") or shards.get("failed", 0):  # a skipped shard could not match: not partial
                 raise SearchFailed(f"query {qid}: partial result (timed out or shards failed): {shards}")
             latencies.append(r["took"] / 1000.0)
             # filter_path drops an empty hit list entirely: no key means no hit
@@ -186,10 +186,10 @@ def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", ind
 
 def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None
              ) -> RunResult:
-    from turnbench.stack.load import (DEFAULT_INDEX, expected_counts, loaded_marker, observed_counts,
-                                      opensearch_client, _describe_difference)
-    from turnbench.stack.passages import chunk_meeting, inventory_sha256
     from turnbench.errors import IndexNotSettled
+    from turnbench.stack.load import (DEFAULT_INDEX, describe_difference, expected_counts, loaded_marker,
+                                      observed_counts, opensearch_client)
+    from turnbench.stack.passages import chunk_meeting, inventory_sha256
 
     arm = get_arm(arm) if isinstance(arm, str) else arm
     sc = get_scope(scope)
@@ -214,7 +214,7 @@ def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | 
     got = observed_counts(client, index)
     if got != expected:
         raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
-                              f"{_describe_difference(expected, got)}")
+                              f"{describe_difference(expected, got)}")
     timings["verify_s"] = time.perf_counter() - t0
 
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)

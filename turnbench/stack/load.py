@@ -315,7 +315,7 @@ def expected_counts(passages) -> tuple[int, dict[str, int]]:
     return n, per_meeting
 
 
-def _describe_difference(expected: tuple[int, dict[str, int]], got: tuple[int, dict[str, int]]) -> str:
+def describe_difference(expected: tuple[int, dict[str, int]], got: tuple[int, dict[str, int]]) -> str:
     (n_exp, m_exp), (n_got, m_got) = expected, got
     parts = [f"{n_got} passages in {len(m_got)} meetings where the inventory has {n_exp} in {len(m_exp)}"]
     wrong = sorted(k for k in set(m_exp) | set(m_got) if m_exp.get(k) != m_got.get(k))
@@ -341,7 +341,7 @@ def settle(client, index: str, expected: tuple[int, dict[str, int]], *, timeout_
             return reads
         if time.monotonic() >= deadline:
             raise IndexNotSettled(
-                f"index {index!r} did not settle within {timeout_s:g} s ({reads} reads): {_describe_difference(expected, got)}"
+                f"index {index!r} did not settle within {timeout_s:g} s ({reads} reads): {describe_difference(expected, got)}"
             )
         time.sleep(poll_s)
 
