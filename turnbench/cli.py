@@ -480,10 +480,11 @@ def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: 
               show_default=True, help="Stack provider; auto uses a recorded running stack, else docker, else embedded.")
 @click.option("--answerer", type=click.Choice(["reference", "none", "skip"]), default="reference", show_default=True,
               help="Answer the aggregation questions too (answers.md); skip leaves them out.")
+@click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
 @_relevance_options
 @handle_errors
 def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: str | None, scope: str,
-              provider: str, answerer: str, relevance_high: float, relevance_low: float,
+              provider: str, answerer: str, index: str | None, relevance_high: float, relevance_low: float,
               binary_relevance: bool) -> None:
     """Stack -> load -> run -> judge -> score -> write, for each arm; prints the metric tables."""
     import sys
@@ -496,7 +497,7 @@ def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: st
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
     tty = sys.stderr.isatty()
     outcomes = run_bench(Path(corpus_dir), list(arms), Path(out), scope=scope, control_name=control_name,
-                         provider=provider, answerer=answerer, policy=policy, show_progress=tty,
+                         provider=provider, answerer=answerer, policy=policy, show_progress=tty, index=index,
                          echo=None if tty else (lambda line: click.echo(line, err=True)))
     for o in outcomes:
         click.echo(f"## {o.name} (arm {o.arm})\n")

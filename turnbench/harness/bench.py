@@ -99,7 +99,8 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
 def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "corpus",
               control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
               policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
-              echo: Callable[[str], None] | None = None, stack_options: dict | None = None) -> list[BenchOutcome]:
+              echo: Callable[[str], None] | None = None, stack_options: dict | None = None,
+              index: str | None = None) -> list[BenchOutcome]:
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
     where they can (unknown arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
@@ -108,7 +109,7 @@ def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = 
     from turnbench.harness.report import runinfo, write_results
     from turnbench.harness.score import score_run
     from turnbench.stack import open_stack
-    from turnbench.stack.load import load_corpus
+    from turnbench.stack.load import DEFAULT_INDEX, load_corpus
 
     if answerer not in ANSWERERS:
         raise BadInput(f"answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")
@@ -129,7 +130,7 @@ def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = 
             if st._progress is not None:
                 st._progress.advance(st._task)
             with st.stage("load"):
-                loaded = load_corpus(stack, corpus)
+                loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX)
             answer_results = None
             if answerer != "skip":
                 with st.stage("answers"):

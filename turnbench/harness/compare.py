@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
 from turnbench.errors import UnpairedComparison
-from turnbench.harness.report import nearest_rank
+from turnbench.harness.report import arm_label, nearest_rank
 
 RESAMPLES = 10_000
 SEED = 20261130
@@ -132,10 +132,7 @@ class Comparison:
 
 
 def _label(document: Mapping[str, Any]) -> str:
-    arm = document["provenance"].get("arm")
-    if isinstance(arm, Mapping) and isinstance(arm.get("name"), str):
-        return arm["name"]
-    return str(arm)
+    return arm_label(document["provenance"].get("arm"))
 
 
 def _diff(what: str, a: Any, b: Any) -> None:

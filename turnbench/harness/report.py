@@ -30,6 +30,17 @@ def fmt4(x: float | None) -> str:
     return DASH if x is None else f"{x:.4f}"
 
 
+def arm_label(arm: Any) -> str:
+    """A short name for the arm a results file records: its ``name``, or the name of its nested ``arm``."""
+    if isinstance(arm, Mapping):
+        inner = arm.get("arm")
+        for cand in (arm.get("name"), inner.get("name") if isinstance(inner, Mapping) else None):
+            if isinstance(cand, str) and cand:
+                return cand
+        return "(unnamed arm)"
+    return str(arm)
+
+
 def _describe(value: Any) -> str:
     """A one-line rendering of a provenance entry: a string as is, a dict as its scalar fields."""
     if isinstance(value, Mapping):
@@ -52,7 +63,7 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
     lines += [
         f"- corpus: `{corpus['id']}` sha256 `{corpus['sha256']}` seed `{corpus.get('seed')}` "
         f"licence tier `{prov['licence_tier']}`",
-        f"- scope: `{scope['label']}` · arm: {_describe(prov['arm'])} · stack: {_describe(prov['stack'])}",
+        f"- scope: `{scope['label']}` · arm: `{arm_label(prov['arm'])}` · stack: {_describe(prov['stack'])}",
         f"- relevance policy: `{prov['relevance_policy']['name']}` · metric engine: {engine['name']} "
         f"{engine['version']} ({engine['semantics']}, {engine['ndcg']})",
         "",

@@ -1,0 +1,52 @@
+"""bench end to end on the real stack: fixtures/small, twice, byte-identical claims; compare with itself is zero."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from turnbench.harness.bench import run_bench
+from turnbench.harness.compare import SAME, compare
+from turnbench.harness.report import CLAIM_FILES, read_metrics
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ROOT / "fixtures" / "small"
+INDEX = "turnbench-bench-test"
+
+pytestmark = pytest.mark.integration
+
+
+def bench(stack, out: Path, **kw):
+    # the session's stack, reached as an external one: bench never tears down what it did not start
+    return run_bench(SMALL, ["bm25"], out, provider="external", index=INDEX,
+                     stack_options={"opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn}, **kw)
+
+
+def test_bench_twice_is_byte_identical_and_compares_as_no_difference(stack, tmp_path):
+    first = bench(stack, tmp_path / "a")
+    second = bench(stack, tmp_path / "b")
+    a, b = first[0].out_dir, second[0].out_dir
+    for name in (*CLAIM_FILES, "answers.md"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    doc = read_metrics(a)
+    prov = doc["provenance"]
+    assert prov["stack"] == stack.versions()  # versions only: the provider is not part of the claim
+    assert prov["arm"]["arm"]["name"] == "bm25" and prov["index"]["passages_sha256"]
+    counts = doc["retrieval"]["counts"]
+    assert counts["queries_ranked"] == 72 and counts["queries_judged"] + counts["queries_dropped_unjudgeable"] == 72
+    assert "answers" in doc and (a / "runinfo.json").is_file()
+    cmp = compare(doc, read_metrics(b))
+    assert cmp.rows and all(r.delta == 0.0 and r.verdict == SAME for r in cmp.rows)
+
+
+def test_gold_meetings_scope_is_labelled_an_oracle_and_refuses_to_pair_with_corpus_scope(stack, tmp_path):
+    from turnbench.errors import UnpairedComparison
+
+    oracle = bench(stack, tmp_path / "o", scope="gold-meetings", control_name="oracle", answerer="skip")[0]
+    assert oracle.out_dir == tmp_path / "o" / "oracle"
+    md = (oracle.out_dir / "metrics.md").read_text()
+    assert "**ORACLE scope `gold-meetings`" in md
+    plain = bench(stack, tmp_path / "p", answerer="skip")[0]
+    with pytest.raises(UnpairedComparison, match="scopes differ"):
+        compare(read_metrics(plain.out_dir), read_metrics(oracle.out_dir))
