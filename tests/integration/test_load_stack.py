@@ -42,7 +42,7 @@ def test_load_counts_settle_provenance_and_tables(stack, tiny):
     assert (p["opensearch_version"], p["lucene_version"]) == (stack.opensearch_version, stack.lucene_version)
     assert p["postgres_version"] == stack.postgres_version
     assert len(p["settings_sha256"]) == len(p["mapping_sha256"]) == 64
-    assert r.timings["settle_reads"] >= 2
+    assert r.timings["settle_reads"] >= 2 and r.timings["store_size_bytes"] > 0
     assert {k for k in ("postgres_s", "bulk_s", "force_merge_s", "settle_s")} <= set(r.timings)
     assert len(r.passages) == 12 and [x.id for x in r.passages][:3] == ["mtg-0001:00000", "mtg-0001:00001",
                                                                           "mtg-0001:00002"]

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.perf_counter() - t0
         t, p = result.timings, result.provenance
         print(f"corpus {corpus.id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
-              f"(max {args.max_words} words), store {p['store_size_bytes'] / 2**20:.1f} MiB")
+              f"(max {args.max_words} words), store {t['store_size_bytes'] / 2**20:.1f} MiB")
         print(f"load {wall:.2f} s (target <= {TARGET_LOAD_S:.0f} s: {verdict(wall <= TARGET_LOAD_S)}): "
               f"postgres {t['postgres_s']:.2f} s, chunk {t['chunk_s']:.2f} s, create index {t['create_index_s']:.2f} s, "
               f"bulk {t['bulk_s']:.2f} s, force-merge {t['force_merge_s']:.2f} s, settle {t['settle_s']:.2f} s "

@@ -71,7 +71,9 @@ class LoadResult:
     passages: tuple[Passage, ...]
     passages_sha256: str
     provenance: Mapping[str, Any]  # claim-safe: equal across two loads of the same corpus
-    timings: Mapping[str, float]  # seconds per step; outside any claim
+    # seconds per step, plus host-dependent figures (store_size_bytes: Lucene's segment files carry the OS and
+    # JVM version strings, so the size can differ by a few bytes between machines); outside any claim
+    timings: Mapping[str, float]
 
 
 # -- endpoints -----------------------------------------------------------------------------------
@@ -364,7 +366,6 @@ def index_provenance(client, index: str) -> dict[str, Any]:
         "docs_count": stats["docs"]["count"],
         "docs_deleted": stats["docs"]["deleted"],
         "indexing_index_total": stats["indexing"]["index_total"],
-        "store_size_bytes": stats["store"]["size_in_bytes"],
         "segments_count": stats["segments"]["count"],
         "number_of_shards": int(settings["index.number_of_shards"]),
         "number_of_replicas": int(settings["index.number_of_replicas"]),
@@ -375,6 +376,10 @@ def index_provenance(client, index: str) -> dict[str, Any]:
         "lucene_version": info["version"]["lucene_version"],
         "opensearch_distribution": info["version"].get("distribution", "opensearch"),
     }
+
+
+def store_size_bytes(client, index: str) -> int:
+    return client.indices.stats(index=index, metric="store")["indices"][index]["primaries"]["store"]["size_in_bytes"]
 
 
 def _put_marker(client, index: str, marker: Mapping[str, Any]) -> None:
@@ -443,6 +448,7 @@ def _load_corpus(stack, corpus: Corpus, *, max_words: int, index: str, settle_ti
 
     t0 = time.perf_counter()
     prov = index_provenance(client, index)
+    timings["store_size_bytes"] = float(store_size_bytes(client, index))
     if prov["segments_count"] != 1:
         raise IndexNotSettled(f"index {index!r} has {prov['segments_count']} segments after force-merge, not 1")
     prov.update({
