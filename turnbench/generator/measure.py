@@ -26,7 +26,7 @@ import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from turnbench import canonical
 from turnbench.corpus.format import STATS, Corpus, open_corpus
@@ -101,34 +101,31 @@ def _round(x: float) -> float:
 def rank_queries(meetings: Iterable[Meeting], queries: Sequence[Query]) -> tuple[list[QueryMeasure], int]:
     """Score every ranked query against every meeting; returns per-query figures and the meeting count.
 
-    Meetings are tokenised once, streaming: BM25Okapi keeps only term frequencies, never the text.
+    Meetings are tokenised once; BM25Okapi then keeps only term frequencies, never the text.
     """
     import numpy as np
     from rank_bm25 import BM25Okapi
 
-    ids: list[str] = []
+    # Documents enter BM25 in meeting-id order, whatever order the corpus yields them in: BM25Okapi's
+    # epsilon floor depends on a float sum over terms in first-seen order, and the id order is also the
+    # tie-break, so neither scores nor ranks can depend on reading order.
+    docs: list[tuple[str, list[str]]] = []
     domains: dict[str, str] = {}
-
-    def docs() -> Iterator[list[str]]:
-        for m in meetings:
-            ids.append(m.id)
-            if "domain" in m.meta:
-                domains[m.id] = str(m.meta["domain"])
-            yield tokenize(document_text(m))
-
-    # BM25Okapi iterates its corpus exactly once in __init__, so a generator keeps memory flat.
-    # Its per-document statistics stay in reading order; the id order is applied as the tie-break.
-    try:
-        bm25 = BM25Okapi(docs(), **BM25_PARAMS)
-    except ZeroDivisionError:
-        raise Refusal("the corpus has no meetings or no words; BM25 statistics are undefined") from None
+    for m in meetings:
+        docs.append((m.id, tokenize(document_text(m))))
+        if "domain" in m.meta:
+            domains[m.id] = str(m.meta["domain"])
+    ids = sorted(d[0] for d in docs)
     if len(set(ids)) != len(ids):
         raise CorpusIntegrityError("the corpus holds a meeting id more than once")
+    docs.sort(key=lambda d: d[0])
+    try:
+        bm25 = BM25Okapi([d[1] for d in docs], **BM25_PARAMS)
+    except ZeroDivisionError:
+        raise Refusal("the corpus has no meetings or no words; BM25 statistics are undefined") from None
+    del docs  # BM25Okapi keeps term frequencies only
 
     n = len(ids)
-    # position of each document in meeting-id order: the tie-break key
-    id_order = np.empty(n, dtype=np.int64)
-    id_order[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(n)
     position = {mid: i for i, mid in enumerate(ids)}
     has_domain = bool(domains)
 
@@ -144,13 +141,11 @@ def rank_queries(meetings: Iterable[Meeting], queries: Sequence[Query]) -> tuple
         gold_idx = np.array([position[g] for g in gold], dtype=np.int64)
         is_gold = np.zeros(n, dtype=bool)
         is_gold[gold_idx] = True
-        # rank of doc j = 1 + #(score > s_j) + #(score == s_j and id before j)
+        # rank of meeting j = 1 + #(score > s_j) + #(score == s_j with an id before j's)
         best_rank = n + 1
         for j in gold_idx:
             s = scores[j]
-            r = 1 + int(np.count_nonzero(scores > s)) + int(
-                np.count_nonzero((scores == s) & (id_order < id_order[j]))
-            )
+            r = 1 + int(np.count_nonzero(scores > s)) + int(np.count_nonzero(scores[:j] == s))
             best_rank = min(best_rank, r)
         g = float(scores[gold_idx].max())
         threshold = NEAR_DUP_RATIO * g if g > 0 else g
