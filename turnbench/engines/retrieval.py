@@ -187,8 +187,8 @@ def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", ind
 def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None
              ) -> RunResult:
     from turnbench.errors import IndexNotSettled
-    from turnbench.stack.load import (DEFAULT_INDEX, describe_difference, expected_counts, loaded_marker,
-                                      observed_counts, opensearch_client)
+    from turnbench.stack.load import (DEFAULT_INDEX, check_index_name, describe_difference, expected_counts,
+                                      loaded_marker, observed_counts, opensearch_client)
     from turnbench.stack.passages import chunk_meeting, inventory_sha256
 
     arm = get_arm(arm) if isinstance(arm, str) else arm
@@ -196,7 +196,7 @@ def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | 
     depth = arm.depth if depth is None else depth
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 10000:
         raise BadInput(f"depth must be an integer from 1 to 10000, not {depth!r}")
-    index = index or DEFAULT_INDEX
+    index = check_index_name(index or DEFAULT_INDEX)
     timings: dict[str, float] = {}
 
     t0 = time.perf_counter()

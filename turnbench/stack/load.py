@@ -44,7 +44,7 @@ from typing import Any, Iterator, Mapping
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
-from turnbench.errors import ForeignIndex, IndexNotSettled, StackStateError
+from turnbench.errors import BadInput, ForeignIndex, IndexNotSettled, StackStateError
 from turnbench.runs import Passage
 from turnbench.stack.passages import DEFAULT_MAX_WORDS, Chunk, chunk_meeting, inventory_sha256
 
@@ -96,14 +96,27 @@ def stack_errors(stack) -> Iterator[None]:
     """A server that stops answering mid-way becomes a one-line refusal, not a traceback."""
     import psycopg
     from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+    from opensearchpy.exceptions import TransportError
 
     try:
         yield
     except OpenSearchConnectionError as exc:
         raise StackStateError(f"OpenSearch at {stack.opensearch_url} does not answer: {exc}") from None
+    except TransportError as exc:
+        raise StackStateError(f"OpenSearch at {stack.opensearch_url} refused a request: {exc}") from None
     except psycopg.OperationalError as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise StackStateError(f"PostgreSQL does not answer: {first}") from None
+
+
+def check_index_name(index: str) -> str:
+    """OpenSearch's index-name rules, checked before anything is written."""
+    bad = set('\\/*?"<>| ,#:')
+    if (not isinstance(index, str) or not index or index != index.lower() or index in (".", "..")
+            or index[0] in "-_+" or any(ch in bad for ch in index) or len(index.encode()) > 255):
+        raise BadInput(f"{index!r} is not a valid OpenSearch index name (lowercase, no spaces or \\/*?\"<>|,#:, "
+                       "not starting with - _ +)")
+    return index
 
 
 # -- index definition ----------------------------------------------------------------------------
@@ -398,6 +411,7 @@ def load_corpus(stack, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS, in
 def _load_corpus(stack, corpus: Corpus, *, max_words: int, index: str, settle_timeout_s: float) -> LoadResult:
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
+    check_index_name(index)
     client = opensearch_client(stack)
     # Ownership is checked on both stores before either is written, so a refusal changes nothing.
     old_marker = index_marker(client, index)
