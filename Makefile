@@ -125,3 +125,26 @@ verify: jars
 	exit $$status
 
 .PHONY: bench gate baseline verify
+
+# -- self-measure and the QMSum adapter (issues 2, 6) --
+QMSUM ?=
+QMSUM_CORPUS ?= corpora/qmsum
+
+## measure: self-measure the default corpus (BM25, meetings as documents); writes $(DEFAULT_CORPUS)/stats.json, prints the table
+measure: corpus
+	$(TURNBENCH) measure $(DEFAULT_CORPUS)
+
+## qmsum: import QMSum (QMSUM=its data/ALL directory or JSONL files) into $(QMSUM_CORPUS), then validate and self-measure it
+qmsum: setup
+	@test -n "$(QMSUM)" || { echo "set QMSUM to QMSum's data/ALL directory (or its JSONL files)"; exit 2; }
+	rm -rf $(QMSUM_CORPUS)
+	$(TURNBENCH) import qmsum $(QMSUM) --out $(QMSUM_CORPUS)
+	$(TURNBENCH) validate $(QMSUM_CORPUS)
+	$(TURNBENCH) measure $(QMSUM_CORPUS)
+
+## bench-qmsum: bench the imported QMSum corpus end to end (after `make qmsum`; PROVIDER, ARM as for bench); results in $(RESULTS)/qmsum/$(ARM)
+bench-qmsum: $(STACK_NEEDS)
+	rm -rf $(RESULTS)/qmsum/$(ARM)
+	$(TURNBENCH) bench --corpus $(QMSUM_CORPUS) --arm $(ARM) --out $(RESULTS)/qmsum --provider $(PROVIDER)
+
+.PHONY: measure qmsum bench-qmsum
