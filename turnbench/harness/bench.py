@@ -62,17 +62,23 @@ class _Stages:
         if self._progress is not None:
             self._progress.__exit__(*exc)
 
-    @contextlib.contextmanager
-    def stage(self, name: str) -> Iterator[None]:
+    def begin(self, name: str) -> None:
         if self._progress is not None:
             self._progress.update(self._task, description=name)
+
+    def finish(self, name: str, seconds: float) -> None:
+        self.elapsed[name] = self.elapsed.get(name, 0.0) + seconds
+        if self._progress is not None:
+            self._progress.advance(self._task)
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self.begin(name)
         t0 = time.perf_counter()
         try:
             yield
         finally:
-            self.elapsed[name] = self.elapsed.get(name, 0.0) + time.perf_counter() - t0
-            if self._progress is not None:
-                self._progress.advance(self._task)
+            self.finish(name, time.perf_counter() - t0)
 
     def log(self, line: str) -> None:
         if self._progress is not None:
@@ -124,11 +130,11 @@ def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = 
     total = 2 + (answerer != "skip") + 3 * len(arms)
     with _Stages(total, show_progress) as st:
         say = echo or st.log
+        # the stack stays open for the whole bench, so its stage is timed by hand rather than by st.stage
+        st.begin("stack")
         t_stack = time.perf_counter()
         with open_stack(provider, echo=say, **(stack_options or {})) as stack:
-            st.elapsed["stack"] = time.perf_counter() - t_stack
-            if st._progress is not None:
-                st._progress.advance(st._task)
+            st.finish("stack", time.perf_counter() - t_stack)
             with st.stage("load"):
                 loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX)
             answer_results = None
