@@ -220,11 +220,11 @@ def judge_query(query: Query, covers: Mapping[str, _MeetingCover], policy: Relev
     if query.gold_level == "meeting":
         return QueryJudgements(query.id, query.cls, "meeting", {}, meetings, without < len(meetings), without)
     grades: dict[str, int] = {}
-    for m in sorted(query.gold_turns):
+    for m in sorted(set(query.gold_turns) | set(query.answer_turns)):
         cover = covers.get(m)
         if cover is None:
             continue
-        gold = union_ranges(query.gold_turns[m])
+        gold = union_ranges(query.gold_turns.get(m, ()))
         answer = frozenset(query.answer_turns.get(m, ()))
         candidates = set()
         for i in gold | answer:
