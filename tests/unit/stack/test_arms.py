@@ -32,7 +32,8 @@ def test_corpus_scope_body_searches_everything():
     body = search_body(get_arm("bm25"), Q, get_scope("corpus"), 100)
     assert body["query"] == {"match": {"content": {"query": "vendor contract renewal", "operator": "or"}}}
     # no per-query sort: ties resolve by the index's sort order (see test_load_stack's tie test)
-    assert body == {"query": body["query"], "size": 100, "track_total_hits": False, "_source": False}
+    assert body == {"query": body["query"], "size": 100, "track_total_hits": False, "_source": False,
+                    "stored_fields": "_none_", "docvalue_fields": ["passage_id"]}
 
 
 def test_gold_meetings_scope_filters_to_the_querys_gold_meetings():
