@@ -33,6 +33,13 @@ before searching, so a run can never be scored against passages of another corpu
 Sequence: PostgreSQL (COPY) → create index → bulk → refresh → force-merge to one segment → refresh →
 settle (docs per meeting equal the inventory's, on two consecutive reads) → provenance → marker
 ``settled``.
+
+Provenance (``LoadResult.provenance``, equal across two loads of one corpus, fit for a claim file): docs
+count, deleted docs, indexing total, segment count, shards/replicas, similarity, sha256 of the settings
+(instance-stamped keys such as uuid and creation date removed) and of the mapping (marker removed),
+OpenSearch, Lucene and PostgreSQL versions, passage/meeting/segment counts, passages sha256, ``max_words``.
+The store size goes with the timings: Lucene's segment files embed OS and JVM version strings, so it may
+differ by a few bytes between machines.
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ SETTLE_POLL_S = 0.05
 # Settings OpenSearch stamps per index instance: they differ between two loads of the same corpus.
 VOLATILE_SETTINGS = frozenset({
     "index.uuid", "index.creation_date", "index.version.created", "index.version.upgraded",
-    "index.provided_name", "index.history.uuid", "index.replication.type",
+    "index.provided_name", "index.history.uuid",
 })
 
 
