@@ -50,3 +50,27 @@ def test_gold_meetings_scope_is_labelled_an_oracle_and_refuses_to_pair_with_corp
     plain = bench(stack, tmp_path / "p", answerer="skip")[0]
     with pytest.raises(UnpairedComparison, match="scopes differ"):
         compare(read_metrics(plain.out_dir), read_metrics(oracle.out_dir))
+
+
+def test_scoring_the_written_run_with_turnbench_score_gives_the_bench_numbers(stack, tmp_path):
+    from click.testing import CliRunner
+
+    from turnbench import canonical
+    from turnbench.cli import main
+    from turnbench.corpus import open_corpus
+    from turnbench.engines.retrieval import run_arm, run_tag
+    from turnbench.runs import write_passages, write_trec_run
+
+    benched = bench(stack, tmp_path / "bench", answerer="skip")[0]
+    rr = run_arm(stack, open_corpus(SMALL), "bm25", index=INDEX)
+    write_passages(tmp_path / "passages.jsonl", rr.passages)
+    write_trec_run(tmp_path / "run.trec", rr.run, run_tag(rr.arm_config))
+    canonical.write_json(tmp_path / "arm.json", rr.arm_config)
+    r = CliRunner().invoke(main, ["score", "--corpus", str(SMALL), "--passages", str(tmp_path / "passages.jsonl"),
+                                  "--run", str(tmp_path / "run.trec"), "--arm-config", str(tmp_path / "arm.json"),
+                                  "--out", str(tmp_path / "scored")])
+    assert r.exit_code == 0, r.output
+    scored, ours = read_metrics(tmp_path / "scored"), read_metrics(benched.out_dir)
+    assert scored["retrieval"] == ours["retrieval"]
+    assert scored["provenance"]["arm"] == ours["provenance"]["arm"]
+    assert scored["provenance"]["stack"] == "external/unknown" != ours["provenance"]["stack"]
