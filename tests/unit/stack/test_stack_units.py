@@ -126,9 +126,14 @@ def test_maven_unreachable_with_empty_cache_is_one_line(tmp_path):
         "<settings><mirrors><mirror><id>nowhere</id><mirrorOf>*</mirrorOf>"
         "<url>http://127.0.0.1:9/</url></mirror></mirrors></settings>"
     )
+    from turnbench.stack import open_stack
+
     root = tmp_path / "cache" / "opensearch-2.19.6"
     with pytest.raises(StackStartError) as err:
-        jars.ensure_jars(root, maven_args=("-s", str(settings), f"-Dmaven.repo.local={tmp_path / 'm2'}"))
+        with open_stack("embedded", cache=tmp_path / "cache",
+                        maven_args=("-s", str(settings), f"-Dmaven.repo.local={tmp_path / 'm2'}")):
+            pytest.fail("the stack must not open")
+    assert err.value.started_pids == ()
     message = str(err.value)
     assert "\n" not in message
     assert message.startswith("could not fetch the OpenSearch 2.19.6 jars with Maven and the cache")
