@@ -236,11 +236,13 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
 @click.argument("candidate", type=click.Path(exists=True))
 @click.option("--gate", is_flag=True, help="Exit 4 when any row is worse, or when any lookup measure drops at all.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Also write the markdown here.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
+              help="Also write every row (delta, interval, verdict) and the gate's failures as JSON here.")
 @click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
               help="Bootstrap resamples.")
 @click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
 @handle_errors
-def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, resamples: int,
+def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json_out: str | None, resamples: int,
                 seed: int | None) -> None:
     """Compare two results directories: per corpus x class x measure, paired bootstrap interval and verdict."""
     from pathlib import Path
@@ -255,6 +257,8 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, resa
     text = render_compare_md(cmp, gate=gate if gate else None)
     if out:
         canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+    if json_out:
+        canonical.write_json(Path(json_out), cmp.to_json())
     click.echo(text, nl=False)
     failures = cmp.gate_failures()
     if gate and failures:
@@ -510,3 +514,7 @@ def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: st
                     click.echo(f"answers ({answers['answerer']}): {row['questions']} questions, "
                                f"{row['declined']} declined, EM {em}\n")
         click.echo(f"wrote {o.out_dir}/")
+    if outcomes:
+        stages = outcomes[0].stages
+        click.echo("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
+                   + f"; total {sum(stages.values()):.1f} s", err=True)

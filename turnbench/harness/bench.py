@@ -18,7 +18,7 @@ import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
@@ -33,6 +33,7 @@ class BenchOutcome:
     arm: str
     out_dir: Path
     results: Results
+    stages: Mapping[str, float] = field(default_factory=dict)  # seconds per stage of the whole bench
 
 
 @dataclass
@@ -164,4 +165,5 @@ def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = 
                 with st.stage(f"write {arm}"):
                     write_results(out_dir, results, info)
                 outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
-    return outcomes
+    stages = dict(st.elapsed)
+    return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]

@@ -118,6 +118,11 @@ class Comparison:
             out[r.verdict] += 1
         return out
 
+    def to_json(self) -> dict[str, Any]:
+        return {"baseline": self.baseline, "candidate": self.candidate, "facts": dict(self.facts),
+                "notes": list(self.notes), "counts": self.counts(), "gate_failures": self.gate_failures(),
+                "rows": [r.to_json() for r in self.rows]}
+
     def gate_failures(self) -> list[str]:
         failures = []
         for r in self.rows:

@@ -143,8 +143,12 @@ def test_compare_cli_exit_codes(tmp_path):
     worse = put("worse", doc({q: (c, max(0.0, v - 0.05)) for q, (c, v) in vals.items()}, arm="worse"))
     other = put("other", doc(vals, sha="different"))
     runner = CliRunner()
-    ok = runner.invoke(main, ["compare", base, same, "--gate", "--out", str(tmp_path / "cmp.md")])
+    ok = runner.invoke(main, ["compare", base, same, "--gate", "--out", str(tmp_path / "cmp.md"),
+                              "--json", str(tmp_path / "cmp.json")])
     assert ok.exit_code == 0, ok.output
+    as_json = json.loads((tmp_path / "cmp.json").read_text())
+    assert as_json["gate_failures"] == [] and as_json["counts"]["no measurable difference"] == len(as_json["rows"])
+    assert as_json["rows"][0]["interval"] == [0.0, 0.0] and as_json["candidate"] == "same"
     assert (tmp_path / "cmp.md").read_text() in ok.output and "**Gate: PASS**" in ok.output
     gated = runner.invoke(main, ["compare", base, worse, "--gate"])
     assert gated.exit_code == 4 and "GateFailed" in gated.output and "**Gate: FAIL**" in gated.output
