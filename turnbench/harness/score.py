@@ -236,6 +236,7 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
             "measures": measures,
             "rows": rows,
             "per_query": per_query,
+            "dropped_unjudgeable": [q.id for q in ranked if not judged[q.id].judgeable],
             "counts": counts,
         },
     }

@@ -52,6 +52,7 @@ def test_small_corpus_counts_every_query_and_shows_meeting_only_columns_as_dashe
     assert counts["queries_ranked"] == 4 and counts["queries_judged"] == 3
     assert counts["queries_dropped_unjudgeable"] == 1 and counts["queries_unanswered"] == 0
     assert counts["judged_passages_by_grade"] == {"2": 2, "3": 1}
+    assert res.retrieval["dropped_unjudgeable"] == ["q4"]
     rows = rows_by_class(res)
     assert rows["lookup"]["dropped_unjudgeable"] == 1 and rows["lookup"]["queries"] == 1
     # q2: normalised order is m1:00000 (non-gold), m1:00002, m2:00000 (meeting, then index break the tie)
