@@ -31,7 +31,7 @@ Queries
     unioned per query (overlapping or adjacent ranges merge). They have no single evidence turn, so
     ``answer_turns`` is empty. General queries (no spans) are ``summarize`` at meeting level, gold the
     whole meeting. A span that is malformed, reversed or outside the transcript refuses its query,
-    counted by reason — never clipped. Duplicates (same meeting, same text after casefolding and
+    counted by reason — never clipped; a refused occurrence takes no part in deduplication. Duplicates (same meeting, same text after casefolding and
     whitespace collapsing) become one query: a span-bearing occurrence wins over a general one and the
     spans of all span-bearing occurrences are unioned; every dropped occurrence is counted.
 """
