@@ -69,7 +69,24 @@ bench-generator: setup
 bench-answers: corpus jars
 	$(PY) -m turnbench.engines.answer.speed --corpus $(DEFAULT_CORPUS)
 
-.PHONY: bench-answers
+## baseline-answers-none: rewrite baselines/answers-none: the none answerer (the floor) on the regenerated default corpus; no stack
+baseline-answers-none: setup
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
+	rm -rf baselines/answers-none && \
+	$(TURNBENCH) answer --corpus "$$tmp/corpus" --answerer none --out baselines/answers-none
+
+## verify-answers-none: the none answerer on the regenerated default corpus, byte-identical to baselines/answers-none
+verify-answers-none: setup
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
+	$(TURNBENCH) answer --corpus "$$tmp/corpus" --answerer none --out "$$tmp/none" >/dev/null && \
+	status=0 && for f in answers.md answers.json answers.jsonl; do \
+	  if cmp -s baselines/answers-none/$$f "$$tmp/none/$$f"; then echo "verify: $$f byte-identical to baselines/answers-none"; \
+	  else echo "verify: $$f DIFFERS from baselines/answers-none/$$f"; diff -u baselines/answers-none/$$f "$$tmp/none/$$f" | head -20; status=1; fi; \
+	done; exit $$status
+
+.PHONY: bench-answers baseline-answers-none verify-answers-none
 
 # -- load and retrieval arms (issue 4) --
 ## bench-load: load the default corpus into a fresh embedded stack; time split, passages/s, queries/s at depth 100, peak RSS
