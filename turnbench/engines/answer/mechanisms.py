@@ -132,7 +132,7 @@ class ReferenceAnswerer:
         self.schema = schema
         self.bucket_limit = bucket_limit
         self._meetings: list[MeetingRow] | None = None
-        self._handlers: Mapping[str, Callable[[Intent], Answer | None | str]] = {
+        self._handlers: Mapping[str, Callable[[Intent], Answer | str]] = {
             "R3": self._r3, "R4": self._r4, "R5": self._r5, "R6": self._r6, "R7": self._r7,
         }
 
