@@ -93,13 +93,21 @@ class _Names:
     def __init__(self, rng, forbidden: set[str]):
         self.rng = rng
         self.used = set(forbidden)
+        self.syllables = 3
+        self.misses = 0
 
     def new(self) -> str:
         while True:
-            w = "".join(self.rng.choice(vocab.SYLLABLES) for _ in range(3))
+            w = "".join(self.rng.choice(vocab.SYLLABLES) for _ in range(self.syllables))
             if w not in self.used and len(w) >= 6:
                 self.used.add(w)
+                self.misses = 0
                 return w.capitalize()
+            self.misses += 1
+            if self.misses >= 50:
+                # three syllables are running out (very large corpora): lengthen names from here on
+                self.syllables += 1
+                self.misses = 0
 
 
 def _forbidden_words(org: Organisation) -> set[str]:

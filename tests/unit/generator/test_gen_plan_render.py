@@ -109,3 +109,23 @@ def test_a_rendered_meeting_has_realistic_turn_structure():
     assert m["meta"] == {"team": mp.team, "kind": mp.kind, "series": mp.series, "session": str(mp.session),
                          "near_duplicate": "true" if mp.near_duplicate else "false"}
     assert render_meeting(mp)[0] == line
+
+
+def test_every_planned_speaker_speaks_even_in_a_tiny_meeting():
+    import dataclasses
+
+    mp = build_plan(GeneratorConfig(seed=2, meetings=20, words_per_meeting=300)).meetings[0]
+    crowd = tuple(f"Person {c}" for c in "ABCDEFGHIJKL")
+    tiny = dataclasses.replace(mp, speakers=crowd, words=40, plants=())
+    m = json.loads(render_meeting(tiny)[0])
+    assert set(m["speakers"]) == set(crowd)
+
+
+def test_invented_names_never_run_out():
+    import random
+
+    from turnbench.generator.plan import _Names
+
+    names = _Names(random.Random(1), set())
+    made = [names.new() for _ in range(30000)]  # more than three syllables can spell
+    assert len(set(made)) == len(made)
