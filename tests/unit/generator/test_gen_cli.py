@@ -121,3 +121,22 @@ def test_from_manifest_rejects_seed_options_and_foreign_manifests(tmp_path):
     foreign.write_text(json.dumps({"producer": {"name": "qmsum-import"}}))
     result = run("generate", "--from-manifest", foreign, "--out", tmp_path / "r")
     assert result.exit_code == 2 and "not a manifest written by turnbench.generator" in result.output
+
+
+def test_a_failure_mid_generation_leaves_no_corpus(tmp_path, monkeypatch):
+    from turnbench.generator import generate as gen
+    from turnbench.generator.config import GeneratorConfig
+
+    real = gen.render_meeting
+    calls = []
+
+    def failing(mp):
+        calls.append(mp.id)
+        if len(calls) == 5:
+            raise OSError("disk full (injected)")
+        return real(mp)
+
+    monkeypatch.setattr(gen, "render_meeting", failing)
+    with pytest.raises(OSError, match="injected"):
+        gen.generate(GeneratorConfig(seed=1, meetings=10, words_per_meeting=400), tmp_path / "out")
+    assert list(tmp_path.iterdir()) == []

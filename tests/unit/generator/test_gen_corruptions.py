@@ -192,3 +192,14 @@ def test_a_lookup_answer_stated_in_a_second_meeting_fails_exclusivity(corpus_cop
     edit_meeting(corpus_copy, other["id"], lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + " " + f["text"]))
     rehash(corpus_copy)
     assert failures(validate_corpus(corpus_copy)) == ["phrase_exclusivity"]
+
+
+def test_a_meeting_file_cut_mid_line_is_refused_even_with_fresh_hashes(corpus_copy):
+    part = sorted((corpus_copy / "meetings").glob("part-*.jsonl"))[0]
+    data = part.read_bytes()
+    part.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorpusIntegrityError, match="sha256 does not match"):
+        validate_corpus(corpus_copy)
+    rehash(corpus_copy)
+    with pytest.raises(CorpusIntegrityError, match="is not valid JSON"):
+        validate_corpus(corpus_copy)
