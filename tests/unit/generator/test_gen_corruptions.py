@@ -6,9 +6,6 @@ passes and the semantic check is what has to notice.
 
 from __future__ import annotations
 
-import json
-import re
-
 import pytest
 from click.testing import CliRunner
 
