@@ -49,6 +49,9 @@ class MeetingPlan:
     topic_words: tuple[str, ...]
     words: int
     render_seed: int
+    # Sessions with the series' template roster and agenda (session 1 and its near-duplicates) draw
+    # part of their bulk text from one sentence bank per series; 0 means no bank.
+    bank_seed: int
     plants: tuple[Plant, ...]
 
 
@@ -160,7 +163,11 @@ LOOKUP_ECHOES = {
     "version": ("Which version of {S} should we pin, any opinions?", "The {S} version question keeps coming back.",
                 "We should decide what version {S} is pinned to."),
 }
-LOOKUP_ECHO_RATE = 0.6
+# Echo rates: a fact raised in a session that repeats the series template (session 1 or a near-duplicate)
+# recurs in the other template sessions most of the time, which is what makes near-duplicates hard;
+# a fact from a varied session recurs less often, anywhere in the series.
+LOOKUP_ECHO_RATE_TEMPLATE = 0.9
+LOOKUP_ECHO_RATE = 0.3
 MULTI_TEMPLATES = (
     ("shortlist", "For the {S} tender, put {V} on the shortlist.",
      "Across the {T} {K} meetings, which vendors made the shortlist for the {S} tender?",
@@ -302,6 +309,7 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
         by_series_ids.setdefault(sess["series"].id, []).append(mid)
     for mid, sess in zip(ids, sessions):
         series_of_meeting[mid] = by_series_ids[sess["series"].id]
+    template_like = {mid: sess["session"] == 1 or sess["near_dup"] for mid, sess in zip(ids, sessions)}
 
     # -- lookup: facts asked in a setup turn and stated in an answer turn of one meeting ------------
     rng = rng_for(cfg.seed, "lookup")
@@ -324,8 +332,14 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
             queries.append(QuerySpec(q, "lookup", "R1", surface, text, pids=(pid,)))
             # Echoes: the subject comes up, without the fact, in other sessions of the same series
             # (near-duplicate competitors), so naming the subject alone does not find the meeting.
-            if rng.random() < LOOKUP_ECHO_RATE:
+            twins = [m for m in series_of_meeting[mid] if m != mid and template_like[m]] if template_like[mid] else []
+            if twins and rng.random() < LOOKUP_ECHO_RATE_TEMPLATE:
+                others = twins
+            elif rng.random() < LOOKUP_ECHO_RATE:
                 others = [m for m in series_of_meeting[mid] if m != mid] or [m for m in ids if m != mid]
+            else:
+                others = []
+            if others:
                 for j, other in enumerate(rng.sample(others, min(len(others), rng.randint(1, 2)))):
                     for k, echo in enumerate(rng.sample(LOOKUP_ECHOES[name], rng.randint(1, 3))):
                         plants[other].append(Plant(f"{pid}.e{j}.{k}", "lookup_echo", (echo.format(S=subject),),
@@ -492,5 +506,7 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
             team=s.team, kind=s.kind, series=s.id, session=sess["session"], near_duplicate=sess["near_dup"],
             speakers=speakers, attendees=tuple(sorted(set(speakers) | set(sess["silent"]))),
             agenda=tuple(name for name, _ in topics), topic_words=tuple(w for _, ws in topics for w in ws),
-            words=words, render_seed=derived_seed(cfg.seed, "render", mid), plants=tuple(plants[mid])))
+            words=words, render_seed=derived_seed(cfg.seed, "render", mid),
+            bank_seed=derived_seed(cfg.seed, "bank", s.id) if (sess["session"] == 1 or sess["near_dup"]) else 0,
+            plants=tuple(plants[mid])))
     return Plan(config=cfg, org=org, meetings=tuple(meetings), queries=tuple(queries))

@@ -29,18 +29,25 @@ def _compile(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 _TEMPLATES = tuple(_compile(t) for t in vocab.BULK_TEMPLATES)
+# Near-duplicate sessions: this share of bulk sentences comes from a per-series bank of this size.
+BANK_SHARE = 0.6
+BANK_SIZE = 150
 
 
 class _Bulk:
     """Filler sentences from the bulk lists, nouns leaning towards the meeting's agenda topics."""
 
-    def __init__(self, rng: random.Random, topic_words: tuple[str, ...]):
+    def __init__(self, rng: random.Random, topic_words: tuple[str, ...], bank: tuple[str, ...] = ()):
         self.rng = rng
         lists = dict(_SLOT_LISTS)
         lists["n"] = vocab.NOUNS + topic_words * 3
         self.lists = lists
+        self.bank = bank
 
     def sentence(self) -> tuple[str, int]:
+        if self.bank and self.rng.random() < BANK_SHARE:
+            text = self.rng.choice(self.bank)
+            return text, text.count(" ") + 1
         choice = self.rng.choice
         literals, slots = choice(_TEMPLATES)
         lists = self.lists
@@ -80,7 +87,12 @@ def _planted_turn(bulk: _Bulk, rng: random.Random, sentence: str) -> tuple[str, 
 def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[dict[str, Any]], dict[str, int]]:
     """The meeting's canonical JSON line, the facts it planted, and its turn and word counts."""
     rng = random.Random(mp.render_seed)
-    bulk = _Bulk(rng, mp.topic_words)
+    bank: tuple[str, ...] = ()
+    if mp.bank_seed:
+        # the series' recurring talk: identical sentences in every session that repeats the template
+        series_bulk = _Bulk(random.Random(mp.bank_seed), mp.topic_words)
+        bank = tuple(series_bulk.sentence()[0] for _ in range(BANK_SIZE))
+    bulk = _Bulk(rng, mp.topic_words, bank)
     # A block is a list of turns; a turn is [text, words, role, speaker-or-None, plant-or-None].
     blocks: list[list[list[Any]]] = []
     used = 0
