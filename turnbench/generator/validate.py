@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from turnbench.corpus.format import Corpus, open_corpus
 from turnbench.corpus.records import AGGREGATION_RULES, Query
+from turnbench.errors import CorpusIntegrityError
 from turnbench.generator import PRODUCER_NAME
 
 MAX_PLANTED_TURN_WORDS = 150
@@ -626,9 +627,13 @@ def validate_corpus(root: Path) -> list[CheckResult]:
     corpus = open_corpus(Path(root))
     files = corpus.manifest.get("files", {})
     synthetic = corpus.manifest.get("producer", {}).get("name") == PRODUCER_NAME and "facts.jsonl" in files
-    ctx = _Ctx(corpus=corpus, synthetic=synthetic, queries=corpus.queries(),
-               facts=list(corpus.facts()) if synthetic else [])
-    _scan(ctx)
+    try:
+        ctx = _Ctx(corpus=corpus, synthetic=synthetic, queries=corpus.queries(),
+                   facts=[f for f in corpus.facts() if isinstance(f, dict)] if synthetic else [])
+        _scan(ctx)
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        # hashes matched, so the manifest itself vouches for records that are not format v1
+        raise CorpusIntegrityError(f"{root}: a record is not valid format v1 ({type(exc).__name__}: {exc})") from None
     results = [_run(c, ctx) for c in GENERIC]
     for c in SYNTHETIC:
         if synthetic:

@@ -200,3 +200,13 @@ def test_a_meeting_file_cut_mid_line_is_refused_even_with_fresh_hashes(corpus_co
     rehash(corpus_copy)
     with pytest.raises(CorpusIntegrityError, match="is not valid JSON"):
         validate_corpus(corpus_copy)
+
+
+def test_a_record_missing_a_field_is_refused_not_a_traceback(corpus_copy):
+    rows = read_lines(corpus_copy / "queries.jsonl")
+    del rows[0]["scored_on"]
+    write_lines(corpus_copy / "queries.jsonl", rows)
+    rehash(corpus_copy)
+    result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
+    assert result.exit_code == 3
+    assert "not valid format v1 (KeyError: 'scored_on')" in result.output
