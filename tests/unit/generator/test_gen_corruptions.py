@@ -210,3 +210,14 @@ def test_a_record_missing_a_field_is_refused_not_a_traceback(corpus_copy):
     result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
     assert result.exit_code == 3
     assert "not valid format v1 (KeyError: 'scored_on')" in result.output
+
+
+def test_a_turn_ending_with_half_a_marker_fails_the_turn_boundary_check(corpus_copy):
+    t = next(f for f in facts(corpus_copy) if f["type"] == "aggregation_target" and f["rule"] == "R3")
+    first_word = t["phrase"].split()[0]
+    edit_meeting(corpus_copy, meeting_id_first(corpus_copy),
+                 lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + f" And the {first_word}."))
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert [n for n, r in results.items() if not r.ok] == ["planted_in_short_turns"]
+    assert f"ends with '{first_word}'" in results["planted_in_short_turns"].detail
