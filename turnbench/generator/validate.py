@@ -127,9 +127,9 @@ def _scan(ctx: _Ctx) -> None:
         for mid, ts in q.answer_turns.items():
             for t in ts:
                 ctx.turns_needed[(mid, t)] = ("", "")
-    ctx.phrase_hits = {p: [] for p in phrases}
+    ctx.phrase_hits = {p: [] for p in sorted(phrases)}
     ctx.deferral_hits = {i: [] for i in items}
-    ctx.subject_hits = {s: [] for s in subjects}
+    ctx.subject_hits = {s: [] for s in sorted(subjects)}
 
     for m in ctx.corpus.iter_meetings():
         if m.id in ctx.info:
