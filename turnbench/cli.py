@@ -380,6 +380,8 @@ def generate_cmd(seed, meetings, words_per_meeting, near_duplicate_rate, from_ma
         for d in result.drift:
             click.echo(f"version drift: {d}", err=True)
     else:
+        if allow_version_drift:
+            raise BadInput("--allow-version-drift only applies with --from-manifest")
         cfg = GeneratorConfig(**{k: v for k, v in (("seed", seed), ("meetings", meetings),
                                                    ("words_per_meeting", words_per_meeting),
                                                    ("near_duplicate_rate", near_duplicate_rate)) if v is not None})

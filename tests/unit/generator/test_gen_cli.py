@@ -140,3 +140,9 @@ def test_a_failure_mid_generation_leaves_no_corpus(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="injected"):
         gen.generate(GeneratorConfig(seed=1, meetings=10, words_per_meeting=400), tmp_path / "out")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_allow_version_drift_without_a_manifest_is_a_usage_error(tmp_path):
+    result = run("generate", "--meetings", "10", "--allow-version-drift", "--out", tmp_path / "x")
+    assert result.exit_code == 2 and "only applies with --from-manifest" in result.output
+    assert not (tmp_path / "x").exists()
