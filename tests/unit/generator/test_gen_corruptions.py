@@ -221,3 +221,16 @@ def test_a_turn_ending_with_half_a_marker_fails_the_turn_boundary_check(corpus_c
     results = {r.name: r for r in validate_corpus(corpus_copy)}
     assert [n for n, r in results.items() if not r.ok] == ["planted_in_short_turns"]
     assert f"ends with '{first_word}'" in results["planted_in_short_turns"].detail
+
+
+def test_validate_cli_exits_1_naming_the_failed_check(corpus_copy):
+    t = next(f for f in facts(corpus_copy) if f["type"] == "aggregation_target" and f["rule"] == "R5")
+    edit_meeting(corpus_copy, meeting_id_first(corpus_copy),
+                 lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + f" Defer the {t['item']}."))
+    rehash(corpus_copy)
+    result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert sum(line.startswith(("PASS", "FAIL")) for line in lines) == len(CHECK_NAMES)
+    assert any(line.startswith("FAIL  deferral_counts_exact") for line in lines)
+    assert lines[-1] == "FAILED 1 check(s): deferral_counts_exact"
