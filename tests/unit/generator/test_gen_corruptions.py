@@ -231,6 +231,6 @@ def test_validate_cli_exits_1_naming_the_failed_check(corpus_copy):
     result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert sum(line.startswith(("PASS", "FAIL")) for line in lines) == len(CHECK_NAMES)
+    assert sum(line.startswith(("PASS  ", "FAIL  ")) for line in lines) == len(CHECK_NAMES)
     assert any(line.startswith("FAIL  deferral_counts_exact") for line in lines)
     assert lines[-1] == "FAILED 1 check(s): deferral_counts_exact"
