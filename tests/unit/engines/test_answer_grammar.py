@@ -109,3 +109,39 @@ def test_imperative_leading_time_and_adjacent_series_forms(text, intent):
 ])
 def test_casual_paraphrases_are_declined(text):
     assert isinstance(parse(text), Declined)
+
+
+def _derivations():
+    """Every sentence docs/question-grammar.md §2 derives, for one phrase, item, month, team and kind."""
+    x, item, month, team, kind = "cedar lantern", "billing migration", "March 2026", "Payments", "design review"
+    for meetings in ("meetings", "sessions"):
+        for mention in ("mentioned", "discussed", "talked about"):
+            for pred in (f"{mention} the {x}", f'{mention} "{x}"'):
+                yield f"How many {meetings} {pred}?", Intent("R3", phrase=x)
+                yield f"Count the {meetings} that {pred}.", Intent("R3", phrase=x)
+                yield f"Which {meetings} {pred}?", Intent("R4", phrase=x)
+                yield f"List the {meetings} that {pred}.", Intent("R4", phrase=x)
+                r7 = Intent("R7", phrase=x, year=2026, month=3)
+                yield f"How many {meetings} in {month} {pred}?", r7
+                yield f"In {month}, how many {meetings} {pred}?", r7
+    r5 = Intent("R5", phrase=item, pattern=f"defer the {item}")
+    yield f"How many times in total did we defer the {item}?", r5
+    yield f'Count how many times "{item}" was deferred.', r5
+    yield f"Who attended the most {kind} sessions for the {team} team?", Intent("R6", team=team, kind=kind)
+    yield f"Which person attended the most {team} {kind} meetings?", Intent("R6", series=f"{team} {kind}")
+
+
+@pytest.mark.parametrize("text, intent", list(_derivations()))
+def test_every_documented_in_grammar_production_parses(text, intent):
+    assert parse(text) == intent
+
+
+@pytest.mark.parametrize("text", [
+    "Did the cedar lantern come up much? Give me the number of calls.",
+    "Pull up every call where somebody brought up the cedar lantern.",
+    "Tally up how often the billing migration got pushed to a later date.",
+    "Of everyone at the Payments design review meetings, who showed up most often, and how many times?",
+    "Back in March 2026, on how many calls did the cedar lantern come up?",
+])
+def test_every_documented_out_of_grammar_family_is_declined(text):
+    assert isinstance(parse(text), Declined)
