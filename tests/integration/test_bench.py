@@ -74,3 +74,25 @@ def test_scoring_the_written_run_with_turnbench_score_gives_the_bench_numbers(st
     assert scored["retrieval"] == ours["retrieval"]
     assert scored["provenance"]["arm"] == ours["provenance"]["arm"]
     assert scored["provenance"]["stack"] == "external/unknown" != ours["provenance"]["stack"]
+
+
+def test_bench_cli_claim_files_are_byte_identical_across_pythonhashseed(stack, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for seed in ("0", "31337"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "TURNBENCH_OPENSEARCH_URL": stack.opensearch_url,
+               "TURNBENCH_POSTGRES_DSN": stack.postgres_dsn}
+        out = tmp_path / f"seed-{seed}"
+        turnbench = str(Path(sys.executable).parent / "turnbench")
+        done = subprocess.run([turnbench, "bench", "--corpus", str(SMALL), "--arm", "bm25",
+                               "--out", str(out), "--provider", "external", "--index", INDEX],
+                              env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert "| **all** |" in done.stdout and "stages:" in done.stderr
+        assert "\x1b[" not in done.stderr  # no progress bar when stderr is not a terminal
+        outs.append(out / "bm25")
+    for name in (*CLAIM_FILES, "answers.md"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
