@@ -32,6 +32,11 @@ GRAMMAR_OUT = "out"
 ALL = "all"
 # The per-query and per-row measures, in report order. None of these names is a retrieval column.
 MEASURES = ("em", "partial", "answered", "set_f1")
+DECIMALS = 6  # as the retrieval table: a mean recomputed from the per-query rows is the mean reported
+
+
+def q6(x: float) -> float:
+    return round(float(x), DECIMALS) + 0.0
 
 
 @dataclass(frozen=True)
@@ -139,13 +144,6 @@ class AnswerResults:
 
 def _rule_key(rule: str) -> tuple[int, str]:
     return (AGGREGATION_RULES.index(rule) if rule in AGGREGATION_RULES else len(AGGREGATION_RULES), rule)
-
-
-DECIMALS = 6  # as the retrieval table: a mean recomputed from the per-query rows is the mean reported
-
-
-def q6(x: float) -> float:
-    return round(float(x), DECIMALS) + 0.0
 
 
 def _mean(values: Sequence[float]) -> float | None:
