@@ -69,22 +69,14 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
         "",
     ]
     measures = block["measures"]
-    header = ["corpus", "class", "n", "unanswered", "dropped", *(_HEADERS.get(m, m) for m in measures)]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|")
-    for row in block["rows"]:
-        cells = [row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
-                 str(row["unanswered"]), str(row["dropped_unjudgeable"]),
-                 *(fmt4(row["means"][m]) for m in measures)]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += _table(block["rows"], measures)
     counts = block["counts"]
     passage_n = {r["corpus"]: r["passage_level_queries"] for r in block["rows"] if r["class"] == ALL}
     lines += [
         "",
         f"n counts judged queries; an unanswered query scores 0 and is in n (trec_eval -c); dropped queries "
-        f"(gold reaches no passage) are not. `summarize` is judged at meeting level only, so its passage columns "
-        f"read {DASH}; in the `all` row passage columns average the "
-        f"{', '.join(str(v) for _, v in sorted(passage_n.items()))} passage-level queries. "
+        f"(gold reaches no passage) are not. {_levels_note(block['rows'])}in the `all` row passage columns "
+        f"average the {', '.join(str(v) for _, v in sorted(passage_n.items()))} passage-level queries. "
         f"`mtg` columns: the run collapsed to meetings by first occurrence, gold meetings relevant.",
         "",
         f"queries: {counts['queries_ranked']} ranked, {counts['queries_judged']} judged, "
@@ -92,7 +84,36 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
         f"judged passages: {counts['judged_passages']} (by grade "
         f"{', '.join(f'{g}: {n}' for g, n in counts['judged_passages_by_grade'].items()) or 'none'})",
     ]
+    for domain, rows in sorted(block.get("rows_by_domain", {}).items()):
+        lines += ["", f"## Domain: {domain}", "", *_table(rows, measures)]
     return "\n".join(lines) + "\n"
+
+
+def _table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str]) -> list[str]:
+    header = ["corpus", "class", "n", "unanswered", "dropped", *(_HEADERS.get(m, m) for m in measures)]
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|"]
+    for row in rows:
+        cells = [row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
+                 str(row["unanswered"]), str(row["dropped_unjudgeable"]),
+                 *(fmt4(row["means"][m]) for m in measures)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _levels_note(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Say, from the rows themselves, which classes have no passage-level queries and which mix levels."""
+    notes = []
+    for row in rows:
+        if row["class"] == ALL or not row["queries"]:
+            continue
+        turn, n = row["passage_level_queries"], row["queries"]
+        if turn == 0:
+            notes.append(f"`{row['class']}` is judged at meeting level only, so its passage columns read {DASH}; ")
+        elif turn < n:
+            notes.append(f"`{row['class']}` mixes {turn} passage-level and {n - turn} meeting-level queries: its "
+                         f"passage columns average the {turn}, its `mtg` columns all {n}; ")
+    return "".join(notes)
 
 
 def nearest_rank(sorted_values: Sequence[float], p: float | str) -> float:

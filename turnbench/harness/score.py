@@ -193,9 +193,13 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
             continue
         values = {names[m]: q6(v) for m, v in p_vals.get(q.id, {}).items()}
         values.update({names[m]: q6(v) for m, v in m_vals[q.id].items()})
-        per_query.append({"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule,
-                          "surface": q.surface, "level": ok[q.id].level, "answered": bool(run.get(q.id)),
-                          "values": values})
+        row = {"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule,
+               "surface": q.surface, "level": ok[q.id].level, "answered": bool(run.get(q.id)),
+               "values": values}
+        if "domain" in q.meta:
+            # real corpora mix domains (QMSum: product, academic, committee) that differ more than arms do
+            row["domain"] = q.meta["domain"]
+        per_query.append(row)
 
     measures = [str(m) for m in M.ALL_MEASURES]
     dropped = {c: sum(1 for q in ranked if q.cls == c and not judged[q.id].judgeable) for c in RANKED_CLASSES}
@@ -235,12 +239,30 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
             "group_by": list(GROUP_BY),
             "measures": measures,
             "rows": rows,
+            **_domain_rows(corpus_id, per_query, measures, ranked, judged),
             "per_query": per_query,
             "dropped_unjudgeable": [q.id for q in ranked if not judged[q.id].judgeable],
             "counts": counts,
         },
     }
     return Results(document)
+
+
+def _domain_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
+                 ranked: Sequence[Any], judged: Mapping[str, Any]) -> dict[str, Any]:
+    """``rows_by_domain`` (domain → class rows) when the corpus's queries carry a domain; nothing otherwise,
+    so a corpus without domains keeps the same bytes."""
+    domains = sorted({r["domain"] for r in per_query if "domain" in r}
+                     | {q.meta["domain"] for q in ranked if "domain" in q.meta})
+    if not domains:
+        return {}
+    out = {}
+    for dom in domains:
+        group = [r for r in per_query if r.get("domain") == dom]
+        dropped = {c: sum(1 for q in ranked if q.cls == c and q.meta.get("domain") == dom
+                          and not judged[q.id].judgeable) for c in RANKED_CLASSES}
+        out[dom] = aggregate_rows(corpus_id, group, measures, dropped)
+    return {"rows_by_domain": out}
 
 
 def aggregate_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],

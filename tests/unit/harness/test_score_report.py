@@ -227,3 +227,44 @@ def test_the_fast_normalised_order_equals_runs_normalise_on_tie_heavy_input():
     assert normalised_run([], pmap) == {}
     with pytest.raises(UnjudgedPassage):
         normalised_run([RankedPassage("q", "nope", 1, 1.0)], pmap)
+
+
+def test_domains_get_their_own_rows_and_a_class_mixing_levels_is_described_as_such(tmp_path):
+    """QMSum-shaped data: queries carry a domain, and summarize mixes turn-level and meeting-level gold."""
+    from dataclasses import replace
+
+    m1 = meeting("m1", [turn(0, "ann", 0, 10, 10), turn(1, "bob", 10, 20, 10)])
+    m2 = meeting("m2", [turn(0, "cat", 0, 10, 10), turn(1, "dan", 10, 20, 10)])
+    qs = [
+        replace(query("q1", "lookup", {"m1": [(1, 1)]}), meta={"domain": "product"}),
+        replace(query("q2", "lookup", {"m2": [(0, 0)]}), meta={"domain": "committee"}),
+        replace(query("q3", "summarize", {"m2": [(0, 1)]}), meta={"domain": "committee"}),
+        replace(query("q4", "summarize", {"m1": [(0, 1)]}, level="meeting"), meta={"domain": "product"}),
+    ]
+    corpus = open_corpus(write_corpus(tmp_path / "c", [m1, m2], qs))
+    passages = turn_passages([m1, m2])
+    # q1 finds its gold turn first; q2 ranks a non-gold passage first, gold second; q3, q4 find their meeting
+    run = [RP("q1", "m1:00001", 2), RP("q2", "m2:00001", 2), RP("q2", "m2:00000", 1),
+           RP("q3", "m2:00000", 1), RP("q4", "m1:00000", 1)]
+    res = score(corpus, passages, run)
+    by_domain = res.retrieval["rows_by_domain"]
+    assert sorted(by_domain) == ["committee", "product"]
+    product = {r["class"]: r for r in by_domain["product"]}
+    committee = {r["class"]: r for r in by_domain["committee"]}
+    assert product["lookup"]["means"]["MRR"] == 1.0 and committee["lookup"]["means"]["MRR"] == 0.5
+    assert product["summarize"]["passage_level_queries"] == 0
+    assert committee["summarize"]["passage_level_queries"] == 1
+    assert [p["domain"] for p in res.retrieval["per_query"]] == ["product", "committee", "committee", "product"]
+    md = render_metrics_md(res.document)
+    assert "## Domain: committee" in md and "## Domain: product" in md
+    # summarize has one turn-level (q3) and one meeting-level (q4) query: the note must not call it meeting-only
+    assert "`summarize` mixes 1 passage-level and 1 meeting-level queries" in md
+    assert "`summarize` is judged at meeting level only" not in md
+
+
+def test_a_corpus_without_domains_has_no_domain_rows(small_corpus):
+    corpus, passages = small_corpus
+    res = score(corpus, passages, small_run())
+    assert "rows_by_domain" not in res.retrieval
+    assert "## Domain" not in render_metrics_md(res.document)
+    assert all("domain" not in r for r in res.retrieval["per_query"])
