@@ -175,7 +175,8 @@ class CorpusWriter:
 
     @property
     def path(self) -> Path:
-        assert self._tmp is not None, "CorpusWriter used outside its context"
+        if self._tmp is None:
+            raise RuntimeError("CorpusWriter used outside its `with` block")
         return self._tmp
 
     def write_meeting_line(self, ordinal: int, line: bytes) -> None:
