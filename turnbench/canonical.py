@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -39,6 +40,19 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _as_if_created(path: Path, mode: int) -> None:
+    """mkstemp/mkdtemp create owner-only entries; give the renamed result the permissions ``open``/``mkdir``
+    would have, so corpora and results stay readable by the people they are shared with."""
+    os.chmod(path, mode & ~_umask())
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary file in the same directory and ``os.replace``, so a reader never sees half a file."""
     path = Path(path)
@@ -47,6 +61,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        _as_if_created(Path(tmp), 0o666)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -94,6 +109,7 @@ def staged_directory(final: Path) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
     try:
         yield tmp
+        _as_if_created(tmp, 0o777)
         if final.exists():
             final.rmdir()  # only an empty directory may be replaced; callers refuse a non-empty one first
         os.replace(tmp, final)
