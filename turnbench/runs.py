@@ -105,31 +105,55 @@ def read_run(path: Path) -> list[RankedPassage]:
     return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_run(path)
 
 
-def normalise(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[RankedPassage]]:
-    """Re-sort every query's list by (-score, kind, meeting, index) and give strictly decreasing scores.
+def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[str]]:
+    """Each query's passage ids in DESIGN §3 rule 5 order: a passage listed twice keeps its best score, then
+    (-score, kind, meeting, index, id).
 
-    trec_eval breaks score ties by document id, other tools by insertion order; after this neither
-    can change a metric. A ranked passage missing from the inventory is refused, never skipped.
+    trec_eval breaks score ties by document id, other tools by insertion order; after this neither can change
+    a metric. A ranked passage missing from the inventory is refused, never skipped. Sorted with numpy
+    because scoring orders up to millions of entries.
     """
-    by_query: dict[str, dict[str, float]] = {}
-    for e in entries:
-        if e.passage_id not in passages:
-            raise UnjudgedPassage(
-                f"query {e.query_id}: ranked passage {e.passage_id!r} is not in the passage inventory"
-            )
-        seen = by_query.setdefault(e.query_id, {})
-        # a passage listed twice keeps its best score: a duplicate cannot take two rank slots
-        if e.passage_id not in seen or e.score > seen[e.passage_id]:
-            seen[e.passage_id] = e.score
+    import numpy as np
+
+    entries = entries if isinstance(entries, list) else list(entries)
+    if not entries:
+        return {}
+    order = sorted(passages.values(), key=lambda p: (p.kind, p.meeting, p.index, p.id))
+    rank = {p.id: i for i, p in enumerate(order)}
+    qids = [e.query_id for e in entries]
+    ranks = list(map(rank.get, [e.passage_id for e in entries]))
+    if None in ranks:
+        e = entries[ranks.index(None)]
+        raise UnjudgedPassage(f"query {e.query_id}: ranked passage {e.passage_id!r} is not in the passage inventory")
+    uq = sorted(set(qids))
+    code = {q: i for i, q in enumerate(uq)}
+    q_arr = np.fromiter(map(code.__getitem__, qids), dtype=np.int64, count=len(qids))
+    r_arr = np.array(ranks, dtype=np.int64)
+    s_arr = np.array([e.score for e in entries], dtype=np.float64)
+    if np.isnan(s_arr).any():
+        raise BadInput("the run holds a score that is not a number")
+    # best score per (query, passage): sort by (query, passage, -score) and keep the first of each pair
+    i = np.lexsort((-s_arr, r_arr, q_arr))
+    q_arr, r_arr, s_arr = q_arr[i], r_arr[i], s_arr[i]
+    first = np.ones(len(q_arr), dtype=bool)
+    first[1:] = (q_arr[1:] != q_arr[:-1]) | (r_arr[1:] != r_arr[:-1])
+    q_arr, r_arr, s_arr = q_arr[first], r_arr[first], s_arr[first]
+    i = np.lexsort((r_arr, -s_arr, q_arr))
+    q_arr, r_arr = q_arr[i], r_arr[i]
+    cuts = (np.flatnonzero(q_arr[1:] != q_arr[:-1]) + 1).tolist()
+    ids = [p.id for p in order]
+    flat = list(map(ids.__getitem__, r_arr.tolist()))
+    bounds = [0, *cuts, len(flat)]
+    present = [uq[c] for c in q_arr[[0, *cuts]].tolist()]
+    return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
+
+
+def normalise(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[RankedPassage]]:
+    """``normalised_order`` with strictly decreasing scores, so no tie is left for any tool to break."""
     out: dict[str, list[RankedPassage]] = {}
-    for qid in sorted(by_query):
-        scored = by_query[qid]
-        order = sorted(
-            scored,
-            key=lambda pid: (-scored[pid], passages[pid].kind, passages[pid].meeting, passages[pid].index, pid),
-        )
-        n = len(order)
-        out[qid] = [RankedPassage(qid, pid, r, float(n - r + 1)) for r, pid in enumerate(order, 1)]
+    for qid, pids in normalised_order(entries, passages).items():
+        n = len(pids)
+        out[qid] = [RankedPassage(qid, pid, r, float(n - r + 1)) for r, pid in enumerate(pids, 1)]
     return out
 
 

@@ -82,7 +82,8 @@ def main(argv=None) -> None:
     from turnbench.harness import judgements as J
     from turnbench.harness import metrics as M
     from turnbench.harness.report import write_results
-    from turnbench.harness.score import UNKNOWN, normalised_run, score_run
+    from turnbench.harness.score import UNKNOWN, score_run
+    from turnbench.runs import normalised_order
 
     tmp = Path(tempfile.mkdtemp(prefix="turnbench-speed-"))
     try:
@@ -110,7 +111,7 @@ def main(argv=None) -> None:
         s1 = time.perf_counter()
         judged = J.judge(queries, meetings, passages, policy)
         s2 = time.perf_counter()
-        run = normalised_run(entries, {p.id: p for p in passages})
+        run = normalised_order(entries, {p.id: p for p in passages})
         s3 = time.perf_counter()
         qrels = {q: j.passages for q, j in judged.items() if j.judgeable and j.level == "turn"}
         M.evaluate(qrels, {q: {d: float(-r) for r, d in enumerate(run.get(q, ()))} for q in qrels}, M.PASSAGE_MEASURES)
