@@ -14,12 +14,17 @@ setup: .venv/.installed
 .venv/.installed: pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/pip install -q --upgrade pip
-	.venv/bin/pip install -q -e '.[test]'
+	.venv/bin/pip install -q -e '.[test,lint]'
 	touch $@
 
 ## test: run the unit and integration tests (integration tests start a real embedded stack)
 test: setup
 	$(PY) -m pytest
+
+## lint: ruff (style, imports, likely bugs) and mypy (types) over the package and the tests
+lint: setup
+	.venv/bin/ruff check turnbench tests benchmarks
+	.venv/bin/mypy
 
 ## jars: fetch the pinned OpenSearch jars into the user cache (once, via Maven) and compile the launcher
 jars: setup
