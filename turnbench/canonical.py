@@ -69,6 +69,17 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def refuse_non_empty(path: Path, what: str = "output directory", hint: str = "choose a new directory") -> Path:
+    """``path`` when it is absent or an empty directory; BadInput otherwise, so an old output is never mixed
+    with a new one."""
+    path = Path(path)
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        from turnbench.errors import BadInput
+
+        raise BadInput(f"{path}: {what} exists and is not empty; {hint}")
+    return path
+
+
 def write_json(path: Path, obj: Any) -> None:
     write_bytes_atomic(path, pretty(obj))
 

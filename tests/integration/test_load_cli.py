@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from loadkit import MAX_WORDS, write_tiny_corpus
+from tests.integration.tinycorpus import MAX_WORDS, write_tiny_corpus
 from turnbench.cli import main
 from turnbench.runs import read_passages, read_trec_run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loadkit import EXPECTED, MAX_WORDS, write_tiny_corpus
+from tests.integration.tinycorpus import EXPECTED, MAX_WORDS, write_tiny_corpus
 from turnbench.corpus.format import open_corpus
 from turnbench.engines.retrieval import run_arm
 from turnbench.errors import ForeignIndex, IndexNotSettled, StackStateError

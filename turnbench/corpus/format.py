@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from turnbench import canonical
 from turnbench.corpus.records import Meeting, Query
-from turnbench.errors import BadInput, CorpusIntegrityError
+from turnbench.errors import CorpusIntegrityError
 
 FORMAT_NAME = "turnbench-corpus"
 FORMAT_VERSION = 1
@@ -152,9 +152,7 @@ class CorpusWriter:
     """
 
     def __init__(self, out: Path):
-        out = Path(out)
-        if out.exists() and (not out.is_dir() or any(out.iterdir())):
-            raise BadInput(f"{out}: output directory exists and is not empty; choose a new directory")
+        out = canonical.refuse_non_empty(Path(out))
         self.out = out
         self._stage = None
         self._tmp: Path | None = None

@@ -454,9 +454,7 @@ def corpus_id_of(conv: Conversion) -> str:
 
 def import_qmsum(paths: Sequence[Path], out: Path) -> dict[str, Any]:
     """Convert QMSum sources into a corpus at ``out``; returns the manifest. Nothing is left on failure."""
-    out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise BadInput(f"{out}: output directory exists and is not empty; choose a new directory")
+    out = canonical.refuse_non_empty(Path(out))
     conv = convert(paths)
     if not conv.meetings:
         raise BadInput("the sources hold no meetings")

@@ -19,6 +19,9 @@ ANSWER_TYPES = ("count", "meeting_set", "speaker_count")
 # rule ids: aggregation rules follow the design (R3..R7); the ranked classes get their own ids.
 RULE_OF_CLASS = {"lookup": "R1", "multi_file": "R2", "summarize": "R8"}
 AGGREGATION_RULES = ("R3", "R4", "R5", "R6", "R7")
+# Month names as questions and answers write them; R7 asks for "{Month} {year}".
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
 
 
 @dataclass(frozen=True)

@@ -361,9 +361,7 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     from turnbench import canonical
     from turnbench.engines.answer import write_answers
 
-    out_dir = Path(out_dir)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise BadInput(f"{out_dir}: results directory exists and is not empty; choose a new directory")
+    out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
     with canonical.staged_directory(out_dir) as tmp:
         canonical.write_json(tmp / ANSWERS_JSON, {"provenance": dict(provenance),
                                                   BLOCK: answers_block([answer_results])})

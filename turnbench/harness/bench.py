@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from turnbench import canonical
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Results
@@ -98,8 +99,7 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
             raise BadInput(f"{n!r} cannot name a results directory")
     dirs = [(arm, Path(out) / n) for arm, n in zip(arms, names)]
     for _, d in dirs:
-        if d.exists() and (not d.is_dir() or any(d.iterdir())):
-            raise BadInput(f"{d}: results directory exists and is not empty; choose a new --out")
+        canonical.refuse_non_empty(d, "results directory", "choose a new --out")
     return dirs
 
 

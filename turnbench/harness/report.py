@@ -141,9 +141,7 @@ def runinfo(elapsed: Mapping[str, float], latencies_ms: Sequence[float] = (), co
 
 def write_results(out_dir: Path, results: Results, info: Mapping[str, Any] | None = None) -> Path:
     """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten."""
-    out_dir = Path(out_dir)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise BadInput(f"{out_dir}: results directory exists and is not empty; choose a new directory")
+    out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
     with canonical.staged_directory(out_dir) as tmp:
         canonical.write_json(tmp / METRICS_JSON, results.document)
         canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))

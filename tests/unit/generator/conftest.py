@@ -19,6 +19,6 @@ def generated(tmp_path_factory):
 
 @pytest.fixture
 def corpus_copy(generated, tmp_path):
-    from gen_helpers import copy_corpus
+    from tests.unit.generator.helpers import copy_corpus
 
     return copy_corpus(generated, tmp_path / "corpus")

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from gen_helpers import REPO, tree_bytes
+from tests.unit.generator.helpers import REPO, tree_bytes
 from turnbench.cli import main
 
 

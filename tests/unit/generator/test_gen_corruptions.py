@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from gen_helpers import edit_meeting, meeting, read_lines, rehash, write_lines
+from tests.unit.generator.helpers import edit_meeting, meeting, read_lines, rehash, write_lines
 from turnbench.cli import main
 from turnbench.errors import CorpusIntegrityError
 from turnbench.generator.validate import CHECK_NAMES, failures, tokens, validate_corpus

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from gen_helpers import REPO, tree_bytes
+from tests.unit.generator.helpers import REPO, tree_bytes
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.generate import generate, regenerate
 

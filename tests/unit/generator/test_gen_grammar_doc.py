@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from gen_helpers import REPO
+from tests.unit.generator.helpers import REPO
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.plan import build_plan
 

@@ -69,7 +69,7 @@ def test_gold_naming_missing_meetings_or_turns_and_uncovered_answers_fail(tmp_pa
 
 
 def test_a_real_qmsum_import_passes_the_generic_checks(tmp_path):
-    from gen_helpers import REPO
+    from tests.unit.generator.helpers import REPO
     from turnbench.corpus.qmsum import import_qmsum
 
     import_qmsum([REPO / "tests" / "fixtures" / "qmsum" / "ALL"], tmp_path / "qm")

@@ -1,10 +1,10 @@
-"""Fixtures for the harness tests; the builders live in harness_fixtures.py."""
+"""Fixtures for the harness tests; the builders live in tests.unit.harness.helpers."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness_fixtures import meeting, small_world, turn, turn_passages, write_corpus
+from tests.unit.harness.helpers import meeting, small_world, turn, turn_passages, write_corpus
 from turnbench.corpus import open_corpus
 
 

@@ -8,7 +8,7 @@ from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy, covered_turns, judge, union_ranges
 from turnbench.runs import Passage
 
-from harness_fixtures import meeting, query, turn
+from tests.unit.harness.helpers import meeting, query, turn
 
 POLICY = RelevancePolicy()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness_fixtures import meeting, query, turn, turn_passages, write_corpus
+from tests.unit.harness.helpers import meeting, query, turn, turn_passages, write_corpus
 from turnbench.cli import main
 from turnbench.corpus import open_corpus
 from turnbench.errors import BadInput, UnjudgedPassage
@@ -145,7 +145,7 @@ _SCRIPT = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-from harness_fixtures import meeting, small_world, turn, turn_passages, write_corpus
+from tests.unit.harness.helpers import meeting, small_world, turn, turn_passages, write_corpus
 from turnbench.corpus import open_corpus
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.report import write_results

@@ -96,6 +96,6 @@ def write_tiny_corpus(out: Path, variant: int = 0) -> Path:
         w.write_queries(queries())
         w.write_facts([])
         w.write_manifest(corpus_id=f"tiny-load-{variant}", licence={"tier": "synthetic", "name": "CC0-1.0"},
-                         producer={"name": "tests/integration/loadkit", "version": "1", "seed": variant},
+                         producer={"name": "tests/integration/tinycorpus", "version": "1", "seed": variant},
                          counts={"meetings": len(ms), "queries": len(queries())})
     return Path(out)
