@@ -1,5 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
+.PHONY: help setup test lint jars stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -28,7 +29,7 @@ lint: setup
 
 ## jars: fetch the pinned OpenSearch jars into the user cache (once, via Maven) and compile the launcher
 jars: setup
-	$(PY) -m turnbench.stack.jars
+	$(TURNBENCH) jars
 
 ## stack: start the stack in the background and record it (PROVIDER=auto|embedded|docker; auto picks and says why)
 PROVIDER ?= auto
@@ -41,11 +42,7 @@ stack-down: setup
 
 ## bench-stack: median of 3 `stack up` to healthy (jars cached) with the OpenSearch/PostgreSQL split, and `stack down`
 bench-stack: jars
-	$(PY) -m turnbench.stack.bench
-
-.PHONY: jars stack stack-down bench-stack
-
-.PHONY: help setup test
+	$(PY) -m benchmarks.stack
 
 ## corpus: regenerate the default corpus into $(DEFAULT_CORPUS) from fixtures/default.manifest.json (skipped when it already validates its hashes)
 corpus: setup
@@ -65,14 +62,12 @@ regen-check: setup
 
 ## bench-generator: wall time, words/s and peak RSS for 200 and 2,000 meetings, and the 2-worker/1-worker ratio
 bench-generator: setup
-	$(PY) scripts/bench_generator.py
+	$(PY) -m benchmarks.generator
 
-.PHONY: corpus regen-check bench-generator
-
-# -- answer engine (issue 5) --
+# -- answer engine --
 ## bench-answers: every aggregation query of the default corpus answered on the embedded stack (target <= 5 s)
 bench-answers: corpus jars
-	$(PY) -m turnbench.engines.answer.speed --corpus $(DEFAULT_CORPUS)
+	$(PY) -m benchmarks.answers --corpus $(DEFAULT_CORPUS)
 
 ## baseline-answers-none: rewrite baselines/answers-none: the none answerer (the floor) on the regenerated default corpus; no stack
 baseline-answers-none: setup
@@ -91,22 +86,16 @@ verify-answers-none: setup
 	  else echo "verify: $$f DIFFERS from baselines/answers-none/$$f"; diff -u baselines/answers-none/$$f "$$tmp/none/$$f" | head -20; status=1; fi; \
 	done; exit $$status
 
-.PHONY: bench-answers baseline-answers-none verify-answers-none
-
-# -- load and retrieval arms (issue 4) --
+# -- load and retrieval arms --
 ## bench-load: load the default corpus into a fresh embedded stack; time split, passages/s, queries/s at depth 100, peak RSS
 bench-load: corpus jars
-	$(PY) -m turnbench.stack.bench_load --corpus $(DEFAULT_CORPUS)
-
-.PHONY: bench-load
+	$(PY) -m benchmarks.load --corpus $(DEFAULT_CORPUS)
 
 ## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split
 bench-harness: setup
-	$(PY) -m turnbench.harness.speed
+	$(PY) -m benchmarks.harness
 
-.PHONY: bench-harness
-
-# -- bench, baselines and the CI check (issue 7) --
+# -- bench, baselines and the CI check --
 ARM ?= bm25
 CONTROL ?= bm25
 RESULTS ?= results/latest
@@ -146,9 +135,7 @@ verify: jars
 	  echo "verify: FAILED (if the change is intended, run 'make baseline' and commit baselines/$(CONTROL))"; fi; \
 	exit $$status
 
-.PHONY: bench gate baseline verify
-
-# -- self-measure and the QMSum adapter (issues 2, 6) --
+# -- self-measure and the QMSum adapter --
 QMSUM ?=
 QMSUM_CORPUS ?= corpora/qmsum
 
@@ -169,4 +156,3 @@ bench-qmsum: $(STACK_NEEDS)
 	rm -rf $(RESULTS)/qmsum/$(ARM)
 	$(TURNBENCH) bench --corpus $(QMSUM_CORPUS) --arm $(ARM) --out $(RESULTS)/qmsum --provider $(PROVIDER)
 
-.PHONY: measure qmsum bench-qmsum

@@ -9,8 +9,17 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
+
+# Claimed floats are rounded to this many decimals before they are written or summed again (DESIGN §3 rule 4).
+DECIMALS = 6
+
+
+def q6(x: float) -> float:
+    """``x`` rounded to ``DECIMALS``; ``+ 0.0`` turns -0.0 into 0.0 so a zero always prints the same."""
+    return round(float(x), DECIMALS) + 0.0
 
 
 def dumps(obj: Any) -> str:

@@ -1,5 +1,9 @@
 """The exceptions library code raises. Only ``turnbench.cli`` turns them into exit codes."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 
 class TurnbenchError(Exception):
     """Base of every error turnbench raises on purpose."""
@@ -21,8 +25,20 @@ class VersionDrift(Refusal):
     """The installed generator or a byte-shaping library differs from the recorded one."""
 
 
+class CheckFailed(TurnbenchError):
+    """A check the user asked for ran and failed (a corpus check, a stack that does not answer)."""
+
+
 class StackStartError(Refusal):
-    """A stack service could not be found, started, or made healthy."""
+    """A stack service could not be found, started, or made healthy.
+
+    ``log_tail`` holds the last lines of the failing server's log; ``started_pids`` the processes that were
+    running when the start gave up (all stopped again), so a caller can check by pid that nothing is left."""
+
+    def __init__(self, message: str, *, log_tail: Sequence[str] = (), started_pids: Sequence[int] = ()) -> None:
+        super().__init__(message)
+        self.log_tail: tuple[str, ...] = tuple(log_tail)
+        self.started_pids: tuple[int, ...] = tuple(started_pids)
 
 
 class StackStateError(Refusal):

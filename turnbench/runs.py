@@ -7,9 +7,10 @@ a metric.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 
 from turnbench import canonical
 from turnbench.errors import BadInput, UnjudgedPassage
@@ -35,13 +36,40 @@ class Passage:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping) -> "Passage":
+    def from_json(cls, d: Mapping) -> Passage:
         try:
             return cls(str(d["id"]), str(d["meeting"]), str(d["speaker"]), float(d["start"]), float(d["end"]),
                        int(d["index"]), str(d.get("kind", "turn")), str(d.get("text_sha256", "")),
                        int(d.get("words", 0)))
         except (KeyError, TypeError, ValueError) as exc:
             raise BadInput(f"passage record {d!r} is not a valid passage ({exc})") from None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which passages a run searched. ``gold-meetings`` is an ORACLE: it knows each answer's meetings, so its
+    figures are an upper bound on ranking within meetings, never a product figure; the label travels with
+    every run and result made under it."""
+
+    name: str
+    oracle: bool
+    label: str  # what the run's resolved arm configuration says
+    meaning: str  # what a results file says
+
+
+SCOPES: Mapping[str, Scope] = MappingProxyType({s.name: s for s in (
+    Scope("corpus", False, "corpus: every passage in the index is a candidate (what a product does)",
+          "retrieval over the whole corpus, as a product does"),
+    Scope("gold-meetings", True, "ORACLE UPPER BOUND: each query is restricted to its own gold meetings",
+          "ORACLE: retrieval restricted to each query's gold meetings; an upper bound, not a system result"),
+)})
+
+
+def get_scope(name: str) -> Scope:
+    try:
+        return SCOPES[name]
+    except KeyError:
+        raise BadInput(f"unknown scope {name!r}; scopes: {', '.join(SCOPES)}") from None
 
 
 @dataclass(frozen=True)
@@ -56,6 +84,12 @@ def write_passages(path: Path, passages: Iterable[Passage]) -> str:
     """Write ``passages.jsonl`` sorted by (meeting, index); returns its sha256."""
     rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
     return canonical.write_jsonl(path, (p.to_json() for p in rows))
+
+
+def inventory_sha256(passages: Iterable[Passage]) -> str:
+    """The sha256 ``write_passages`` would return for these passages, without writing: the inventory's identity."""
+    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    return canonical.sha256_bytes(b"".join(canonical.dumps_line(p.to_json()) for p in rows))
 
 
 def read_passages(path: Path) -> list[Passage]:
@@ -172,13 +206,3 @@ def write_jsonl_run(path: Path, run: Mapping[str, Sequence[RankedPassage]]) -> s
         Path(path),
         ({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]} for qid in sorted(run)),
     )
-
-
-def iter_meeting_order(run: Sequence[RankedPassage], passages: Mapping[str, Passage]) -> Iterator[str]:
-    """Collapse a ranked passage list to meetings by first occurrence (DESIGN §6 meeting-level view)."""
-    seen: set[str] = set()
-    for e in run:
-        m = passages[e.passage_id].meeting
-        if m not in seen:
-            seen.add(m)
-            yield m

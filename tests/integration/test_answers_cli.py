@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.corpus.format import open_corpus
-from turnbench.stack import load
+from turnbench.stack.load import load_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def env(stack, monkeypatch):
     monkeypatch.setenv("TURNBENCH_OPENSEARCH_URL", stack.opensearch_url)
     monkeypatch.setenv("TURNBENCH_POSTGRES_DSN", stack.postgres_dsn)
-    load.load_corpus(stack, open_corpus(ROOT / "fixtures" / "small"))
+    load_corpus(stack, open_corpus(ROOT / "fixtures" / "small"))
 
 
 def test_answer_twice_is_byte_identical(env, tmp_path):

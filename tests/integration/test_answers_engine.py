@@ -25,7 +25,8 @@ from turnbench.engines.answer.engine import answer_queries
 from turnbench.engines.answer.mechanisms import ReferenceAnswerer
 from turnbench.errors import StackStateError, TruncatedAggregation
 from turnbench.harness.answers import score_answers
-from turnbench.stack import load
+from turnbench.stack import clients, index, tables
+from turnbench.stack.load import load_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -60,7 +61,8 @@ MEETINGS = [
     ]),
     ("a-05", "Platform \u2014 weekly sync #3", "2026-05-04", [
         ("Ana", "Who owns the amber heron these days?"),
-        ("Cleo", "I do. We DEFER THE Routing UPGRADE again, sadly; defer the routing  upgrade (two spaces) is not one."),
+        ("Cleo", "I do. We DEFER THE Routing UPGRADE again, sadly; "
+                 "defer the routing  upgrade (two spaces) is not one."),
     ]),
     ("a-06", "Payments \u2014 weekly sync #2", "2026-05-11", [
         ("Dev", "We got some feedback about the amber heron from the field."),
@@ -96,7 +98,8 @@ QUERIES = [
     _q("r3-nasty", "R3", "how-many", 'How many meetings mentioned "the [x] $y^ cleanup"?', count(1)),
     _q("r4-a", "R4", "which", "Which meetings mention the cedar lantern?",
        Answer("meeting_set", meetings=("a-01", "a-02", "a-04"))),
-    _q("r4-zero", "R4", "which", "List the meetings that mentioned the granite falcon.", Answer("meeting_set", meetings=())),
+    _q("r4-zero", "R4", "which", "List the meetings that mentioned the granite falcon.",
+       Answer("meeting_set", meetings=())),
     _q("r5-a", "R5", "times", "How many times in total did we defer the billing migration?", count(2)),
     _q("r5-zero", "R5", "times", "How many times was the amber heron deferred?", count(0)),
     *[_q(f"r5-nasty-{i}", "R5", "times-quoted", f'How many times did we defer "the {item}"?', count(1))
@@ -132,18 +135,20 @@ def loaded(stack, tmp_path_factory):
                          producer={"name": "tests/integration/test_answers_engine", "version": "1", "seed": 0},
                          counts={"meetings": len(MEETINGS), "queries": len(QUERIES)})
     corpus = open_corpus(root)
-    load.load_corpus(stack, corpus)
+    load_corpus(stack, corpus)
     return corpus
 
 
 def _scores(stack, corpus, **kw):
     submitted = answer_queries(stack, corpus.queries(), corpus=corpus, **kw)
-    return submitted, score_answers(corpus.queries(), submitted, corpus=corpus.id, answerer=kw.get("answerer", "reference"))
+    return submitted, score_answers(corpus.queries(), submitted, corpus=corpus.id,
+                                    answerer=kw.get("answerer", "reference"))
 
 
 def test_reference_is_exact_in_grammar_and_declines_the_rest(stack, loaded):
     submitted, res = _scores(stack, loaded)
-    wrong = [(s.query_id, s.gold.to_json(), s.submitted.to_json()) for s in res.scores if s.grammar == "in" and s.em != 1.0]
+    wrong = [(s.query_id, s.gold.to_json(), s.submitted.to_json()) for s in res.scores
+             if s.grammar == "in" and s.em != 1.0]
     assert wrong == []
     rows = {r.grammar: r for r in res.grammar_rows()}
     assert (rows["in"].em, rows["in"].answered, rows["in"].declined) == (1.0, 1.0, 0)
@@ -151,14 +156,15 @@ def test_reference_is_exact_in_grammar_and_declines_the_rest(stack, loaded):
     by_id = {a.query_id: a for a in submitted}
     assert by_id["r3-a"].mechanism.startswith("opensearch match_phrase(content.exact) + terms(meeting_id)")
     assert by_id["r5-a"].mechanism.startswith("postgres regexp_count")
-    assert by_id["r5-a"].intent == {"rule": "R5", "phrase": "billing migration", "pattern": "defer the billing migration"}
+    assert by_id["r5-a"].intent == {"rule": "R5", "phrase": "billing migration",
+                                    "pattern": "defer the billing migration"}
     assert by_id["r7-mar"].intent["month"] == "2026-03"
     assert by_id["out-1"].mechanism == "declined" and by_id["out-1"].intent["reason"]
 
 
 def test_injection_attempt_changed_nothing(stack, loaded):
-    with load.postgres_connect(stack) as conn, conn.cursor() as cur:
-        cur.execute(f"SELECT count(*) FROM {load.SCHEMA}.segments")
+    with clients.postgres_connect(stack) as conn, conn.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {tables.SCHEMA}.segments")
         assert cur.fetchone()[0] == sum(len(m[3]) for m in MEETINGS)
 
 
@@ -196,13 +202,13 @@ def test_a_filter_that_misses_one_meeting_is_caught(stack, loaded):
 
 def test_an_unrefreshed_index_is_caught(stack, loaded):
     """Passages bulk-indexed without a refresh are invisible to search: the counts fall, EM drops below 1."""
-    client = load.opensearch_client(stack)
+    client = clients.opensearch_client(stack)
     name = "answers-unrefreshed"
     if client.indices.exists(index=name):
         client.indices.delete(index=name)
-    client.indices.create(index=name, body={"settings": load.index_settings(), "mappings": load.index_mappings()})
+    client.indices.create(index=name, body={"settings": index.index_settings(), "mappings": index.index_mappings()})
     try:
-        hits = client.search(index=load.DEFAULT_INDEX, body={"size": 1000, "query": {"match_all": {}}})["hits"]["hits"]
+        hits = client.search(index=index.DEFAULT_INDEX, body={"size": 1000, "query": {"match_all": {}}})["hits"]["hits"]
         from opensearchpy import helpers
 
         helpers.bulk(client, ({"_index": name, "_id": h["_id"], "_source": h["_source"]} for h in hits), refresh=False)

@@ -10,7 +10,7 @@ from turnbench import canonical
 from turnbench.corpus.format import open_corpus
 from turnbench.engines.answer.engine import answer_queries
 from turnbench.harness.answers import answers_block, render_answers_md, score_answers
-from turnbench.stack import load
+from turnbench.stack.load import load_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +20,7 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "small"
 @pytest.fixture(scope="module")
 def small(stack):
     corpus = open_corpus(FIXTURE)
-    load.load_corpus(stack, corpus)
+    load_corpus(stack, corpus)
     return corpus
 
 

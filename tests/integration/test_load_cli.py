@@ -61,7 +61,7 @@ def test_load_then_run_writes_the_inventory_and_the_run(cli_env, tmp_path):
 
 
 def test_cli_refusals_exit_3(cli_env, tmp_path, stack):
-    from turnbench.stack.load import opensearch_client
+    from turnbench.stack.clients import opensearch_client
 
     corpus = write_tiny_corpus(tmp_path / "corpus")
     other = write_tiny_corpus(tmp_path / "other", variant=1)

@@ -9,7 +9,9 @@ import pytest
 from turnbench.corpus.format import open_corpus
 from turnbench.engines.retrieval import run_arm
 from turnbench.runs import write_jsonl_run, write_trec_run
-from turnbench.stack.load import SCHEMA, load_corpus, postgres_connect
+from turnbench.stack.clients import postgres_connect
+from turnbench.stack.load import load_corpus
+from turnbench.stack.tables import SCHEMA
 
 pytestmark = pytest.mark.integration
 
@@ -46,7 +48,7 @@ def test_fixture_corpus_loads_settles_and_runs_identically_twice(stack, tmp_path
     retrieval = {q.id: q for q in corpus.queries() if q.scored_on == "retrieval"}
     assert len(retrieval) == counts["queries"] - counts["queries_by_class"]["aggregation"]
     by_id = {x.id: x for x in first.passages}
-    for (arm, scope), r in runs.items():
+    for (_arm, scope), r in runs.items():
         assert r.arm_config["queries"]["count"] == len(retrieval) == len(r.latencies)
         assert set(r.run) <= set(retrieval)
         assert all(len(ranked) <= 100 for ranked in r.run.values())

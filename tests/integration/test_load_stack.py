@@ -9,8 +9,10 @@ from turnbench.corpus.format import open_corpus
 from turnbench.engines.retrieval import run_arm
 from turnbench.errors import ForeignIndex, IndexNotSettled, StackStateError
 from turnbench.runs import write_jsonl_run, write_passages, write_trec_run
-from turnbench.stack.load import (DEFAULT_INDEX, SCHEMA, load_corpus, observed_counts, opensearch_client,
-                                  postgres_connect, settle)
+from turnbench.stack.clients import opensearch_client, postgres_connect
+from turnbench.stack.index import DEFAULT_INDEX, observed_counts, settle
+from turnbench.stack.load import load_corpus
+from turnbench.stack.tables import SCHEMA
 
 pytestmark = pytest.mark.integration
 
@@ -55,7 +57,8 @@ def test_load_counts_settle_provenance_and_tables(stack, tiny):
     assert props["title"]["fields"]["keyword"]["type"] == "keyword"
     # content is an array of segment texts: a phrase across two of Ana's packed turns must not match
     across = client.count(index=DEFAULT_INDEX, body={"query": {"match_phrase": {"content.exact": "start the falcon"}}})
-    inside = client.count(index=DEFAULT_INDEX, body={"query": {"match_phrase": {"content.exact": "the falcon migration"}}})
+    phrase = {"query": {"match_phrase": {"content.exact": "the falcon migration"}}}
+    inside = client.count(index=DEFAULT_INDEX, body=phrase)
     assert (across["count"], inside["count"]) == (0, 1)
 
     assert _sql(stack, f"SELECT count(*) FROM {SCHEMA}.meetings") == [(4,)]

@@ -113,6 +113,7 @@ def test_external_record_and_auto_reuse_leave_the_stack_running(stack, tmp_path,
     with open_stack("auto", echo=said.append) as reused:
         assert reused.opensearch_url == stack.opensearch_url
         assert reused.versions() == stack.versions()
-    assert said == [f"turnbench: stack provider recorded: the external stack recorded in {tmp_path / 'state' / 'stack.json'} answers"]
+    state_file = tmp_path / "state" / "stack.json"
+    assert said == [f"turnbench: stack provider recorded: the external stack recorded in {state_file} answers"]
     assert runner.invoke(main, ["stack", "down"]).exit_code == 0
     assert _os(stack, "/_cluster/health")["status"] in ("green", "yellow")  # still running: it was not ours

@@ -18,18 +18,18 @@ scored on retrieval are run; aggregation queries belong to the answer engine.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.errors import BadInput, SearchFailed, UnknownArm
-from turnbench.runs import Passage, RankedPassage, normalise
+from turnbench.runs import Passage, RankedPassage, Scope, get_scope, inventory_sha256, normalise
 
 DEFAULT_DEPTH = 100
 MSEARCH_BATCH = 100
-SCOPES = ("corpus", "gold-meetings")
 # Only what a run needs comes back: the passage id (from doc values), the score, and what proves completeness.
 MSEARCH_FILTER = ",".join(f"responses.{k}" for k in ("hits.hits.fields", "hits.hits._score", "took", "timed_out",
                                                       "_shards", "error", "status"))
@@ -68,19 +68,6 @@ class Arm:
                 "description": self.description}
 
 
-@dataclass(frozen=True)
-class Scope:
-    name: str
-    oracle: bool
-    label: str
-
-
-_SCOPE_TABLE = (
-    Scope("corpus", False, "corpus: every passage in the index is a candidate (what a product does)"),
-    Scope("gold-meetings", True, "ORACLE UPPER BOUND: each query is restricted to its own gold meetings"),
-)
-SCOPE_OF: Mapping[str, Scope] = MappingProxyType({s.name: s for s in _SCOPE_TABLE})
-
 _ARM_TABLE = (
     Arm("bm25", "match", MappingProxyType({"field": "content", "operator": "or"}),
         description="BM25 match on passage text (english analyzer)"),
@@ -96,13 +83,6 @@ def get_arm(name: str) -> Arm:
         return ARMS[name]
     except KeyError:
         raise UnknownArm(f"no retrieval arm named {name!r}; known arms: {', '.join(sorted(ARMS))}") from None
-
-
-def get_scope(name: str) -> Scope:
-    try:
-        return SCOPE_OF[name]
-    except KeyError:
-        raise BadInput(f"unknown scope {name!r}; scopes: {', '.join(SCOPES)}") from None
 
 
 def _plain(value: Any) -> Any:
@@ -134,7 +114,7 @@ def search_body(arm: Arm, query: Query, scope: Scope, depth: int) -> dict[str, A
 
 
 def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int, marker: Mapping) -> dict:
-    from turnbench.stack.load import SIMILARITY as similarity  # the index's scoring function is part of the arm
+    from turnbench.stack.index import SIMILARITY as similarity  # the index's scoring function is part of the arm
 
     return {
         "arm": {**arm.config(), "depth": depth},
@@ -176,7 +156,8 @@ def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch
             for rank, hit in enumerate(r.get("hits", {}).get("hits", ()), 1):
                 pid = hit.get("fields", {}).get("passage_id")
                 if not pid:
-                    raise SearchFailed(f"query {qid}: hit {rank} carries no passage_id; the index is not a passage index")
+                    raise SearchFailed(f"query {qid}: hit {rank} carries no passage_id; "
+                                       "the index is not a passage index")
                 entries.append(RankedPassage(qid, pid[0], rank, float(hit["_score"])))
     return entries, latencies
 
@@ -184,7 +165,7 @@ def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch
 def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
             depth: int | None = None) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index."""
-    from turnbench.stack.load import stack_errors
+    from turnbench.stack.clients import stack_errors
 
     with stack_errors(stack):
         return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth)
@@ -193,9 +174,16 @@ def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", ind
 def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None
              ) -> RunResult:
     from turnbench.errors import IndexNotSettled
-    from turnbench.stack.load import (DEFAULT_INDEX, check_index_name, describe_difference, expected_counts,
-                                      loaded_marker, observed_counts, opensearch_client)
-    from turnbench.stack.passages import chunk_meeting, inventory_sha256
+    from turnbench.stack.clients import opensearch_client
+    from turnbench.stack.index import (
+        DEFAULT_INDEX,
+        check_index_name,
+        describe_difference,
+        expected_counts,
+        observed_counts,
+    )
+    from turnbench.stack.load import loaded_marker
+    from turnbench.stack.passages import chunk_meeting
 
     arm = get_arm(arm) if isinstance(arm, str) else arm
     sc = get_scope(scope)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from turnbench.corpus.format import CorpusWriter, part_name
-from turnbench.errors import BadInput, VersionDrift
+from turnbench.errors import BadInput, TurnbenchError, VersionDrift
 from turnbench.generator import PRODUCER_NAME, generator_version
 from turnbench.generator.config import DEFAULT_NEAR_DUPLICATE_RATE, DEFAULT_WORDS, GeneratorConfig
 from turnbench.generator.plan import MeetingPlan, build_plan
@@ -147,4 +147,8 @@ def regenerate(manifest_path: Path, out: Path, *, workers: int = 1, allow_versio
     manifest = generate(cfg, out, workers=workers)
     old, new = recorded.get("files", {}), manifest["files"]
     differing = tuple(sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p)))
+    if differing and not drift:
+        # the same versions must give the same bytes: anything else is a bug, never a result
+        raise TurnbenchError(f"regenerated corpus differs from {manifest_path} with the same versions in "
+                             f"{len(differing)} file(s): {', '.join(differing)}")
     return Regenerated(manifest=manifest, drift=drift, differing_files=differing)

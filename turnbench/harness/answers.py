@@ -18,12 +18,15 @@ Scoring may read ``Query.meta["grammar"]`` (to label out-of-grammar surfaces); a
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
+from turnbench.canonical import DECIMALS, q6
 from turnbench.corpus.records import AGGREGATION_RULES, Answer, Query
-from turnbench.engines.answer import SubmittedAnswer
 from turnbench.errors import BadInput
+from turnbench.harness import markdown
+from turnbench.submissions import SubmittedAnswer
 
 SET_CREDITS = ("f1", "exact")
 NAME_MATCH = "casefold, whitespace collapsed"
@@ -32,13 +35,6 @@ GRAMMAR_OUT = "out"
 ALL = "all"
 # The per-query and per-row measures, in report order. None of these names is a retrieval column.
 MEASURES = ("em", "partial", "answered", "set_f1")
-DECIMALS = 6  # as the retrieval table: a mean recomputed from the per-query rows is the mean reported
-
-
-def q6(x: float) -> float:
-    return round(float(x), DECIMALS) + 0.0
-
-
 @dataclass(frozen=True)
 class AnswerPolicy:
     """The scoring rules as values, so each one is written into the results and can be challenged."""
@@ -272,12 +268,6 @@ def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.4f}"
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
-    return lines
-
-
 GRAMMAR_LABELS = {GRAMMAR_IN: "in grammar", GRAMMAR_OUT: "OUT of grammar", ALL: "all", "mixed": "mixed"}
 
 
@@ -304,19 +294,27 @@ def render_answers_md(results: Sequence[AnswerResults]) -> str:
         "## By rule",
         "",
     ]
-    out += _table(["corpus", "rule", *measures],
+    out += markdown.table(["corpus", "rule", *measures],
                   ([r.corpus, row.rule, *_measures(row)] for r in results for row in r.rule_rows()))
     out += ["", "## By grammar", ""]
-    out += _table(["corpus", "grammar", *measures],
+    out += markdown.table(["corpus", "grammar", *measures],
                   ([r.corpus, GRAMMAR_LABELS[row.grammar], *_measures(row)]
                    for r in results for row in r.grammar_rows()))
     out += ["", "## By surface", ""]
-    out += _table(["corpus", "rule", "surface", "grammar", *measures],
+    out += markdown.table(["corpus", "rule", "surface", "grammar", *measures],
                   ([r.corpus, row.rule, row.surface, GRAMMAR_LABELS[row.grammar], *_measures(row)]
                    for r in results for row in r.surface_rows()))
     out += ["", "## Mechanisms", ""]
-    out += _table(["mechanism", "answers"], ([m, str(n)] for m, n in mechanisms_used(results).items()))
+    out += markdown.table(["mechanism", "answers"], ([m, str(n)] for m, n in mechanisms_used(results).items()))
     return "\n".join(out) + "\n"
+
+
+def overall_row(block: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The row over every question of an ``answers`` block (rule, surface and grammar all ``all``)."""
+    for row in block["rows"]:
+        if row["rule"] == ALL and row["surface"] == ALL and row["grammar"] == ALL:
+            return dict(row)
+    raise BadInput("the answers block has no row over all questions")
 
 
 def mechanisms_used(results: Sequence[AnswerResults]) -> dict[str, int]:
@@ -336,16 +334,6 @@ ANSWERS_JSONL = "answers.jsonl"
 BLOCK = "answers"  # the metrics.json block name
 
 
-def answer_corpus(stack: Any, corpus: Any, *, answerer: str = "reference", tolerance: int = 0,
-                  index: str | None = None) -> tuple[AnswerResults, list[SubmittedAnswer]]:
-    """Answer every answer-scored query of ``corpus`` on ``stack`` (which must hold it) and score them."""
-    from turnbench.engines.answer.engine import answer_queries
-
-    queries = corpus.queries()
-    submitted = answer_queries(stack, queries, answerer=answerer, index=index, corpus=corpus)
-    return score_answers(queries, submitted, tolerance=tolerance, corpus=corpus.id, answerer=answerer), submitted
-
-
 def attach(results: Any, answer_results: Sequence[AnswerResults]) -> Any:
     """``results`` (a :class:`turnbench.harness.score.Results`) with the ``answers`` block and answers.md."""
     return results.with_block(BLOCK, answers_block(answer_results),
@@ -359,7 +347,7 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     from pathlib import Path
 
     from turnbench import canonical
-    from turnbench.engines.answer import write_answers
+    from turnbench.submissions import write_answers
 
     out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
     with canonical.staged_directory(out_dir) as tmp:

@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
+from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
 from turnbench.errors import UnpairedComparison
+from turnbench.harness import markdown
 from turnbench.harness.report import arm_label, nearest_rank
 
 RESAMPLES = 10_000
@@ -36,10 +39,6 @@ BETTER, WORSE, SAME = "better", "worse", "no measurable difference"
 ALL = "all"
 STRICT_CLASS = "lookup"
 _ORDER = {name: i for i, name in enumerate((*RANKED_CLASSES, *AGGREGATION_RULES))}
-
-
-def q6(x: float) -> float:
-    return round(float(x), 6) + 0.0
 
 
 @dataclass(frozen=True)
@@ -255,8 +254,8 @@ def _compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
                 delta = q6(math.fsum(d[:, j].tolist()) / len(have))
                 low = q6(nearest_rank(col_lists[j], LOW_PERCENTILE))
                 high = q6(nearest_rank(col_lists[j], HIGH_PERCENTILE))
-                results[m] = Row(b.name, tuple(zip(keys, g)), m, len(have), q6(bm), q6(cm), delta, low, high,
-                                 verdict(low, high))
+                results[m] = Row(b.name, tuple(zip(keys, g, strict=True)), m, len(have), q6(bm), q6(cm), delta,
+                                 low, high, verdict(low, high))
         rows += [results[m] for m in b.measures if m in results]
     return rows
 
@@ -334,12 +333,8 @@ def _rows_table(rows: Sequence[Row], *, with_block: bool) -> list[str]:
     keys = [k for k, _ in rows[0].groups]
     header = [*(["block"] if with_block else []), *keys, "measure", "n", "baseline", "candidate", "Δ",
               "95% interval", "verdict"]
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join(["---"] * (len(header) - 6) + ["---:"] * 5 + ["---"]) + "|"]
-    for r in rows:
-        v = r.verdict if r.verdict == SAME else f"**{r.verdict}**"
-        cells = [*([r.block] if with_block else []), *(val for _, val in r.groups), r.measure, str(r.n),
-                 f"{r.baseline:.4f}", f"{r.candidate:.4f}", f"{r.delta:+.4f}" if r.delta else "0.0000",
-                 f"[{r.low:+.4f}, {r.high:+.4f}]", v]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    cells = ([*([r.block] if with_block else []), *(val for _, val in r.groups), r.measure, str(r.n),
+              f"{r.baseline:.4f}", f"{r.candidate:.4f}", f"{r.delta:+.4f}" if r.delta else "0.0000",
+              f"[{r.low:+.4f}, {r.high:+.4f}]", r.verdict if r.verdict == SAME else f"**{r.verdict}**"]
+             for r in rows)
+    return markdown.table(header, cells, "l" * (len(header) - 6) + "r" * 5 + "l")

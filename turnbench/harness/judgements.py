@@ -32,8 +32,8 @@ judged against the same gold. The rule, stated once:
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from turnbench.corpus.records import Meeting, Query
 from turnbench.errors import BadInput
@@ -76,7 +76,7 @@ class RelevancePolicy:
         return f"{'binary' if self.binary else 'graded'}(high={self.high!r},low={self.low!r})"
 
     @classmethod
-    def parse(cls, text: str) -> "RelevancePolicy":
+    def parse(cls, text: str) -> RelevancePolicy:
         """Inverse of ``str``: ``graded(high=0.5,low=0.0)`` → ``RelevancePolicy(0.5, 0.0, False)``."""
         try:
             kind, rest = text.split("(", 1)
@@ -156,13 +156,6 @@ def _weight(p: Passage, t, words: int | None = None) -> float | None:
     if overlap <= EPSILON_SECONDS:
         return None
     return words * (min(overlap, duration) / duration)
-
-
-def coverage_of(covered: Sequence[tuple[int, float]], gold: frozenset[int] | set[int]) -> float:
-    total = sum(w for _, w in covered)
-    if total <= 0.0:
-        return 0.0
-    return sum(w for i, w in covered if i in gold) / total
 
 
 def union_ranges(ranges: Iterable[tuple[int, int]]) -> frozenset[int]:

@@ -9,8 +9,8 @@ did not answer scores zero on every measure instead of disappearing from the res
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from turnbench.errors import BadInput
 
@@ -43,7 +43,7 @@ class Measure:
         return f"{prefix}{self.name}" + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
     @classmethod
-    def parse(cls, text: str) -> "Measure":
+    def parse(cls, text: str) -> Measure:
         m = _PATTERN.match(text)
         if not m:
             raise BadInput(f"{text!r} is not a measure (e.g. nDCG@10, R@5, MRR, meeting:nDCG@10)")

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import platform
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput
+from turnbench.harness import markdown
 from turnbench.harness.score import ALL, Results
 
 METRICS_JSON = "metrics.json"
@@ -91,14 +93,10 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
 
 def _table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str]) -> list[str]:
     header = ["corpus", "class", "n", "unanswered", "dropped", *(_HEADERS.get(m, m) for m in measures)]
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|"]
-    for row in rows:
-        cells = [row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
-                 str(row["unanswered"]), str(row["dropped_unjudgeable"]),
-                 *(fmt4(row["means"][m]) for m in measures)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    cells = ([row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
+              str(row["unanswered"]), str(row["dropped_unjudgeable"]), *(fmt4(row["means"][m]) for m in measures)]
+             for row in rows)
+    return markdown.table(header, cells, "ll" + "r" * (len(header) - 2))
 
 
 def _levels_note(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -14,34 +14,25 @@ of metrics.json is the mean the row reports.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from turnbench import canonical
+from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES
 from turnbench.errors import BadInput
 from turnbench.harness import judgements as J
 from turnbench.harness import metrics as M
-from turnbench.runs import Passage, RankedPassage, normalised_order
+from turnbench.runs import Passage, RankedPassage, get_scope, inventory_sha256, normalised_order
 
 SCHEMA_VERSION = 1
-DECIMALS = 6
 ALL = "all"
 UNKNOWN = "external/unknown"
 # what every results file must say about the engine side; an absent value must not pass for a default
 REQUIRED_PROVENANCE = ("stack", "index", "arm")
-SCOPES = {
-    "corpus": {"label": "corpus", "oracle": False, "meaning": "retrieval over the whole corpus, as a product does"},
-    "gold-meetings": {
-        "label": "gold-meetings", "oracle": True,
-        "meaning": "ORACLE: retrieval restricted to each query's gold meetings; an upper bound, not a system result",
-    },
-}
 GROUP_BY = ("corpus", "class")
-
-
-def q6(x: float) -> float:
-    return round(float(x), DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def fmean(values: Sequence[float]) -> float | None:
@@ -55,7 +46,7 @@ class Results:
     document: Mapping[str, Any]
     extra_files: Mapping[str, bytes] = field(default_factory=dict)  # e.g. answers.md, written beside
 
-    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, bytes] | None = None) -> "Results":
+    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, bytes] | None = None) -> Results:
         if name in self.document:
             raise BadInput(f"metrics.json already has a {name!r} block")
         doc = dict(self.document)
@@ -65,11 +56,6 @@ class Results:
     @property
     def retrieval(self) -> Mapping[str, Any]:
         return self.document["retrieval"]
-
-
-def _inventory_sha256(passages: Sequence[Passage]) -> str:
-    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
-    return canonical.sha256_bytes(b"".join(canonical.dumps_line(p.to_json()) for p in rows))
 
 
 def _run_sha256(run: Mapping[str, Sequence[str]]) -> str:
@@ -86,7 +72,7 @@ class _Scorer:
     def __call__(self, ids: Sequence[str]) -> dict[str, float]:
         if len(ids) > len(self.desc):
             self.desc = [float(x) for x in range(len(ids), 0, -1)]
-        return dict(zip(ids, self.desc[len(self.desc) - len(ids):]))
+        return dict(zip(ids, self.desc[len(self.desc) - len(ids):], strict=True))
 
 
 def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str]) -> list[str]:
@@ -108,8 +94,7 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
     """
-    if scope not in SCOPES:
-        raise BadInput(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+    sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     corpus_id = corpus_prov["id"]
@@ -186,13 +171,13 @@ def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedP
             "metric_engine": M.engine_provenance(),
             "relevance_policy": policy.to_json(),
             "inputs": {
-                "passages": {"count": len(passages), "sha256": _inventory_sha256(passages)},
+                "passages": {"count": len(passages), "sha256": inventory_sha256(passages)},
                 "run": {"queries": len(run), "entries": sum(depths), "max_depth": max(depths, default=0),
                         "sha256_normalised": _run_sha256(run),
                         "order": "best score per passage, then -score, kind, meeting, index, id"},
             },
         },
-        "scope": dict(SCOPES[scope]),
+        "scope": {"label": sc.name, "oracle": sc.oracle, "meaning": sc.meaning},
         "retrieval": {
             "group_by": list(GROUP_BY),
             "measures": measures,
@@ -241,3 +226,33 @@ def aggregate_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measu
             "means": {m: fmean([r["values"][m] for r in group if m in r["values"]]) for m in measures},
         })
     return rows
+
+
+def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: J.RelevancePolicy,
+                scope: str = "corpus", arm_config: Path | None = None) -> Results:
+    """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
+    else ``UNKNOWN``), score them against the corpus and write a results directory."""
+    import json
+    import time
+
+    from turnbench.corpus.format import open_corpus
+    from turnbench.harness.report import runinfo, write_results
+    from turnbench.runs import read_passages, read_run
+
+    t0 = time.perf_counter()
+    canonical.refuse_non_empty(out, "results directory")
+    corpus = open_corpus(corpus_dir)
+    passages = read_passages(passages_file)
+    entries = read_run(run_file)
+    arm: object = UNKNOWN
+    if arm_config is not None:
+        try:
+            arm = json.loads(arm_config.read_bytes())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc})") from None
+    t1 = time.perf_counter()
+    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
+                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+    t2 = time.perf_counter()
+    write_results(out, results, runinfo({"read": t1 - t0, "judge_and_score": t2 - t1}))
+    return results

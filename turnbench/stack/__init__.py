@@ -14,12 +14,15 @@ import contextlib
 import signal
 import sys
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
 
 from turnbench.errors import StackStartError, StackStateError
-from turnbench.stack.info import PROVIDERS, StackInfo
+from turnbench.stack.info import StackInfo
+from turnbench.stack.provider import PROVIDERS, RECORDED, choose, provider_class
 
-__all__ = ["StackInfo", "open_stack", "current_stack", "choose_provider", "PROVIDERS"]
+__all__ = ["StackInfo", "open_stack", "current_stack", "PROVIDERS"]
 
 
 def current_stack() -> StackInfo:
@@ -39,83 +42,40 @@ def current_stack() -> StackInfo:
             f"no stack is recorded in {state.state_path()}: start one with `turnbench stack up` (or `make stack`)"
         )
     try:
-        live = external.describe(recorded.provider, recorded.opensearch_url, recorded.postgres_dsn, recorded.details)
+        return external.describe(recorded.provider, recorded.opensearch_url, recorded.postgres_dsn, recorded.details)
     except StackStartError as exc:
         raise StackStateError(f"the recorded {recorded.provider} stack does not answer: {exc}") from None
-    return live
-
-
-def choose_provider(provider: str = "auto", **options: Any) -> tuple[str, str]:
-    """(provider, why). ``auto``: a recorded running stack, else docker when an engine answers, else embedded."""
-    if provider != "auto":
-        if provider not in PROVIDERS:
-            from turnbench.errors import BadInput
-
-            raise BadInput(f"unknown stack provider {provider!r}; choose auto, {', '.join(PROVIDERS)}")
-        return provider, "asked for"
-    from turnbench.stack import docker, external, state
-
-    if options.get("opensearch_url") or options.get("postgres_dsn") or external.endpoints() is not None:
-        return "external", "endpoints were given"
-    recorded = state.read_state()
-    if recorded is not None:
-        try:
-            external.describe(recorded.provider, recorded.opensearch_url, recorded.postgres_dsn, {})
-            return "recorded", f"the {recorded.provider} stack recorded in {state.state_path()} answers"
-        except StackStartError:
-            pass
-    engine = docker.engine_problem()
-    if engine is None:
-        return "docker", "a Docker engine answers"
-    return "embedded", f"no recorded stack answers and no Docker engine ({engine})"
 
 
 @contextlib.contextmanager
-def open_stack(provider: str = "auto", *, echo: Callable[[str], None] | None = None, **options: Any) -> Iterator[StackInfo]:
+def open_stack(provider: str = "auto", *, echo: Callable[[str], None] | None = None,
+               **options: Any) -> Iterator[StackInfo]:
     """Start (or find) a stack, yield its StackInfo, and tear down whatever was started, however the block ends.
 
     ``options`` go to the provider: embedded takes heap, java, cache, postgres_bin, opensearch_port,
     postgres_port, timeout, ...; external takes opensearch_url and postgres_dsn.
     """
     say = echo or (lambda line: print(line, file=sys.stderr))
-    with _sigterm_raises():
-        chosen, why = choose_provider(provider, **options)
+    with sigterm_raises():
+        choice = choose(provider, options, detached=False)
         if provider == "auto":
-            say(f"turnbench: stack provider {chosen}: {why}")
-        if chosen == "recorded":
+            say(f"turnbench: stack provider {choice.provider}: {choice.why}")
+        if choice.provider == RECORDED:
             # Not ours: never torn down here.
             yield current_stack()
             return
-        if chosen == "external":
-            from turnbench.stack.external import open_external
-
-            yield open_external(**options)
-            return
-        if chosen == "embedded":
-            from turnbench.stack.embedded import EmbeddedStack
-
-            running = EmbeddedStack(**options)
-        else:
-            from turnbench.stack.docker import DockerStack
-
-            running = DockerStack(**options)
+        running = provider_class(choice.provider)(**options)
         info = running.start()
         try:
-            yield _with_reason(info, why)
+            yield replace(info, details={**info.details, "chosen_because": choice.why})
         finally:
-            with _signals_blocked():
+            with signals_blocked():
                 running.stop()
 
 
-def _with_reason(info: StackInfo, why: str) -> StackInfo:
-    details = dict(info.details)
-    details["chosen_because"] = why
-    return StackInfo(**{**info.__dict__, "details": details})
-
-
 @contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit while the stack is open, so ``finally`` blocks tear it down."""
+def sigterm_raises() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit while a stack is open, so ``finally`` blocks tear it down."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -131,7 +91,7 @@ def _sigterm_raises() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _signals_blocked() -> Iterator[None]:
+def signals_blocked() -> Iterator[None]:
     """Hold SIGINT/SIGTERM during teardown so a second Ctrl-C cannot leave a half-stopped stack."""
     if threading.current_thread() is not threading.main_thread():
         yield

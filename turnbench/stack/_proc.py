@@ -1,4 +1,8 @@
-"""Small process, port and HTTP helpers shared by the providers."""
+"""Small process, port and HTTP helpers shared by the providers.
+
+A process turnbench starts is named by its pid *and* its start time (``ticks``), so that a later stop can be
+sure it is still the same process and never signals one that reused the pid.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,74 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import time
-import urllib.error
 import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from turnbench.errors import StackStartError
 
 LOOPBACK = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Started:
+    """A process a stack started, named so that a later ``stop`` can be sure it is still the same one."""
+
+    name: str
+    pid: int
+    ticks: int | None
+    stop_signal: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "pid": self.pid, "ticks": self.ticks, "stop_signal": int(self.stop_signal)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Started:
+        return cls(str(d.get("name", "")), int(d["pid"]), d.get("ticks"), int(d["stop_signal"]))
+
+    @property
+    def stop_key(self) -> tuple[int, int | None, int]:
+        return self.pid, self.ticks, self.stop_signal
+
+
+# Popen objects of the servers this process started, so their exit codes can be read and they are reaped.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def spawn(name: str, cmd: list[str], log: Path, stop_signal: int, **kwargs: Any) -> Started:
+    """Start a server with its output appended to ``log``, in a session of its own: a terminal's Ctrl-C then
+    reaches only turnbench, which stops the servers in order, and a detached stack outlives its starter."""
+    with open(log, "ab") as out:
+        popen = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 start_new_session=True, **kwargs)
+    _CHILDREN[popen.pid] = popen
+    return Started(name, popen.pid, start_ticks(popen.pid), stop_signal)
+
+
+def exit_code(pid: int) -> int | None:
+    """The exit code of a server this process started and that has exited; None otherwise."""
+    popen = _CHILDREN.get(pid)
+    if popen is None:
+        return None
+    try:
+        return popen.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def forget(pids: list[int]) -> None:
+    """Reap and forget servers that have been stopped."""
+    for pid in pids:
+        popen = _CHILDREN.pop(pid, None)
+        if popen is not None:
+            try:
+                popen.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
 
 
 def free_port() -> int:
@@ -101,14 +164,6 @@ def http_json(url: str, timeout: float = 5.0, method: str = "GET", body: Any = N
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as resp:
         return json.loads(resp.read().decode("utf-8"))
-
-
-def http_ok(url: str, timeout: float = 2.0) -> bool:
-    try:
-        http_json(url, timeout=timeout)
-        return True
-    except (OSError, urllib.error.URLError, ValueError):
-        return False
 
 
 def tail(path: Path, lines: int = 20) -> list[str]:

@@ -1,14 +1,19 @@
-"""Provider ``docker``: testcontainers' OpenSearch and PostgreSQL modules with the pinned images; ephemeral,
-removed on exit. Untested on the machine turnbench is developed on (no Docker engine there)."""
+"""Provider ``docker``: testcontainers' OpenSearch and PostgreSQL modules with the pinned images, ephemeral and
+removed on exit; for ``stack up``, the long-lived stack of compose/docker-compose.yml."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from turnbench.errors import StackStartError
+from turnbench.errors import BadInput, StackStartError
 from turnbench.stack import pins
+from turnbench.stack.external import describe
+from turnbench.stack.info import StackInfo
+from turnbench.stack.provider import Provider
 
 
 def engine_problem(timeout: float = 3.0) -> str | None:
@@ -42,7 +47,7 @@ OPENSEARCH_ENV = {
 POSTGRES_ENV = {"POSTGRES_USER": "turnbench", "POSTGRES_PASSWORD": "turnbench", "POSTGRES_DB": "turnbench"}
 
 
-def container_plan(heap: str = "1g") -> dict:
+def container_plan(heap: str = "1g") -> dict[str, Any]:
     """What the docker provider runs: images (the pins), environment, ports. Also what compose/ pins."""
     return {
         "opensearch": {
@@ -54,34 +59,35 @@ def container_plan(heap: str = "1g") -> dict:
     }
 
 
-class DockerStack:
-    """testcontainers' OpenSearch and PostgreSQL with the pinned images; removed on ``stop``."""
+class DockerStack(Provider):
+    """testcontainers' OpenSearch and PostgreSQL with the pinned images, removed on ``stop``; detached, the
+    compose stack, removed by ``down``."""
 
-    def __init__(self, *, heap: str | None = None, **unknown: Any) -> None:
+    name: ClassVar[str] = "docker"
+
+    def __init__(self, *, heap: str | None = None, timeout: float | None = None, **unknown: Any) -> None:
         if unknown:
-            from turnbench.errors import BadInput
-
             raise BadInput(f"unknown option(s) for the docker provider: {', '.join(sorted(unknown))}")
         self.plan = container_plan(heap or os.environ.get("TURNBENCH_OPENSEARCH_HEAP") or "1g")
         self.containers: list[Any] = []
+        self.compose: dict[str, Any] | None = None
+        self.timeout = 300.0 if timeout is None else float(timeout)
 
-    def start(self):
-        problem = engine_problem()
-        if problem is not None:
-            raise StackStartError(
-                f"no Docker engine answers ({problem}): start Docker, or use --provider embedded"
-            )
-        try:
-            return self._start()
-        except BaseException:
-            self.stop()
-            raise
+    @classmethod
+    def problem(cls, *, detached: bool = False) -> str | None:
+        return engine_problem()
 
-    def _start(self):
+    @classmethod
+    def unusable(cls, problem: str) -> str:
+        return f"no Docker engine answers ({problem}): start Docker, or use --provider embedded"
+
+    def _start(self, detached: bool) -> StackInfo:
+        if detached:
+            info = compose_up(self.timeout)
+            self.compose = dict(info.details)
+            return info
         from testcontainers.community.opensearch import OpenSearchContainer
         from testcontainers.community.postgres import PostgresContainer
-
-        from turnbench.stack.external import describe
 
         o, p = self.plan["opensearch"], self.plan["postgres"]
         opensearch = OpenSearchContainer(image=o["image"], port=o["port"], security_enabled=False)
@@ -100,7 +106,8 @@ class DockerStack:
         url = f"http://{opensearch.get_container_host_ip()}:{opensearch.get_exposed_port(o['port'])}"
         dsn = (
             f"host={postgres.get_container_host_ip()} port={postgres.get_exposed_port(p['port'])} "
-            f"user={p['env']['POSTGRES_USER']} password={p['env']['POSTGRES_PASSWORD']} dbname={p['env']['POSTGRES_DB']}"
+            f"user={p['env']['POSTGRES_USER']} password={p['env']['POSTGRES_PASSWORD']} "
+            f"dbname={p['env']['POSTGRES_DB']}"
         )
         details = {
             "containers": [{"image": c.image, "id": c.get_wrapped_container().id} for c in self.containers],
@@ -115,6 +122,13 @@ class DockerStack:
             except Exception:  # already gone, or the engine went away: nothing more to remove
                 pass
         self.containers = []
+        if self.compose is not None:
+            compose_down(self.compose)
+            self.compose = None
+
+    @classmethod
+    def down(cls, details: Mapping[str, Any]) -> None:
+        compose_down(details)
 
 
 # -- compose: the long-lived stack of `turnbench stack up --provider docker` (`make stack` with Docker) ------
@@ -130,15 +144,8 @@ def compose_file() -> Path:
     raise StackStartError("compose/docker-compose.yml not found: run from the turnbench checkout")
 
 
-def compose_up(timeout: float = 300.0):
+def compose_up(timeout: float = 300.0) -> StackInfo:
     """Start the compose stack detached, wait for its health checks, and describe it with container ids."""
-    import subprocess
-
-    from turnbench.stack.external import describe
-
-    problem = engine_problem()
-    if problem is not None:
-        raise StackStartError(f"no Docker engine answers ({problem}): start Docker, or use --provider embedded")
     path = compose_file()
     base = ["docker", "compose", "-f", str(path), "-p", COMPOSE_PROJECT]
     out = subprocess.run([*base, "up", "-d", "--wait", "--wait-timeout", str(int(timeout))],
@@ -157,10 +164,8 @@ def compose_up(timeout: float = 300.0):
     return describe("docker", url, dsn, {"compose_file": str(path), "containers": ids, "project": COMPOSE_PROJECT})
 
 
-def compose_down(details) -> None:
+def compose_down(details: Mapping[str, Any]) -> None:
     """Remove exactly the recorded containers (and their anonymous volumes), then the project's network."""
-    import subprocess
-
     ids = list(details.get("containers", []))
     if ids:
         subprocess.run(["docker", "rm", "-f", "-v", *ids], capture_output=True, text=True)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import urllib.error
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from turnbench.errors import StackStartError
+from turnbench.errors import BadInput, StackStartError
 from turnbench.stack._proc import http_json
 from turnbench.stack.info import StackInfo
+from turnbench.stack.provider import Provider
 
 ENV_URL = "TURNBENCH_OPENSEARCH_URL"
 ENV_DSN = "TURNBENCH_POSTGRES_DSN"
@@ -29,7 +31,8 @@ def probe_postgres(dsn: str, timeout: float = 10.0) -> str:
 
     try:
         with psycopg.connect(dsn, connect_timeout=max(1, int(timeout)), autocommit=True) as conn:
-            return str(conn.execute("SHOW server_version").fetchone()[0])
+            row = conn.execute("SHOW server_version").fetchone()
+            return str(row[0]) if row else ""
     except psycopg.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StackStartError(f"PostgreSQL at {redact(dsn)} does not answer: {first}") from None
@@ -57,21 +60,33 @@ def endpoints(opensearch_url: str | None = None, postgres_dsn: str | None = None
         return url, dsn
     if url or dsn:
         missing = "--postgres-dsn / " + ENV_DSN if url else "--opensearch-url / " + ENV_URL
-        from turnbench.errors import BadInput
-
         raise BadInput(f"an external stack needs both endpoints; missing {missing}")
     return None
 
 
-def open_external(opensearch_url: str | None = None, postgres_dsn: str | None = None, **_: Any) -> StackInfo:
-    given = endpoints(opensearch_url, postgres_dsn)
-    if given is None:
-        from turnbench.errors import BadInput
+class ExternalStack(Provider):
+    """A stack someone else runs: nothing is started, so nothing is stopped."""
 
-        raise BadInput(f"provider external needs --opensearch-url and --postgres-dsn (or {ENV_URL} and {ENV_DSN})")
-    url, dsn = given
-    source = "arguments" if opensearch_url else "environment"
-    return describe("external", url, dsn, {"endpoints_from": source})
+    name: ClassVar[str] = "external"
+
+    def __init__(self, *, opensearch_url: str | None = None, postgres_dsn: str | None = None, **_: Any) -> None:
+        # other providers' options (heap, ports) mean nothing for a stack we do not start
+        self.opensearch_url, self.postgres_dsn = opensearch_url, postgres_dsn
+
+    def _start(self, detached: bool) -> StackInfo:
+        given = endpoints(self.opensearch_url, self.postgres_dsn)
+        if given is None:
+            raise BadInput(f"provider external needs --opensearch-url and --postgres-dsn (or {ENV_URL} and {ENV_DSN})")
+        url, dsn = given
+        source = "arguments" if self.opensearch_url else "environment"
+        return describe("external", url, dsn, {"endpoints_from": source})
+
+    def stop(self) -> None:
+        pass
+
+    @classmethod
+    def down(cls, details: Mapping[str, Any]) -> None:
+        pass
 
 
 def redact(dsn: str) -> str:

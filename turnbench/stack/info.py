@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
-
-PROVIDERS = ("embedded", "docker", "external")
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class StackInfo:
         return out
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> "StackInfo":
+    def from_json(cls, obj: Mapping[str, Any]) -> StackInfo:
         return cls(
             provider=obj["provider"],
             opensearch_url=obj["opensearch_url"],

@@ -88,7 +88,7 @@ def find_java(explicit: str | os.PathLike | None = None) -> Java:
 
 def prepare(
     *,
-    java: "Java | str | os.PathLike | None" = None,
+    java: Java | str | os.PathLike | None = None,
     cache: str | os.PathLike | None = None,
     mvn: str | None = None,
     maven_args: tuple[str, ...] = (),
@@ -216,24 +216,3 @@ def ensure_launcher(root: Path, java: Java) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return classes
-
-
-def main() -> None:
-    """`make jars`: fill the cache (Maven, once) and compile the launcher; print where they are."""
-    launcher = prepare()
-    jars_only = [p for p in launcher.classpath if p.suffix == ".jar"]
-    how = "fetched with Maven" if launcher.fetched else "already cached"
-    print(f"turnbench: OpenSearch {pins.OPENSEARCH_VERSION}: {len(jars_only)} jars {how} in {launcher.cache_root / 'lib'}")
-    print(f"turnbench: launcher compiled in {launcher.classpath[0]} (Java {launcher.java.version})")
-
-
-if __name__ == "__main__":
-    import sys
-
-    from turnbench.errors import TurnbenchError
-
-    try:
-        main()
-    except TurnbenchError as exc:
-        print(f"turnbench: {type(exc).__name__}: {exc}", file=sys.stderr)
-        sys.exit(3)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from turnbench.errors import StackStartError, StackStateError
-from turnbench.stack import state
+from turnbench.stack import sigterm_raises, state
 from turnbench.stack.info import StackInfo
+from turnbench.stack.provider import choose, provider_class
 
 
 def up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options: Any) -> StackInfo:
     """Start a stack detached from this process and record it. Refuses while another one is recorded."""
-    from turnbench.stack import _sigterm_raises
-
     recorded = state.read_state()
     if recorded is not None:
         raise StackStateError(
@@ -21,51 +22,20 @@ def up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options
             f"(OpenSearch {recorded.opensearch_url}, PostgreSQL {recorded.postgres_dsn}): "
             "`turnbench stack down` first"
         )
-    with _sigterm_raises():
-        chosen, why = _choose(provider, options)
-        echo(f"turnbench: stack provider {chosen}: {why}")
+    with sigterm_raises():
+        choice = choose(provider, options, detached=True)
+        echo(f"turnbench: stack provider {choice.provider}: {choice.why}")
         t0 = time.monotonic()
-        if chosen == "embedded":
-            from turnbench.stack.embedded import EmbeddedStack
-
-            running = EmbeddedStack(**options, detached=True)
-            info = running.start()
-            stop = running.stop
-        elif chosen == "docker":
-            from turnbench.stack import docker
-
-            info = docker.compose_up()
-            stop = lambda: docker.compose_down(info.details)  # noqa: E731
-        else:
-            from turnbench.stack.external import open_external
-
-            info = open_external(**options)
-            stop = lambda: None  # noqa: E731
-        details = dict(info.details)
-        details["chosen_because"] = why
-        details["up_s"] = round(time.monotonic() - t0, 3)
-        info = StackInfo(**{**info.__dict__, "details": details})
+        running = provider_class(choice.provider)(**options)
+        info = running.start(detached=True)
+        info = replace(info, details={**info.details, "chosen_because": choice.why,
+                                      "up_s": round(time.monotonic() - t0, 3)})
         try:
             state.write_state(info)
         except BaseException:
-            stop()
+            running.stop()
             raise
     return info
-
-
-def _choose(provider: str, options: dict) -> tuple[str, str]:
-    if provider != "auto":
-        from turnbench.stack import choose_provider
-
-        return choose_provider(provider)
-    if options.get("opensearch_url") or options.get("postgres_dsn"):
-        return "external", "endpoints were given"
-    from turnbench.stack import docker
-
-    problem = docker.engine_problem()
-    if problem is None:
-        return "docker", "a Docker engine answers"
-    return "embedded", f"no Docker engine ({problem})"
 
 
 def status() -> StackInfo:
@@ -86,13 +56,6 @@ def down() -> StackInfo | None:
     recorded = state.read_state()
     if recorded is None:
         return None
-    if recorded.provider == "embedded":
-        from turnbench.stack.embedded import EmbeddedStack
-
-        EmbeddedStack.stop_recorded(recorded.details)
-    elif recorded.provider == "docker":
-        from turnbench.stack import docker
-
-        docker.compose_down(recorded.details)
+    provider_class(recorded.provider).down(recorded.details)
     state.clear_state()
     return recorded

@@ -21,8 +21,8 @@ its segments (the last segment's end except where a short turn is nested inside 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from turnbench import canonical
 from turnbench.corpus.records import Turn
@@ -105,9 +105,3 @@ def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int =
             emit(seg.speaker, w_start, w_end, (" ".join(words[lo:hi]),), (seg.index,), hi - lo)
     flush()
     return chunks
-
-
-def inventory_sha256(passages: Iterable[Passage]) -> str:
-    """The sha256 ``turnbench.runs.write_passages`` would return for these passages, without writing."""
-    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
-    return canonical.sha256_bytes(b"".join(canonical.dumps_line(p.to_json()) for p in rows))

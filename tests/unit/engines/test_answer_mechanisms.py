@@ -2,9 +2,16 @@
 
 import datetime as dt
 
-from turnbench.engines.answer.mechanisms import (MEETING_FIELD, PHRASE_FIELD, are_literal, month_bounds,
-                                                  resolve_name, series_of, word_bounded)
-from turnbench.stack.load import index_mappings
+from turnbench.engines.answer.mechanisms import (
+    MEETING_FIELD,
+    PHRASE_FIELD,
+    are_literal,
+    month_bounds,
+    resolve_name,
+    series_of,
+    word_bounded,
+)
+from turnbench.stack.index import index_mappings
 
 
 def test_are_literal_escapes_every_non_alphanumeric_and_nothing_else():

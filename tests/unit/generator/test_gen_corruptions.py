@@ -233,4 +233,4 @@ def test_validate_cli_exits_1_naming_the_failed_check(corpus_copy):
     lines = result.output.strip().splitlines()
     assert sum(line.startswith(("PASS  ", "FAIL  ")) for line in lines) == len(CHECK_NAMES)
     assert any(line.startswith("FAIL  deferral_counts_exact") for line in lines)
-    assert lines[-1] == "FAILED 1 check(s): deferral_counts_exact"
+    assert lines[-1] == "turnbench: CheckFailed: 1 check(s) failed: deferral_counts_exact"

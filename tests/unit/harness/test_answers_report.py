@@ -7,8 +7,8 @@ from pathlib import Path
 
 from turnbench import canonical
 from turnbench.corpus.records import Answer
-from turnbench.engines.answer import SubmittedAnswer, read_answers, write_answers
 from turnbench.harness.answers import answers_block, render_answers_md, score_answers
+from turnbench.submissions import SubmittedAnswer, read_answers, write_answers
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_answers_scoring import QUERIES, SUBMITTED  # noqa: E402
@@ -20,7 +20,7 @@ TINY_S = SUBMITTED[:3] + SUBMITTED[4:5]
 # R6 = right name, wrong count (partial 0.5); in-grammar partial (1 + 6/7 + 0.5)/3 = 0.7857.
 GOLDEN = (Path(__file__).parent / "golden_answers.md").read_text(encoding="utf-8")
 
-# What the retrieval table names its columns (issue 7); the answers block must share none of them.
+# What the retrieval table names its columns; the answers block must share none of them.
 RETRIEVAL_COLUMNS = {"n", "unanswered", "MRR", "mrr", "nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20",
                      "ndcg_cut_10", "recall_10", "recip_rank", "unjudgeable"}
 

@@ -5,10 +5,10 @@ import random
 import pytest
 
 from turnbench.corpus.records import Answer, Query
-from turnbench.engines.answer import SubmittedAnswer, declined
 from turnbench.engines.answer.engine import answer_queries
 from turnbench.errors import BadInput
-from turnbench.harness.answers import (AnswerPolicy, normalise_name, score_answer, score_answers, set_f1)
+from turnbench.harness.answers import AnswerPolicy, normalise_name, score_answer, score_answers, set_f1
+from turnbench.submissions import SubmittedAnswer, declined
 
 
 def q(qid, rule, surface, answer, grammar="in", scored_on="answer"):

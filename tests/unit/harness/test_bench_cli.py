@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.errors import BadInput
-from turnbench.harness.bench import result_dirs
+from turnbench.pipeline import result_dirs
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOW = ROOT / "examples" / "github-actions" / "turnbench-pr.yml"

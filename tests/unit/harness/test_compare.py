@@ -10,8 +10,16 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.errors import UnpairedComparison
-from turnbench.harness.compare import (BETTER, SAME, WORSE, bootstrap_means, compare, paired_interval,
-                                       render_compare_md, verdict)
+from turnbench.harness.compare import (
+    BETTER,
+    SAME,
+    WORSE,
+    bootstrap_means,
+    compare,
+    paired_interval,
+    render_compare_md,
+    verdict,
+)
 from turnbench.harness.report import nearest_rank
 
 MEASURES = ["nDCG@10", "MRR"]
@@ -31,7 +39,8 @@ def doc(values: dict[str, tuple[str, float]], *, sha="s1", policy="graded(high=0
     }
     if answers is not None:
         d["answers"] = {"per_query": [{"query_id": q, "corpus": "c", "rule": rule, "em": em, "partial": em,
-                                       "answered": em > 0, "set_f1": None} for q, (rule, em) in sorted(answers.items())]}
+                                       "answered": em > 0, "set_f1": None}
+                                      for q, (rule, em) in sorted(answers.items())]}
     return d
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.unit.harness.helpers import meeting, query, turn
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy, covered_turns, judge, union_ranges
 from turnbench.runs import Passage
-
-from tests.unit.harness.helpers import meeting, query, turn
 
 POLICY = RelevancePolicy()
 

@@ -203,7 +203,8 @@ def test_score_cli_scores_trec_and_jsonl_runs_alike(tmp_path, small_corpus):
     assert doc3["provenance"]["arm"] == {"depth": 3, "name": "hand-arm"}
     assert doc3["provenance"]["relevance_policy"]["name"] == "binary(high=0.6,low=0.0)"
     # an existing results directory is bad input (exit 2); a run naming an unknown passage is a refusal (3)
-    assert runner.invoke(main, [*base, "--run", str(tmp_path / "run.trec"), "--out", str(tmp_path / "o1")]).exit_code == 2
+    args = [*base, "--run", str(tmp_path / "run.trec"), "--out", str(tmp_path / "o1")]
+    assert runner.invoke(main, args).exit_code == 2
     (tmp_path / "bad.trec").write_text("q1 Q0 nowhere 1 1.0 x\n")
     bad = runner.invoke(main, [*base, "--run", str(tmp_path / "bad.trec"), "--out", str(tmp_path / "o4")])
     assert bad.exit_code == 3 and "UnjudgedPassage" in bad.output

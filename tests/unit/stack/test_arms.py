@@ -3,7 +3,7 @@
 import pytest
 
 from turnbench.corpus.records import Query
-from turnbench.engines.retrieval import ARMS, BUILDERS, Arm, get_arm, get_scope, run_tag, search_body, _resolved_config
+from turnbench.engines.retrieval import ARMS, BUILDERS, Arm, _resolved_config, get_arm, get_scope, run_tag, search_body
 from turnbench.errors import BadInput, UnknownArm
 
 Q = Query(id="q1", cls="lookup", rule="R1", surface="direct", text="vendor contract renewal",

@@ -10,7 +10,8 @@ from turnbench.corpus.records import Meeting, Query, Turn
 
 
 def _corpus(out: Path) -> Path:
-    m = Meeting("m1", "Team — sync #1", "2026-01-05", 2.0, "synthetic", ("Ana",), (Turn(0, "Ana", 0.0, 2.0, "hello all"),))
+    m = Meeting("m1", "Team — sync #1", "2026-01-05", 2.0, "synthetic", ("Ana",),
+                (Turn(0, "Ana", 0.0, 2.0, "hello all"),))
     q = Query("q1", "lookup", "R1", "direct", "hello", "retrieval", ("m1",), {"m1": ((0, 0),)})
     with CorpusWriter(out) as w:
         w.write_meetings([m])
@@ -25,7 +26,8 @@ def test_load_and_run_refuse_a_corpus_that_does_not_match_its_manifest(tmp_path,
     root = _corpus(tmp_path / "c")
     part = root / "meetings" / "part-0000.jsonl"
     part.write_bytes(part.read_bytes().replace(b"hello all", b"hello ALL"))
-    for args in (["load", "--corpus", str(root)], ["run", "--corpus", str(root), "--arm", "bm25", "--out", str(tmp_path / "o")]):
+    for args in (["load", "--corpus", str(root)],
+                 ["run", "--corpus", str(root), "--arm", "bm25", "--out", str(tmp_path / "o")]):
         res = CliRunner().invoke(main, args)
         assert res.exit_code == 3, res.output
         assert "CorpusIntegrityError" in res.output and "meetings/part-0000.jsonl" in res.output

@@ -3,8 +3,14 @@
 import pytest
 
 from turnbench.errors import BadInput
-from turnbench.stack.load import (VOLATILE_SETTINGS, _strip_volatile_settings, check_index_name, describe_difference,
-                                  index_mappings, index_settings)
+from turnbench.stack.index import (
+    VOLATILE_SETTINGS,
+    strip_volatile_settings,
+    check_index_name,
+    describe_difference,
+    index_mappings,
+    index_settings,
+)
 
 
 @pytest.mark.parametrize("name", ["turnbench-passages", "tb_2", "a.b"])
@@ -22,7 +28,7 @@ def test_invalid_index_names_are_bad_input(name):
 def test_volatile_settings_are_dropped_and_the_rest_sorted():
     flat = {"index.uuid": "u1", "index.creation_date": "1", "index.version.created": "136", "index.provided_name": "x",
             "index.number_of_shards": "1", "index.blocks.read_only": "false"}
-    assert list(_strip_volatile_settings(flat).items()) == [("index.blocks.read_only", "false"),
+    assert list(strip_volatile_settings(flat).items()) == [("index.blocks.read_only", "false"),
                                                              ("index.number_of_shards", "1")]
     assert {"index.uuid", "index.creation_date", "index.version.created"} <= VOLATILE_SETTINGS
 

@@ -8,7 +8,8 @@ import pytest
 from turnbench.corpus.records import Turn
 from turnbench.errors import BadInput
 from turnbench.runs import write_passages
-from turnbench.stack.passages import chunk_meeting, inventory_sha256, passage_id
+from turnbench.runs import inventory_sha256
+from turnbench.stack.passages import chunk_meeting, passage_id
 
 
 def words(n, tag="w"):

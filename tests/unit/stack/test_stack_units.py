@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.errors import BadInput, StackStartError, StackStateError
-from turnbench.stack import StackInfo, choose_provider, current_stack, docker, external, jars, state
+from turnbench.stack import StackInfo, current_stack, docker, external, jars, state
+from turnbench.stack.provider import choose
 from turnbench.stack._proc import is_running, start_ticks, stop_pids
 
 INFO = StackInfo(
@@ -88,10 +89,11 @@ def test_cli_stack_up_with_old_java_exits_3_in_one_line_and_records_nothing(tmp_
 
 # -- PostgreSQL binaries, ports --------------------------------------------------------------------------
 def test_postgres_binaries_not_found_names_the_package(tmp_path):
-    from turnbench.stack.embedded import find_postgres
+    from turnbench.stack.postgres import find_postgres
 
     (tmp_path / "empty").mkdir()
-    with pytest.raises(StackStartError, match=r"not found in .*empty: install them \(Debian: apt-get install -y postgresql-15\)"):
+    expected = r"not found in .*empty: install them \(Debian: apt-get install -y postgresql-15\)"
+    with pytest.raises(StackStartError, match=expected):
         find_postgres(tmp_path / "empty")
 
 
@@ -163,18 +165,19 @@ def test_stop_leaves_a_reused_pid_alone_and_stops_the_recorded_one():
 
 # -- selection, external, state --------------------------------------------------------------------------------
 def test_auto_without_engine_or_record_picks_embedded_and_says_why():
-    chosen, why = choose_provider("auto")
-    assert chosen == "embedded"
-    assert why.startswith("no recorded stack answers and no Docker engine (")
+    choice = choose("auto", {}, detached=False)
+    assert choice.provider == "embedded"
+    assert choice.why.startswith("no recorded stack answers and no Docker engine (")
 
 
 def test_unknown_provider_is_bad_input():
     with pytest.raises(BadInput, match="unknown stack provider 'podman'"):
-        choose_provider("podman")
+        choose("podman", {}, detached=False)
 
 
 def test_docker_provider_without_engine_is_a_clear_start_error():
-    with pytest.raises(StackStartError, match=r"^no Docker engine answers \(.*\): start Docker, or use --provider embedded$"):
+    expected = r"^no Docker engine answers \(.*\): start Docker, or use --provider embedded$"
+    with pytest.raises(StackStartError, match=expected):
         docker.DockerStack().start()
 
 

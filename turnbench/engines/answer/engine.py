@@ -6,11 +6,14 @@ question text and the stack's product data; it never reads gold, facts or any ``
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from turnbench.corpus.records import Query
-from turnbench.engines.answer import ANSWERERS, SubmittedAnswer, declined
 from turnbench.errors import BadInput
+from turnbench.submissions import SubmittedAnswer, declined
+
+ANSWERERS = ("reference", "none")
 
 
 def answer_queries(stack: Any, queries: Iterable[Query], *, answerer: str = "reference",
@@ -27,8 +30,9 @@ def answer_queries(stack: Any, queries: Iterable[Query], *, answerer: str = "ref
     from turnbench.engines.answer.mechanisms import ReferenceAnswerer
 
     if corpus is not None:
-        from turnbench.stack import load
+        from turnbench.stack.index import DEFAULT_INDEX
+        from turnbench.stack.load import loaded_marker
 
-        load.loaded_marker(stack, corpus, index=index or load.DEFAULT_INDEX)
+        loaded_marker(stack, corpus, index=index or DEFAULT_INDEX)
     with ReferenceAnswerer.connect(stack, index=index) as ref:
         return [ref.answer(q.id, q.text) for q in todo]

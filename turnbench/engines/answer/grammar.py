@@ -24,8 +24,8 @@ A question is read as a *frame* (what is asked) plus *slots* (what it is asked a
 
 Team and kind are resolved against the series named in meeting titles ("{Team} — {kind} #{n}"); in the
 adjacent form "the Payments design review meetings" the split between team and kind is the one that names
-exactly one series. Phrases are taken verbatim: a quoted span when the question quotes one, otherwise the words the frame
-leaves over, with one leading article ("the", "a", "an") removed, because the article is not part of a
+exactly one series. Phrases are taken verbatim: a quoted span when the question quotes one, otherwise the words the
+frame leaves over, with one leading article ("the", "a", "an") removed, because the article is not part of a
 name and the mention contract is on the name's words. Anything the grammar does not cover — relative
 dates, paraphrased subjects, comparisons, questions with no recognisable frame — is declined with a
 reason, never guessed.
@@ -38,9 +38,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
-_MONTH_OF = {m: i + 1 for i, m in enumerate(MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
+from turnbench.corpus.records import MONTHS
+
+_MONTHS = tuple(m.lower() for m in MONTHS)
+_MONTH_OF = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
 
 MEETING_NOUNS = ("meetings", "sessions", "calls", "recordings", "transcripts", "syncs")
 MENTION_VERBS = ("mention", "mentioned", "mentions", "discuss", "discussed", "discusses", "talk about",
@@ -107,15 +108,18 @@ _WS = re.compile(r"\s+")
 _QUOTED = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]([^\"\u201c\u201d\u00ab\u00bb]+)[\"\u201c\u201d\u00ab\u00bb]"
                      r"|(?<![\w])'([^']+)'(?![\w])|\u2018([^\u2018\u2019]+)\u2019")
 _MONTH_ALT = "(?:" + "|".join(sorted(_MONTH_OF, key=len, reverse=True)) + r")\.?"
-_TIME = re.compile(rf"(?:,\s*)?\b(?:in|during|throughout|over)\s+(?:the\s+month\s+of\s+)?({_MONTH_ALT})\s+,?\s*(\d{{4}})\b",
+_TIME = re.compile(rf"(?:,\s*)?\b(?:in|during|throughout|over)\s+(?:the\s+month\s+of\s+)?"
+                   rf"({_MONTH_ALT})\s+,?\s*(\d{{4}})\b",
                    re.IGNORECASE)
-_MONTH_NO_YEAR = re.compile(rf"\b(?:in|during|throughout|over)\s+(?:the\s+month\s+of\s+)?{_MONTH_ALT}(?!\w)(?!\s*,?\s*\d{{4}})",
+_MONTH_NO_YEAR = re.compile(rf"\b(?:in|during|throughout|over)\s+(?:the\s+month\s+of\s+)?"
+                            rf"{_MONTH_ALT}(?!\w)(?!\s*,?\s*\d{{4}})",
                             re.IGNORECASE)
 _MEETINGS = _alt(MEETING_NOUNS)
 _OF_THE = r"(?:of\s+(?:the|our|all)\s+(?:\w+\s+)?)?"
 
 
-def normalise(text: str) -> str:
+def squash(text: str) -> str:
+    """Whitespace collapsed, trailing ?.! removed: the form every frame is matched against."""
     return _WS.sub(" ", text).strip().rstrip("?.!").strip()
 
 
@@ -145,7 +149,8 @@ _COUNT_HEAD = re.compile(rf"^(?:(?:in\s+)?how\s+many\s+(?:different\s+|distinct\
 _WHICH_HEAD = re.compile(
     rf"^(?:(?:which|what)\s+{_MEETINGS}\s+{_OF_THE}|(?:list|name|show|give)\s+(?:me\s+)?(?:all\s+|every\s+|the\s+)*"
     rf"{_MEETINGS}\s+{_OF_THE})", re.IGNORECASE)
-_TIMES_HEAD = re.compile(r"^(?:(?:count\s+)?how\s+many\s+times|how\s+often)\s+(?:in\s+total\s+|altogether\s+|overall\s+|total\s+)?",
+_TIMES_HEAD = re.compile(r"^(?:(?:count\s+)?how\s+many\s+times|how\s+often)\s+"
+                         r"(?:in\s+total\s+|altogether\s+|overall\s+|total\s+)?",
                          re.IGNORECASE)
 _WHO_HEAD = re.compile(r"^(?:who|which\s+(?:person|attendee|participant|speaker|colleague))\s+"
                        rf"{_alt(ATTEND_VERBS)}\s+the\s+most\s+", re.IGNORECASE)
@@ -227,7 +232,7 @@ FRAMES = ((_TIMES_HEAD, _times), (_COUNT_HEAD, _count), (_WHICH_HEAD, _which), (
 
 def parse(text: str) -> Intent | Declined:
     """The intent of one question, or why it is declined."""
-    q = normalise(text)
+    q = squash(text)
     if not q:
         return Declined("empty question")
     quoted = next((next(g for g in m.groups() if g) for m in _QUOTED.finditer(q)), None)
@@ -235,7 +240,7 @@ def parse(text: str) -> Intent | Declined:
     time = _TIME.search(q)
     if time:
         when = (int(time.group(2)), _MONTH_OF[time.group(1).lower().rstrip(".")])
-        q = normalise(q[: time.start()] + " " + q[time.end():]).strip(" ,;:")
+        q = squash(q[: time.start()] + " " + q[time.end():]).strip(" ,;:")
     # the unsupported-word check looks only outside a quoted phrase: a name may contain any word
     outside = _QUOTED.sub(" ", q)
     if _MONTH_NO_YEAR.search(outside):

@@ -26,15 +26,16 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from turnbench.corpus.records import Answer
-from turnbench.engines.answer import SubmittedAnswer, declined
 from turnbench.engines.answer.grammar import Declined, Intent, parse
 from turnbench.errors import SearchFailed, TruncatedAggregation
+from turnbench.submissions import SubmittedAnswer, declined
 
-# Field names of the passage index (turnbench.stack.load.index_mappings; a unit test keeps them in step).
+# Field names of the passage index (turnbench.stack.index.index_mappings; a unit test keeps them in step).
 PHRASE_FIELD = "content.exact"
 MEETING_FIELD = "meeting_id"
 # The largest bucket list one aggregation may return; a phrase in more meetings than this raises.
@@ -139,14 +140,15 @@ class ReferenceAnswerer:
     @classmethod
     @contextlib.contextmanager
     def connect(cls, stack: Any, *, index: str | None = None,
-                bucket_limit: int = DEFAULT_BUCKET_LIMIT) -> Iterator["ReferenceAnswerer"]:
-        from turnbench.stack import load
+                bucket_limit: int = DEFAULT_BUCKET_LIMIT) -> Iterator[ReferenceAnswerer]:
+        from turnbench.stack.clients import opensearch_client, postgres_connect
+        from turnbench.stack.index import DEFAULT_INDEX
+        from turnbench.stack.tables import SCHEMA
 
-        client = load.opensearch_client(stack)
-        conn = load.postgres_connect(stack)
+        client = opensearch_client(stack)
+        conn = postgres_connect(stack)
         try:
-            yield cls(client, conn, index=index or load.DEFAULT_INDEX, schema=load.SCHEMA,
-                      bucket_limit=bucket_limit)
+            yield cls(client, conn, index=index or DEFAULT_INDEX, schema=SCHEMA, bucket_limit=bucket_limit)
         finally:
             conn.close()
             with contextlib.suppress(Exception):

@@ -1,7 +1,8 @@
 """Benchmark: every aggregation query of the default corpus answered on the embedded stack (target ≤ 5 s).
 
-``make bench-answers`` / ``python -m turnbench.engines.answer.speed``. Uses the default corpus (``make corpus``
-regenerates it from its recorded manifest), loads it into a fresh embedded stack — or the current one with ``--current`` —
+``make bench-answers`` / ``python -m benchmarks.answers``. Uses the default corpus (``make corpus``
+regenerates it from its recorded manifest), loads it into a fresh embedded stack — or the current one with
+``--current`` —
 then times ``answer_queries`` end to end (connect, the corpus check, parsing, every mechanism) over
 ``--repeat`` runs, with the time per rule, and scores the answers so a fast wrong answer cannot pass
 unnoticed. Prints figures; asserts nothing and writes no claim file.

@@ -63,7 +63,7 @@ def build(root: Path, n_meetings: int, turns: int, n_queries: int, depth: int, s
         w.write_meetings(meetings)
         w.write_queries(queries)
         w.write_manifest(corpus_id="speed", licence={"name": "CC0-1.0", "tier": "A"},
-                         producer={"name": "turnbench.harness.speed", "version": "1", "seed": seed},
+                         producer={"name": "benchmarks.harness", "version": "1", "seed": seed},
                          counts={"meetings": n_meetings, "queries": n_queries})
     return passages, entries
 

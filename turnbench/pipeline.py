@@ -1,4 +1,7 @@
-"""``turnbench bench``: stack → load → answers → per arm: run → judge + score → write (DESIGN §1, §10).
+"""The orchestration (DESIGN §1): stack → load → answers → per arm: run → judge + score → write.
+
+``bench`` is one readable function over the rooms that own each stage; ``answer`` runs the answer stage alone
+and ``write_run`` writes what a run hands another engine's scorer. Nothing here computes a number itself.
 
 Layout: one results directory per arm, ``OUT/<arm>/`` — or ``OUT/<control-name>/`` when a single arm is
 benched as a named control (``baselines/bm25`` is ``--out baselines --control-name bm25``). Each holds
@@ -16,14 +19,25 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
+from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Results
+from turnbench.stack.info import StackInfo
+from turnbench.submissions import SubmittedAnswer
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from turnbench.engines.retrieval import RunResult
+    from turnbench.harness.answers import AnswerResults
 
 ANSWERERS = ("reference", "none", "skip")
 
@@ -44,14 +58,20 @@ class _Stages:
     total: int
     show: bool
     elapsed: dict[str, float] = field(default_factory=dict)
-    _progress: Any = None
-    _task: Any = None
+    _progress: Progress | None = None
+    _task: TaskID | None = None
 
-    def __enter__(self) -> "_Stages":
+    def __enter__(self) -> _Stages:
         if self.show:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
-                TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<28}"), BarColumn(),
                                       MofNCompleteColumn(), TimeElapsedColumn(),
@@ -60,17 +80,18 @@ class _Stages:
             self._task = self._progress.add_task("bench", total=self.total)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if self._progress is not None:
-            self._progress.__exit__(*exc)
+            self._progress.__exit__(kind, exc, tb)
 
     def begin(self, name: str) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.update(self._task, description=name)
 
     def finish(self, name: str, seconds: float) -> None:
         self.elapsed[name] = self.elapsed.get(name, 0.0) + seconds
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.advance(self._task)
 
     @contextlib.contextmanager
@@ -97,26 +118,28 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
     for n in names:
         if not n or "/" in n or n.startswith("."):
             raise BadInput(f"{n!r} cannot name a results directory")
-    dirs = [(arm, Path(out) / n) for arm, n in zip(arms, names)]
+    dirs = [(arm, Path(out) / n) for arm, n in zip(arms, names, strict=True)]
     for _, d in dirs:
         canonical.refuse_non_empty(d, "results directory", "choose a new --out")
     return dirs
 
 
-def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "corpus",
-              control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
-              policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
-              echo: Callable[[str], None] | None = None, stack_options: dict | None = None,
-              index: str | None = None) -> list[BenchOutcome]:
+def bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "corpus",
+          control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
+          policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
+          echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
+          index: str | None = None) -> list[BenchOutcome]:
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
     where they can (unknown arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
-    from turnbench.engines.retrieval import MSEARCH_BATCH, get_arm, get_scope, run_arm
+    from turnbench.engines.retrieval import MSEARCH_BATCH, get_arm, run_arm
     from turnbench.harness import answers as A
     from turnbench.harness.report import runinfo, write_results
     from turnbench.harness.score import score_run
+    from turnbench.runs import get_scope
     from turnbench.stack import open_stack
-    from turnbench.stack.load import DEFAULT_INDEX, load_corpus
+    from turnbench.stack.index import DEFAULT_INDEX
+    from turnbench.stack.load import load_corpus
 
     if answerer not in ANSWERERS:
         raise BadInput(f"answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")
@@ -141,7 +164,7 @@ def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = 
             answer_results = None
             if answerer != "skip":
                 with st.stage("answers"):
-                    answer_results, _ = A.answer_corpus(stack, corpus, answerer=answerer, index=loaded.index)
+                    answer_results, _ = answer(stack, corpus, answerer=answerer, index=loaded.index)
             claim_stack = stack.versions()
             for arm, out_dir in dirs:
                 with st.stage(f"run {arm}"):
@@ -167,3 +190,41 @@ def run_bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = 
                 outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
     stages = dict(st.elapsed)
     return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
+
+
+def answer(stack: StackInfo | None, corpus: Corpus, *, answerer: str = "reference", tolerance: int = 0,
+           index: str | None = None) -> tuple[AnswerResults, list[SubmittedAnswer]]:
+    """Answer every answer-scored query of ``corpus`` on ``stack`` (which must hold it) and score them."""
+    from turnbench.engines.answer.engine import answer_queries
+    from turnbench.harness.answers import score_answers
+
+    queries = corpus.queries()
+    submitted = answer_queries(stack, queries, answerer=answerer, index=index, corpus=corpus)
+    return score_answers(queries, submitted, tolerance=tolerance, corpus=corpus.id, answerer=answerer), submitted
+
+
+def answer_provenance(corpus: Corpus, stack: StackInfo | None, answerer: str, index: str | None) -> dict[str, Any]:
+    """What answers.json records about where its answers came from (DESIGN §3 rule 1)."""
+    from turnbench.engines.answer.mechanisms import MECHANISMS
+    from turnbench.stack.index import DEFAULT_INDEX
+
+    return {
+        "corpus": corpus.provenance(),
+        "stack": stack.versions() if stack is not None else f"not used by the {answerer} answerer",
+        "index": (index or DEFAULT_INDEX) if stack is not None else "not used",
+        "answerer": {"name": answerer, "mechanisms": dict(MECHANISMS) if answerer == "reference" else {},
+                     "is_production_path": False},
+    }
+
+
+def write_run(out_dir: Path, result: RunResult) -> list[str]:
+    """A run's files — the passage inventory, the run as TREC and JSONL, the resolved arm — so that
+    ``turnbench score`` (or trec_eval) can score it from files alone; returns the names written."""
+    from turnbench.engines.retrieval import run_tag
+    from turnbench.runs import write_jsonl_run, write_passages, write_trec_run
+
+    write_passages(out_dir / "passages.jsonl", result.passages)
+    write_trec_run(out_dir / "run.trec", result.run, run_tag(result.arm_config))
+    write_jsonl_run(out_dir / "run.jsonl", result.run)
+    canonical.write_json(out_dir / "arm.json", result.arm_config)
+    return ["passages.jsonl", "run.trec", "run.jsonl", "arm.json"]

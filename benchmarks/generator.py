@@ -2,7 +2,7 @@
 
 Each run is a fresh `turnbench generate` process, so imports and Faker start-up are counted. Peak
 memory is reported two ways: the largest single process (getrusage of the waited child tree) and the
-largest sampled sum of RSS over the process and its workers. Targets (issue 2): 200 meetings <= 8 s,
+largest sampled sum of RSS over the process and its workers. Targets: 200 meetings <= 8 s,
 2,000 meetings <= 60 s, peak <= 1 GiB. Figures go to stdout; nothing here is a test.
 """
 

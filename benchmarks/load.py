@@ -1,4 +1,4 @@
-"""Benchmark the load and the retrieval arms: ``make bench-load`` / ``python -m turnbench.stack.bench_load``.
+"""Benchmark the load and the retrieval arms: ``make bench-load`` / ``python -m benchmarks.load``.
 
 Loads a corpus (default: the 200-meeting default corpus that `make corpus` regenerates) into a
 fresh embedded stack — or the current one with ``--current`` — and prints the load time split between
@@ -71,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpus {corpus.id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
               f"(max {args.max_words} words), store {t['store_size_bytes'] / 2**20:.1f} MiB")
         print(f"load {wall:.2f} s (target <= {TARGET_LOAD_S:.0f} s: {verdict(wall <= TARGET_LOAD_S)}): "
-              f"postgres {t['postgres_s']:.2f} s, chunk {t['chunk_s']:.2f} s, create index {t['create_index_s']:.2f} s, "
+              f"postgres {t['postgres_s']:.2f} s, chunk {t['chunk_s']:.2f} s, "
+              f"create index {t['create_index_s']:.2f} s, "
               f"bulk {t['bulk_s']:.2f} s, force-merge {t['force_merge_s']:.2f} s, settle {t['settle_s']:.2f} s "
               f"({int(t['settle_reads'])} reads), provenance {t['provenance_s']:.2f} s")
         print(f"passages/s: {p['passages'] / wall:.0f} over the whole load, {p['passages'] / t['bulk_s']:.0f} in bulk")
@@ -85,12 +86,15 @@ def main(argv: list[str] | None = None) -> int:
             med = statistics.median(rates)
             print(f"arm {name}: {int(run.timings['queries'])} queries at depth 100: first pass "
                   f"{cold.timings['queries_per_s']:.0f} queries/s, then median {med:.0f} of {args.repeat} "
-                  f"(range {min(rates):.0f}-{max(rates):.0f}; target >= {TARGET_QPS:.0f}: {verdict(med >= TARGET_QPS)}); "
+                  f"(range {min(rates):.0f}-{max(rates):.0f}; "
+                  f"target >= {TARGET_QPS:.0f}: {verdict(med >= TARGET_QPS)}); "
                   f"server took p50 {quantile(lat, .5) * 1000:.0f} ms, p95 {quantile(lat, .95) * 1000:.0f} ms, "
-                  f"p99 {quantile(lat, .99) * 1000:.0f} ms; index check before searching {run.timings['verify_s']:.2f} s")
+                  f"p99 {quantile(lat, .99) * 1000:.0f} ms; "
+                  f"index check before searching {run.timings['verify_s']:.2f} s")
     rss = peak_rss_mib()
     load1, load5, _ = os.getloadavg()
-    print(f"host: {os.cpu_count()} CPUs, load average {load1:.1f} (1 min) {load5:.1f} (5 min) — other work skews these figures")
+    print(f"host: {os.cpu_count()} CPUs, load average {load1:.1f} (1 min) {load5:.1f} (5 min) — "
+          "other work skews these figures")
     print(f"python peak RSS {rss:.0f} MiB (target < {TARGET_RSS_MIB:.0f} MiB: {verdict(rss < TARGET_RSS_MIB)})")
     return 0
 

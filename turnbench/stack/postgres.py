@@ -1,0 +1,183 @@
+"""PostgreSQL from real server binaries, for the embedded provider: where the binaries come from, and how one
+private server is started (initdb, then ``postgres`` on loopback with its socket in a private directory).
+
+The server runs as user ``postgres`` (or ``nobody``) when turnbench runs as root, because initdb refuses root.
+It is a throwaway benchmark database: fsync, synchronous commit and full-page writes are off.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from turnbench.errors import StackStartError
+from turnbench.stack import pins
+from turnbench.stack._proc import LOOPBACK, Started, is_running
+
+PG_USER = "turnbench"
+PG_DB = "turnbench"
+DURABILITY = "fsync=off, synchronous_commit=off (a throwaway benchmark database)"
+
+
+@dataclass(frozen=True)
+class PostgresBinaries:
+    bin_dir: Path
+    source: str  # "explicit" | "PATH" | "system package" | "pgserver"
+    version: str  # postgres --version, e.g. "15.14"
+
+
+@dataclass(frozen=True)
+class ServerUser:
+    """The account PostgreSQL runs as when turnbench runs as root."""
+
+    uid: int
+    gid: int
+    name: str
+
+    def popen_kwargs(self) -> dict[str, Any]:
+        return {"user": self.uid, "group": self.gid, "extra_groups": []}
+
+
+def find_postgres(explicit: str | os.PathLike[str] | None = None) -> PostgresBinaries:
+    """PostgreSQL server binaries: ``explicit`` (or $TURNBENCH_PG_BIN), PATH, the system's package
+    directories, then a pip-installed ``pgserver``; the pinned major first wherever there is a choice."""
+    candidates: list[tuple[Path, str]] = []
+    explicit = explicit or os.environ.get("TURNBENCH_PG_BIN")
+    if explicit:
+        candidates.append((Path(explicit), "explicit"))
+    else:
+        on_path = shutil.which("initdb")
+        if on_path:
+            # Debian links /usr/local/bin/initdb into /usr/lib/postgresql/<major>/bin: report the real place
+            candidates.append((Path(on_path).resolve().parent, "PATH"))
+        system = sorted(Path("/usr/lib/postgresql").glob("*/bin")) + sorted(Path("/usr").glob("pgsql-*/bin"))
+        system.sort(key=lambda p: (p.parent.name.replace("pgsql-", "") != pins.POSTGRES_MAJOR, str(p)))
+        candidates += [(p, "system package") for p in system]
+        candidates += [(p, "pgserver") for p in _pgserver_bins()]
+    usable = [(d, src) for d, src in candidates if (d / "initdb").is_file() and (d / "postgres").is_file()]
+    if not usable:
+        where = f"in {explicit}" if explicit else "on PATH, under /usr/lib/postgresql/*/bin, or from pgserver"
+        raise StackStartError(
+            f"PostgreSQL server binaries (initdb, postgres) not found {where}: "
+            f"install them (Debian: apt-get install -y postgresql-{pins.POSTGRES_MAJOR}) or set TURNBENCH_PG_BIN"
+        )
+    found = []
+    for bin_dir, source in usable:
+        version = _postgres_version(bin_dir)
+        if version.split(".")[0] == pins.POSTGRES_MAJOR:
+            return PostgresBinaries(bin_dir=bin_dir, source=source, version=version)
+        found.append(f"{version} in {bin_dir}")
+    raise StackStartError(
+        f"PostgreSQL {pins.POSTGRES_MAJOR} (the pinned major) not found, only {'; '.join(found)}: "
+        f"install postgresql-{pins.POSTGRES_MAJOR} or set TURNBENCH_PG_BIN"
+    )
+
+
+def _pgserver_bins() -> list[Path]:
+    """The bin directory of a pip-installed ``pgserver`` (it bundles PostgreSQL 16, so the pin check will say so)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pgserver") is None:
+        return []
+    try:
+        from pgserver._commands import POSTGRES_BIN_PATH
+    except Exception:  # a layout we do not know: not a usable source
+        return []
+    return [Path(POSTGRES_BIN_PATH)]
+
+
+def _postgres_version(bin_dir: Path) -> str:
+    out = subprocess.run([str(bin_dir / "postgres"), "--version"], capture_output=True, text=True, timeout=30)
+    match = re.search(r"\(PostgreSQL\)\s+(\S+)", out.stdout)
+    if out.returncode != 0 or not match:
+        raise StackStartError(f"{bin_dir / 'postgres'} --version failed: {(out.stderr or out.stdout).strip()[:200]}")
+    return match.group(1)
+
+
+def server_user() -> ServerUser | None:
+    """The account to run PostgreSQL as when we are root (initdb refuses root); None when we are not root."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return ServerUser(entry.pw_uid, entry.pw_gid, name)
+    raise StackStartError("running as root and neither user 'postgres' nor 'nobody' exists to run PostgreSQL as")
+
+
+def require_reachable(path: Path, user: ServerUser) -> None:
+    """Refuse early when the server user cannot traverse to ``path`` (initdb would fail with less to go on)."""
+    for parent in path.parents:
+        st = parent.stat()
+        if st.st_uid == user.uid:
+            ok = st.st_mode & stat.S_IXUSR
+        elif st.st_gid == user.gid:
+            ok = st.st_mode & stat.S_IXGRP
+        else:
+            ok = st.st_mode & stat.S_IXOTH
+        if not ok:
+            raise StackStartError(
+                f"PostgreSQL runs as user {user.name}, which cannot enter {parent}: choose a workdir it can reach "
+                "(the default, the system temporary directory, can)"
+            )
+
+
+Spawn = Callable[..., Started]
+Failed = Callable[[str, Path], StackStartError]
+
+
+def start_postgres(pg: PostgresBinaries, base: Path, log: Path, user: ServerUser | None, port: int, *,
+                   spawn: Spawn, failed: Failed, timeout: float) -> tuple[Started, str]:
+    """initdb a private cluster under ``base``, start it on ``port`` and create the database; (process, DSN)."""
+    import psycopg
+
+    data, sock = base / "data", base / "run"
+    for d in (base, sock):
+        d.mkdir(mode=0o700)
+        if user:
+            os.chown(d, user.uid, user.gid)
+    as_user = user.popen_kwargs() if user else {}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env["LC_ALL"] = "C"
+    out = subprocess.run(
+        [str(pg.bin_dir / "initdb"), "-D", str(data), "-U", PG_USER, "--auth=trust", "--encoding=UTF8",
+         "--locale=C", "--no-sync", "--no-instructions"],
+        capture_output=True, text=True, cwd=base, env=env, timeout=120, **as_user,
+    )
+    if out.returncode != 0:
+        line = (out.stderr or out.stdout).strip().splitlines()
+        raise StackStartError(f"initdb failed: {line[-1] if line else out.returncode}")
+    cmd = [
+        str(pg.bin_dir / "postgres"), "-D", str(data), "-p", str(port),
+        "-c", f"listen_addresses={LOOPBACK}", "-c", f"unix_socket_directories={sock}",
+        "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+    ]
+    proc = spawn("postgres", cmd, log, signal.SIGINT, cwd=base, env=env, **as_user)
+    admin = f"host={LOOPBACK} port={port} user={PG_USER} dbname=postgres"
+    deadline = time.monotonic() + min(timeout, 60.0)
+    while True:
+        if not is_running(proc.pid, proc.ticks):
+            from turnbench.stack._proc import exit_code
+
+            raise failed(f"PostgreSQL exited during start (code {exit_code(proc.pid)})", log)
+        try:
+            with psycopg.connect(admin, connect_timeout=2, autocommit=True) as conn:
+                conn.execute(f"CREATE DATABASE {PG_DB}")
+            break
+        except psycopg.OperationalError:
+            if time.monotonic() >= deadline:
+                raise failed("PostgreSQL did not accept connections within 60 s", log) from None
+            time.sleep(0.1)
+    return proc, f"host={LOOPBACK} port={port} user={PG_USER} dbname={PG_DB}"

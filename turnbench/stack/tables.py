@@ -1,0 +1,129 @@
+"""The PostgreSQL side of a loaded corpus: schema ``turnbench``, filled by COPY (DESIGN §8, §9).
+
+Only what a product would hold — never facts, gold, ``Meeting.meta`` or generator metadata::
+
+    turnbench.meetings (id text PRIMARY KEY, title text NOT NULL, recorded_date date NULL,
+                        duration double precision NOT NULL, timing text NOT NULL)   -- seconds; 'synthetic'|'measured'
+    turnbench.segments (meeting_id text NOT NULL REFERENCES turnbench.meetings (id),
+                        turn_index integer NOT NULL, speaker text NOT NULL,
+                        start_s double precision NOT NULL, end_s double precision NOT NULL, text text NOT NULL,
+                        PRIMARY KEY (meeting_id, turn_index))
+
+Read segments in the total order ``ORDER BY meeting_id, start_s, end_s, turn_index``. The schema's comment is
+a JSON marker ``{"format": "turnbench-tables/1", "corpus_id": ..., "corpus_sha256": ...}`` naming the corpus
+loaded; the whole load is one transaction, so a reader sees the previous corpus or the new one, never half of
+one. A schema of that name without the marker is someone else's (``ForeignIndex``): never touched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from turnbench import canonical
+from turnbench.corpus.records import Meeting
+from turnbench.errors import ForeignIndex, IndexNotSettled
+from turnbench.stack.clients import postgres_connect
+from turnbench.stack.info import StackInfo
+
+if TYPE_CHECKING:
+    import psycopg
+
+SCHEMA = "turnbench"
+TABLES_FORMAT = "turnbench-tables/1"
+
+
+@dataclass(frozen=True)
+class TableCounts:
+    meetings: int
+    segments: int
+
+
+def schema_marker(cur: psycopg.Cursor[Any]) -> dict[str, Any] | None:
+    """The schema's turnbench marker; None when the schema does not exist; ForeignIndex when it has none."""
+    cur.execute("SELECT obj_description(n.oid, 'pg_namespace') FROM pg_namespace n WHERE n.nspname = %s",
+                (SCHEMA,))
+    row = cur.fetchone()
+    if row is None:
+        return None
+    try:
+        marker = json.loads(row[0] or "")
+    except json.JSONDecodeError:
+        marker = None
+    if not isinstance(marker, dict) or marker.get("format") != TABLES_FORMAT:
+        raise ForeignIndex(
+            f"PostgreSQL schema {SCHEMA!r} exists and carries no turnbench marker: it was not created by "
+            f"turnbench, so it is left untouched; use another database or stack"
+        )
+    return marker
+
+
+def loaded_tables_marker(stack: StackInfo) -> dict[str, Any] | None:
+    with postgres_connect(stack) as conn, conn.cursor() as cur:
+        return schema_marker(cur)
+
+
+def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[str, Any],
+                each_meeting: Callable[[Meeting], None] = lambda m: None) -> TableCounts:
+    """Replace the schema with ``meetings`` in one transaction, COPY for both tables; ``each_meeting`` sees every
+    meeting as it streams past, so the caller can cut passages from the same single read of the corpus."""
+    n_meetings = n_segments = 0
+    with postgres_connect(stack) as conn, conn.cursor() as cur:
+        if schema_marker(cur) is not None:
+            cur.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
+        cur.execute(f"CREATE SCHEMA {SCHEMA}")
+        comment = canonical.dumps({**marker, "format": TABLES_FORMAT})
+        cur.execute(f"COMMENT ON SCHEMA {SCHEMA} IS {_sql_literal(comment)}")
+        # keys and the foreign key come after COPY: building them once is faster than checking per row
+        cur.execute(
+            f"CREATE TABLE {SCHEMA}.meetings (id text NOT NULL, title text NOT NULL, recorded_date date, "
+            "duration double precision NOT NULL, timing text NOT NULL)"
+        )
+        cur.execute(
+            f"CREATE TABLE {SCHEMA}.segments (meeting_id text NOT NULL, turn_index integer NOT NULL, "
+            "speaker text NOT NULL, start_s double precision NOT NULL, end_s double precision NOT NULL, "
+            "text text NOT NULL)"
+        )
+        meeting_rows = []
+        with cur.copy(
+            f"COPY {SCHEMA}.segments (meeting_id, turn_index, speaker, start_s, end_s, text) FROM STDIN"
+        ) as copy:
+            for m in meetings:
+                meeting_rows.append((m.id, m.title, m.recorded_date, m.duration, m.timing))
+                for t in m.turns:
+                    copy.write_row((m.id, t.index, t.speaker, t.start, t.end, t.text))
+                n_segments += len(m.turns)
+                each_meeting(m)
+        with cur.copy(f"COPY {SCHEMA}.meetings (id, title, recorded_date, duration, timing) FROM STDIN") as copy:
+            for row in meeting_rows:
+                copy.write_row(row)
+        n_meetings = len(meeting_rows)
+        cur.execute(f"ALTER TABLE {SCHEMA}.meetings ADD PRIMARY KEY (id)")
+        cur.execute(f"ALTER TABLE {SCHEMA}.segments ADD PRIMARY KEY (meeting_id, turn_index)")
+        cur.execute(
+            f"ALTER TABLE {SCHEMA}.segments ADD FOREIGN KEY (meeting_id) REFERENCES {SCHEMA}.meetings (id)"
+        )
+        cur.execute(f"SELECT (SELECT count(*) FROM {SCHEMA}.meetings), (SELECT count(*) FROM {SCHEMA}.segments)")
+        got = cur.fetchone()
+        if got != (n_meetings, n_segments):
+            raise IndexNotSettled(
+                f"PostgreSQL holds {got and got[0]} meetings and {got and got[1]} segments after COPY; the corpus "
+                f"has {n_meetings} and {n_segments}"
+            )
+        cur.execute(f"ANALYZE {SCHEMA}.meetings")
+        cur.execute(f"ANALYZE {SCHEMA}.segments")
+    return TableCounts(n_meetings, n_segments)
+
+
+def _sql_literal(text: str) -> str:
+    # COMMENT ON takes no bind parameters; the marker is our own canonical JSON, quoted the SQL way
+    return "'" + text.replace("'", "''") + "'"
+
+
+def postgres_version(stack: StackInfo) -> str:
+    with postgres_connect(stack) as conn, conn.cursor() as cur:
+        cur.execute("SHOW server_version")
+        row = cur.fetchone()
+        return str(row[0]) if row else ""

@@ -1,0 +1,74 @@
+"""Submitted answers: what any answerer (ours or another team's) hands the harness (DESIGN §1, §8).
+
+An answerer turns each answer-scored query into a :class:`SubmittedAnswer` — a typed answer, or ``None``
+when it declines — together with the mechanism that produced it, so every results file says how each
+number was obtained. Another team's answerer plugs in by writing the same records as ``answers.jsonl``.
+This is the answer side's contract, as :mod:`turnbench.runs` is the retrieval side's: the answer engines
+(``turnbench.engines.answer``) write these records and the harness reads them, neither importing the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turnbench import canonical
+from turnbench.corpus.records import Answer
+from turnbench.errors import BadInput
+
+DECLINED = "declined"
+
+
+@dataclass(frozen=True)
+class SubmittedAnswer:
+    """One answerer's output for one query. ``answer`` is ``None`` when the answerer declined.
+
+    ``mechanism`` names how the answer was computed (or ``"declined"``); ``intent`` holds what the
+    parser understood (rule, phrase, month, team, kind) or why it declined (``reason``)."""
+
+    query_id: str
+    answer: Answer | None
+    mechanism: str
+    intent: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def declined(self) -> bool:
+        return self.answer is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query_id": self.query_id,
+            "answer": self.answer.to_json() if self.answer is not None else None,
+            "mechanism": self.mechanism,
+            "intent": {k: self.intent[k] for k in sorted(self.intent)},
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SubmittedAnswer:
+        try:
+            answer = Answer.from_json(d["answer"]) if d.get("answer") is not None else None
+            intent = {str(k): str(v) for k, v in dict(d.get("intent") or {}).items()}
+            return cls(str(d["query_id"]), answer, str(d.get("mechanism", DECLINED if answer is None else "")),
+                       intent)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadInput(f"answer record {d!r} is not a valid submitted answer ({exc})") from None
+
+
+def declined(query_id: str, reason: str, **intent: str) -> SubmittedAnswer:
+    """A declined answer, with the reason kept beside what was understood."""
+    return SubmittedAnswer(query_id, None, DECLINED, {**intent, "reason": reason})
+
+
+def write_answers(path: Path, answers: Iterable[SubmittedAnswer]) -> str:
+    """Write ``answers.jsonl`` sorted by query id; returns its sha256."""
+    rows = sorted(answers, key=lambda a: a.query_id)
+    return canonical.write_jsonl(path, (a.to_json() for a in rows))
+
+
+def read_answers(path: Path) -> list[SubmittedAnswer]:
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: answers file not found")
+    return [SubmittedAnswer.from_json(d) for d in canonical.read_jsonl(path)]
