@@ -21,12 +21,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.errors import BadInput, SearchFailed, UnknownArm
 from turnbench.runs import Passage, RankedPassage, Scope, get_scope, inventory_sha256, normalise
+from turnbench.stack.info import StackInfo
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
 
 DEFAULT_DEPTH = 100
 MSEARCH_BATCH = 100
@@ -113,7 +117,8 @@ def search_body(arm: Arm, query: Query, scope: Scope, depth: int) -> dict[str, A
             "docvalue_fields": ["passage_id"]}
 
 
-def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int, marker: Mapping) -> dict:
+def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int,
+                     marker: Mapping[str, Any]) -> dict[str, Any]:
     from turnbench.stack.index import SIMILARITY as similarity  # the index's scoring function is part of the arm
 
     return {
@@ -127,7 +132,8 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
     }
 
 
-def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch: int = MSEARCH_BATCH
+def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict[str, Any]]], *,
+                batch: int = MSEARCH_BATCH
                 ) -> tuple[list[RankedPassage], list[float]]:
     """Send ``(query id, body)`` pairs in ``_msearch`` batches; any failed or partial search is refused."""
     from opensearchpy.exceptions import TransportError
@@ -162,7 +168,7 @@ def run_queries(client, index: str, bodies: Sequence[tuple[str, dict]], *, batch
     return entries, latencies
 
 
-def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
+def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
             depth: int | None = None) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index."""
     from turnbench.stack.clients import stack_errors
@@ -171,7 +177,7 @@ def run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", ind
         return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth)
 
 
-def _run_arm(stack, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None
+def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None
              ) -> RunResult:
     from turnbench.errors import IndexNotSettled
     from turnbench.stack.clients import opensearch_client

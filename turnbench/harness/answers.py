@@ -195,16 +195,16 @@ def _count_ok(submitted: int | None, gold: int | None, policy: AnswerPolicy) -> 
     return abs(int(submitted) - int(gold)) <= policy.count_tolerance
 
 
-def answer_queries_of(queries: Iterable[Query]) -> list[Query]:
-    """The answer-scored queries, sorted by id; each must carry a typed gold answer."""
+def answer_queries_of(queries: Iterable[Query]) -> list[tuple[Query, Answer]]:
+    """The answer-scored queries with their gold answers, sorted by id; each must carry one."""
     out = []
     for q in queries:
         if q.scored_on != "answer":
             continue
         if q.answer is None:
             raise BadInput(f"query {q.id} is scored on the answer but has no gold answer")
-        out.append(q)
-    return sorted(out, key=lambda q: q.id)
+        out.append((q, q.answer))
+    return sorted(out, key=lambda qa: qa[0].id)
 
 
 def score_answers(queries: Iterable[Query], submitted: Iterable[SubmittedAnswer], *, tolerance: int = 0,
@@ -220,16 +220,16 @@ def score_answers(queries: Iterable[Query], submitted: Iterable[SubmittedAnswer]
         if sub.query_id in by_id:
             raise BadInput(f"two answers were submitted for query {sub.query_id}")
         by_id[sub.query_id] = sub
-    unknown = sorted(set(by_id) - {q.id for q in gold_queries})
+    unknown = sorted(set(by_id) - {q.id for q, _ in gold_queries})
     if unknown:
         raise BadInput(f"{len(unknown)} answers name queries that are not answer-scored in this corpus, "
                        f"e.g. {', '.join(unknown[:3])}")
     scores = []
-    for q in gold_queries:
+    for q, gold in gold_queries:
         sub = by_id.get(q.id) or SubmittedAnswer(q.id, None, "declined", {"reason": "no answer submitted"})
-        em, partial, f1 = (None if v is None else q6(v) for v in score_answer(q.answer, sub.answer, policy))
-        scores.append(AnswerScore(q.id, q.rule, q.surface, _grammar(q), q.answer, sub, em, partial, f1,
-                                  sub.answer is not None))
+        em, partial, f1 = score_answer(gold, sub.answer, policy)
+        scores.append(AnswerScore(q.id, q.rule, q.surface, _grammar(q), gold, sub, q6(em), q6(partial),
+                                  None if f1 is None else q6(f1), sub.answer is not None))
     return AnswerResults(corpus, answerer, policy, tuple(scores))
 
 

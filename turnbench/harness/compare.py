@@ -23,13 +23,17 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
 from turnbench.errors import UnpairedComparison
 from turnbench.harness import markdown
 from turnbench.harness.report import arm_label, nearest_rank
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 RESAMPLES = 10_000
 SEED = 20261130
@@ -184,7 +188,7 @@ def _row_seed(seed: int, *parts: str) -> list[int]:
     return [seed, int.from_bytes(digest[:8], "big")]
 
 
-def bootstrap_means(deltas, resamples: int, entropy: Sequence[int]):
+def bootstrap_means(deltas: NDArray[np.float64], resamples: int, entropy: Sequence[int]) -> NDArray[np.float64]:
     """``resamples`` means of ``deltas`` (n × k, one column per measure) resampled by row, sorted per column."""
     import numpy as np
 

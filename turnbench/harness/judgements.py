@@ -35,7 +35,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from turnbench.corpus.records import Meeting, Query
+from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput
 from turnbench.runs import Passage
 
@@ -132,7 +132,7 @@ def turn_words(text: str) -> int:
     return len(text.split())
 
 
-def covered_turns(passage: Passage, turns: Sequence) -> tuple[tuple[int, float], ...]:
+def covered_turns(passage: Passage, turns: Sequence[Turn]) -> tuple[tuple[int, float], ...]:
     """``(turn index, weight)`` for every turn ``passage`` covers, in turn order. ``turns`` are the meeting's."""
     out = []
     for t in turns:
@@ -142,7 +142,7 @@ def covered_turns(passage: Passage, turns: Sequence) -> tuple[tuple[int, float],
     return tuple(out)
 
 
-def _weight(p: Passage, t, words: int | None = None) -> float | None:
+def _weight(p: Passage, t: Turn, words: int | None = None) -> float | None:
     """The turn's weight inside the passage, or None when the passage does not cover it."""
     if t.speaker != p.speaker:
         return None
@@ -173,16 +173,16 @@ class _MeetingCover:
 
     __slots__ = ("by_turn", "covered", "total")
 
-    def __init__(self, meeting: Meeting, passages: Sequence[Passage]):
-        by_speaker: dict[str, list] = {}
+    def __init__(self, meeting: Meeting, passages: Sequence[Passage]) -> None:
+        by_speaker: dict[str, list[Turn]] = {}
         for t in meeting.turns:
             by_speaker.setdefault(t.speaker, []).append(t)
         starts: dict[str, list[float]] = {}
         max_len: dict[str, float] = {}
-        for sp, ts in by_speaker.items():
-            ts.sort(key=lambda t: (t.start, t.end, t.index))
-            starts[sp] = [t.start for t in ts]
-            max_len[sp] = max(t.end - t.start for t in ts)
+        for sp, spoken in by_speaker.items():
+            spoken.sort(key=lambda t: (t.start, t.end, t.index))
+            starts[sp] = [t.start for t in spoken]
+            max_len[sp] = max(t.end - t.start for t in spoken)
         words = {t.index: turn_words(t.text) for t in meeting.turns}
         self.by_turn: dict[int, list[str]] = {}
         self.covered: dict[str, tuple[tuple[int, float], ...]] = {}
@@ -219,7 +219,7 @@ def judge_query(query: Query, covers: Mapping[str, _MeetingCover], policy: Relev
             continue
         gold = union_ranges(query.gold_turns.get(m, ()))
         answer = frozenset(query.answer_turns.get(m, ()))
-        candidates = set()
+        candidates: set[str] = set()
         for i in gold | answer:
             candidates.update(cover.by_turn.get(i, ()))
         for pid in candidates:

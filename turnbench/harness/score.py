@@ -21,6 +21,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.canonical import q6
+from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import RANKED_CLASSES
 from turnbench.errors import BadInput
 from turnbench.harness import judgements as J
@@ -87,7 +88,7 @@ def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     return {k: provenance[k] for k in sorted(provenance)}
 
 
-def score_run(corpus, passages: Iterable[Passage], run_entries: Iterable[RankedPassage], *,
+def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable[RankedPassage], *,
               policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Results:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 

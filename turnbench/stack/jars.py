@@ -73,16 +73,16 @@ def find_java(explicit: str | os.PathLike | None = None) -> Java:
         raise StackStartError(f"Java at {java} does not report a version: {JDK_HINT}")
     version = match.group(1)
     parts = version.split(".")
-    major = int(parts[1]) if parts[0] == "1" else int(re.match(r"\d+", parts[0]).group(0))
+    leading = re.match(r"\d+", parts[0])
+    major = int(parts[1]) if parts[0] == "1" else int(leading.group(0)) if leading else 0
     if major < pins.MIN_JAVA_MAJOR:
         raise StackStartError(
             f"Java {version} at {java} is too old: OpenSearch {pins.OPENSEARCH_VERSION} needs "
             f"{pins.MIN_JAVA_MAJOR}+; {JDK_HINT}"
         )
-    real = java.resolve()
-    javac = real.with_name("javac")
-    if not javac.exists():
-        javac = Path(shutil.which("javac")) if shutil.which("javac") else None
+    beside = java.resolve().with_name("javac")
+    on_path = shutil.which("javac")
+    javac = beside if beside.exists() else Path(on_path) if on_path else None
     return Java(java=java, javac=javac, major=major, version=version)
 
 

@@ -51,6 +51,17 @@ def status() -> StackInfo:
         raise StackStateError(f"the recorded {recorded.provider} stack does not answer: {exc}") from None
 
 
+def describe(info: StackInfo) -> list[str]:
+    """``stack status`` for people: endpoints with the versions they report, and what runs them."""
+    lines = [f"provider     {info.provider}",
+             f"opensearch   {info.opensearch_url}  "
+             f"(OpenSearch {info.opensearch_version}, Lucene {info.lucene_version})",
+             f"postgresql   {info.postgres_dsn}  (PostgreSQL {info.postgres_version})"]
+    lines += [f"process      {proc['name']} pid {proc['pid']}" for proc in info.details.get("processes", [])]
+    lines += [f"container    {cid}" for cid in info.details.get("containers", [])]
+    return lines
+
+
 def down() -> StackInfo | None:
     """Stop exactly what ``up`` recorded (by process or container id) and forget it; None when nothing was."""
     recorded = state.read_state()

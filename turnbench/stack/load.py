@@ -50,6 +50,18 @@ class LoadResult:
     # JVM version strings, so the size can differ by a few bytes between machines); outside any claim
     timings: Mapping[str, float]
 
+    def summary(self, corpus_id: str) -> list[str]:
+        """What ``turnbench load`` prints: counts, versions, the inventory's hash and the time per step."""
+        p, t = self.provenance, self.timings
+        return [
+            f"loaded {corpus_id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
+            f"(max {p['max_words']} words) into {self.index!r}; settled in {int(t['settle_reads'])} reads",
+            f"OpenSearch {p['opensearch_version']} (Lucene {p['lucene_version']}), PostgreSQL "
+            f"{p['postgres_version']}; passages sha256 {self.passages_sha256}",
+            f"time {t['total_s']:.2f} s: postgres {t['postgres_s']:.2f}, chunk {t['chunk_s']:.2f}, "
+            f"bulk {t['bulk_s']:.2f}, force-merge {t['force_merge_s']:.2f}, settle {t['settle_s']:.2f}",
+        ]
+
 
 def corpus_marker(corpus: Corpus, **extra: Any) -> dict[str, Any]:
     return {"corpus_id": corpus.id, "corpus_sha256": corpus.sha256, **extra}

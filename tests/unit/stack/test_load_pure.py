@@ -5,11 +5,11 @@ import pytest
 from turnbench.errors import BadInput
 from turnbench.stack.index import (
     VOLATILE_SETTINGS,
-    strip_volatile_settings,
     check_index_name,
     describe_difference,
     index_mappings,
     index_settings,
+    strip_volatile_settings,
 )
 
 

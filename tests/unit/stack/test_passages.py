@@ -7,8 +7,7 @@ import pytest
 
 from turnbench.corpus.records import Turn
 from turnbench.errors import BadInput
-from turnbench.runs import write_passages
-from turnbench.runs import inventory_sha256
+from turnbench.runs import inventory_sha256, write_passages
 from turnbench.stack.passages import chunk_meeting, passage_id
 
 

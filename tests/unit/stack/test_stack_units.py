@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from turnbench.cli import main
 from turnbench.errors import BadInput, StackStartError, StackStateError
 from turnbench.stack import StackInfo, current_stack, docker, external, jars, state
-from turnbench.stack.provider import choose
 from turnbench.stack._proc import is_running, start_ticks, stop_pids
+from turnbench.stack.provider import choose
 
 INFO = StackInfo(
     provider="embedded",

@@ -36,6 +36,7 @@ The parser is pure: it sees only the question text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from turnbench.corpus.records import MONTHS
@@ -68,7 +69,7 @@ UNSUPPORTED = ("not", "never", "n't", "more than", "fewer than", "less than", "a
                "between", "first", "latest", "earliest", "each", "per", "both", "either", "or")
 
 
-def _alt(words) -> str:
+def _alt(words: Iterable[str]) -> str:
     # longest first, so "talked about" wins over "talked"
     return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)) + ")"
 

@@ -28,12 +28,14 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from turnbench.corpus.records import Answer
 from turnbench.engines.answer.grammar import Declined, Intent, parse
-from turnbench.errors import SearchFailed, TruncatedAggregation
+from turnbench.errors import SearchFailed, TruncatedAggregation, TurnbenchError
 from turnbench.submissions import SubmittedAnswer, declined
+
+T = TypeVar("T")
 
 # Field names of the passage index (turnbench.stack.index.index_mappings; a unit test keeps them in step).
 PHRASE_FIELD = "content.exact"
@@ -122,6 +124,13 @@ def month_bounds(year: int, month: int) -> tuple[dt.date, dt.date]:
     return start, end
 
 
+def _slot(value: T | None, name: str) -> T:
+    """A slot the grammar fills for every question of the rule being answered."""
+    if value is None:
+        raise TurnbenchError(f"the parsed question has no {name}: the grammar and the answerer disagree")
+    return value
+
+
 class ReferenceAnswerer:
     """Answers one question at a time from an OpenSearch client and a PostgreSQL connection."""
 
@@ -169,13 +178,13 @@ class ReferenceAnswerer:
     # -- rules --------------------------------------------------------------------------------------
 
     def _r3(self, intent: Intent) -> Answer:
-        return Answer("count", count=len(self.meetings_mentioning(intent.phrase)))
+        return Answer("count", count=len(self.meetings_mentioning(_slot(intent.phrase, "phrase"))))
 
     def _r4(self, intent: Intent) -> Answer:
-        return Answer("meeting_set", meetings=tuple(self.meetings_mentioning(intent.phrase)))
+        return Answer("meeting_set", meetings=tuple(self.meetings_mentioning(_slot(intent.phrase, "phrase"))))
 
     def _r5(self, intent: Intent) -> Answer:
-        return Answer("count", count=self.occurrences(intent.pattern))
+        return Answer("count", count=self.occurrences(_slot(intent.pattern, "pattern")))
 
     def _r6(self, intent: Intent) -> Answer | str:
         series = sorted({s for s in (series_of(m.title) for m in self.meetings()) if s is not None})
@@ -185,12 +194,13 @@ class ReferenceAnswerer:
                 return f"{intent.series!r} names no single team and kind in the meeting titles"
             team, kind = found
         else:
-            team = resolve_name(intent.team, [t for t, _ in series], drop_suffix=" team")
-            if team is None:
+            found_team = resolve_name(_slot(intent.team, "team"), [t for t, _ in series], drop_suffix=" team")
+            if found_team is None:
                 return f"no team named {intent.team!r} in the meeting titles"
-            kind = resolve_name(intent.kind, [k for t, k in series if t == team])
-            if kind is None:
-                return f"team {team!r} has no {intent.kind!r} series in the meeting titles"
+            found_kind = resolve_name(_slot(intent.kind, "kind"), [k for t, k in series if t == found_team])
+            if found_kind is None:
+                return f"team {found_team!r} has no {intent.kind!r} series in the meeting titles"
+            team, kind = found_team, found_kind
         ids = sorted(m.id for m in self.meetings() if series_of(m.title) == (team, kind))
         ranked = self.attendance(ids)
         if not ranked:
@@ -200,8 +210,9 @@ class ReferenceAnswerer:
         return Answer("speaker_count", count=ranked[0][1], speaker=ranked[0][0])
 
     def _r7(self, intent: Intent) -> Answer:
-        in_month = set(self.meetings_in_month(intent.year, intent.month))
-        return Answer("count", count=len([m for m in self.meetings_mentioning(intent.phrase) if m in in_month]))
+        in_month = set(self.meetings_in_month(_slot(intent.year, "year"), _slot(intent.month, "month")))
+        mentioning = self.meetings_mentioning(_slot(intent.phrase, "phrase"))
+        return Answer("count", count=len([m for m in mentioning if m in in_month]))
 
     # -- mechanisms -----------------------------------------------------------------------------------
 

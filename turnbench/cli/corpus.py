@@ -1,0 +1,126 @@
+"""Commands for the corpus: generate, validate, import, self-measure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from turnbench import errors
+from turnbench.cli.base import handle_errors, say
+
+
+@click.command("generate")
+@click.option("--seed", type=int, default=None, help="Corpus seed (0..2147483647); default 20261130.")
+@click.option("--meetings", type=int, default=None, help="Number of meetings (8..20000); default 200.")
+@click.option("--words-per-meeting", type=int, default=None, help="Mean words per meeting (300..20000); default 3000.")
+@click.option("--near-duplicate-rate", type=float, default=None,
+              help="Share of a series' sessions that repeat its roster and agenda (0..1); default 0.25.")
+@click.option("--from-manifest", "from_manifest", type=click.Path(dir_okay=False), default=None,
+              help="Regenerate the corpus a manifest records (its seed and full config).")
+@click.option("--allow-version-drift", is_flag=True,
+              help="With --from-manifest: regenerate even if the generator or Faker version differs, and report "
+                   "which files differ.")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Output directory (must not exist or be empty).")
+@click.option("--workers", type=int, default=1, show_default=True,
+              help="Render meetings in this many processes (output is identical).")
+@handle_errors
+def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int | None,
+                 near_duplicate_rate: float | None, from_manifest: str | None, allow_version_drift: bool, out: str,
+                 workers: int) -> None:
+    """Generate a seeded synthetic meeting corpus (format v1) with its gold queries and facts."""
+    from turnbench.generator import generate as gen
+
+    options: dict[str, Any] = {"seed": seed, "meetings": meetings, "words_per_meeting": words_per_meeting,
+               "near_duplicate_rate": near_duplicate_rate}
+    if from_manifest is not None:
+        given = [f"--{k.replace('_', '-')}" for k, v in options.items() if v is not None]
+        if given:
+            raise errors.BadInput(f"--from-manifest takes its config from the manifest; drop {', '.join(given)}")
+        result = gen.regenerate(Path(from_manifest), Path(out), workers=workers,
+                                allow_version_drift=allow_version_drift)
+        manifest = result.manifest
+        for d in result.drift:
+            say(f"version drift: {d}")
+    else:
+        if allow_version_drift:
+            raise errors.BadInput("--allow-version-drift only applies with --from-manifest")
+        from turnbench.generator.config import GeneratorConfig
+
+        cfg = GeneratorConfig(**{k: v for k, v in options.items() if v is not None})
+        manifest = gen.generate(cfg, Path(out), workers=workers)
+        result = None
+    c = manifest["counts"]
+    click.echo(f"{manifest['corpus_id']}: {c['meetings']} meetings, {c['turns']} turns, {c['words']} words, "
+               f"{c['queries']} queries -> {out}")
+    click.echo(f"corpus_sha256 {manifest['corpus_sha256']}")
+    if result is not None:
+        if not result.differing_files:
+            click.echo(f"identical to {from_manifest}")
+        else:
+            click.echo(f"differs from {from_manifest} in {len(result.differing_files)} file(s): "
+                       f"{', '.join(result.differing_files)}")
+
+
+@click.command("validate")
+@click.argument("corpus_dir", type=click.Path())
+@handle_errors
+def validate_cmd(corpus_dir: str) -> None:
+    """Check a corpus: hashes first, then named checks that re-derive every gold item from the text."""
+    from turnbench.generator.validate import failures, validate_corpus
+
+    results = validate_corpus(Path(corpus_dir))
+    for r in results:
+        click.echo(r.line())
+    failed = failures(results)
+    if failed:
+        raise errors.CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")
+    click.echo(f"all {sum(r.status == 'pass' for r in results)} applicable checks pass "
+               f"({sum(r.status == 'n/a' for r in results)} n/a)")
+
+
+@click.group("import")
+def import_group() -> None:
+    """Convert a published meeting corpus into corpus format v1."""
+
+
+@import_group.command("qmsum")
+@click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--out", required=True, type=click.Path(path_type=str),
+              help="New corpus directory (must not exist or be empty).")
+@handle_errors
+def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
+    """Import QMSum JSONL files or per-meeting JSON directories (e.g. data/ALL) as a corpus."""
+    from turnbench.corpus.qmsum import import_qmsum
+
+    manifest = import_qmsum([Path(s) for s in sources], Path(out))
+    c = manifest["counts"]
+    refused = sum(c["queries_refused"].values())
+    click.echo(
+        f"{manifest['corpus_id']}: {c['meetings']} meetings {c['meetings_by_domain']}, {c['queries']} queries "
+        f"{c['queries_by_class']}, refused {refused} {c['queries_refused']}, "
+        f"deduplicated {c['queries_deduplicated']} → {out}"
+    )
+
+
+@click.command("measure")
+@click.argument("corpus_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str))
+@handle_errors
+def measure_cmd(corpus_dir: str) -> None:
+    """How hard a corpus is for BM25 with meetings as documents; writes DIR/stats.json.
+
+    Per class (and per domain when meetings carry one): recall@1, recall@10, median rank of the first
+    gold meeting, and the near-duplicate competitor rate (other meetings scoring >= 90% of the best gold
+    meeting).
+    """
+    from rich.console import Console
+
+    from turnbench.generator.measure import render, write_stats
+
+    stats = write_stats(Path(corpus_dir))
+    Console(width=160).print(render(stats))
+    click.echo(f"wrote {corpus_dir.rstrip('/')}/stats.json")
+
+

@@ -1,0 +1,204 @@
+"""Commands that produce and judge results: run, answer, score, bench, compare."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+import click
+
+from turnbench import errors
+from turnbench.cli.base import handle_errors, say
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@click.command("run")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=str),
+              help="Corpus directory (format v1), already loaded.")
+@click.option("--arm", "arm_name", required=True, help="Retrieval arm, e.g. bm25 or bm25-title.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="Directory for passages.jsonl, run.trec, run.jsonl, arm.json.")
+@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
+              help="gold-meetings is an ORACLE upper bound: each query searches only its gold meetings.")
+@click.option("--depth", type=click.IntRange(1, 10000), default=None,
+              help="Passages per query (default: the arm's, 100).")
+@click.option("--index", default=None,
+              help="OpenSearch index the corpus was loaded into [default: turnbench-passages].")
+@handle_errors
+def run_cmd(corpus_dir: str, arm_name: str, out: str, scope: str, depth: int | None, index: str | None) -> None:
+    """Run one retrieval arm over a loaded corpus; write the passage inventory and the run."""
+    from turnbench.corpus.format import open_corpus
+    from turnbench.engines.retrieval import get_arm, run_arm
+    from turnbench.pipeline import write_run
+    from turnbench.stack import current_stack
+
+    arm = get_arm(arm_name)
+    corpus = open_corpus(Path(corpus_dir))
+    result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth)
+    names = write_run(Path(out), result)
+    t = result.timings
+    oracle = "  [ORACLE UPPER BOUND: gold meetings only]" if result.arm_config["scope"]["oracle"] else ""
+    click.echo(f"{arm.name} on {corpus.id}: {int(t['queries'])} queries, {len(result.run)} with hits, "
+               f"{t['queries_per_s']:.0f} queries/s{oracle}")
+    click.echo(f"wrote {Path(out) / names[0]}, {', '.join(names[1:])}")
+
+
+@click.command("answer")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="Corpus directory (format v1), already loaded into the current stack.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="New directory for answers.md, answers.json and answers.jsonl.")
+@click.option("--answerer", type=click.Choice(["reference", "none"]), default="reference", show_default=True,
+              help="reference: intent parser + exact aggregations; none: declines everything (the floor).")
+@click.option("--tolerance", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Count tolerance for exact match (recorded in the results).")
+@click.option("--index", default=None,
+              help="OpenSearch index the corpus was loaded into [default: turnbench-passages].")
+@click.option("--answers", "answers_file", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Score another engine's answers.jsonl instead of answering (no stack needed).")
+@handle_errors
+def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: str | None,
+               answers_file: str | None) -> None:
+    """Answer a corpus's aggregation questions on the current stack and score them by exact match."""
+    from turnbench.corpus.format import open_corpus
+    from turnbench.harness.answers import GRAMMAR_LABELS, score_answers, write_answer_results
+    from turnbench.pipeline import answer, answer_provenance
+    from turnbench.stack import current_stack
+    from turnbench.submissions import read_answers
+
+    corpus = open_corpus(Path(corpus_dir))
+    if answers_file is not None:
+        answerer = "external"
+        submitted = read_answers(Path(answers_file))
+        results = score_answers(corpus.queries(), submitted, tolerance=tolerance, corpus=corpus.id,
+                                answerer=answerer)
+        stack = None
+    else:
+        stack = current_stack() if answerer == "reference" else None
+        results, submitted = answer(stack, corpus, answerer=answerer, tolerance=tolerance, index=index)
+    write_answer_results(Path(out), results, submitted, answer_provenance(corpus, stack, answerer, index))
+    for row in results.grammar_rows():
+        em = "–" if row.em is None else f"{row.em:.4f}"
+        answered = "–" if row.answered is None else f"{row.answered:.4f}"
+        click.echo(f"{answerer} on {corpus.id}, {GRAMMAR_LABELS[row.grammar]}: {row.questions} questions, "
+                   f"{row.declined} declined, EM {em}, answered {answered}")
+    click.echo(f"wrote {out}/answers.md, answers.json, answers.jsonl")
+
+
+
+
+def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
+    fn = click.option("--binary-relevance", is_flag=True, help="Collapse grades 1-3 to 1.")(fn)
+    fn = click.option("--relevance-low", type=float, default=0.0, show_default=True,
+                      help="Coverage above this is grade 1.")(fn)
+    fn = click.option("--relevance-high", type=float, default=0.5, show_default=True,
+                      help="Coverage at or above this is grade 2.")(fn)
+    return fn
+
+
+@click.command("score")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
+@click.option("--passages", "passages_file", required=True, type=click.Path(dir_okay=False),
+              help="The engine's passage inventory (passages.jsonl).")
+@click.option("--run", "run_file", required=True, type=click.Path(dir_okay=False),
+              help="The engine's run: six-column TREC, or run.jsonl.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="New results directory.")
+@_relevance_options
+@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
+              help="What the run searched; gold-meetings is recorded as an ORACLE upper bound.")
+@click.option("--arm-config", type=click.Path(dir_okay=False), default=None,
+              help="JSON describing the engine or arm (e.g. the arm.json `turnbench run` writes); recorded verbatim. "
+                   "Without it the arm is recorded as external/unknown.")
+@handle_errors
+def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, relevance_high: float,
+              relevance_low: float, binary_relevance: bool, scope: str, arm_config: str | None) -> None:
+    """Score another engine's output (or ours): judge its passages, evaluate its run, write a results directory."""
+    from turnbench.harness.judgements import RelevancePolicy
+    from turnbench.harness.report import render_metrics_md
+    from turnbench.harness.score import score_files
+
+    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
+    results = score_files(Path(corpus_dir), Path(passages_file), Path(run_file), Path(out), policy=policy,
+                          scope=scope, arm_config=Path(arm_config) if arm_config else None)
+    click.echo(render_metrics_md(results.document), nl=False)
+    click.echo(f"wrote {out}/metrics.json, metrics.md, runinfo.json")
+
+
+@click.command("bench")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
+@click.option("--arm", "arms", multiple=True, required=True, help="Retrieval arm to bench (repeatable), e.g. bm25.")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Parent directory: results go to OUT/<arm>/ (or OUT/<control-name>/).")
+@click.option("--control-name", default=None, help="Write the single arm's results to OUT/NAME/ (a named control).")
+@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
+              help="gold-meetings is an ORACLE upper bound: each query searches only its gold meetings.")
+@click.option("--provider", type=click.Choice(["auto", "embedded", "docker", "external"]), default="auto",
+              show_default=True, help="Stack provider; auto uses a recorded running stack, else docker, else embedded.")
+@click.option("--answerer", type=click.Choice(["reference", "none", "skip"]), default="reference", show_default=True,
+              help="Answer the aggregation questions too (answers.md); skip leaves them out.")
+@click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
+@_relevance_options
+@handle_errors
+def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: str | None, scope: str,
+              provider: str, answerer: str, index: str | None, relevance_high: float, relevance_low: float,
+              binary_relevance: bool) -> None:
+    """Stack -> load -> run -> judge -> score -> write, for each arm; prints the metric tables."""
+    from turnbench.harness.answers import overall_row
+    from turnbench.harness.judgements import RelevancePolicy
+    from turnbench.harness.report import render_metrics_md
+    from turnbench.pipeline import bench
+
+    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
+    tty = sys.stderr.isatty()
+    outcomes = bench(Path(corpus_dir), list(arms), Path(out), scope=scope, control_name=control_name,
+                     provider=provider, answerer=answerer, policy=policy, show_progress=tty, index=index,
+                     echo=None if tty else say)
+    for o in outcomes:
+        click.echo(f"## {o.name} (arm {o.arm})\n")
+        click.echo(render_metrics_md(o.results.document))
+        answers = o.results.document.get("answers")
+        if answers is not None:
+            row = overall_row(answers)
+            em = "–" if row["em"] is None else f"{row['em']:.4f}"
+            click.echo(f"answers ({answers['answerer']}): {row['questions']} questions, "
+                       f"{row['declined']} declined, EM {em}\n")
+        click.echo(f"wrote {o.out_dir}/")
+    if outcomes:
+        stages = outcomes[0].stages
+        say("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
+             + f"; total {sum(stages.values()):.1f} s")
+
+
+@click.command("compare")
+@click.argument("baseline", type=click.Path(exists=True))
+@click.argument("candidate", type=click.Path(exists=True))
+@click.option("--gate", is_flag=True, help="Exit 4 when any row is worse, or when any lookup measure drops at all.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Also write the markdown here.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
+              help="Also write every row (delta, interval, verdict) and the gate's failures as JSON here.")
+@click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
+              help="Bootstrap resamples.")
+@click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
+@handle_errors
+def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json_out: str | None, resamples: int,
+                seed: int | None) -> None:
+    """Compare two results directories: per corpus x class x measure, paired bootstrap interval and verdict."""
+    from turnbench import canonical
+    from turnbench.harness.compare import SEED, compare, render_compare_md
+    from turnbench.harness.report import read_metrics
+
+    cmp = compare(read_metrics(Path(baseline)), read_metrics(Path(candidate)), resamples=resamples,
+                  seed=SEED if seed is None else seed)
+    text = render_compare_md(cmp, gate=gate if gate else None)
+    if out:
+        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+    if json_out:
+        canonical.write_json(Path(json_out), cmp.to_json())
+    click.echo(text, nl=False)
+    failures = cmp.gate_failures()
+    if gate and failures:
+        raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")

@@ -1,0 +1,125 @@
+"""Commands for the stack: up, status, down; the jars the embedded provider runs; load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from turnbench import errors
+from turnbench.cli.base import handle_errors, say
+
+
+@click.group("stack")
+def stack_group() -> None:
+    """Start, inspect and stop the OpenSearch + PostgreSQL stack (state in .turnbench/stack.json)."""
+
+
+@stack_group.command("up")
+@click.option("--provider", type=click.Choice(["auto", "embedded", "docker", "external"]), default="auto",
+              show_default=True, help="auto: docker when an engine answers, else embedded.")
+@click.option("--heap", default=None, help="OpenSearch heap, e.g. 1g [default: 1g or $TURNBENCH_OPENSEARCH_HEAP].")
+@click.option("--timeout", type=float, default=180.0, show_default=True, help="Seconds to wait for health.")
+@click.option("--opensearch-port", type=int, default=None, help="embedded: HTTP port [default: a free one].")
+@click.option("--postgres-port", type=int, default=None, help="embedded: PostgreSQL port [default: a free one].")
+@click.option("--opensearch-url", default=None, help="external: the OpenSearch endpoint.")
+@click.option("--postgres-dsn", default=None, help="external: the PostgreSQL DSN.")
+@handle_errors
+def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: int | None,
+             postgres_port: int | None, opensearch_url: str | None, postgres_dsn: str | None) -> None:
+    """Start a stack in the background, wait until healthy, and record it."""
+    from turnbench import canonical
+    from turnbench.stack import lifecycle, state
+
+    if opensearch_url or postgres_dsn:
+        options: dict[str, Any] = {"opensearch_url": opensearch_url, "postgres_dsn": postgres_dsn}
+    else:
+        given = {"heap": heap, "timeout": timeout, "opensearch_port": opensearch_port, "postgres_port": postgres_port}
+        options = {k: v for k, v in given.items() if v is not None}
+    try:
+        info = lifecycle.up(provider, echo=say, **options)
+    except errors.StackStartError as exc:
+        for line in exc.log_tail:
+            say(f"  | {line}")
+        raise
+    click.echo(canonical.pretty(info.to_json()).decode(), nl=False)
+    say(f"turnbench: {info.provider} stack up in {info.details.get('up_s')} s, recorded in "
+         f"{state.state_path()}; stop it with `turnbench stack down`")
+
+
+@stack_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: provider, endpoints, versions, details.")
+@handle_errors
+def stack_status(as_json: bool) -> None:
+    """Show the recorded stack; exit 1 when none is recorded or it does not answer."""
+    from turnbench import canonical
+    from turnbench.stack import lifecycle
+
+    try:
+        info = lifecycle.status()
+    except errors.StackStateError as exc:
+        raise errors.CheckFailed(str(exc)) from None
+    if as_json:
+        click.echo(canonical.dumps(info.to_json()))
+        return
+    for line in lifecycle.describe(info):
+        click.echo(line)
+
+
+@stack_group.command("down")
+@handle_errors
+def stack_down() -> None:
+    """Stop exactly the recorded stack (by process or container id) and forget it."""
+    import time
+
+    from turnbench.stack import lifecycle
+
+    t0 = time.monotonic()
+    stopped = lifecycle.down()
+    if stopped is None:
+        say("turnbench: no stack recorded; nothing to stop")
+        return
+    say(f"turnbench: {stopped.provider} stack stopped in {time.monotonic() - t0:.2f} s")
+
+
+@click.command("jars")
+@handle_errors
+def jars_cmd() -> None:
+    """Fetch the pinned OpenSearch jars into the user cache (once) and compile the embedded node's launcher."""
+    from turnbench.stack import jars, pins
+
+    launcher = jars.prepare()
+    n_jars = sum(1 for p in launcher.classpath if p.suffix == ".jar")
+    how = "fetched with Maven" if launcher.fetched else "already cached"
+    click.echo(f"turnbench: OpenSearch {pins.OPENSEARCH_VERSION}: {n_jars} jars {how} in {launcher.cache_root / 'lib'}")
+    click.echo(f"turnbench: launcher compiled in {launcher.classpath[0]} (Java {launcher.java.version})")
+
+
+
+
+@click.command("load")
+@click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=str),
+              help="Corpus directory (format v1).")
+@click.option("--max-words", default=200, show_default=True, type=click.IntRange(min=1),
+              help="Most words in one passage.")
+@click.option("--index", default=None, help="OpenSearch index to (re)create [default: turnbench-passages].")
+@handle_errors
+def load_cmd(corpus_dir: str, max_words: int, index: str | None) -> None:
+    """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
+
+    Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
+    not create, and an index that does not settle at the expected counts.
+    """
+    from turnbench.corpus.format import open_corpus
+    from turnbench.stack import current_stack
+    from turnbench.stack.index import DEFAULT_INDEX
+    from turnbench.stack.load import load_corpus
+
+    index = index or DEFAULT_INDEX
+    corpus = open_corpus(Path(corpus_dir))
+    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index)
+    for line in result.summary(corpus.id):
+        click.echo(line)
+
+
