@@ -6,7 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from turnbench.corpus import CorpusWriter, Meeting, Query, Turn
-from turnbench.runs import Passage
+from turnbench.corpus.records import Answer
+from turnbench.harness.judgements import RelevancePolicy
+from turnbench.harness.score import UNKNOWN, score_run
+from turnbench.runs import Passage, RankedPassage
+from turnbench.submissions import SubmittedAnswer, declined
 
 
 def words(n: int, word: str = "w") -> str:
@@ -61,3 +65,71 @@ def small_world():
         query("q4", "lookup", {"m9": [(0, 0)]}),  # gold in a meeting with no passage: unjudgeable
     ]
     return [m1, m2, m3], queries
+
+
+# -- aggregation questions and submitted answers -------------------------------------------------------
+
+def q(qid, rule, surface, answer, grammar="in", scored_on="answer"):
+    return Query(id=qid, cls="aggregation", rule=rule, surface=surface, text=f"text of {qid}", scored_on=scored_on,
+                 gold_meetings=tuple(answer.meetings or ()) if answer else (), answer=answer, gold_level="meeting",
+                 meta={"grammar": grammar})
+
+
+def count(n):
+    return Answer("count", count=n)
+
+
+def mset(*ms):
+    return Answer("meeting_set", meetings=tuple(ms))
+
+
+def spk(name, n):
+    return Answer("speaker_count", count=n, speaker=name)
+
+
+def sub(qid, answer, mechanism="test"):
+    return SubmittedAnswer(qid, answer, mechanism, {})
+
+
+# The worked example used by several tests; expected values are derived by hand below.
+QUERIES = [
+    q("q1", "R3", "r3-how-many", count(3)),
+    q("q2", "R3", "r3-chatty", count(0), grammar="out"),
+    q("q3", "R4", "r4-which", mset("m1", "m2", "m3", "m4")),
+    q("q4", "R4", "r4-which", mset()),
+    q("q5", "R6", "r6-who-most", spk("Ana Lima", 4)),
+    q("q6", "R6", "r6-who-most", spk("Bo Chen", 2)),
+    q("q7", "R5", "r5-deferred", count(5)),
+    q("q8", "R7", "r7-in-month", count(2)),
+    q("lookup-1", "R1", "plain", None, scored_on="retrieval"),
+]
+SUBMITTED = [
+    sub("q1", count(3)),
+    declined("q2", "out of grammar"),
+    sub("q3", mset("m3", "m1", "m2")),
+    sub("q4", mset()),
+    sub("q5", spk("  ana \t LIMA ", 3)),
+    sub("q6", spk("Bo Chen", 2)),
+    sub("q7", count(6)),
+    sub("q8", mset("m1", "m2")),
+]
+
+
+PROV = {"stack": UNKNOWN, "index": UNKNOWN, "arm": {"name": "hand", "k": 1}}
+
+
+def RP(q, p, s):
+    return RankedPassage(q, p, 0, float(s))
+
+
+def small_run():
+    # q1 (lookup, gold = bob's turn m1:1, the answer turn): perfect.
+    # q2 (multi_file, gold m1:2 and m2:0): both gold passages tied with a non-gold one in m1.
+    # q3 (summarize, gold meetings m2, m3): only m3 retrieved.
+    return [RP("q1", "m1:00001", 3), RP("q1", "m1:00000", 2),
+            RP("q2", "m2:00000", 1), RP("q2", "m1:00002", 1), RP("q2", "m1:00000", 1),
+            RP("q3", "m3:00000", 1)]
+
+
+def score(corpus, passages, run, **kw):
+    return score_run(corpus, passages, run, policy=kw.pop("policy", RelevancePolicy()), provenance=PROV, **kw)

@@ -1,18 +1,13 @@
 """Chunking: speaker runs, whole-segment packing, split monologues, total order — values worked by hand."""
 
 import hashlib
-from pathlib import Path
 
 import pytest
 
+from tests.unit.stack.helpers import words
 from turnbench.corpus.records import Turn
 from turnbench.errors import BadInput
-from turnbench.runs import inventory_sha256, write_passages
 from turnbench.stack.passages import chunk_meeting, passage_id
-
-
-def words(n, tag="w"):
-    return " ".join(f"{tag}{i}" for i in range(n))
 
 
 def test_speaker_runs_become_passages():
@@ -117,8 +112,3 @@ def test_max_words_must_be_a_positive_integer(bad):
         chunk_meeting("m", [Turn(0, "A", 0.0, 1.0, "x")], max_words=bad)
 
 
-def test_inventory_sha256_equals_the_written_file(tmp_path: Path):
-    segs = [Turn(i, "AB"[i % 3 == 0], float(i), float(i + 1), words(i + 1)) for i in range(9)]
-    passages = [c.passage for c in chunk_meeting("m2", segs, max_words=4)] + \
-               [c.passage for c in chunk_meeting("m1", segs, max_words=4)]
-    assert write_passages(tmp_path / "p.jsonl", passages) == inventory_sha256(reversed(passages))

@@ -14,7 +14,7 @@ from turnbench.stack.load import load_corpus
 
 pytestmark = pytest.mark.integration
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "small"
+FIXTURE = Path(__file__).resolve().parents[4] / "fixtures" / "small"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from turnbench.stack.tables import SCHEMA
 
 pytestmark = pytest.mark.integration
 
-SMALL = Path(__file__).resolve().parents[2] / "fixtures" / "small"
+SMALL = Path(__file__).resolve().parents[3] / "fixtures" / "small"
 
 
 def _load_and_run(stack, corpus, out: Path):

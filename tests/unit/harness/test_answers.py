@@ -1,60 +1,25 @@
 """Answer scoring (DESIGN §8) with hand-derived values."""
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from turnbench.corpus.records import Answer, Query
+from tests.unit.harness.helpers import QUERIES, SUBMITTED, count, mset, q, spk, sub
 from turnbench.engines.answer.engine import answer_queries
 from turnbench.errors import BadInput
-from turnbench.harness.answers import AnswerPolicy, normalise_name, score_answer, score_answers, set_f1
-from turnbench.submissions import SubmittedAnswer, declined
-
-
-def q(qid, rule, surface, answer, grammar="in", scored_on="answer"):
-    return Query(id=qid, cls="aggregation", rule=rule, surface=surface, text=f"text of {qid}", scored_on=scored_on,
-                 gold_meetings=tuple(answer.meetings or ()) if answer else (), answer=answer, gold_level="meeting",
-                 meta={"grammar": grammar})
-
-
-def count(n):
-    return Answer("count", count=n)
-
-
-def mset(*ms):
-    return Answer("meeting_set", meetings=tuple(ms))
-
-
-def spk(name, n):
-    return Answer("speaker_count", count=n, speaker=name)
-
-
-def sub(qid, answer, mechanism="test"):
-    return SubmittedAnswer(qid, answer, mechanism, {})
-
-
-# The worked example used by several tests; expected values are derived by hand below.
-QUERIES = [
-    q("q1", "R3", "r3-how-many", count(3)),
-    q("q2", "R3", "r3-chatty", count(0), grammar="out"),
-    q("q3", "R4", "r4-which", mset("m1", "m2", "m3", "m4")),
-    q("q4", "R4", "r4-which", mset()),
-    q("q5", "R6", "r6-who-most", spk("Ana Lima", 4)),
-    q("q6", "R6", "r6-who-most", spk("Bo Chen", 2)),
-    q("q7", "R5", "r5-deferred", count(5)),
-    q("q8", "R7", "r7-in-month", count(2)),
-    q("lookup-1", "R1", "plain", None, scored_on="retrieval"),
-]
-SUBMITTED = [
-    sub("q1", count(3)),
-    declined("q2", "out of grammar"),
-    sub("q3", mset("m3", "m1", "m2")),
-    sub("q4", mset()),
-    sub("q5", spk("  ana \t LIMA ", 3)),
-    sub("q6", spk("Bo Chen", 2)),
-    sub("q7", count(6)),
-    sub("q8", mset("m1", "m2")),
-]
+from turnbench.harness.answers import (
+    AnswerPolicy,
+    answers_block,
+    normalise_name,
+    render_answers_md,
+    score_answer,
+    score_answers,
+    set_f1,
+)
 
 
 def test_count_is_exact_and_tolerance_is_a_parameter():
@@ -168,3 +133,60 @@ def test_submission_order_cannot_change_scores():
     again = score_answers(list(reversed(QUERIES)), shuffled)
     assert again == base
     assert [s.query_id for s in base.scores] == sorted(s.query_id for s in base.scores)
+
+
+TINY_Q = QUERIES[:3] + QUERIES[4:5]
+
+
+TINY_S = SUBMITTED[:3] + SUBMITTED[4:5]
+
+
+# Checked by hand: R3 = q1 right + q2 declined; R4 = q3 with 3 of 4 meetings (F1 6/7 = 0.8571);
+# R6 = right name, wrong count (partial 0.5); in-grammar partial (1 + 6/7 + 0.5)/3 = 0.7857.
+REPO = Path(__file__).resolve().parents[3]
+GOLDEN = (Path(__file__).parent / "golden_answers.md").read_text(encoding="utf-8")
+
+
+# What the retrieval table names its columns; the answers block must share none of them.
+RETRIEVAL_COLUMNS = {"n", "unanswered", "MRR", "mrr", "nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20",
+                     "ndcg_cut_10", "recall_10", "recip_rank", "unjudgeable"}
+
+
+def test_answers_md_golden():
+    res = score_answers(TINY_Q, TINY_S, corpus="tiny", answerer="reference")
+    assert render_answers_md([res]) == GOLDEN
+    assert "| tiny | R3 | r3-chatty | OUT of grammar | 1 | 1 | 0.0000 |" in GOLDEN
+
+
+def test_block_sorted_and_disjoint_from_retrieval_columns():
+    res = score_answers(QUERIES, SUBMITTED, corpus="c", answerer="reference")
+    block = answers_block([res])
+    q3 = next(p for p in block["per_query"] if p["query_id"] == "q3")
+    assert q3["submitted"]["meetings"] == ["m1", "m2", "m3"]  # submitted as m3, m1, m2
+    assert q3["gold"]["meetings"] == ["m1", "m2", "m3", "m4"]
+    assert [p["query_id"] for p in block["per_query"]] == sorted(p["query_id"] for p in block["per_query"])
+    keys = set(block["rows"][0]) | set(block["per_query"][0])
+    assert keys.isdisjoint(RETRIEVAL_COLUMNS)
+    assert {"em", "partial", "answered", "set_f1", "declined", "questions", "mechanism"} <= keys
+    assert block["policy"]["count_tolerance"] == 0  # a default is written out, not implied
+    all_row = [r for r in block["rows"] if (r["rule"], r["surface"], r["grammar"]) == ("all", "all", "all")]
+    assert len(all_row) == 1 and all_row[0]["em"] == 0.375
+
+
+_SCRIPT = """
+import sys
+from tests.unit.harness.helpers import QUERIES, SUBMITTED
+from turnbench import canonical
+from turnbench.harness.answers import answers_block, render_answers_md, score_answers
+res = score_answers(QUERIES, SUBMITTED, corpus="c", answerer="reference")
+sys.stdout.buffer.write(canonical.pretty(answers_block([res])) + render_answers_md([res]).encode())
+"""
+
+
+def test_bytes_identical_across_hash_seeds():
+    outs = set()
+    for seed in ("0", "1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        outs.add(subprocess.run([sys.executable, "-c", _SCRIPT], env=env, check=True, capture_output=True,
+                                cwd=REPO).stdout)
+    assert len(outs) == 1

@@ -1,0 +1,116 @@
+"""score_run + results files: counting every query, id conventions, byte-identical claims, the score CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.harness.helpers import RP, meeting, query, score, small_run, turn, turn_passages, write_corpus
+from turnbench.corpus import open_corpus
+from turnbench.errors import BadInput, UnjudgedPassage
+from turnbench.harness.judgements import RelevancePolicy
+from turnbench.harness.report import render_metrics_md
+from turnbench.harness.score import UNKNOWN, score_run
+from turnbench.runs import Passage
+
+HERE = Path(__file__).parent
+
+
+
+
+
+
+
+
+def rows_by_class(results):
+    return {r["class"]: r for r in results.retrieval["rows"]}
+
+
+def test_small_corpus_counts_every_query_and_shows_meeting_only_columns_as_dashes(small_corpus):
+    corpus, passages = small_corpus
+    res = score(corpus, passages, small_run())
+    counts = res.retrieval["counts"]
+    assert counts["queries_ranked"] == 4 and counts["queries_judged"] == 3
+    assert counts["queries_dropped_unjudgeable"] == 1 and counts["queries_unanswered"] == 0
+    assert counts["judged_passages_by_grade"] == {"2": 2, "3": 1}
+    assert res.retrieval["dropped_unjudgeable"] == ["q4"]
+    rows = rows_by_class(res)
+    assert rows["lookup"]["dropped_unjudgeable"] == 1 and rows["lookup"]["queries"] == 1
+    # q2: normalised order is m1:00000 (non-gold), m1:00002, m2:00000 (meeting, then index break the tie)
+    # DCG@10 = 0 + 2/log2(3) + 2/log2(4) = 2.261860; IDCG = 2 + 2/log2(3) = 3.261860 -> 0.693426
+    assert rows["multi_file"]["means"]["nDCG@10"] == 0.693426
+    assert rows["multi_file"]["means"]["MRR"] == 0.5
+    # q3 meeting level: gold {m2, m3}, run [m3] -> nDCG@10 = 1 / (1 + 1/log2(3)) = 0.613147, recall 0.5
+    assert rows["summarize"]["means"]["meeting:nDCG@10"] == 0.613147
+    assert rows["summarize"]["means"]["meeting:R@10"] == 0.5
+    assert rows["summarize"]["means"]["nDCG@10"] is None
+    # all: passage columns over the two passage-level queries, meeting columns over all three
+    assert rows["all"]["means"]["nDCG@10"] == round((1.0 + 0.693426) / 2, 6)
+    assert rows["all"]["passage_level_queries"] == 2 and rows["all"]["queries"] == 3
+    md = render_metrics_md(res.document)
+    assert "| tiny | summarize | 1 | 0 | 0 | — | — | — | — | — | — | — | 0.6131 | 0.5000 |" in md
+    assert "| tiny | multi_file | 1 | 0 | 0 |" in md
+
+
+def test_a_mean_over_what_was_returned_would_read_one_where_the_truth_is_half(tmp_path):
+    m = meeting("m", [turn(0, "ann", 0, 10, 10), turn(1, "ann", 10, 20, 10)])
+    corpus = open_corpus(write_corpus(tmp_path / "c", [m], [query("a", "lookup", {"m": [(0, 0)]}),
+                                                             query("b", "lookup", {"m": [(1, 1)]})]))
+    res = score(corpus, turn_passages([m]), [RP("a", "m:00000", 1)])  # b is never answered
+    returned = [r for r in res.retrieval["per_query"] if r["answered"]]
+    assert sum(r["values"]["nDCG@10"] for r in returned) / len(returned) == 1.0
+    row = rows_by_class(res)["lookup"]
+    assert row["means"]["nDCG@10"] == 0.5 and row["unanswered"] == 1 and row["queries"] == 2
+    assert "| tiny | lookup | 2 | 1 | 0 | 0.5000 | 0.5000 |" in render_metrics_md(res.document)
+
+
+def test_swapping_passage_id_conventions_leaves_every_metric_unchanged(tmp_path, small_corpus):
+    corpus, passages = small_corpus
+    # a second convention whose ids sort in the opposite order: "zz-..." for early passages
+    rename = {p.id: f"{chr(ord('z') - p.index)}{chr(ord('z') - int(p.meeting[1:]))}-{p.meeting}" for p in passages}
+    swapped = [Passage(rename[p.id], p.meeting, p.speaker, p.start, p.end, p.index, p.kind) for p in passages]
+    run = small_run()
+    swapped_run = [RP(e.query_id, rename[e.passage_id], e.score) for e in run]
+    a, b = score(corpus, passages, run), score(corpus, swapped, swapped_run)
+    assert a.retrieval == b.retrieval
+    # ... which is not luck: fed raw to trec_eval, the swap moves q2's tie
+    from turnbench.harness.metrics import Measure, evaluate
+
+    qrels = {p: g for p, g in {"m1:00002": 2, "m2:00000": 2}.items()}
+    raw = {"q2": [(e.passage_id, e.score) for e in run if e.query_id == "q2"]}
+    raw_swapped = {"q2": [(rename[d], s) for d, s in raw["q2"]]}
+    n10 = Measure("nDCG", 10)
+    v1 = evaluate({"q2": qrels}, raw, [n10])["q2"][n10]
+    v2 = evaluate({"q2": {rename[d]: g for d, g in qrels.items()}}, raw_swapped, [n10])["q2"][n10]
+    assert v1 != v2
+
+
+def test_refusals_and_bad_input(small_corpus):
+    corpus, passages = small_corpus
+    with pytest.raises(UnjudgedPassage):
+        score(corpus, passages, [RP("q1", "nowhere:1", 1)])
+    with pytest.raises(BadInput, match="not in corpus"):
+        score(corpus, passages, [RP("q-unknown", "m1:00000", 1)])
+    with pytest.raises(BadInput, match="provenance lacks"):
+        score_run(corpus, passages, [], policy=RelevancePolicy(), provenance={"arm": UNKNOWN})
+    with pytest.raises(BadInput, match="scope"):
+        score(corpus, passages, [], scope="everything")
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+

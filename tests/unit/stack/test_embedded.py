@@ -1,0 +1,38 @@
+"""turnbench.stack.embedded: what the embedded provider refuses before anything starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnbench.errors import BadInput, StackStartError
+
+
+def test_port_taken_is_refused_before_anything_starts():
+    import socket
+
+    from turnbench.stack.embedded import EmbeddedStack
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        stack = EmbeddedStack(opensearch_port=port)
+        with pytest.raises(StackStartError, match=f"http port {port} on 127.0.0.1 is taken") as err:
+            stack.start()
+    assert err.value.started_pids == ()
+    assert stack.root is None
+
+
+def test_bad_heap_is_bad_input():
+    from turnbench.stack.embedded import EmbeddedStack
+
+    with pytest.raises(BadInput, match="heap"):
+        EmbeddedStack(heap="lots")
+
+
+def test_unknown_embedded_option_is_bad_input():
+    from turnbench.stack import open_stack
+
+    with pytest.raises(BadInput, match="unknown option\\(s\\) for the embedded provider: hepa"):
+        with open_stack("embedded", hepa="1g"):
+            pass
