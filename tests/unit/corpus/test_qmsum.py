@@ -14,8 +14,7 @@ from click.testing import CliRunner
 
 from turnbench import canonical
 from turnbench.cli import main
-from turnbench.corpus import open_corpus
-from turnbench.corpus import qmsum
+from turnbench.corpus import open_corpus, qmsum
 from turnbench.errors import BadInput
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "qmsum"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from turnbench import canonical
 from turnbench.corpus.format import UNHASHED, _listing, corpus_sha256
@@ -60,3 +61,16 @@ def meeting(root: Path, meeting_id: str) -> dict[str, Any]:
             if row["id"] == meeting_id:
                 return row
     raise KeyError(meeting_id)
+
+
+def facts(root: Path) -> list[dict[str, Any]]:
+    return read_lines(Path(root) / "facts.jsonl")
+
+
+def query(root: Path, qid: str) -> dict[str, Any]:
+    (q,) = [q for q in read_lines(Path(root) / "queries.jsonl") if q["id"] == qid]
+    return q
+
+
+def meeting_id_first(root: Path) -> str:
+    return read_lines(sorted((Path(root) / "meetings").glob("*.jsonl"))[0])[0]["id"]
