@@ -35,6 +35,8 @@ def build_queries(plan: Plan, facts: Iterable[Mapping[str, Any]], turn_counts: M
                              tuple(m for m, _ in comps), gold_turns={m: ((t, t),) for m, t in comps},
                              answer_turns={m: (t,) for m, t in comps}))
         elif spec.cls == "summarize":
+            if spec.series is None:
+                raise TurnbenchError(f"{spec.id}: a summarize query without its series")
             mids = series_meetings[spec.series]
             out.append(Query(spec.id, "summarize", spec.rule, spec.surface, spec.text, "retrieval", tuple(mids),
                              gold_turns={m: ((0, turn_counts[m] - 1),) for m in mids}, gold_level="meeting"))

@@ -15,7 +15,8 @@ from typing import Any
 from turnbench import canonical
 from turnbench.corpus.records import Meeting, Turn
 from turnbench.generator import vocab
-from turnbench.generator.plan import MAX_PLANTED_TURN_WORDS, MeetingPlan
+from turnbench.generator.contracts import MAX_PLANTED_TURN_WORDS
+from turnbench.generator.plan import MeetingPlan
 
 _SLOT = re.compile(r"\{([a-z])\}")
 _SLOT_LISTS = {"s": vocab.SUBJECTS, "m": vocab.MODALS, "v": vocab.VERBS, "p": vocab.VERBS_PAST,
