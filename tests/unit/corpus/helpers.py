@@ -8,6 +8,9 @@ from pathlib import Path
 from turnbench.corpus.format import CorpusWriter
 from turnbench.corpus.records import Meeting, Query, Turn
 
+REPO = Path(__file__).resolve().parents[3]
+QMSUM_FIXTURE = REPO / "tests" / "fixtures" / "qmsum"
+
 
 def write(root: Path, meetings: Sequence[Meeting], queries: Sequence[Query]) -> Path:
     """A corpus that turnbench.generator did not write (no facts.jsonl), as a QMSum import would be."""
@@ -31,3 +34,10 @@ GOOD = [m("a", [Turn(0, "x", 0.0, 5.0, "hello there"), Turn(1, "y", 4.0, 9.0, "o
 QUERIES = [Query("q1", "lookup", "R1", "qmsum", "what", "retrieval", ("a",), {"a": ((0, 1),)}, {"a": (1,)}),
            Query("q2", "summarize", "R8", "qmsum", "sum", "retrieval", ("a", "b"), {"a": ((0, 2),), "b": ((0, 0),)},
                  gold_level="meeting")]
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file's bytes, except stats.json: the self-measure may add it, and it is outside the manifest."""
+    root = Path(root)
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "stats.json"}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.corpus.helpers import GOOD, QUERIES, m, write
+from tests.unit.corpus.helpers import GOOD, QMSUM_FIXTURE, QUERIES, m, write
 from turnbench.corpus.checks import (
     GENERIC,
     CheckResult,
@@ -20,8 +20,6 @@ from turnbench.corpus.checks import (
 )
 from turnbench.corpus.format import open_corpus
 from turnbench.corpus.records import Query, Turn
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 def validate(root: Path) -> list[CheckResult]:
@@ -68,7 +66,7 @@ def test_gold_naming_missing_meetings_or_turns_and_uncovered_answers_fail(tmp_pa
 def test_a_real_qmsum_import_passes_the_generic_checks(tmp_path):
     from turnbench.corpus.qmsum import import_qmsum
 
-    import_qmsum([REPO / "tests" / "fixtures" / "qmsum" / "ALL"], tmp_path / "qm")
+    import_qmsum([QMSUM_FIXTURE / "ALL"], tmp_path / "qm")
     results = validate(tmp_path / "qm")
     assert failures(results) == []
     assert sum(r.status == "pass" for r in results) == len(GENERIC)

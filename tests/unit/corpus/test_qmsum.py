@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.unit.corpus.helpers import QMSUM_FIXTURE, tree_bytes
 from turnbench import canonical
 from turnbench.cli import main
 from turnbench.corpus import open_corpus, qmsum
 from turnbench.errors import BadInput
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "qmsum"
-ALL = FIXTURE / "ALL"
-JSONL = FIXTURE / "jsonl" / "val.jsonl"
+ALL = QMSUM_FIXTURE / "ALL"
+JSONL = QMSUM_FIXTURE / "jsonl" / "val.jsonl"
 
 
 @pytest.fixture()
@@ -132,15 +132,11 @@ def _import_in_subprocess(out: Path, hashseed: str) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def test_output_byte_identical_across_runs_and_argument_order(tmp_path: Path):
     _import_in_subprocess(tmp_path / "a", "1")
     _import_in_subprocess(tmp_path / "b", "999")
     qmsum.import_qmsum([ALL, JSONL], tmp_path / "c")  # sources in the other order
-    a, b, c = _tree(tmp_path / "a"), _tree(tmp_path / "b"), _tree(tmp_path / "c")
+    a, b, c = tree_bytes(tmp_path / "a"), tree_bytes(tmp_path / "b"), tree_bytes(tmp_path / "c")
     assert a == b == c
     assert "manifest.json" in a and "queries.jsonl" in a
 

@@ -11,15 +11,6 @@ from typing import Any
 from turnbench import canonical
 from turnbench.corpus.format import UNHASHED, _listing, corpus_sha256
 
-REPO = Path(__file__).resolve().parents[3]
-
-
-def tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every file's bytes, except stats.json: the self-measure may add it, and it is outside the manifest."""
-    root = Path(root)
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "stats.json"}
-
 
 def copy_corpus(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)

@@ -12,7 +12,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.generator.helpers import REPO, tree_bytes
+from tests.unit.corpus.helpers import REPO, tree_bytes
 from turnbench.cli import main
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.generate import generate, regenerate

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tests.unit.generator.helpers import REPO
+from tests.unit.corpus.helpers import REPO
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.plan import build_plan
 from turnbench.generator.templates import (

@@ -6,16 +6,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.corpus.helpers import GOOD, QUERIES, write
-from tests.unit.generator.helpers import (
-    REPO,
-    edit_meeting,
-    facts,
-    meeting_id_first,
-    read_lines,
-    rehash,
-    write_lines,
-)
+from tests.unit.corpus.helpers import GOOD, QMSUM_FIXTURE, QUERIES, REPO, write
+from tests.unit.generator.helpers import edit_meeting, facts, meeting_id_first, read_lines, rehash, write_lines
 from turnbench.cli import main
 from turnbench.corpus.checks import GENERIC
 from turnbench.errors import CorpusIntegrityError
@@ -97,7 +89,7 @@ def test_generic_checks_pass_and_synthetic_checks_are_na(tmp_path):
 def test_a_real_qmsum_import_passes_the_generic_checks(tmp_path):
     from turnbench.corpus.qmsum import import_qmsum
 
-    import_qmsum([REPO / "tests" / "fixtures" / "qmsum" / "ALL"], tmp_path / "qm")
+    import_qmsum([QMSUM_FIXTURE / "ALL"], tmp_path / "qm")
     results = validate_corpus(tmp_path / "qm")
     assert failures(results) == []
     assert sum(r.status == "pass" for r in results) == len(GENERIC)
