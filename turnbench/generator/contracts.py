@@ -8,16 +8,51 @@ text on disk (docs/question-grammar.md states the lexical ones for the answer en
 - a *deferral* of an item is a case-insensitive, word-bounded match of ``defer the {item}``;
 - a person *attended* a session when they spoke at least one turn in it;
 - a planted sentence sits in a turn of at most ``MAX_PLANTED_TURN_WORDS`` words;
-- a session's title is ``{team} — {kind} #{session}``, so the titles alone name every series.
+- a session's title is ``{team} — {kind} #{session}``, so the titles alone name every series;
+- facts.jsonl holds a ``TargetFact`` per aggregation query, then a ``LocatedFact`` per planted sentence
+  (docs/generator.md lists their fields); the validator uses them only to know what to look for.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TypedDict
 
 MAX_PLANTED_TURN_WORDS = 150
 TITLE = re.compile(r"^(?P<team>.+) — (?P<kind>.+) #(?P<n>[0-9]+)$")
 _TOKEN = re.compile(r"[a-z0-9]+")
+
+
+class TargetFact(TypedDict, total=False):
+    """facts.jsonl's ``aggregation_target`` record: what an aggregation query asks about."""
+
+    type: str
+    meeting: None
+    query: str
+    rule: str
+    phrase: str  # R3, R4, R7
+    item: str  # R5
+    team: str  # R6
+    kind: str  # R6
+    month: str  # R7, "{Month} {year}"
+
+
+class LocatedFact(TypedDict, total=False):
+    """A facts.jsonl record that names where one planted sentence was written (docs/generator.md)."""
+
+    type: str
+    meeting: str
+    turn: int
+    speaker: str
+    text: str
+    query: str
+    subject: str
+    value: str
+    template: str
+    phrase: str
+    of: str
+    variant: str
+    item: str
 
 
 def tokens(text: str) -> list[str]:

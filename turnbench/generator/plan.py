@@ -16,12 +16,11 @@ import datetime
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from turnbench.corpus.records import MONTHS, Answer
 from turnbench.generator import vocab
 from turnbench.generator.config import GeneratorConfig, derived_seed, rng_for
-from turnbench.generator.contracts import session_title
+from turnbench.generator.contracts import LocatedFact, TargetFact, session_title
 from turnbench.generator.names import InventedNames, reserved_words
 from turnbench.generator.org import Organisation, build_organisation
 from turnbench.generator.sessions import Session, draw_sessions, speaker_counts, unique_attendance_max
@@ -53,7 +52,7 @@ class Plant:
     pid: str
     type: str  # marker | near_miss | deferral | deferral_near_miss | lookup | lookup_echo | component | component_echo
     sentences: tuple[str, ...]
-    fact: Mapping[str, Any] = field(default_factory=dict)  # extra fields written to facts.jsonl
+    fact: LocatedFact = field(default_factory=lambda: LocatedFact())  # extra fields written to facts.jsonl
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ class QuerySpec:
     pids: tuple[str, ...] = ()  # lookup: the fact's plant; multi_file: the components' plants
     series: str | None = None  # summarize
     answer: Answer | None = None
-    target: Mapping[str, Any] = field(default_factory=dict)  # aggregation: what the validator looks for
+    target: TargetFact = field(default_factory=lambda: TargetFact())  # aggregation: what the validator looks for
 
 
 @dataclass(frozen=True)
@@ -177,7 +176,7 @@ class _Planting:
             return f"{self.names.new()} {rng.choice(('Labs', 'Systems', 'Partners', 'Group'))}"
         return f"{rng.randint(1, 9)}.{rng.randint(0, 19)}"
 
-    def aggregation(self, rng: random.Random, rule: str, idx: int, answer: Answer, target: Mapping[str, str],
+    def aggregation(self, rng: random.Random, rule: str, idx: int, answer: Answer, target: TargetFact,
                     **fmt: str) -> str:
         """Add the rule's ``idx``-th aggregation query (families in rotation); returns its id."""
         surface, grammar, tpl = AGG_SURFACES[rule][idx % 3]

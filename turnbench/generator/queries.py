@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from turnbench.corpus.records import Query
 from turnbench.errors import TurnbenchError
+from turnbench.generator.contracts import LocatedFact, TargetFact
 from turnbench.generator.plan import Plan
 
 
-def build_queries(plan: Plan, facts: Iterable[Mapping[str, Any]], turn_counts: Mapping[str, int]) -> list[Query]:
-    by_query: dict[str, list[Mapping[str, Any]]] = {}
+def build_queries(plan: Plan, facts: Iterable[LocatedFact], turn_counts: Mapping[str, int]) -> list[Query]:
+    by_query: dict[str, list[LocatedFact]] = {}
     for f in facts:
         if f.get("meeting") is not None:
             by_query.setdefault(f["query"], []).append(f)
@@ -46,7 +47,7 @@ def build_queries(plan: Plan, facts: Iterable[Mapping[str, Any]], turn_counts: M
     return out
 
 
-def aggregation_targets(plan: Plan) -> list[dict[str, Any]]:
+def aggregation_targets(plan: Plan) -> list[TargetFact]:
     """The facts.jsonl records that tell the validator what each aggregation query asks about."""
     return [{"type": "aggregation_target", "meeting": None, "query": q.id, **q.target}
             for q in plan.queries if q.cls == "aggregation"]

@@ -12,47 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypedDict, cast
+from typing import Any, NamedTuple, cast
 
 from turnbench.corpus.checks import CorpusScan, scan_corpus
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting, Query
-from turnbench.generator.contracts import tokens, word_count
+from turnbench.generator.contracts import LocatedFact, TargetFact, tokens, word_count
 
 TurnKey = tuple[str, int]  # (meeting id, turn index)
 Phrase = tuple[str, ...]  # a phrase's tokens
-
-
-class TargetFact(TypedDict, total=False):
-    """facts.jsonl's ``aggregation_target`` record: what an aggregation query asks about."""
-
-    type: str
-    meeting: None
-    query: str
-    rule: str
-    phrase: str  # R3, R4, R7
-    item: str  # R5
-    team: str  # R6
-    kind: str  # R6
-    month: str  # R7, "{Month} {year}"
-
-
-class LocatedFact(TypedDict, total=False):
-    """A facts.jsonl record that names where one planted sentence was written (docs/generator.md)."""
-
-    type: str
-    meeting: str
-    turn: int
-    speaker: str
-    text: str
-    query: str
-    subject: str
-    value: str
-    template: str
-    phrase: str
-    of: str
-    variant: str
-    item: str
 
 
 class SpokenTurn(NamedTuple):
