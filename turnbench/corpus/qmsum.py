@@ -253,7 +253,7 @@ def convert_meeting(raw: RawMeeting) -> tuple[Meeting, list[Query], list[Refused
     n = len(turns)
     whole = ((0, n - 1),)
     refused: list[Refused] = []
-    # Occurrences in source order, general list first.
+    # In source order, general list first: the first span-bearing occurrence of a text names its query.
     occurrences: list[_Occurrence] = []
     for kind, key in (("g", "general_query_list"), ("s", "specific_query_list")):
         for i, q in enumerate(d[key]):

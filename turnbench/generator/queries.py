@@ -1,4 +1,10 @@
-"""Queries with their gold, from the plan and from where rendering actually put each planted sentence."""
+"""Queries with their gold: turn indices come from where rendering actually put each planted sentence
+(its facts), never from the plan alone.
+
+A lookup's gold is its meeting's ``[setup, answer]`` span with the answer turn as evidence; a multi-file
+query's gold is one turn per component, each in its own meeting; a summarize query's gold is every
+session of its series, whole; an aggregation query is scored on the answer the plan fixed.
+"""
 
 from __future__ import annotations
 
