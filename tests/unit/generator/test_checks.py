@@ -163,28 +163,6 @@ def test_every_synthetic_check_passes_on_the_scan_of_a_fresh_corpus(generated):
     assert [r.name for r in results] == [check_name(c) for c in SYNTHETIC]
 
 
-def test_the_scan_finds_every_planted_phrase_deferral_and_turn_in_the_text(generated):
-    scan = scan_synthetic(open_corpus(generated))
-    fs = facts(generated)
-    assert scan.corpus.meeting_order == tuple(sorted(scan.corpus.meetings))
-    assert len(scan.targets) == sum(f["type"] == "aggregation_target" for f in fs)
-    assert len(scan.located) == sum(f["meeting"] is not None for f in fs)
-    # every marker written is found where facts.jsonl says, and nowhere a fact does not name
-    markers = {(f["meeting"], f["turn"]) for f in fs if f["type"] == "marker"}
-    found = {(h.meeting, h.turn) for t in scan.targets if "phrase" in t for h in scan.phrase_hits_of(t["phrase"])}
-    assert found == markers
-    deferrals = sorted((f["meeting"], f["turn"]) for f in fs if f["type"] == "deferral")
-    assert sorted((h.meeting, h.turn) for hits in scan.deferral_hits.values() for h in hits) == deferrals
-    assert scan.boundary_hits == ()
-    for f in fs:
-        if f["meeting"] is not None:
-            spoken = scan.turn(f["meeting"], f["turn"])
-            assert f["text"] in spoken.text and spoken.speaker == f["speaker"]
-    assert scan.turn("nowhere", 0) == ("", "")
-    for row in (m for part in sorted((generated / "meetings").glob("*.jsonl")) for m in read_lines(part)):
-        assert scan.spoke[row["id"]] == frozenset(t["speaker"] for t in row["turns"])
-
-
 def test_a_fact_the_check_cannot_read_fails_that_check_with_its_error(corpus_copy):
     rows = facts(corpus_copy)
     marker = next(f for f in rows if f["type"] == "marker")
