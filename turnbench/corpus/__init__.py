@@ -1,4 +1,6 @@
-"""Corpus format v1: records, reader and writer, manifest and hash checks, adapters."""
+"""Corpus format v1: records, reader and writer, manifest and hash checks, generic checks, adapters."""
 
-from turnbench.corpus.records import Answer, Meeting, Query, Turn  # noqa: F401
-from turnbench.corpus.format import Corpus, CorpusWriter, open_corpus  # noqa: F401
+from turnbench.corpus.format import Corpus, CorpusWriter, open_corpus
+from turnbench.corpus.records import Answer, Meeting, Query, Turn
+
+__all__ = ["Answer", "Corpus", "CorpusWriter", "Meeting", "Query", "Turn", "open_corpus"]

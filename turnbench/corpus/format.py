@@ -8,9 +8,12 @@ so an interrupted write never leaves a corpus that looks complete.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from types import TracebackType
+from typing import IO, Any
 
 from turnbench import canonical
 from turnbench.corpus.records import Meeting, Query
@@ -147,29 +150,30 @@ def open_corpus(root: Path, *, check_hashes: bool = True) -> Corpus:
 class CorpusWriter:
     """Write a corpus into a directory that must not exist or be empty.
 
-    Use as a context manager: files go to a staged sibling directory that is renamed into place by
-    ``close()`` only after the manifest is written.
+    Use as a context manager: files go to a staged sibling directory that is renamed into place when
+    the block ends without an error; the manifest is written last, so a corpus that looks complete is.
     """
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path) -> None:
         out = canonical.refuse_non_empty(Path(out))
         self.out = out
-        self._stage = None
+        self._stage: AbstractContextManager[Path] | None = None
         self._tmp: Path | None = None
-        self._parts: dict[str, Any] = {}
-        self._hashes: dict[str, str] = {}
-        self.counts: dict[str, Any] = {}
+        self._parts: dict[str, IO[bytes]] = {}
 
-    def __enter__(self) -> "CorpusWriter":
+    def __enter__(self) -> CorpusWriter:
         self._stage = canonical.staged_directory(self.out)
         self._tmp = self._stage.__enter__()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> bool | None:
         for fh in self._parts.values():
             fh.close()
         self._parts.clear()
-        return self._stage.__exit__(*exc)
+        if self._stage is None:
+            return None
+        return self._stage.__exit__(exc_type, exc, tb)
 
     @property
     def path(self) -> Path:

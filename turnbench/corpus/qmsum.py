@@ -2,8 +2,9 @@
 
 QMSum (MIT licence) publishes meetings from three domains with queries and human-annotated relevant
 turn spans. Its spans use the same inclusive turn-range convention as our gold, so the conversion is
-mostly bookkeeping; the rules below are the parts a reviewer may challenge, so they are stated here
-and written into the manifest's producer record.
+mostly bookkeeping; the rules below, and the judgement calls in ``qmsum_rules`` (domains, times,
+summary requests, spans), are the parts a reviewer may challenge, so they are stated here and written
+into the manifest's producer record.
 
 Sources
     A JSONL file (one meeting per line), a per-meeting JSON file, or a directory: either one split's
@@ -12,76 +13,54 @@ Sources
     there because they repeat the same meetings). The split of a meeting is the JSONL file's stem or the
     JSON file's directory name. The same meeting given twice (same id, or the same transcript) is refused.
 
-Meeting ids and domains
+Meeting ids
     Per-meeting JSON files are named by meeting id. QMSum's JSONL lines carry no id, so a line's id is
     ``qmsum-`` plus the first 12 hex digits of the sha256 of its canonical transcript, unless the line
-    has a ``meeting_id`` or ``id`` field. The domain comes from the id (``DOMAIN_ID_PATTERNS``); a
-    meeting with no recognised id takes it from its speaker labels (``DOMAIN_SPEAKER_RULES``); one that
-    neither names is kept with domain ``unknown`` and counted in the manifest.
-
-Times
-    QMSum has no timestamps. Each turn lasts ``max(words, 1) × 60 / 150`` seconds (150 words per
-    minute) and is followed by a 0.5 s gap, computed in integer milliseconds so the bytes never depend
-    on float summation. Every meeting's ``timing`` is ``synthetic`` and ``recorded_date`` is None, so no
+    has a ``meeting_id`` or ``id`` field. A meeting whose domain is ``unknown`` is kept and counted in the
+    manifest. Every meeting's ``timing`` is ``synthetic`` and ``recorded_date`` is None, so no
     timing-derived figure can be computed from them.
 
 Queries
     Specific queries (with ``relevant_text_span``) are ``lookup``, or ``summarize`` when their text asks
-    for a summary (``SUMMARY_PATTERN``); their spans, 0-based and inclusive, become integer ranges
-    unioned per query (overlapping or adjacent ranges merge). They have no single evidence turn, so
+    for a summary; their spans become unioned turn ranges. They have no single evidence turn, so
     ``answer_turns`` is empty. General queries (no spans) are ``summarize`` at meeting level, gold the
-    whole meeting. A span that is malformed, reversed or outside the transcript refuses its query,
-    counted by reason — never clipped; a refused occurrence takes no part in deduplication. Duplicates (same meeting, same text after casefolding and
-    whitespace collapsing) become one query: a span-bearing occurrence wins over a general one and the
-    spans of all span-bearing occurrences are unioned; every dropped occurrence is counted.
+    whole meeting. A query whose span is refused is counted by reason; a refused occurrence takes no
+    part in deduplication. Duplicates (same meeting, same text after casefolding and whitespace
+    collapsing) become one query: a span-bearing occurrence wins over a general one and the spans of all
+    span-bearing occurrences are unioned; every dropped occurrence is counted.
 """
 
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from turnbench import canonical
 from turnbench.corpus.format import CorpusWriter
-from turnbench.corpus.records import RULE_OF_CLASS, Meeting, Query, Turn
+from turnbench.corpus.qmsum_rules import (
+    DOMAIN_ID_PATTERNS,
+    DOMAIN_SPEAKER_RULES,
+    GAP_MS,
+    MS_PER_WORD,
+    SUMMARY_PATTERN,
+    UNKNOWN_DOMAIN,
+    WORDS_PER_MINUTE,
+    Ranges,
+    domain_of,
+    is_summary_request,
+    merge_ranges,
+    parse_spans,
+    synthetic_turns,
+)
+from turnbench.corpus.records import RULE_OF_CLASS, Meeting, Query
 from turnbench.errors import BadInput
 
 PRODUCER = "turnbench.qmsum"
 ADAPTER_VERSION = "1"
 LICENCE = {"tier": "A", "name": "MIT"}
-
-WORDS_PER_MINUTE = 150
-MS_PER_WORD = 60_000 // WORDS_PER_MINUTE  # 400 ms
-GAP_MS = 500
-
-# Meeting id → domain. AMI scenario meetings (ES/IS/TS + 4 digits + session letter) are the remote-control
-# design task; ICSI meetings (B + three-letter group + 3 digits) are research-group meetings; QMSum's
-# committee meetings are named after the parliamentary inquiry (covid_N, education_N).
-DOMAIN_ID_PATTERNS = (
-    ("product", r"^(?:ES|IS|TS)\d{4}[a-z]$"),
-    ("academic", r"^B[a-z]{2}\d{3}$"),
-    ("committee", r"^(?:covid|education)_\d+$"),
-)
-# Speaker labels → domain, for meetings without a recognised id (QMSum's JSONL lines): AMI labels are
-# the four roles, ICSI labels are an academic rank and a letter; committee speakers are named people,
-# so only a meeting that fits neither rule and has a speaker with a parliamentary title counts.
-DOMAIN_SPEAKER_RULES = (
-    ("product", r"^(?:Industrial Designer|Marketing|Project Manager|User Interface)$", "all"),
-    ("academic", r"^(?:Professor|PhD|Grad|Postdoc|Undergrad) [A-Z]$", "all"),
-    ("committee", r"(?:\bChair\b|\bHon\.|\bAM$|\bMP$|\bMS$)", "any"),
-)
-UNKNOWN_DOMAIN = "unknown"
-
-# A specific query asks for a summary when, casefolded, it starts with one of these.
-SUMMARY_PATTERN = (
-    r"^(?:please\s+)?(?:summari[sz]e\b|sum\s+up\b|give\s+(?:me\s+)?an?\s+(?:summary|overview)\b"
-    r"|what\s+did\s+(?:the\s+)?(?:group|team|meeting|committee|members)\s+discuss\b)"
-)
-_SUMMARY_RE = re.compile(SUMMARY_PATTERN)
-_DIGITS_RE = re.compile(r"^\d+$")
 SPLIT_DIRS = ("train", "val", "test")
 
 _SURFACE = {"g": "qmsum-general", "s": "qmsum-specific"}  # which QMSum list the query came from
@@ -119,6 +98,14 @@ class Refused:
 
     def to_json(self) -> dict[str, str]:
         return {"query": self.query_id, "reason": self.reason, "detail": self.detail}
+
+
+class _Occurrence(NamedTuple):
+    """One query as listed in the source: its spans, or None for a general query without spans."""
+
+    qid: str
+    text: str
+    spans: Ranges | None
 
 
 @dataclass(frozen=True)
@@ -243,72 +230,6 @@ def read_sources(paths: Sequence[Path]) -> tuple[list[Source], list[RawMeeting]]
 # -- converting ------------------------------------------------------------------------------------
 
 
-def domain_of(meeting_id: str, speakers: Iterable[str]) -> str:
-    """The QMSum domain of a meeting: from its id when recognised, else from its speaker labels."""
-    for dom, pat in DOMAIN_ID_PATTERNS:
-        if re.match(pat, meeting_id):
-            return dom
-    labels = sorted(set(speakers))
-    for dom, pat, quantifier in DOMAIN_SPEAKER_RULES:
-        hits = [bool(re.search(pat, s)) for s in labels]
-        if labels and (all(hits) if quantifier == "all" else any(hits)):
-            return dom
-    return UNKNOWN_DOMAIN
-
-
-def is_summary_request(text: str) -> bool:
-    return bool(_SUMMARY_RE.match(text.strip().casefold()))
-
-
-def synthetic_turns(transcript: Sequence[Mapping[str, str]]) -> tuple[tuple[Turn, ...], float]:
-    """Turns with times from word counts (150 words/min, 0.5 s gaps); returns them and the duration."""
-    turns = []
-    t_ms = 0
-    end_ms = 0
-    for i, t in enumerate(transcript):
-        words = len(t["content"].split())
-        end_ms = t_ms + max(words, 1) * MS_PER_WORD
-        turns.append(Turn(i, t["speaker"].strip(), t_ms / 1000, end_ms / 1000, t["content"]))
-        t_ms = end_ms + GAP_MS
-    return tuple(turns), end_ms / 1000
-
-
-def union_ranges(ranges: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    """Merge overlapping and adjacent inclusive ranges into the fewest sorted ones."""
-    out: list[list[int]] = []
-    for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return tuple((a, b) for a, b in out)
-
-
-def parse_spans(spans: Any, n_turns: int) -> tuple[tuple[tuple[int, int], ...], str, str]:
-    """Integer ranges from QMSum spans, or an empty tuple with the refusal reason and its detail."""
-    if not isinstance(spans, list) or not spans:
-        return (), "no_span", "no relevant_text_span"
-    out = []
-    for span in spans:
-        if not (isinstance(span, list) and len(span) == 2):
-            return (), "span_malformed", f"span {span!r} is not a pair"
-        ends = []
-        for v in span:
-            if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
-                ends.append(v)
-            elif isinstance(v, str) and _DIGITS_RE.match(v.strip()):
-                ends.append(int(v.strip()))
-            else:
-                return (), "span_malformed", f"span {span!r} is not two non-negative decimal numbers"
-        a, b = ends
-        if a > b:
-            return (), "span_reversed", f"span [{a}, {b}] is reversed"
-        if b >= n_turns:
-            return (), "span_out_of_range", f"span [{a}, {b}] ends past the last turn ({n_turns - 1})"
-        out.append((a, b))
-    return union_ranges(out), "", ""
-
-
 def _norm_text(text: str) -> str:
     return " ".join(text.casefold().split())
 
@@ -332,8 +253,8 @@ def convert_meeting(raw: RawMeeting) -> tuple[Meeting, list[Query], list[Refused
     n = len(turns)
     whole = ((0, n - 1),)
     refused: list[Refused] = []
-    # Occurrences in source order, general list first: (query id, text, spans or None for general).
-    occurrences: list[tuple[str, str, tuple[tuple[int, int], ...] | None]] = []
+    # In source order, general list first: the first span-bearing occurrence of a text names its query.
+    occurrences: list[_Occurrence] = []
     for kind, key in (("g", "general_query_list"), ("s", "specific_query_list")):
         for i, q in enumerate(d[key]):
             qid = f"{raw.id}-{kind}{i:03d}"
@@ -342,31 +263,31 @@ def convert_meeting(raw: RawMeeting) -> tuple[Meeting, list[Query], list[Refused
                 refused.append(Refused(qid, "empty_text", "empty query text"))
                 continue
             if kind == "g" and not q.get("relevant_text_span"):
-                occurrences.append((qid, text, None))
+                occurrences.append(_Occurrence(qid, text, None))
                 continue
             spans, reason, detail = parse_spans(q.get("relevant_text_span"), n)
             if reason:
                 refused.append(Refused(qid, reason, detail))
                 continue
-            occurrences.append((qid, text, spans))
+            occurrences.append(_Occurrence(qid, text, spans))
 
-    groups: dict[str, list[tuple[str, str, tuple[tuple[int, int], ...] | None]]] = {}
+    groups: dict[str, list[_Occurrence]] = {}
     for occ in occurrences:
-        groups.setdefault(_norm_text(occ[1]), []).append(occ)
+        groups.setdefault(_norm_text(occ.text), []).append(occ)
     dup = {"identical": 0, "spans_merged": 0, "general_dropped": 0}
     queries: list[Query] = []
     for group in groups.values():
-        with_spans = [o for o in group if o[2] is not None]
+        with_spans = [(o.qid, o.text, o.spans) for o in group if o.spans is not None]
         if with_spans:
-            qid, text, _ = with_spans[0]
-            spans = union_ranges(r for o in with_spans for r in o[2])
+            qid, text, first_spans = with_spans[0]
+            spans = merge_ranges(r for _, _, o_spans in with_spans for r in o_spans)
             dup["general_dropped"] += len(group) - len(with_spans)
-            for o in with_spans[1:]:
-                dup["identical" if o[2] == with_spans[0][2] else "spans_merged"] += 1
+            for _, _, o_spans in with_spans[1:]:
+                dup["identical" if o_spans == first_spans else "spans_merged"] += 1
             cls = "summarize" if is_summary_request(text) else "lookup"
             level, surface = "turn", _SURFACE[qid.rsplit("-", 1)[1][0]]
         else:
-            qid, text, _ = group[0]
+            qid, text = group[0].qid, group[0].text
             dup["identical"] += len(group) - 1
             spans, cls, level, surface = whole, "summarize", "meeting", _SURFACE["g"]
         queries.append(

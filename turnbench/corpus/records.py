@@ -7,13 +7,11 @@ Times are seconds (floats); turn indices are 0-based and dense; turn ranges are 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
-CLASSES = ("lookup", "multi_file", "summarize", "aggregation")
 RANKED_CLASSES = ("lookup", "multi_file", "summarize")
-SCORED_ON = ("retrieval", "answer")
-TIMINGS = ("synthetic", "measured")
 ANSWER_TYPES = ("count", "meeting_set", "speaker_count")
 
 # rule ids: aggregation rules follow the design (R3..R7); the ranked classes get their own ids.
@@ -36,7 +34,7 @@ class Turn:
         return {"index": self.index, "speaker": self.speaker, "start": self.start, "end": self.end, "text": self.text}
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Turn":
+    def from_json(cls, d: Mapping[str, Any]) -> Turn:
         return cls(int(d["index"]), str(d["speaker"]), float(d["start"]), float(d["end"]), str(d["text"]))
 
 
@@ -71,7 +69,7 @@ class Meeting:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Meeting":
+    def from_json(cls, d: Mapping[str, Any]) -> Meeting:
         return cls(
             id=str(d["id"]),
             title=str(d["title"]),
@@ -107,7 +105,7 @@ class Answer:
         return d
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Answer":
+    def from_json(cls, d: Mapping[str, Any]) -> Answer:
         t = d["type"]
         if t not in ANSWER_TYPES:
             raise ValueError(f"unknown answer type {t!r}")
@@ -155,7 +153,7 @@ class Query:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Query":
+    def from_json(cls, d: Mapping[str, Any]) -> Query:
         return cls(
             id=str(d["id"]),
             cls=str(d["class"]),

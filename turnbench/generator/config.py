@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from turnbench.errors import BadInput
 
@@ -54,7 +55,7 @@ class GeneratorConfig:
         return d
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "GeneratorConfig":
+    def from_json(cls, d: Mapping[str, Any]) -> GeneratorConfig:
         known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
         unknown = sorted(set(d) - set(cls.__dataclass_fields__))
         if unknown:

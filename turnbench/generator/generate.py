@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from turnbench.corpus.format import CorpusWriter, part_name
 from turnbench.errors import BadInput, TurnbenchError, VersionDrift
 from turnbench.generator import PRODUCER_NAME, generator_version
 from turnbench.generator.config import DEFAULT_NEAR_DUPLICATE_RATE, DEFAULT_WORDS, GeneratorConfig
+from turnbench.generator.contracts import LocatedFact
 from turnbench.generator.plan import MeetingPlan, build_plan
 from turnbench.generator.queries import aggregation_targets, build_queries
 from turnbench.generator.render import render_meeting
@@ -48,12 +50,17 @@ def producer(cfg: GeneratorConfig) -> dict[str, Any]:
             "libraries": {"faker": faker_version()}}
 
 
-def _render_part(task: tuple[str, str, tuple[MeetingPlan, ...]]) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, int]]]]:
+# (staging directory, part file, its meetings) -> (their facts, (meeting id, turn and word counts))
+PartTask = tuple[str, str, tuple[MeetingPlan, ...]]
+PartResult = tuple[list[LocatedFact], list[tuple[str, dict[str, int]]]]
+
+
+def _render_part(task: PartTask) -> PartResult:
     """Render one part file's meetings and write the part; return their facts and counts.
 
     A part is the unit of work so that workers write their own bytes instead of shipping them back."""
     stage, rel, meetings = task
-    facts: list[dict[str, Any]] = []
+    facts: list[LocatedFact] = []
     counts: list[tuple[str, dict[str, int]]] = []
     with open(Path(stage) / rel, "wb") as fh:
         for mp in meetings:
@@ -64,7 +71,7 @@ def _render_part(task: tuple[str, str, tuple[MeetingPlan, ...]]) -> tuple[list[d
     return facts, counts
 
 
-def _render_parts(tasks: list[tuple[str, str, tuple[MeetingPlan, ...]]], workers: int):
+def _render_parts(tasks: list[PartTask], workers: int) -> Iterator[PartResult]:
     if workers <= 1 or len(tasks) < 2:
         yield from map(_render_part, tasks)
         return
@@ -87,7 +94,7 @@ def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1) -> dict[str, 
         for mp in plan.meetings:
             parts.setdefault(part_name(mp.ordinal), []).append(mp)
         tasks = [(str(writer.path), rel, tuple(ms)) for rel, ms in sorted(parts.items())]
-        facts: list[dict[str, Any]] = []
+        facts: list[LocatedFact] = []
         turn_counts: dict[str, int] = {}
         n_turns = n_words = 0
         for part_facts, part_counts in _render_parts(tasks, workers):

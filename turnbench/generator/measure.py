@@ -24,14 +24,18 @@ from __future__ import annotations
 import math
 import re
 import statistics
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
 from turnbench.corpus.format import STATS, Corpus, open_corpus
 from turnbench.corpus.records import RANKED_CLASSES, Meeting, Query
 from turnbench.errors import CorpusIntegrityError, Refusal
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 STATS_FORMAT = "turnbench-self-measure"
 STATS_VERSION = 1
@@ -260,7 +264,7 @@ def table_rows(stats: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, An
     return sorted(out, key=lambda t: (t[0] != ALL, t[0], order.get(t[1], 99), t[1]))
 
 
-def render(stats: Mapping[str, Any]):
+def render(stats: Mapping[str, Any]) -> Table:
     """A rich Table of the stats; the caption names the BM25 implementation and its parameters."""
     from rich.table import Table
 

@@ -10,9 +10,13 @@ import datetime
 import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from turnbench.generator import vocab
 from turnbench.generator.config import GeneratorConfig, rng_for
+
+if TYPE_CHECKING:
+    from faker import Faker
 
 _PLAIN_NAME = re.compile(r"^[A-Z][a-z]+$")
 _PLAIN_CITY = re.compile(r"^[A-Z][a-z]+( [A-Z][a-z]+)?$")
@@ -55,7 +59,7 @@ def series_count(meetings: int) -> int:
     return max(min(8, meetings // 2), meetings // 8)
 
 
-def _faker(seed: int):
+def _faker(seed: int) -> Faker:
     from faker import Faker
 
     fake = Faker("en_US")
@@ -63,7 +67,7 @@ def _faker(seed: int):
     return fake
 
 
-def _people(fake, n: int) -> list[str]:
+def _people(fake: Faker, n: int) -> list[str]:
     names: list[str] = []
     seen: set[str] = set()
     while len(names) < n:
@@ -77,7 +81,7 @@ def _people(fake, n: int) -> list[str]:
     return names
 
 
-def _cities(fake, n: int) -> list[str]:
+def _cities(fake: Faker, n: int) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     for _ in range(n * 20):
@@ -110,7 +114,7 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
     cities = _cities(fake, 40)
     teams = []
     at = 0
-    for name, size in zip(team_names, sizes):
+    for name, size in zip(team_names, sizes, strict=True):
         topics = tuple(rng.sample(range(len(vocab.AGENDA_TOPICS)), 6))
         teams.append(Team(name=name, members=tuple(people[at:at + size]), topics=topics))
         at += size

@@ -1,16 +1,23 @@
-"""Queries with their gold, from the plan and from where rendering actually put each planted sentence."""
+"""Queries with their gold: turn indices come from where rendering actually put each planted sentence
+(its facts), never from the plan alone.
+
+A lookup's gold is its meeting's ``[setup, answer]`` span with the answer turn as evidence; a multi-file
+query's gold is one turn per component, each in its own meeting; a summarize query's gold is every
+session of its series, whole; an aggregation query is scored on the answer the plan fixed.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from turnbench.corpus.records import Query
 from turnbench.errors import TurnbenchError
+from turnbench.generator.contracts import LocatedFact, TargetFact
 from turnbench.generator.plan import Plan
 
 
-def build_queries(plan: Plan, facts: Iterable[Mapping[str, Any]], turn_counts: Mapping[str, int]) -> list[Query]:
-    by_query: dict[str, list[Mapping[str, Any]]] = {}
+def build_queries(plan: Plan, facts: Iterable[LocatedFact], turn_counts: Mapping[str, int]) -> list[Query]:
+    by_query: dict[str, list[LocatedFact]] = {}
     for f in facts:
         if f.get("meeting") is not None:
             by_query.setdefault(f["query"], []).append(f)
@@ -35,6 +42,8 @@ def build_queries(plan: Plan, facts: Iterable[Mapping[str, Any]], turn_counts: M
                              tuple(m for m, _ in comps), gold_turns={m: ((t, t),) for m, t in comps},
                              answer_turns={m: (t,) for m, t in comps}))
         elif spec.cls == "summarize":
+            if spec.series is None:
+                raise TurnbenchError(f"{spec.id}: a summarize query without its series")
             mids = series_meetings[spec.series]
             out.append(Query(spec.id, "summarize", spec.rule, spec.surface, spec.text, "retrieval", tuple(mids),
                              gold_turns={m: ((0, turn_counts[m] - 1),) for m in mids}, gold_level="meeting"))
@@ -44,7 +53,7 @@ def build_queries(plan: Plan, facts: Iterable[Mapping[str, Any]], turn_counts: M
     return out
 
 
-def aggregation_targets(plan: Plan) -> list[dict[str, Any]]:
+def aggregation_targets(plan: Plan) -> list[TargetFact]:
     """The facts.jsonl records that tell the validator what each aggregation query asks about."""
     return [{"type": "aggregation_target", "meeting": None, "query": q.id, **q.target}
             for q in plan.queries if q.cls == "aggregation"]

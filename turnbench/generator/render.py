@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from typing import NamedTuple
 
 from turnbench import canonical
 from turnbench.corpus.records import Meeting, Turn
 from turnbench.generator import vocab
-from turnbench.generator.plan import MAX_PLANTED_TURN_WORDS, MeetingPlan
+from turnbench.generator.contracts import MAX_PLANTED_TURN_WORDS, LocatedFact
+from turnbench.generator.plan import MeetingPlan, Plant
 
 _SLOT = re.compile(r"\{([a-z])\}")
 _SLOT_LISTS = {"s": vocab.SUBJECTS, "m": vocab.MODALS, "v": vocab.VERBS, "p": vocab.VERBS_PAST,
@@ -52,7 +53,7 @@ class _Bulk:
         literals, slots = choice(_TEMPLATES)
         lists = self.lists
         out = [literals[0]]
-        for lit, slot in zip(literals[1:], slots):
+        for lit, slot in zip(literals[1:], slots, strict=True):
             out.append(choice(lists[slot]))
             out.append(lit)
         text = "".join(out)
@@ -76,6 +77,24 @@ class _Bulk:
         return sentences, n
 
 
+class _Draft(NamedTuple):
+    """A turn before times: its speaker is None until one is assigned; plant is what it carries."""
+
+    text: str
+    words: int
+    role: str  # bulk | monologue | backchannel | lookup_setup | lookup_answer | a plant type
+    speaker: str | None
+    plant: Plant | None
+
+
+class _Spoken(NamedTuple):
+    text: str
+    words: int
+    role: str
+    speaker: str
+    plant: Plant | None
+
+
 def _planted_turn(bulk: _Bulk, rng: random.Random, sentence: str) -> tuple[str, int]:
     own = sentence.count(" ") + 1
     room = MAX_PLANTED_TURN_WORDS - own
@@ -84,7 +103,7 @@ def _planted_turn(bulk: _Bulk, rng: random.Random, sentence: str) -> tuple[str, 
     return " ".join([*before, sentence, *after]), own + nb + na
 
 
-def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[dict[str, Any]], dict[str, int]]:
+def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[LocatedFact], dict[str, int]]:
     """The meeting's canonical JSON line, the facts it planted, and its turn and word counts."""
     rng = random.Random(mp.render_seed)
     bank: tuple[str, ...] = ()
@@ -93,8 +112,8 @@ def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[dict[str, Any]], dict[s
         series_bulk = _Bulk(random.Random(mp.bank_seed), mp.topic_words)
         bank = tuple(series_bulk.sentence()[0] for _ in range(BANK_SIZE))
     bulk = _Bulk(rng, mp.topic_words, bank)
-    # A block is a list of turns; a turn is [text, words, role, speaker-or-None, plant-or-None].
-    blocks: list[list[list[Any]]] = []
+    # a block's turns stay together when blocks are shuffled (a lookup's setup, backchannels, answer)
+    blocks: list[list[_Draft]] = []
     used = 0
     for plant in mp.plants:
         if plant.type == "lookup":
@@ -103,62 +122,64 @@ def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[dict[str, Any]], dict[s
             a_text, a_w = _planted_turn(bulk, rng, answer)
             asker = mp.speakers[rng.randrange(len(mp.speakers))]
             answerer = rng.choice([p for p in mp.speakers if p != asker])
-            block = [[s_text, s_w, "lookup_setup", asker, plant]]
+            block = [_Draft(s_text, s_w, "lookup_setup", asker, plant)]
             for _ in range(rng.choice((0, 0, 1, 1, 2))):
-                block.append([rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None])
-            block.append([a_text, a_w, "lookup_answer", answerer, plant])
+                block.append(_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None))
+            block.append(_Draft(a_text, a_w, "lookup_answer", answerer, plant))
             blocks.append(block)
             used += s_w + a_w
         else:
             text, w = _planted_turn(bulk, rng, plant.sentences[0])
-            blocks.append([[text, w, plant.type, None, plant]])
+            blocks.append([_Draft(text, w, plant.type, None, plant)])
             used += w
     n_mono = max(1, mp.words // 2500) if mp.words >= 800 else 0
     for _ in range(n_mono):
         sentences, w = bulk.words(rng.randint(410, 560))
-        blocks.append([[" ".join(sentences), w, "monologue", None, None]])
+        blocks.append([_Draft(" ".join(sentences), w, "monologue", None, None)])
         used += w
     while used < mp.words:
         r = rng.random()
         if r < 0.18:
-            blocks.append([[rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None]])
+            blocks.append([_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None)])
             used += 1
             continue
         target = rng.randint(6, 25) if r < 0.65 else rng.randint(25, 80) if r < 0.93 else rng.randint(80, 180)
         sentences, w = bulk.words(target)
-        blocks.append([[" ".join(sentences), w, "bulk", None, None]])
+        blocks.append([_Draft(" ".join(sentences), w, "bulk", None, None)])
         used += w
     rng.shuffle(blocks)
     opening, w = bulk.words(rng.randint(12, 40))
-    turns: list[list[Any]] = [[" ".join(opening), w, "bulk", mp.speakers[0], None]]
+    drafts = [_Draft(" ".join(opening), w, "bulk", mp.speakers[0], None)]
     for block in blocks:
-        turns.extend(block)
+        drafts.extend(block)
 
     # speakers: constrained turns keep theirs; the rest go first to whoever has not spoken yet
-    unspoken = [p for p in mp.speakers[1:]]
+    spoken_constrained = {d.speaker for d in drafts if d.speaker is not None}
+    unspoken = [p for p in mp.speakers[1:] if p not in spoken_constrained]
     prev = mp.speakers[0]
-    spoken_constrained = {t[3] for t in turns if t[3] is not None}
-    unspoken = [p for p in unspoken if p not in spoken_constrained]
-    for t in turns:
-        if t[3] is None:
+    turns: list[_Spoken] = []
+    for d in drafts:
+        speaker = d.speaker
+        if speaker is None:
             if unspoken and unspoken[0] != prev:
-                t[3] = unspoken.pop(0)
+                speaker = unspoken.pop(0)
             else:
                 others = [p for p in mp.speakers if p != prev]
-                t[3] = others[rng.randrange(len(others))]
-        prev = t[3]
+                speaker = others[rng.randrange(len(others))]
+        turns.append(_Spoken(d.text, d.words, d.role, speaker, d.plant))
+        prev = speaker
     # very short meetings can run out of free turns: whoever has not spoken closes the meeting
     for p in unspoken:
         sentences, w = bulk.words(rng.randint(4, 12))
-        turns.append([" ".join(sentences), w, "bulk", p, None])
+        turns.append(_Spoken(" ".join(sentences), w, "bulk", p, None))
 
     # times in centiseconds: overlaps, shared starts and gaps
     out_turns: list[Turn] = []
-    facts: list[dict[str, Any]] = []
+    facts: list[LocatedFact] = []
     cursor = 0
     prev_start = 0
     words_total = 0
-    for index, (text, w, role, speaker, plant) in enumerate(turns):
+    for index, (text, w, role, speaker, carried) in enumerate(turns):
         dur = int((w / rng.uniform(2.2, 3.2) + 0.4) * 100)
         if index == 0:
             start = rng.randint(30, 300)
@@ -177,11 +198,11 @@ def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[dict[str, Any]], dict[s
         prev_start = start
         out_turns.append(Turn(index, speaker, start / 100, end / 100, text))
         words_total += len(text.split())
-        if plant is not None:
-            ptype = role if plant.type == "lookup" else plant.type
-            sentence = plant.sentences[1] if role == "lookup_answer" else plant.sentences[0]
+        if carried is not None:
+            ptype = role if carried.type == "lookup" else carried.type
+            sentence = carried.sentences[1] if role == "lookup_answer" else carried.sentences[0]
             facts.append({"type": ptype, "meeting": mp.id, "turn": index, "speaker": speaker,
-                          "text": sentence, **plant.fact})
+                          "text": sentence, **carried.fact})
     duration = (cursor + rng.randint(100, 500)) / 100
     meeting = Meeting(
         id=mp.id, title=mp.title, recorded_date=mp.date, duration=duration, timing="synthetic",

@@ -12,15 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.unit.corpus.helpers import QMSUM_FIXTURE, tree_bytes
 from turnbench import canonical
 from turnbench.cli import main
-from turnbench.corpus import open_corpus
-from turnbench.corpus import qmsum
+from turnbench.corpus import open_corpus, qmsum
 from turnbench.errors import BadInput
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "qmsum"
-ALL = FIXTURE / "ALL"
-JSONL = FIXTURE / "jsonl" / "val.jsonl"
+ALL = QMSUM_FIXTURE / "ALL"
+JSONL = QMSUM_FIXTURE / "jsonl" / "val.jsonl"
 
 
 @pytest.fixture()
@@ -108,19 +107,6 @@ def test_jsonl_meetings_get_content_ids_and_speaker_domains(corpus):
     assert all(ms[i].meta["split"] == "val" for i in jsonl_ids)
 
 
-def test_domain_rules():
-    assert qmsum.domain_of("ES2002a", []) == "product"
-    assert qmsum.domain_of("IS1000b", []) == "product"
-    assert qmsum.domain_of("TS3003d", []) == "product"
-    assert qmsum.domain_of("Bed003", []) == "academic"
-    assert qmsum.domain_of("Bro019", []) == "academic"
-    assert qmsum.domain_of("education_17", []) == "committee"
-    assert qmsum.domain_of("covid_4", []) == "committee"
-    assert qmsum.domain_of("x", ["PhD A", "Grad B", "Professor C"]) == "academic"
-    assert qmsum.domain_of("x", ["The Chair", "Mr. Smith"]) == "committee"
-    assert qmsum.domain_of("x", ["Alice", "Bob"]) == "unknown"
-
-
 def test_manifest_records_sources_licence_and_producer(corpus):
     man = corpus.manifest
     assert man["licence"] == {"tier": "A", "name": "MIT"}
@@ -146,15 +132,11 @@ def _import_in_subprocess(out: Path, hashseed: str) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def test_output_byte_identical_across_runs_and_argument_order(tmp_path: Path):
     _import_in_subprocess(tmp_path / "a", "1")
     _import_in_subprocess(tmp_path / "b", "999")
     qmsum.import_qmsum([ALL, JSONL], tmp_path / "c")  # sources in the other order
-    a, b, c = _tree(tmp_path / "a"), _tree(tmp_path / "b"), _tree(tmp_path / "c")
+    a, b, c = tree_bytes(tmp_path / "a"), tree_bytes(tmp_path / "b"), tree_bytes(tmp_path / "c")
     assert a == b == c
     assert "manifest.json" in a and "queries.jsonl" in a
 
@@ -218,24 +200,6 @@ def test_missing_source_and_non_empty_output(tmp_path: Path):
     (tmp_path / "full" / "x").write_text("x")
     result = CliRunner().invoke(main, ["import", "qmsum", str(JSONL), "--out", str(tmp_path / "full")])
     assert result.exit_code == 2 and "not empty" in result.output
-
-
-def test_parse_spans_reasons():
-    assert qmsum.parse_spans([["0", "2"], ["2", "3"]], 5) == (((0, 3),), "", "")
-    assert qmsum.parse_spans([["3", "1"]], 5)[1] == "span_reversed"
-    assert qmsum.parse_spans([["3", "5"]], 5)[1] == "span_out_of_range"
-    assert qmsum.parse_spans([["-1", "2"]], 5)[1] == "span_malformed"
-    assert qmsum.parse_spans([["1"]], 5)[1] == "span_malformed"
-    assert qmsum.parse_spans([], 5)[1] == "no_span"
-    assert qmsum.parse_spans([[1, 4]], 5) == (((1, 4),), "", "")
-
-
-def test_summary_rule():
-    yes = ["Summarize the whole meeting.", "summarise the talk", "  Sum up the decisions",
-           "Give a summary of the budget", "What did the team discuss about the cost?"]
-    no = ["What did Marketing say?", "What did the group think of the beep?", "Why did they summarize?"]
-    assert all(qmsum.is_summary_request(t) for t in yes)
-    assert not any(qmsum.is_summary_request(t) for t in no)
 
 
 def test_measure_breaks_the_imported_corpus_down_by_domain(corpus):

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from turnbench import canonical
 from turnbench.corpus.format import UNHASHED, _listing, corpus_sha256
-
-REPO = Path(__file__).resolve().parents[3]
-
-
-def tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every file's bytes, except stats.json: the self-measure may add it, and it is outside the manifest."""
-    root = Path(root)
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "stats.json"}
 
 
 def copy_corpus(src: Path, dst: Path) -> Path:
@@ -60,3 +52,16 @@ def meeting(root: Path, meeting_id: str) -> dict[str, Any]:
             if row["id"] == meeting_id:
                 return row
     raise KeyError(meeting_id)
+
+
+def facts(root: Path) -> list[dict[str, Any]]:
+    return read_lines(Path(root) / "facts.jsonl")
+
+
+def query(root: Path, qid: str) -> dict[str, Any]:
+    (q,) = [q for q in read_lines(Path(root) / "queries.jsonl") if q["id"] == qid]
+    return q
+
+
+def meeting_id_first(root: Path) -> str:
+    return read_lines(sorted((Path(root) / "meetings").glob("*.jsonl"))[0])[0]["id"]

@@ -1,4 +1,5 @@
-"""Atomic writes must not leave owner-only files and directories behind (mkstemp/mkdtemp create 0600/0700)."""
+"""turnbench/canonical.py: atomic writes must not leave owner-only files and directories behind
+(mkstemp/mkdtemp create 0600/0700)."""
 
 from __future__ import annotations
 

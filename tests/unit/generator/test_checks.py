@@ -1,35 +1,32 @@
-"""Corrupt a freshly generated corpus in distinct ways; the right named check must fail each time.
+"""The synthetic checks (turnbench/generator/checks.py) and the scan they read.
 
-Apart from the integrity case, every corruption re-hashes the manifest afterwards, so the hash check
-passes and the semantic check is what has to notice.
+Each corruption of a freshly generated corpus must fail the right named check. Every corruption
+re-hashes the manifest afterwards, so the hash check passes and the semantic check is what has to notice.
 """
 
 from __future__ import annotations
 
-import pytest
-from click.testing import CliRunner
+import datetime
 
-from tests.unit.generator.helpers import edit_meeting, meeting, read_lines, rehash, write_lines
-from turnbench.cli import main
-from turnbench.errors import CorpusIntegrityError
-from turnbench.generator.validate import CHECK_NAMES, failures, tokens, validate_corpus
+from tests.unit.generator.helpers import (
+    edit_meeting,
+    facts,
+    meeting,
+    meeting_id_first,
+    query,
+    read_lines,
+    rehash,
+    write_lines,
+)
+from turnbench.corpus.checks import check_name, run_check
+from turnbench.corpus.format import open_corpus
+from turnbench.generator.checks import SYNTHETIC
+from turnbench.generator.scan import scan_synthetic
+from turnbench.generator.validate import failures, validate_corpus
 
 
-def facts(root):
-    return read_lines(root / "facts.jsonl")
-
-
-def query(root, qid):
-    (q,) = [q for q in read_lines(root / "queries.jsonl") if q["id"] == qid]
-    return q
-
-
-def test_fresh_corpus_passes_every_check(generated):
-    results = validate_corpus(generated)
-    assert [r.name for r in results] == list(CHECK_NAMES)
-    assert len(results) >= 10
-    assert failures(results) == []
-    assert all(r.status == "pass" for r in results)
+def _iso_month(label: str) -> str:
+    return datetime.datetime.strptime(label, "%B %Y").strftime("%Y-%m")
 
 
 def _r3_marker(root, single_occurrence: bool):
@@ -86,26 +83,6 @@ def test_shifting_a_gold_turn_index_fails_lookup_answer(corpus_copy):
     assert "lookup_answer_in_turn" in failed
 
 
-def test_editing_text_without_the_manifest_is_an_integrity_refusal(corpus_copy):
-    mid = read_lines(corpus_copy / "queries.jsonl")[0]["gold_meetings"][0]
-    edit_meeting(corpus_copy, mid, lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + " Edited."))
-    with pytest.raises(CorpusIntegrityError, match="sha256 does not match"):
-        validate_corpus(corpus_copy)
-    result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
-    assert result.exit_code == 3
-    assert "CorpusIntegrityError" in result.output
-
-
-def test_truncating_a_meeting_file_fails_gold_refs(corpus_copy):
-    last = sorted((corpus_copy / "meetings").glob("part-*.jsonl"))[-1]
-    lines = last.read_bytes().splitlines(keepends=True)
-    last.write_bytes(b"".join(lines[:-3]))
-    rehash(corpus_copy)
-    failed = failures(validate_corpus(corpus_copy))
-    assert "gold_refs_real" in failed
-    assert "manifest_counts" in failed
-
-
 def test_swapping_speakers_in_an_answer_turn_fails_lookup_answer(corpus_copy):
     f_answer = next(f for f in facts(corpus_copy) if f["type"] == "lookup_answer")
     f_setup = next(f for f in facts(corpus_copy) if f["type"] == "lookup_setup" and f["query"] == f_answer["query"])
@@ -158,58 +135,14 @@ def test_a_speaker_who_never_attended_gaining_a_turn_fails_attendance(corpus_cop
     assert "attendance_max_unique" in failures(validate_corpus(corpus_copy))
 
 
-def meeting_id_first(root):
-    return read_lines(sorted((root / "meetings").glob("*.jsonl"))[0])[0]["id"]
-
-
-def _iso_month(label: str) -> str:
-    months = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-              "october", "november", "december"]
-    name, year = label.lower().split()
-    return f"{year}-{months.index(name) + 1:02d}"
-
-
-def test_tokens_and_contracts_by_hand():
-    from turnbench.generator.validate import contains_tokens, deferral_pattern
-
-    assert tokens("Let us keep the Cedar-Lantern, OK?") == ["let", "us", "keep", "the", "cedar", "lantern", "ok"]
-    assert contains_tokens(tokens("the cedar lantern and cedar lanterns"), ("cedar", "lantern")) == 1
-    assert contains_tokens(tokens("lantern cedar; cedar pilot lantern"), ("cedar", "lantern")) == 0
-    pat = deferral_pattern("billing migration")
-    assert len(pat.findall("Defer the billing migration. We defer the billing migration, again.")) == 2
-    for near in ("defer the billing migrations", "defer the billing pilot migration", "deferred the billing migration",
-                 "defer the billing dashboard", "the billing migration is on track"):
-        assert pat.search(near) is None, near
-
-
 def test_a_lookup_answer_stated_in_a_second_meeting_fails_exclusivity(corpus_copy):
     f = next(f for f in facts(corpus_copy) if f["type"] == "lookup_answer")
     other = next(m for m in (read_lines(p) for p in sorted((corpus_copy / "meetings").glob("*.jsonl")))
                  for m in m if m["id"] != f["meeting"])
-    edit_meeting(corpus_copy, other["id"], lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + " " + f["text"]))
+    edit_meeting(corpus_copy, other["id"],
+                 lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + " " + f["text"]))
     rehash(corpus_copy)
     assert failures(validate_corpus(corpus_copy)) == ["phrase_exclusivity"]
-
-
-def test_a_meeting_file_cut_mid_line_is_refused_even_with_fresh_hashes(corpus_copy):
-    part = sorted((corpus_copy / "meetings").glob("part-*.jsonl"))[0]
-    data = part.read_bytes()
-    part.write_bytes(data[: len(data) // 2])
-    with pytest.raises(CorpusIntegrityError, match="sha256 does not match"):
-        validate_corpus(corpus_copy)
-    rehash(corpus_copy)
-    with pytest.raises(CorpusIntegrityError, match="is not valid JSON"):
-        validate_corpus(corpus_copy)
-
-
-def test_a_record_missing_a_field_is_refused_not_a_traceback(corpus_copy):
-    rows = read_lines(corpus_copy / "queries.jsonl")
-    del rows[0]["scored_on"]
-    write_lines(corpus_copy / "queries.jsonl", rows)
-    rehash(corpus_copy)
-    result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
-    assert result.exit_code == 3
-    assert "not valid format v1 (KeyError: 'scored_on')" in result.output
 
 
 def test_a_turn_ending_with_half_a_marker_fails_the_turn_boundary_check(corpus_copy):
@@ -223,14 +156,21 @@ def test_a_turn_ending_with_half_a_marker_fails_the_turn_boundary_check(corpus_c
     assert f"ends with '{first_word}'" in results["planted_in_short_turns"].detail
 
 
-def test_validate_cli_exits_1_naming_the_failed_check(corpus_copy):
-    t = next(f for f in facts(corpus_copy) if f["type"] == "aggregation_target" and f["rule"] == "R5")
-    edit_meeting(corpus_copy, meeting_id_first(corpus_copy),
-                 lambda m: m["turns"][0].__setitem__("text", m["turns"][0]["text"] + f" Defer the {t['item']}."))
+def test_every_synthetic_check_passes_on_the_scan_of_a_fresh_corpus(generated):
+    scan = scan_synthetic(open_corpus(generated))
+    results = [run_check(c, scan) for c in SYNTHETIC]
+    assert [r.status for r in results] == ["pass"] * len(SYNTHETIC)
+    assert [r.name for r in results] == [check_name(c) for c in SYNTHETIC]
+
+
+def test_a_fact_the_check_cannot_read_fails_that_check_with_its_error(corpus_copy):
+    rows = facts(corpus_copy)
+    marker = next(f for f in rows if f["type"] == "marker")
+    marker.pop("turn")
+    write_lines(corpus_copy / "facts.jsonl", rows)
     rehash(corpus_copy)
-    result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
-    assert result.exit_code == 1
-    lines = result.output.strip().splitlines()
-    assert sum(line.startswith(("PASS  ", "FAIL  ")) for line in lines) == len(CHECK_NAMES)
-    assert any(line.startswith("FAIL  deferral_counts_exact") for line in lines)
-    assert lines[-1] == "turnbench: CheckFailed: 1 check(s) failed: deferral_counts_exact"
+    rule = next(f["rule"] for f in rows if f["type"] == "aggregation_target" and f["query"] == marker["query"])
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert results["facts_located"].detail == "malformed corpus data: KeyError: 'turn'"
+    counted_by = "month_counts_exact" if rule == "R7" else "marker_counts_exact"
+    assert failures(results.values()) == ["facts_located", counted_by]

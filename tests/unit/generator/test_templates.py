@@ -1,14 +1,22 @@
-"""docs/question-grammar.md must describe the queries the generator writes: every `in` query is derived
-by exactly one production of section 2 (with the rule and surface the doc names), every `out` query by
-none. The productions are transcribed here as regular expressions; the doc's text is checked for them."""
+"""The phrasing tables (turnbench/generator/templates.py) and docs/question-grammar.md must describe the
+same queries: every `in` query the generator writes is derived by exactly one production of the doc's
+section 2 (with the rule and surface the doc names), every `out` query by none. The productions are
+transcribed here as regular expressions; the doc's text is checked for them."""
 
 from __future__ import annotations
 
 import re
 
-from tests.unit.generator.helpers import REPO
+from tests.unit.corpus.helpers import REPO
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.plan import build_plan
+from turnbench.generator.templates import (
+    AGG_SURFACES,
+    LOOKUP_ECHOES,
+    LOOKUP_TEMPLATES,
+    MULTI_ECHOES,
+    MULTI_TEMPLATES,
+)
 
 MEETINGS = r"(?:meetings|sessions)"
 MENTION = r"(?:mentioned|discussed|talked about)"
@@ -47,14 +55,18 @@ def test_the_doc_names_every_in_surface_and_the_contracts():
     doc = (REPO / "docs" / "question-grammar.md").read_text(encoding="utf-8")
     for rule, surface in PRODUCTIONS:
         assert f"-- {rule}, surface {surface}" in doc
-    for needed in ('re.findall(r"[a-z0-9]+", text.lower())', r'\bdefer the ', "speaker of at least one turn", "at most 150 words",
-                   'MENTION   := "mentioned" | "discussed" | "talked about"', 'MEETINGS  := "meetings" | "sessions"'):
+    for needed in ('re.findall(r"[a-z0-9]+", text.lower())', r'\bdefer the ', "speaker of at least one turn",
+                   "at most 150 words", 'MENTION   := "mentioned" | "discussed" | "talked about"',
+                   'MEETINGS  := "meetings" | "sessions"'):
         assert needed in doc, needed
 
 
-def test_docs_generator_lists_every_validator_check():
-    from turnbench.generator.validate import CHECK_NAMES
 
-    doc = (REPO / "docs" / "generator.md").read_text(encoding="utf-8")
-    missing = [name for name in CHECK_NAMES if name not in doc]
-    assert missing == []
+def test_every_template_has_its_echoes_and_every_rule_three_families_one_outside_the_grammar():
+    assert sorted(t.name for t in LOOKUP_TEMPLATES) == sorted(LOOKUP_ECHOES)
+    assert sorted(t.name for t in MULTI_TEMPLATES) == sorted(MULTI_ECHOES)
+    for t in LOOKUP_TEMPLATES:
+        assert "{S}" in t.setup and "{S}" in t.answer and "{V}" in t.answer and "{V}" not in t.question
+    for rule, families in AGG_SURFACES.items():
+        assert len(families) == 3 and [f.grammar for f in families].count("out") == 1, rule
+        assert len({f.surface for f in families}) == 3, rule

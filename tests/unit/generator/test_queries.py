@@ -1,0 +1,61 @@
+"""Query gold (turnbench/generator/queries.py) comes from where rendering put each planted sentence."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from turnbench.errors import TurnbenchError
+from turnbench.generator.config import GeneratorConfig
+from turnbench.generator.plan import build_plan
+from turnbench.generator.queries import aggregation_targets, build_queries
+from turnbench.generator.render import render_meeting
+
+CFG = GeneratorConfig(seed=6, meetings=16, words_per_meeting=400)
+
+
+def _rendered():
+    plan = build_plan(CFG)
+    facts, turns = [], {}
+    for mp in plan.meetings:
+        _, fs, counts = render_meeting(mp)
+        facts.extend(fs)
+        turns[mp.id] = counts["turns"]
+    return plan, facts, turns
+
+
+def test_gold_follows_the_facts_for_every_class():
+    plan, facts, turns = _rendered()
+    queries = {q.id: q for q in build_queries(plan, facts, turns)}
+    assert [q.id for q in plan.queries] == list(queries)
+    for f in facts:
+        q = queries[f["query"]]
+        if f["type"] == "lookup_answer":
+            setup = next(s for s in facts if s["type"] == "lookup_setup" and s["query"] == q.id)
+            assert q.gold_turns == {f["meeting"]: ((setup["turn"], f["turn"]),)}
+            assert q.answer_turns == {f["meeting"]: (f["turn"],)}
+        elif f["type"] == "component":
+            assert q.gold_turns[f["meeting"]] == ((f["turn"], f["turn"]),)
+    for spec in plan.queries:
+        q = queries[spec.id]
+        if spec.cls == "summarize":
+            series = [m.id for m in plan.meetings if m.series == spec.series]
+            assert q.gold_meetings == tuple(series) and q.gold_level == "meeting"
+            assert all(q.gold_turns[m] == ((0, turns[m] - 1),) for m in series)
+        elif spec.cls == "aggregation":
+            assert (q.scored_on, q.answer, q.meta) == ("answer", spec.answer, {"grammar": spec.grammar})
+    targets = aggregation_targets(plan)
+    assert [t["query"] for t in targets] == [s.id for s in plan.queries if s.cls == "aggregation"]
+    assert all(t["type"] == "aggregation_target" and t["meeting"] is None and "rule" in t for t in targets)
+
+
+def test_components_in_one_meeting_or_a_summary_without_its_series_are_refused():
+    plan, facts, turns = _rendered()
+    comps = [f for f in facts if f["type"] == "component"]
+    moved = [dict(f, meeting=comps[0]["meeting"]) if f["query"] == comps[0]["query"] else f for f in facts]
+    with pytest.raises(TurnbenchError, match="components share a meeting"):
+        build_queries(plan, moved, turns)
+    specs = tuple(dataclasses.replace(s, series=None) if s.cls == "summarize" else s for s in plan.queries)
+    with pytest.raises(TurnbenchError, match="summarize query without its series"):
+        build_queries(dataclasses.replace(plan, queries=specs), facts, turns)

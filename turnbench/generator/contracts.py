@@ -1,0 +1,89 @@
+"""The contracts between what the generator writes and what its validator reads back.
+
+The generator keeps them when it plants; the validator re-derives every gold item with them from the
+text on disk (docs/question-grammar.md states the lexical ones for the answer engine):
+
+- a phrase is *mentioned* in a turn when its tokens occur consecutively in the turn's tokens, where
+  tokens are the lowercased text split on every non-alphanumeric character;
+- a *deferral* of an item is a case-insensitive, word-bounded match of ``defer the {item}``;
+- a person *attended* a session when they spoke at least one turn in it;
+- a planted sentence sits in a turn of at most ``MAX_PLANTED_TURN_WORDS`` words;
+- a session's title is ``{team} — {kind} #{session}``, so the titles alone name every series;
+- facts.jsonl holds a ``TargetFact`` per aggregation query, then a ``LocatedFact`` per planted sentence
+  (docs/generator.md lists their fields); the validator uses them only to know what to look for.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypedDict
+
+MAX_PLANTED_TURN_WORDS = 150
+TITLE = re.compile(r"^(?P<team>.+) — (?P<kind>.+) #(?P<n>[0-9]+)$")
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+class TargetFact(TypedDict, total=False):
+    """facts.jsonl's ``aggregation_target`` record: what an aggregation query asks about."""
+
+    type: str
+    meeting: None
+    query: str
+    rule: str
+    phrase: str  # R3, R4, R7
+    item: str  # R5
+    team: str  # R6
+    kind: str  # R6
+    month: str  # R7, "{Month} {year}"
+
+
+class LocatedFact(TypedDict, total=False):
+    """A facts.jsonl record that names where one planted sentence was written (docs/generator.md)."""
+
+    type: str
+    meeting: str
+    turn: int
+    speaker: str
+    text: str
+    query: str
+    subject: str
+    value: str
+    template: str
+    phrase: str
+    of: str
+    variant: str
+    item: str
+
+
+def tokens(text: str) -> list[str]:
+    """The phrase-matching tokens of a text: lowercase, split on non-alphanumerics (standard analyzer)."""
+    return _TOKEN.findall(text.lower())
+
+
+def contains_tokens(haystack: list[str] | tuple[str, ...], needle: tuple[str, ...]) -> int:
+    """How many times ``needle`` occurs as a consecutive run in ``haystack``."""
+    n, k = len(haystack), len(needle)
+    if k == 0:
+        return 0
+    first = needle[0]
+    return sum(1 for i in range(n - k + 1) if haystack[i] == first and tuple(haystack[i:i + k]) == needle)
+
+
+def deferral_pattern(item: str) -> re.Pattern[str]:
+    """The R5 contract: ``defer the {item}``, word-bounded, case-insensitive, single spaces."""
+    return re.compile(r"\bdefer the " + re.escape(item.lower()) + r"\b", re.IGNORECASE)
+
+
+def word_count(text: str) -> int:
+    """Words as the planted-turn limit counts them: runs of non-whitespace."""
+    return len(text.split())
+
+
+def session_title(team: str, kind: str, session: int) -> str:
+    return f"{team} — {kind} #{session}"
+
+
+def series_of_title(title: str) -> tuple[str, str] | None:
+    """The (team, kind) a session title names, or None when the title is not a session title."""
+    m = TITLE.match(title)
+    return (m.group("team"), m.group("kind")) if m else None

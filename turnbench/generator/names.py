@@ -1,0 +1,52 @@
+"""Invented proper nouns: the subjects of lookup and multi-file facts, and vendor names.
+
+Each is unique across the corpus and is none of the words of people's names, cities, agenda topics or
+the bulk and reserved word lists, so a subject occurs only where the plan puts it and the validator can
+count every mention of it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from turnbench.generator import vocab
+from turnbench.generator.org import Organisation
+
+
+class InventedNames:
+    """Invented names drawn from syllables; three per name until they run out, then more."""
+
+    def __init__(self, rng: random.Random, forbidden: set[str]) -> None:
+        self.rng = rng
+        self.used = set(forbidden)
+        self.syllables = 3
+        self.misses = 0
+
+    def new(self) -> str:
+        while True:
+            w = "".join(self.rng.choice(vocab.SYLLABLES) for _ in range(self.syllables))
+            if w not in self.used and len(w) >= 6:
+                self.used.add(w)
+                self.misses = 0
+                return w.capitalize()
+            self.misses += 1
+            if self.misses >= 50:
+                # three syllables are running out (very large corpora): lengthen names from here on
+                self.syllables += 1
+                self.misses = 0
+
+
+def reserved_words(org: Organisation) -> set[str]:
+    """Every word an invented name must not be: names, cities and every word list's words."""
+    words: set[str] = set(org.name_tokens)
+    for group in (vocab.SUBJECTS, vocab.MODALS, vocab.VERBS, vocab.VERBS_PAST, vocab.ADJECTIVES, vocab.NOUNS,
+                  vocab.TIMES, vocab.PREPS, vocab.NUMBERS, vocab.MARKER_FIRST, vocab.MARKER_SECOND,
+                  vocab.SIBLING_FIRST, vocab.SIBLING_SECOND, vocab.INSERTED, vocab.ITEM_AREAS,
+                  vocab.ITEM_THINGS, vocab.ITEM_SIBLING_THINGS):
+        for phrase in group:
+            words.update(phrase.lower().split())
+    for _, topic in vocab.AGENDA_TOPICS:
+        words.update(topic)
+    for c in org.cities:
+        words.update(c.lower().split())
+    return words
