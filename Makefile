@@ -4,7 +4,6 @@
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
-SEED ?= 20261130
 
 ## help: list the targets
 help:
