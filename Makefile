@@ -80,7 +80,7 @@ verify-answers-none: setup
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
 	$(TURNBENCH) answer --corpus "$$tmp/corpus" --answerer none --out "$$tmp/none" >/dev/null && \
-	status=0 && for f in answers.md answers.json answers.jsonl; do \
+	status=0 && for f in answers.md answers.json answers.jsonl claim.sha256; do \
 	  if cmp -s baselines/answers-none/$$f "$$tmp/none/$$f"; then echo "verify: $$f byte-identical to baselines/answers-none"; \
 	  else echo "verify: $$f DIFFERS from baselines/answers-none/$$f"; diff -u baselines/answers-none/$$f "$$tmp/none/$$f" | head -20; status=1; fi; \
 	done; exit $$status
@@ -124,7 +124,7 @@ verify: jars
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
 	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out "$$tmp/results" --control-name $(CONTROL) \
 	  --provider $(VERIFY_PROVIDER) >/dev/null && \
-	status=0 && for f in metrics.json metrics.md answers.md; do \
+	status=0 && for f in metrics.json metrics.md answers.md claim.sha256; do \
 	  if cmp -s baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f"; then echo "verify: $$f byte-identical to baselines/$(CONTROL)"; \
 	  else echo "verify: $$f DIFFERS from baselines/$(CONTROL)/$$f"; \
 	    diff -u baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f" | head -40; status=1; fi; \

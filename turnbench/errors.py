@@ -65,6 +65,10 @@ class StaleBinding(Refusal):
     """A gold target no longer matches the text of the corpus it is bound to."""
 
 
+class ResultsIntegrityError(Refusal):
+    """A results file does not match the digest written with it, or its numbers disagree with each other."""
+
+
 class UnpairedComparison(Refusal):
     """Two results cannot be compared: query sets, corpora or policies differ."""
 

@@ -309,6 +309,25 @@ def render_answers_md(results: Sequence[AnswerResults]) -> str:
     return "\n".join(out) + "\n"
 
 
+def rebuild(block: Mapping[str, Any]) -> list[AnswerResults]:
+    """The answer results an ``answers`` block records, re-scored from its gold and submitted answers under its
+    recorded policy: what a block must equal to be trusted."""
+    policy_json = block["policy"]
+    policy = AnswerPolicy(policy_json["count_tolerance"], policy_json["set_credit"])
+    by_corpus: dict[str, list[AnswerScore]] = {}
+    for rec in block["per_query"]:
+        gold = Answer.from_json(rec["gold"])
+        given = Answer.from_json(rec["submitted"]) if rec["submitted"] is not None else None
+        sub = SubmittedAnswer(str(rec["query_id"]), given, str(rec["mechanism"]),
+                              {str(k): str(v) for k, v in dict(rec["intent"]).items()})
+        em, partial, f1 = score_answer(gold, given, policy)
+        by_corpus.setdefault(str(rec["corpus"]), []).append(
+            AnswerScore(sub.query_id, str(rec["rule"]), str(rec["surface"]), str(rec["grammar"]), gold, sub, q6(em),
+                        q6(partial), None if f1 is None else q6(f1), given is not None))
+    return [AnswerResults(corpus, str(block["answerer"]), policy, tuple(sorted(scores, key=lambda s: s.query_id)))
+            for corpus, scores in sorted(by_corpus.items())]
+
+
 def overall_row(block: Mapping[str, Any]) -> Mapping[str, Any]:
     """The row over every question of an ``answers`` block (rule, surface and grammar all ``all``)."""
     for row in block["rows"]:
@@ -347,6 +366,7 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     from pathlib import Path
 
     from turnbench import canonical
+    from turnbench.harness.integrity import write_digest
     from turnbench.submissions import write_answers
 
     out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
@@ -355,4 +375,5 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
                                                   BLOCK: answers_block([answer_results])})
         canonical.write_bytes_atomic(tmp / ANSWERS_MD, render_answers_md([answer_results]).encode("utf-8"))
         write_answers(tmp / ANSWERS_JSONL, submitted)
+        write_digest(tmp)
     return out_dir

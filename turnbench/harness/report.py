@@ -18,6 +18,7 @@ from typing import Any
 from turnbench import canonical
 from turnbench.errors import BadInput
 from turnbench.harness import markdown
+from turnbench.harness.integrity import read_results, write_digest
 from turnbench.harness.score import ALL, Results
 
 METRICS_JSON = "metrics.json"
@@ -146,19 +147,10 @@ def write_results(out_dir: Path, results: Results, info: Mapping[str, Any] | Non
         for name in sorted(results.extra_files):
             canonical.write_bytes_atomic(tmp / name, results.extra_files[name])
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
+        write_digest(tmp)
     return out_dir
 
 
 def read_metrics(path: Path) -> dict[str, Any]:
-    """Read metrics.json from a results directory (or the file itself)."""
-    import json
-
-    path = Path(path)
-    if path.is_dir():
-        path = path / METRICS_JSON
-    if not path.is_file():
-        raise BadInput(f"{path}: no metrics.json here")
-    try:
-        return json.loads(path.read_bytes())
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{path}: not valid JSON ({exc.msg})") from None
+    """metrics.json of a results directory (or the file itself), refused unless it is exactly as written."""
+    return read_results(Path(path))

@@ -22,22 +22,25 @@ from turnbench.harness.compare import (
     render_compare_md,
     verdict,
 )
+from turnbench.harness.integrity import write_digest
 from turnbench.harness.report import nearest_rank
+from turnbench.harness.score import aggregate_rows
 
 MEASURES = ["nDCG@10", "MRR"]
 
 
 def doc(values: dict[str, tuple[str, float]], *, sha="s1", policy="graded(high=0.5,low=0.0)", arm="base",
         answers=None):
-    """A minimal metrics.json: query id -> (class, value of every measure)."""
+    """A minimal metrics.json: query id -> (class, value of every measure); rows as the scorer computes them."""
+    per_query = [{"query_id": q, "corpus": "c", "class": cls, "level": "turn", "answered": True,
+                  "values": {m: v for m in MEASURES}} for q, (cls, v) in sorted(values.items())]
     d = {
         "schema_version": 1,
         "provenance": {"corpus": {"id": "c", "sha256": sha}, "relevance_policy": {"name": policy},
                        "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11"}, "arm": {"name": arm}},
         "scope": {"label": "corpus", "oracle": False},
-        "retrieval": {"group_by": ["corpus", "class"], "measures": MEASURES, "per_query": [
-            {"query_id": q, "corpus": "c", "class": cls, "values": {m: v for m in MEASURES}}
-            for q, (cls, v) in sorted(values.items())]},
+        "retrieval": {"group_by": ["corpus", "class"], "measures": MEASURES, "per_query": per_query,
+                      "rows": aggregate_rows("c", per_query, MEASURES, {})},
     }
     if answers is not None:
         d["answers"] = {"per_query": [{"query_id": q, "corpus": "c", "rule": rule, "em": em, "partial": em,
@@ -146,6 +149,7 @@ def test_compare_cli_exit_codes(tmp_path):
     def put(name, d):
         (tmp_path / name).mkdir()
         (tmp_path / name / "metrics.json").write_text(json.dumps(d))
+        write_digest(tmp_path / name)
         return str(tmp_path / name)
 
     vals = {f"q{i:02d}": ("lookup", (i % 7) / 7) for i in range(14)}

@@ -1,0 +1,177 @@
+"""A results directory is trusted only as written: a digest of its claim, and a document consistent with itself.
+
+``write_digest`` records, beside the files, the sha256 of every file of a results directory except
+``runinfo.json`` (timings legitimately differ between runs) in ``claim.sha256`` — the format ``sha256sum``
+writes, so ``sha256sum -c claim.sha256`` checks it without turnbench. ``read_results`` refuses a directory
+whose files do not match it, then checks the document itself: no NaN or infinity anywhere, every per-query
+value a number in [0, 1], every row the mean of its per-query values (recomputed exactly as the scorer
+computes it), and every answer's scores what its gold and submitted answers give under the recorded policy.
+A hand-edited file is refused (exit 3) naming what differs; it can never pass a gate.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from turnbench import canonical
+from turnbench.errors import BadInput, ResultsIntegrityError
+
+DIGEST = "claim.sha256"
+NOT_CLAIMED = frozenset({"runinfo.json", DIGEST})
+
+
+def claimed_files(directory: Path) -> list[str]:
+    return sorted(p.name for p in Path(directory).iterdir() if p.is_file() and p.name not in NOT_CLAIMED)
+
+
+def digest_text(directory: Path) -> str:
+    return "".join(f"{canonical.sha256_file(Path(directory) / name)}  {name}\n" for name in claimed_files(directory))
+
+
+def write_digest(directory: Path) -> None:
+    canonical.write_bytes_atomic(Path(directory) / DIGEST, digest_text(directory).encode("utf-8"))
+
+
+def verify_digest(directory: Path) -> None:
+    """Refuse unless ``claim.sha256`` lists exactly the directory's claim files, each with its hash."""
+    directory = Path(directory)
+    path = directory / DIGEST
+    if not path.is_file():
+        raise ResultsIntegrityError(f"{directory}: no {DIGEST}, so nothing vouches for these results; "
+                                    "write them with `turnbench bench` or `turnbench score`")
+    recorded: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        sha, _, name = line.partition("  ")
+        if len(sha) != 64 or not name or "/" in name:
+            raise ResultsIntegrityError(f"{path}: line {n} is not '<sha256>  <file>'")
+        recorded[name] = sha
+    present = set(claimed_files(directory))
+    for name in sorted(set(recorded) | present):
+        if name not in present:
+            raise ResultsIntegrityError(f"{directory}: {name} is listed in {DIGEST} but missing")
+        if name not in recorded:
+            raise ResultsIntegrityError(f"{directory}: {name} is not listed in {DIGEST}")
+        if canonical.sha256_file(directory / name) != recorded[name]:
+            raise ResultsIntegrityError(f"{directory}: {name} was changed after it was written "
+                                        f"(its sha256 no longer matches {DIGEST})")
+
+
+def load_json(path: Path) -> Any:
+    """JSON as turnbench writes it: UTF-8, and no NaN or infinity (Python's json would accept both)."""
+
+    def no_constants(token: str) -> Any:
+        raise ValueError(f"{token} is not a number turnbench writes")
+
+    try:
+        return json.loads(Path(path).read_bytes().decode("utf-8"), parse_constant=no_constants)
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text") from None
+    except ValueError as exc:  # JSONDecodeError is a ValueError
+        raise BadInput(f"{path}: not valid JSON ({exc})") from None
+
+
+# -- the document consistent with itself -----------------------------------------------------------------------
+
+
+def check_document(doc: Any, where: str) -> None:
+    """Refuse a metrics.json whose numbers disagree with each other; BadInput when it is not one at all."""
+    if not isinstance(doc, Mapping):
+        raise BadInput(f"{where}: metrics.json holds a {type(doc).__name__}, not a results document")
+    for key in ("schema_version", "provenance", "scope", "retrieval"):
+        if key not in doc:
+            raise BadInput(f"{where}: metrics.json has no {key!r}; not a results document")
+    _check_finite(doc, where, "metrics.json")
+    try:
+        _check_retrieval(doc["retrieval"], where)
+        if "answers" in doc:
+            _check_answers(doc["answers"], where)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise BadInput(f"{where}: metrics.json is malformed ({type(exc).__name__}: {exc})") from None
+
+
+def _check_finite(value: Any, where: str, path: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ResultsIntegrityError(f"{where}: {path} is {value}, which no measure can be")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_finite(v, where, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, where, f"{path}[{i}]")
+
+
+def _unit(value: Any, where: str, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ResultsIntegrityError(f"{where}: {what} is {value!r}, not a number in [0, 1]")
+    return float(value)
+
+
+def _check_retrieval(block: Mapping[str, Any], where: str) -> None:
+    from turnbench.harness.score import aggregate_rows
+
+    measures = list(block["measures"])
+    per_query = list(block["per_query"])
+    for r in per_query:
+        for m, v in r["values"].items():
+            _unit(v, where, f"query {r['query_id']} {m}")
+    tables = [(None, list(block["rows"]))] + sorted(block.get("rows_by_domain", {}).items())
+    for domain, rows in tables:
+        mine = per_query if domain is None else [r for r in per_query if r.get("domain") == domain]
+        corpora = sorted({row["corpus"] for row in rows})
+        for corpus in corpora:
+            claimed = [row for row in rows if row["corpus"] == corpus]
+            dropped = {row["class"]: row["dropped_unjudgeable"] for row in claimed if row["class"] != "all"}
+            again = aggregate_rows(corpus, [r for r in mine if r["corpus"] == corpus], measures, dropped)
+            _same_rows(claimed, again, where, "retrieval" if domain is None else f"retrieval ({domain})")
+
+
+def _same_rows(claimed: Sequence[Mapping[str, Any]], again: Sequence[Mapping[str, Any]], where: str,
+               block: str) -> None:
+    by_key = {(r["corpus"], r.get("class", r.get("rule")), r.get("surface"), r.get("grammar")): r for r in again}
+    if len(claimed) != len(again):
+        raise ResultsIntegrityError(f"{where}: the {block} block has {len(claimed)} rows, its per-query rows "
+                                    f"give {len(again)}")
+    for row in claimed:
+        key = (row["corpus"], row.get("class", row.get("rule")), row.get("surface"), row.get("grammar"))
+        mine = by_key.get(key)
+        if mine is None:
+            raise ResultsIntegrityError(f"{where}: {block} row {key[1]} is not one its per-query rows give")
+        for k in sorted(set(row) | set(mine)):
+            if row.get(k) != mine.get(k):
+                raise ResultsIntegrityError(
+                    f"{where}: {block} row {'/'.join(str(x) for x in key[1:] if x)} says {k} = {row.get(k)!r}, "
+                    f"its per-query rows give {mine.get(k)!r}")
+
+
+def _check_answers(block: Mapping[str, Any], where: str) -> None:
+    from turnbench.harness.answers import rebuild
+
+    again = rebuild(block)
+    for claimed, mine in zip(block["per_query"], (s.to_json(r.corpus) for r in again for s in r.scores),
+                             strict=True):
+        for k in ("em", "partial", "set_f1", "answered"):
+            if claimed.get(k) != mine.get(k):
+                raise ResultsIntegrityError(
+                    f"{where}: answer {claimed['query_id']} says {k} = {claimed.get(k)!r}, but its gold and "
+                    f"submitted answers give {mine.get(k)!r}")
+    _same_rows(list(block["rows"]), [row.to_json() for r in again for row in r.rows()], where, "answers")
+
+
+def read_results(directory: Path) -> dict[str, Any]:
+    """metrics.json of a results directory, refused unless its digest and its own numbers agree."""
+    directory = Path(directory)
+    if directory.is_file() and directory.name == "metrics.json":
+        directory = directory.parent
+    path = directory / "metrics.json"
+    if not directory.is_dir():
+        raise BadInput(f"{directory}: no such results directory")
+    if not path.is_file():
+        raise BadInput(f"{directory}: no metrics.json here; not a results directory")
+    verify_digest(directory)
+    doc = load_json(path)
+    check_document(doc, str(directory))
+    return dict(doc)
