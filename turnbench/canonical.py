@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
+import glob
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 # Claimed floats are rounded to this many decimals before they are written or summed again (DESIGN §3 rule 4).
 DECIMALS = 6
@@ -65,16 +69,21 @@ def _as_if_created(path: Path, mode: int) -> None:
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary file in the same directory and ``os.replace``, so a reader never sees half a file."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         _as_if_created(Path(tmp), 0o666)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _write_error(path, exc) from None
         raise
 
 
@@ -105,34 +114,114 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> str:
     return h.hexdigest()
 
 
-def read_jsonl(path: Path) -> Iterator[Any]:
-    with open(path, "rb") as fh:
+def _corpus_error(message: str) -> Exception:
+    from turnbench.errors import CorpusIntegrityError
+
+    return CorpusIntegrityError(message)
+
+
+def read_jsonl(path: Path, error: Callable[[str], Exception] = _corpus_error) -> Iterator[Any]:
+    """The JSON values of a JSON-lines file; ``error(message)`` is raised for a line that is not UTF-8 JSON
+    (a corpus file is an integrity problem; a file the user hands in is bad input)."""
+    for _, value in read_jsonl_numbered(path, error):
+        yield value
+
+
+def read_jsonl_numbered(path: Path, error: Callable[[str], Exception] = _corpus_error
+                        ) -> Iterator[tuple[int, Any]]:
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise error(f"{path}: cannot be read ({exc.strerror})") from None
+    with fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                from turnbench.errors import CorpusIntegrityError
+                yield n, json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+            except UnicodeDecodeError:
+                raise error(f"{path}: line {n} is not UTF-8 text") from None
+            except ValueError as exc:  # JSONDecodeError, and NaN/Infinity
+                raise error(f"{path}: line {n} is not valid JSON ({exc})") from None
 
-                raise CorpusIntegrityError(f"{path}: line {n} is not valid JSON ({exc.msg})") from None
+
+def read_records(path: Path, parse: Callable[[Any], T], what: str,
+                 error: Callable[[str], Exception] = _corpus_error) -> Iterator[T]:
+    """``parse`` applied to every line of a JSON-lines file; a line it cannot parse is ``error``, named by number."""
+    for n, value in read_jsonl_numbered(path, error):
+        try:
+            if not isinstance(value, dict):
+                raise TypeError(f"a JSON {type(value).__name__}, not an object")
+            yield parse(value)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise error(f"{path}: line {n} is not {what} ({type(exc).__name__}: {exc})") from None
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not a number turnbench accepts")
+
+
+# errno values that mean "this destination cannot be written" (the user's to fix) and "the disk is full"
+_UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG,
+                         errno.ELOOP})
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+OWNER = ".turnbench-owner"
+
+
+def _write_error(dest: Path, exc: OSError) -> Exception:
+    """The one-line error for an OSError met while writing ``dest``; the OSError itself when it is neither."""
+    from turnbench.errors import BadInput, DiskFull
+
+    if exc.errno in _FULL:
+        return DiskFull(f"{dest}: no space left on the device ({exc.strerror}); nothing partial was kept")
+    if exc.errno in _UNWRITABLE:
+        return BadInput(f"{dest}: cannot write here ({exc.strerror})")
+    return exc
+
+
+def _sweep_stale_stages(final: Path) -> None:
+    """Remove staging directories for ``final`` left by a run that was killed outright (SIGKILL): only those
+    whose recorded owner process is gone, so a run writing the same destination right now keeps its own."""
+    from turnbench.procs import is_running
+
+    for stage in final.parent.glob(f".{glob.escape(final.name)}.*.partial"):
+        try:
+            owner = json.loads((stage / OWNER).read_text())
+            pid, ticks = int(owner["pid"]), owner.get("ticks")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not one of ours, or not readable: leave it alone
+        if not is_running(pid, ticks):
+            shutil.rmtree(stage, ignore_errors=True)
 
 
 @contextlib.contextmanager
 def staged_directory(final: Path) -> Iterator[Path]:
     """Yield a temporary sibling of ``final``; rename it into place only if the block succeeds.
 
-    A failed or interrupted write leaves nothing at ``final`` that could pass for a complete output.
+    A failed or interrupted write leaves nothing at ``final`` that could pass for a complete output, and the
+    staging directory goes too (a SIGKILLed run's is swept by the next run writing the same destination). An
+    unwritable destination is BadInput; a full disk is DiskFull; both are one line.
     """
+    from turnbench.procs import start_ticks
+
     final = Path(final)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
     try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        _sweep_stale_stages(final)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
+    except OSError as exc:
+        raise _write_error(final, exc) from None
+    try:
+        (tmp / OWNER).write_text(json.dumps({"pid": os.getpid(), "ticks": start_ticks(os.getpid())}))
         yield tmp
+        (tmp / OWNER).unlink()
         _as_if_created(tmp, 0o777)
         if final.exists():
             final.rmdir()  # only an empty directory may be replaced; callers refuse a non-empty one first
         os.replace(tmp, final)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _write_error(final, exc) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

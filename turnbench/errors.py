@@ -77,6 +77,10 @@ class TruncatedAggregation(Refusal):
     """An aggregation's bucket list hit its size limit, so its count would be a floor."""
 
 
+class DiskFull(Refusal):
+    """The disk filled up while writing; what was being written was removed, so nothing partial is left."""
+
+
 class GateFailed(TurnbenchError):
     """A comparison gate found a regression."""
 

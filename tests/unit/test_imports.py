@@ -14,13 +14,15 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "turnbench"
 
-# The contracts every room may use: errors, canonical bytes, the corpus format, and the records engines hand
-# the harness (runs for retrieval, submissions for answers).
-BASE = {"turnbench", "errors", "canonical", "corpus", "runs", "submissions"}
+# The contracts every room may use: errors, canonical bytes, process identity and signals, the corpus format, and
+# the records engines hand the harness (runs for retrieval, submissions for answers).
+BASE = {"turnbench", "errors", "canonical", "procs", "signals", "corpus", "runs", "submissions"}
 ALLOWED = {
     "turnbench": set(),
     "errors": set(),
-    "canonical": {"errors"},
+    "procs": set(),
+    "signals": set(),
+    "canonical": {"errors", "procs"},
     "corpus": {"turnbench", "errors", "canonical"},
     "runs": {"errors", "canonical"},
     "submissions": {"errors", "canonical", "corpus"},

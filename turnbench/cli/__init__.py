@@ -6,26 +6,32 @@ commands so ``turnbench --help`` is instant.
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from turnbench import __version__
 from turnbench.cli import corpus, evaluate, stack
-from turnbench.cli.base import EXIT_CODES, exit_code_for, handle_errors
+from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors
 
 __all__ = ["main", "EXIT_CODES", "exit_code_for", "handle_errors"]
 
 
-class _InFlowOrder(click.Group):
-    """Lists commands in the order they were added (the data flow), not alphabetically."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+def _debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        os.environ[DEBUG_ENV] = "1"
 
 
-@click.group(cls=_InFlowOrder, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="turnbench")
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_debug,
+              help="Show the traceback of an error as well as its one line.")
 def main() -> None:
-    """Reproducible evaluation of meeting-transcript search."""
+    """Reproducible evaluation of meeting-transcript search.
+
+    Exit codes: 0 success, 1 a check failed, 2 bad input, 3 refusal (a number could be wrong), 4 the gate found
+    a regression, 5 an internal error.
+    """
 
 
 # In the order of the data flow: corpus → stack → load → run / answer → score → bench → compare.

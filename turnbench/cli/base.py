@@ -1,18 +1,25 @@
-"""The one place library errors become exit codes, and the one line they are printed as.
+"""The one place errors become exit codes, and the one line they are printed as.
 
-0 success · 1 a check failed · 2 bad input or usage · 3 refusal (a number could be wrong) · 4 gate failed.
+0 success · 1 a check failed · 2 bad input or usage · 3 refusal (a number could be wrong) · 4 gate failed ·
+5 an internal error (a bug in turnbench: the line says how to see its traceback).
+
+Every error is one line on stderr of at most ``MAX_MESSAGE`` characters: a 50 MB id in an input file must not
+become a 50 MB message. Click's own usage errors (an unknown option, a port out of range) are shown the same way.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 
 from turnbench import errors
+from turnbench.signals import terminating_raises
 
 EXIT_CODES = (
     # most specific first: the first matching class wins
@@ -21,6 +28,10 @@ EXIT_CODES = (
     (errors.BadInput, 2),
     (errors.TurnbenchError, 1),
 )
+EXIT_USAGE = 2
+EXIT_INTERNAL = 5
+MAX_MESSAGE = 300
+DEBUG_ENV = "TURNBENCH_DEBUG"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -28,6 +39,23 @@ R = TypeVar("R")
 
 def exit_code_for(exc: errors.TurnbenchError) -> int:
     return next(code for cls, code in EXIT_CODES if isinstance(exc, cls))
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` on one line, cut to ``limit`` characters with the full length said."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= limit:
+        return flat
+    return f"{flat[:limit]}… ({len(flat)} characters)"
+
+
+def fail(label: str, message: str, code: int) -> NoReturn:
+    click.echo(one_line(f"turnbench: {label}: {message}"), err=True)
+    sys.exit(code)
+
+
+def debugging() -> bool:
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
@@ -38,10 +66,48 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except errors.TurnbenchError as exc:
-            click.echo(f"turnbench: {type(exc).__name__}: {exc}", err=True)
-            sys.exit(exit_code_for(exc))
+            if debugging():
+                traceback.print_exc()
+            fail(type(exc).__name__, str(exc), exit_code_for(exc))
 
     return wrapper
+
+
+class OneLineGroup(click.Group):
+    """A click group whose every failure — usage errors and unexpected exceptions alike — is one line.
+
+    The last-resort handler turns an exception nothing above anticipated into one line naming its type and
+    exit 5; ``--debug`` (or TURNBENCH_DEBUG=1) prints the traceback as well.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)  # the order they were added in: the data flow, not the alphabet
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            # SIGTERM and SIGHUP end a command through its `finally` blocks, as Ctrl-C does
+            with terminating_raises():
+                return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            fail("BadInput", exc.format_message(), exc.exit_code if exc.exit_code else EXIT_USAGE)
+        except click.Abort:
+            fail("Aborted", "interrupted", 130)
+        except KeyboardInterrupt:
+            fail("Aborted", "interrupted", 130)
+        except SystemExit:
+            raise
+        except BrokenPipeError:
+            # the reader went away (`turnbench compare ... | head`): nothing more can be said to it
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - kept open until the interpreter exits
+            sys.exit(1)
+        except Exception as exc:  # the last resort: a bug, reported as one line, never a bare traceback
+            if debugging():
+                traceback.print_exc()
+            fail("InternalError", f"{type(exc).__name__}: {exc} (a bug in turnbench; rerun with --debug for the "
+                 "traceback)", EXIT_INTERNAL)
 
 
 def say(line: str) -> None:

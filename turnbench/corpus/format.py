@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from turnbench import canonical
 from turnbench.corpus.records import Meeting, Query
-from turnbench.errors import CorpusIntegrityError
+from turnbench.errors import BadInput, CorpusIntegrityError
 
 FORMAT_NAME = "turnbench-corpus"
 FORMAT_VERSION = 1
@@ -74,11 +74,10 @@ class Corpus:
 
     def iter_meetings(self) -> Iterator[Meeting]:
         for rel in self.meeting_files:
-            for d in canonical.read_jsonl(self.root / rel):
-                yield Meeting.from_json(d)
+            yield from canonical.read_records(self.root / rel, Meeting.from_json, "a format-v1 meeting")
 
     def queries(self) -> list[Query]:
-        return [Query.from_json(d) for d in canonical.read_jsonl(self.root / "queries.jsonl")]
+        return list(canonical.read_records(self.root / "queries.jsonl", Query.from_json, "a format-v1 query"))
 
     def facts(self) -> Iterator[Mapping[str, Any]]:
         path = self.root / "facts.jsonl"
@@ -101,24 +100,44 @@ class Corpus:
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest of the corpus at ``root``, its shape checked: a path that is no corpus is bad input; a
+    corpus whose manifest is malformed is refused, since nothing in it can then be trusted."""
     root = Path(root)
     path = root / MANIFEST
+    if not root.exists():
+        raise BadInput(f"{root}: no such corpus directory")
     if not root.is_dir():
-        raise CorpusIntegrityError(f"{root}: not a corpus directory (it does not exist or is not a directory)")
+        raise BadInput(f"{root}: not a directory, so not a corpus")
     if not path.is_file():
-        raise CorpusIntegrityError(f"{root}: no {MANIFEST}; not a corpus directory")
+        raise BadInput(f"{root}: no {MANIFEST}; not a corpus directory")
     import json
 
     try:
-        manifest = json.loads(path.read_bytes())
-    except json.JSONDecodeError as exc:
-        raise CorpusIntegrityError(f"{path}: not valid JSON ({exc.msg})") from None
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CorpusIntegrityError(f"{path}: not UTF-8 text") from None
+    except ValueError as exc:
+        raise CorpusIntegrityError(f"{path}: not valid JSON ({exc})") from None
+    check_manifest(manifest, path, CorpusIntegrityError)
+    return dict(manifest)
+
+
+def check_manifest(manifest: Any, path: Path, error: type[Exception]) -> None:
+    """The fields every reader relies on, with their types; ``error`` names what is wrong in one line."""
+    if not isinstance(manifest, dict):
+        raise error(f"{path}: holds a JSON {type(manifest).__name__}, not a manifest object")
     if manifest.get("format") != FORMAT_NAME or manifest.get("format_version") != FORMAT_VERSION:
-        raise CorpusIntegrityError(
-            f"{path}: format {manifest.get('format')!r} v{manifest.get('format_version')!r} is not "
-            f"{FORMAT_NAME} v{FORMAT_VERSION}"
-        )
-    return manifest
+        raise error(f"{path}: format {manifest.get('format')!r} v{manifest.get('format_version')!r} is not "
+                    f"{FORMAT_NAME} v{FORMAT_VERSION}")
+    for key, kind in (("corpus_id", str), ("corpus_sha256", str), ("files", dict), ("licence", dict)):
+        if not isinstance(manifest.get(key), kind):
+            raise error(f"{path}: {key!r} is missing or not a {'string' if kind is str else 'JSON object'}")
+    for rel, sha in manifest["files"].items():
+        if not (isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
+            raise error(f"{path}: files[{rel!r}] is not a sha256")
+        parts = Path(rel).parts
+        if not rel or Path(rel).is_absolute() or ".." in parts or rel.startswith("."):
+            raise error(f"{path}: files names {rel!r}, which is not a path inside the corpus")
 
 
 def verify(root: Path, manifest: Mapping[str, Any]) -> None:

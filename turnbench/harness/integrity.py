@@ -25,7 +25,9 @@ NOT_CLAIMED = frozenset({"runinfo.json", DIGEST})
 
 
 def claimed_files(directory: Path) -> list[str]:
-    return sorted(p.name for p in Path(directory).iterdir() if p.is_file() and p.name not in NOT_CLAIMED)
+    # hidden files are the staging machinery (an owner marker), never results
+    return sorted(p.name for p in Path(directory).iterdir()
+                  if p.is_file() and p.name not in NOT_CLAIMED and not p.name.startswith("."))
 
 
 def digest_text(directory: Path) -> str:
@@ -141,10 +143,15 @@ def _same_rows(claimed: Sequence[Mapping[str, Any]], again: Sequence[Mapping[str
         if mine is None:
             raise ResultsIntegrityError(f"{where}: {block} row {key[1]} is not one its per-query rows give")
         for k in sorted(set(row) | set(mine)):
-            if row.get(k) != mine.get(k):
-                raise ResultsIntegrityError(
-                    f"{where}: {block} row {'/'.join(str(x) for x in key[1:] if x)} says {k} = {row.get(k)!r}, "
-                    f"its per-query rows give {mine.get(k)!r}")
+            said, given = row.get(k), mine.get(k)
+            if said == given:
+                continue
+            if isinstance(said, Mapping) and isinstance(given, Mapping):  # name the one measure that differs
+                k = next(m for m in sorted(set(said) | set(given)) if said.get(m) != given.get(m))
+                said, given = said.get(k), given.get(k)
+            raise ResultsIntegrityError(
+                f"{where}: {block} row {'/'.join(str(x) for x in key[1:] if x)} says {k} = {said!r}, "
+                f"its per-query rows give {given!r}")
 
 
 def _check_answers(block: Mapping[str, Any], where: str) -> None:

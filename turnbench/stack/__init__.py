@@ -11,14 +11,13 @@ versions the servers report.
 from __future__ import annotations
 
 import contextlib
-import signal
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
 from turnbench.errors import StackStartError, StackStateError
+from turnbench.signals import blocked, terminating_raises
 from turnbench.stack.info import StackInfo
 from turnbench.stack.provider import PROVIDERS, RECORDED, choose, provider_class
 
@@ -56,7 +55,7 @@ def open_stack(provider: str = "auto", *, echo: Callable[[str], None] | None = N
     postgres_port, timeout, ...; external takes opensearch_url and postgres_dsn.
     """
     say = echo or (lambda line: print(line, file=sys.stderr))
-    with sigterm_raises():
+    with terminating_raises():
         choice = choose(provider, options, detached=False)
         if provider == "auto":
             say(f"turnbench: stack provider {choice.provider}: {choice.why}")
@@ -69,36 +68,5 @@ def open_stack(provider: str = "auto", *, echo: Callable[[str], None] | None = N
         try:
             yield replace(info, details={**info.details, "chosen_because": choice.why})
         finally:
-            with signals_blocked():
+            with blocked():
                 running.stop()
-
-
-@contextlib.contextmanager
-def sigterm_raises() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit while a stack is open, so ``finally`` blocks tear it down."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def raise_exit(signum: int, _frame: Any) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, raise_exit)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
-
-
-@contextlib.contextmanager
-def signals_blocked() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM during teardown so a second Ctrl-C cannot leave a half-stopped stack."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    mask = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, mask)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)

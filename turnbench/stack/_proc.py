@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from turnbench.errors import StackStartError
+from turnbench.procs import is_running, start_ticks
 
 LOOPBACK = "127.0.0.1"
 
@@ -96,29 +97,6 @@ def require_free_port(port: int, what: str) -> int:
                 f"{what} port {port} on {LOOPBACK} is taken ({exc.strerror}); choose another port or leave it unset"
             ) from None
     return port
-
-
-def start_ticks(pid: int) -> int | None:
-    """The process start time in clock ticks since boot: with the pid it names one process, even after pid reuse."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # comm (field 2) may contain spaces and parentheses: split after the last ')'
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return int(fields[19])
-
-
-def is_running(pid: int, ticks: int | None = None) -> bool:
-    """True while the process exists, is not a zombie, and (when given) started at ``ticks``."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    rest = stat[stat.rindex(")") + 2 :].split()
-    if rest[0] in ("Z", "X"):
-        return False
-    return ticks is None or int(rest[19]) == ticks
 
 
 def stop_pids(procs: list[tuple[int, int | None, int]], timeout: float = 10.0) -> None:

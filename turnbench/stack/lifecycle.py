@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from turnbench.errors import StackStartError, StackStateError
-from turnbench.stack import sigterm_raises, state
+from turnbench.signals import terminating_raises
+from turnbench.stack import state
 from turnbench.stack.info import StackInfo
 from turnbench.stack.provider import choose, provider_class
 
@@ -22,7 +23,7 @@ def up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options
             f"(OpenSearch {recorded.opensearch_url}, PostgreSQL {recorded.postgres_dsn}): "
             "`turnbench stack down` first"
         )
-    with sigterm_raises():
+    with terminating_raises():
         choice = choose(provider, options, detached=True)
         echo(f"turnbench: stack provider {choice.provider}: {choice.why}")
         t0 = time.monotonic()

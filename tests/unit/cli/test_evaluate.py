@@ -61,7 +61,8 @@ def test_bench_refuses_an_unknown_arm_and_a_bad_corpus_before_any_stack_starts(t
     assert r.exit_code == 3 and "UnknownArm" in r.output
     r = runner.invoke(main, ["bench", "--corpus", str(tmp_path / "missing"), "--arm", "bm25",
                              "--out", str(tmp_path / "o"), "--provider", "external"])
-    assert r.exit_code == 3 and "CorpusIntegrityError" in r.output
+    # a path that does not exist is bad input (exit 2), not a refusal
+    assert r.exit_code == 2 and "BadInput" in r.output and "no such corpus directory" in r.output
 
 
 SMALL = str(Path(__file__).resolve().parents[3] / "fixtures" / "small")

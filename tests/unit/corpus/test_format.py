@@ -70,10 +70,11 @@ def _manifest(root):
 
 
 def test_reading_refuses_what_is_not_a_corpus(tmp_path):
-    with pytest.raises(CorpusIntegrityError, match="not a corpus directory"):
+    # a path that is no corpus at all is the user's to fix (exit 2); a corpus that is damaged is refused (exit 3)
+    with pytest.raises(BadInput, match="no such corpus directory"):
         open_corpus(tmp_path / "nowhere")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(CorpusIntegrityError, match="no manifest.json"):
+    with pytest.raises(BadInput, match="no manifest.json"):
         open_corpus(tmp_path / "empty")
     root = write(tmp_path / "c", GOOD, QUERIES)
     (root / "manifest.json").write_text("{")

@@ -199,5 +199,5 @@ def test_cli_refuses_a_tampered_corpus(corpus_dir: Path):
 
 def test_cli_missing_directory_is_an_error(tmp_path: Path):
     result = CliRunner().invoke(main, ["measure", str(tmp_path / "nope")])
-    assert result.exit_code == 3
-    assert "not a corpus directory" in result.output
+    assert result.exit_code == 2
+    assert "no such corpus directory" in result.output

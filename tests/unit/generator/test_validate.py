@@ -61,7 +61,7 @@ def test_a_record_missing_a_field_is_refused_not_a_traceback(corpus_copy):
     rehash(corpus_copy)
     result = CliRunner().invoke(main, ["validate", str(corpus_copy)])
     assert result.exit_code == 3
-    assert "not valid format v1 (KeyError: 'scored_on')" in result.output
+    assert "queries.jsonl: line 1 is not a format-v1 query (KeyError: 'scored_on')" in result.output
 
 
 def test_validate_cli_exits_1_naming_the_failed_check(corpus_copy):
@@ -127,4 +127,4 @@ def test_validate_refuses_missing_or_extra_files_with_exit_3(tmp_path):
     (out / "queries.jsonl").unlink()
     result = run("validate", out)
     assert result.exit_code == 3 and "missing file(s)" in result.output
-    assert run("validate", tmp_path / "nowhere").exit_code == 3
+    assert run("validate", tmp_path / "nowhere").exit_code == 2  # no such path: bad input, not a refusal

@@ -76,13 +76,13 @@ def test_nan_and_infinity_are_refused_even_with_a_matching_digest(results: Path,
 
 def test_a_per_query_value_that_disagrees_with_its_row_is_refused(results: Path) -> None:
     _edit(results, lambda d: d["retrieval"]["per_query"][0]["values"].update({"MRR": 0.123}), rehash=True)
-    with pytest.raises(ResultsIntegrityError, match=r"retrieval row .* says means = .*per-query rows give"):
+    with pytest.raises(ResultsIntegrityError, match=r"retrieval row .* says MRR = .*per-query rows give"):
         read_results(results)
 
 
 def test_a_row_edited_alone_is_refused(results: Path) -> None:
     _edit(results, lambda d: d["retrieval"]["rows"][-1]["means"].update({"MRR": 0.99}), rehash=True)
-    with pytest.raises(ResultsIntegrityError, match="retrieval row all says means"):
+    with pytest.raises(ResultsIntegrityError, match="retrieval row all says MRR = 0.99, its per-query rows give"):
         read_results(results)
 
 
