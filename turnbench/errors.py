@@ -61,6 +61,10 @@ class UnjudgedPassage(Refusal):
     """A run ranks a passage that is not in the passage inventory."""
 
 
+class ForeignInventory(Refusal):
+    """A passage inventory does not describe this corpus: a meeting, speaker or time span it does not have."""
+
+
 class StaleBinding(Refusal):
     """A gold target no longer matches the text of the corpus it is bound to."""
 

@@ -7,13 +7,17 @@ a metric.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any, TypeVar
 
 from turnbench import canonical
 from turnbench.errors import BadInput, UnjudgedPassage
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -27,22 +31,65 @@ class Passage:
     kind: str = "turn"  # "turn" for speaker-turn passages; other kinds (titles, digests) sort after
     text_sha256: str = ""
     words: int = 0
+    # Another engine may hand in the passage's text itself; turnbench's own inventories carry only its hash.
+    text: str | None = None
 
-    def to_json(self) -> dict:
-        return {
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "id": self.id, "meeting": self.meeting, "speaker": self.speaker, "start": self.start,
             "end": self.end, "index": self.index, "kind": self.kind, "text_sha256": self.text_sha256,
             "words": self.words,
         }
+        if self.text is not None:
+            out["text"] = self.text
+        return out
 
     @classmethod
-    def from_json(cls, d: Mapping) -> Passage:
-        try:
-            return cls(str(d["id"]), str(d["meeting"]), str(d["speaker"]), float(d["start"]), float(d["end"]),
-                       int(d["index"]), str(d.get("kind", "turn")), str(d.get("text_sha256", "")),
-                       int(d.get("words", 0)))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadInput(f"passage record {d!r} is not a valid passage ({exc})") from None
+    def from_json(cls, d: Mapping[str, Any]) -> Passage:
+        """A passage record, every field of its type: a malformed record raises ValueError or TypeError."""
+        text = d.get("text")
+        sha = _of_type(d, "text_sha256", str, "")
+        if text is not None:
+            if not isinstance(text, str):
+                raise TypeError(f"text is a {type(text).__name__}, not a string")
+            own = canonical.sha256_bytes(text.encode("utf-8"))
+            if sha and sha != own:
+                raise ValueError("text_sha256 is not the sha256 of the passage's own text")
+        if sha and not (len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
+            raise ValueError(f"text_sha256 {sha[:80]!r} is not a sha256")
+        start, end = _number(d, "start"), _number(d, "end")
+        if end < start:
+            raise ValueError(f"it ends ({end}) before it starts ({start})")
+        index, words = _of_type(d, "index", int), _of_type(d, "words", int, 0)
+        if index < 0 or words < 0:
+            raise ValueError("index and words must not be negative")
+        return cls(_name(d, "id"), _name(d, "meeting"), _name(d, "speaker"), start, end, index,
+                   _of_type(d, "kind", str, "turn"), sha, words, text)
+
+
+def _of_type(d: Mapping[str, Any], key: str, kind: type[T], default: T | None = None) -> T:
+    if key not in d:
+        if default is None:
+            raise KeyError(key)
+        return default
+    value = d[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TypeError(f"{key} is a {type(value).__name__}, not a {kind.__name__}")
+    return value
+
+
+def _name(d: Mapping[str, Any], key: str) -> str:
+    value = _of_type(d, key, str)
+    if not value.strip():
+        raise ValueError(f"{key} is empty")
+    return value
+
+
+def _number(d: Mapping[str, Any], key: str) -> float:
+    value = d[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{key} is {value!r}, not a finite number")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -96,7 +143,7 @@ def read_passages(path: Path) -> list[Passage]:
     path = Path(path)
     if not path.is_file():
         raise BadInput(f"{path}: passage inventory not found")
-    passages = [Passage.from_json(d) for d in canonical.read_jsonl(path)]
+    passages = list(canonical.read_records(path, Passage.from_json, "a passage record", BadInput))
     seen: set[str] = set()
     for p in passages:
         if p.id in seen:
@@ -105,11 +152,26 @@ def read_passages(path: Path) -> list[Passage]:
     return passages
 
 
+def _score(text: Any, where: str) -> float:
+    """A run's score: a finite number. An infinite one would silently hand the order to the tie-break."""
+    try:
+        value = float(text) if not isinstance(text, bool) else float("nan")
+    except (TypeError, ValueError):
+        raise BadInput(f"{where}: score {str(text)[:40]!r} is not a number") from None
+    if not math.isfinite(value):
+        raise BadInput(f"{where}: score {value} is not a finite number")
+    return value
+
+
 def read_trec_run(path: Path) -> list[RankedPassage]:
     """Read a six-column TREC run (``qid Q0 docid rank score tag``)."""
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise BadInput(f"{path}: line {n} is not UTF-8 text") from None
             parts = line.split()
             if not parts:
                 continue
@@ -117,18 +179,24 @@ def read_trec_run(path: Path) -> list[RankedPassage]:
                 raise BadInput(f"{path}: line {n} has {len(parts)} columns, a TREC run has 6")
             qid, _q0, docid, rank, score, _tag = parts
             try:
-                out.append(RankedPassage(qid, docid, int(rank), float(score)))
+                rank_n = int(rank)
             except ValueError:
-                raise BadInput(f"{path}: line {n}: rank or score is not a number") from None
+                raise BadInput(f"{path}: line {n}: rank {rank[:40]!r} is not a whole number") from None
+            out.append(RankedPassage(qid, docid, rank_n, _score(score, f"{path}: line {n}")))
     return out
 
 
 def read_jsonl_run(path: Path) -> list[RankedPassage]:
     """Read ``run.jsonl``: one line per query, ``{"query": id, "passages": [[id, score], ...]}``."""
     out = []
-    for d in canonical.read_jsonl(path):
-        for rank, (pid, score) in enumerate(d["passages"], 1):
-            out.append(RankedPassage(str(d["query"]), str(pid), rank, float(score)))
+    for n, d in canonical.read_jsonl_numbered(path, BadInput):
+        where = f"{path}: line {n}"
+        if not isinstance(d, dict) or not isinstance(d.get("query"), str) or not isinstance(d.get("passages"), list):
+            raise BadInput(f'{where} is not {{"query": id, "passages": [[id, score], ...]}}')
+        for rank, item in enumerate(d["passages"], 1):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+                raise BadInput(f"{where}: passage {rank} is not a [passage id, score] pair")
+            out.append(RankedPassage(d["query"], item[0], rank, _score(item[1], where)))
     return out
 
 
@@ -164,8 +232,8 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     q_arr = np.fromiter(map(code.__getitem__, qids), dtype=np.int64, count=len(qids))
     r_arr = np.array(ranks, dtype=np.int64)
     s_arr = np.array([e.score for e in entries], dtype=np.float64)
-    if np.isnan(s_arr).any():
-        raise BadInput("the run holds a score that is not a number")
+    if not np.isfinite(s_arr).all():
+        raise BadInput("the run holds a score that is not a finite number")
     # best score per (query, passage): sort by (query, passage, -score) and keep the first of each pair
     i = np.lexsort((-s_arr, r_arr, q_arr))
     q_arr, r_arr, s_arr = q_arr[i], r_arr[i], s_arr[i]

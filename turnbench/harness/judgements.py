@@ -36,7 +36,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from turnbench.corpus.records import Meeting, Query, Turn
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, ForeignInventory, StaleBinding
+from turnbench.harness.inventory import problems_in
 from turnbench.runs import Passage
 
 EPSILON_SECONDS = 1e-6
@@ -242,15 +243,26 @@ def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Itera
         by_meeting.setdefault(p.meeting, []).append(p)
     covers: dict[str, _MeetingCover] = {}
     known: set[str] = set()
+    foreign: list[str] = []
+    stale: list[str] = []
     for m in meetings:
         known.add(m.id)
         ps = by_meeting.get(m.id)
         if ps:
+            wrong_place, wrong_text = problems_in(m, ps)
+            foreign += wrong_place
+            stale += wrong_text
             covers[m.id] = _MeetingCover(m, ps)
-    foreign = sorted(set(by_meeting) - known)
+    unknown = sorted(set(by_meeting) - known)
+    if unknown:
+        raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the corpus, "
+                               f"e.g. {', '.join(unknown[:3])}")
     if foreign:
-        raise BadInput(f"the passage inventory names {len(foreign)} meeting(s) that are not in the corpus, "
-                       f"e.g. {', '.join(foreign[:3])}")
+        raise ForeignInventory(f"{len(foreign)} passage(s) of the inventory do not fit this corpus; first: "
+                               f"{foreign[0]}")
+    if stale:
+        raise StaleBinding(f"{len(stale)} passage(s) of the inventory carry text this corpus does not; first: "
+                           f"{stale[0]}")
     out = {}
     for q in sorted(queries, key=lambda q: q.id):
         out[q.id] = judge_query(q, covers, policy)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.harness.helpers import meeting, query, turn
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, ForeignInventory
 from turnbench.harness.judgements import RelevancePolicy, covered_turns, judge, union_ranges
 from turnbench.runs import Passage
 
@@ -126,7 +126,7 @@ def test_meeting_level_and_unjudgeable_queries():
 
 def test_refuses_passages_of_meetings_not_in_the_corpus_and_backwards_ranges():
     m = meeting("m", [turn(0, "ann", 0, 10, 10)])
-    with pytest.raises(BadInput, match="not in the corpus"):
+    with pytest.raises(ForeignInventory, match="not in the corpus"):
         judge([], [m], [P("x", "elsewhere", "ann", 0, 10)], POLICY)
     with pytest.raises(BadInput):
         union_ranges([(3, 2)])
