@@ -183,7 +183,7 @@ def bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "cor
                     concurrency=1,
                     search={"client": "one, sequential", "msearch_batch": MSEARCH_BATCH, **dict(rr.timings)},
                     load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
-                    stack={"provider": stack.provider, "chosen_because": stack.details.get("chosen_because")},
+                    stack=stack.runinfo(),
                 )
                 with st.stage(f"write {arm}"):
                     write_results(out_dir, results, info)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -189,10 +190,11 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
     """Compare two results directories: per corpus x class x measure, paired bootstrap interval and verdict."""
     from turnbench import canonical
     from turnbench.harness.compare import SEED, compare, render_compare_md
-    from turnbench.harness.report import read_metrics
+    from turnbench.harness.report import read_metrics, runinfo_notes
 
     cmp = compare(read_metrics(Path(baseline)), read_metrics(Path(candidate)), resamples=resamples,
                   seed=SEED if seed is None else seed)
+    cmp = replace(cmp, notes=cmp.notes + runinfo_notes(Path(baseline), Path(candidate)))
     text = render_compare_md(cmp, gate=gate if gate else None)
     if out:
         canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))

@@ -8,6 +8,7 @@ differs between runs (timings, latency quantiles, concurrency, host facts) and i
 
 from __future__ import annotations
 
+import json
 import math
 import platform
 from collections.abc import Mapping, Sequence
@@ -149,6 +150,33 @@ def write_results(out_dir: Path, results: Results, info: Mapping[str, Any] | Non
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
         write_digest(tmp)
     return out_dir
+
+
+def runinfo_notes(baseline: Path, candidate: Path) -> tuple[str, ...]:
+    """What differs between the two runs' stacks outside the claim (provider, exact server versions, JVM,
+    images, binaries): not a reason to refuse a comparison, but a reader should see it."""
+    def facts(directory: Path) -> dict[str, Any]:
+        path = Path(directory) / RUNINFO_JSON
+        try:
+            info = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        stack = info.get("stack") if isinstance(info, dict) else None
+        return _flatten(stack) if isinstance(stack, dict) else {}
+
+    a, b = facts(baseline), facts(candidate)
+    return tuple(f"{key} differs: baseline {a.get(key)!s}, candidate {b.get(key)!s}"
+                 for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key) and key != "chosen_because")
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
 
 
 def read_metrics(path: Path) -> dict[str, Any]:

@@ -18,13 +18,39 @@ class StackInfo:
     # Provider facts (pids or container ids, binary sources, heap, data dirs, why chosen); not part of equality.
     details: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
-    def versions(self) -> dict:
-        """The server versions for results provenance (DESIGN §3 rule 1)."""
+    @property
+    def postgres_major(self) -> str:
+        """The major version: what the pin fixes. "15.18 (Debian 15.18-0+deb12u1)" and "15.19" are both "15"."""
+        return self.postgres_version.split(".")[0].split()[0]
+
+    def versions(self) -> dict[str, str]:
+        """The server versions a claim records (DESIGN §3 rule 1, §9): what the pins fix, so every provider and
+        machine running the pinned servers writes the same bytes. The full strings are in ``full_versions``."""
+        return {
+            "opensearch": self.opensearch_version,
+            "lucene": self.lucene_version,
+            "postgresql": self.postgres_major,
+        }
+
+    def full_versions(self) -> dict[str, str]:
+        """The versions exactly as the servers report them, for runinfo.json (outside the claim)."""
         return {
             "opensearch": self.opensearch_version,
             "lucene": self.lucene_version,
             "postgresql": self.postgres_version,
         }
+
+    def runinfo(self) -> dict[str, Any]:
+        """What runinfo.json records about the stack: everything that may differ between providers and machines
+        running the same pins (provider, exact versions, the JVM, where binaries came from, images)."""
+        details = dict(self.details)
+        keep: dict[str, Any] = {k: details[k] for k in ("chosen_because", "containers", "images") if k in details}
+        for part in ("opensearch", "postgres"):
+            facts = details.get(part)
+            if isinstance(facts, Mapping):
+                keep[part] = {k: facts[k] for k in ("java", "java_version", "heap", "binary_source", "bin_dir")
+                              if k in facts}
+        return {"provider": self.provider, "versions": self.full_versions(), **keep}
 
     def to_json(self) -> dict:
         out = asdict(self)

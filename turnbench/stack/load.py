@@ -57,7 +57,7 @@ class LoadResult:
             f"loaded {corpus_id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
             f"(max {p['max_words']} words) into {self.index!r}; settled in {int(t['settle_reads'])} reads",
             f"OpenSearch {p['opensearch_version']} (Lucene {p['lucene_version']}), PostgreSQL "
-            f"{p['postgres_version']}; passages sha256 {self.passages_sha256}",
+            f"{p['postgres_major']}; passages sha256 {self.passages_sha256}",
             f"time {t['total_s']:.2f} s: postgres {t['postgres_s']:.2f}, chunk {t['chunk_s']:.2f}, "
             f"bulk {t['bulk_s']:.2f}, force-merge {t['force_merge_s']:.2f}, settle {t['settle_s']:.2f}",
         ]
@@ -167,7 +167,8 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
     prov.update({
         "passages": len(passages), "meetings": counts.meetings, "segments": counts.segments,
         "passages_sha256": passages_sha256, "max_words": max_words, "chunking": CHUNKING,
-        "postgres_version": tables.postgres_version(stack), "postgres_schema": tables.SCHEMA,
+        # the major only: the pin; the full string (a distribution's point release) goes to runinfo.json
+        "postgres_major": stack.postgres_major, "postgres_schema": tables.SCHEMA,
         "tables_format": tables.TABLES_FORMAT,
     })
     ix.put_marker(client, index, {**marker, "state": "settled"})

@@ -120,10 +120,3 @@ def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[s
 def _sql_literal(text: str) -> str:
     # COMMENT ON takes no bind parameters; the marker is our own canonical JSON, quoted the SQL way
     return "'" + text.replace("'", "''") + "'"
-
-
-def postgres_version(stack: StackInfo) -> str:
-    with postgres_connect(stack) as conn, conn.cursor() as cur:
-        cur.execute("SHOW server_version")
-        row = cur.fetchone()
-        return str(row[0]) if row else ""

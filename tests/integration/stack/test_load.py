@@ -9,6 +9,7 @@ from turnbench.corpus.format import open_corpus
 from turnbench.engines.retrieval import run_arm
 from turnbench.errors import ForeignIndex, IndexNotSettled, StackStateError
 from turnbench.runs import write_jsonl_run, write_passages, write_trec_run
+from turnbench.stack import pins
 from turnbench.stack.clients import opensearch_client, postgres_connect
 from turnbench.stack.index import DEFAULT_INDEX, observed_counts, settle
 from turnbench.stack.load import load_corpus
@@ -42,7 +43,7 @@ def test_load_counts_settle_provenance_and_tables(stack, tiny):
     assert (p["passages"], p["meetings"], p["segments"]) == (12, 4, 12)
     assert (p["number_of_shards"], p["number_of_replicas"]) == (1, 0)
     assert (p["opensearch_version"], p["lucene_version"]) == (stack.opensearch_version, stack.lucene_version)
-    assert p["postgres_version"] == stack.postgres_version
+    assert p["postgres_major"] == stack.postgres_major == pins.POSTGRES_MAJOR
     assert len(p["settings_sha256"]) == len(p["mapping_sha256"]) == 64
     assert r.timings["settle_reads"] >= 2 and r.timings["store_size_bytes"] > 0
     assert {k for k in ("postgres_s", "bulk_s", "force_merge_s", "settle_s")} <= set(r.timings)

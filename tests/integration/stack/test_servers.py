@@ -20,11 +20,9 @@ def test_versions_equal_the_pins(stack):
     assert stack.opensearch_version == pins.OPENSEARCH_VERSION
     assert stack.lucene_version == pins.LUCENE_VERSION
     assert stack.postgres_version.split(".")[0] == pins.POSTGRES_MAJOR
-    assert stack.versions() == {
-        "opensearch": stack.opensearch_version,
-        "lucene": stack.lucene_version,
-        "postgresql": stack.postgres_version,
-    }
+    assert stack.versions() == {"opensearch": pins.OPENSEARCH_VERSION, "lucene": pins.LUCENE_VERSION,
+                                "postgresql": pins.POSTGRES_MAJOR}
+    assert stack.full_versions()["postgresql"] == stack.postgres_version
 
 
 def test_every_pinned_plugin_is_loaded(stack):

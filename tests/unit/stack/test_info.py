@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tests.unit.stack.helpers import INFO
 from turnbench.stack import StackInfo
 
 
 def test_stack_info_round_trips_and_reports_versions():
     assert StackInfo.from_json(INFO.to_json()) == INFO
-    assert INFO.versions() == {"opensearch": "2.19.6", "lucene": "9.12.3", "postgresql": "15.18"}
+    # the claim holds what the pins fix; the exact strings (a distribution's point release) go to runinfo
+    assert INFO.versions() == {"opensearch": "2.19.6", "lucene": "9.12.3", "postgresql": "15"}
+    assert INFO.full_versions() == {"opensearch": "2.19.6", "lucene": "9.12.3", "postgresql": "15.18"}
+    debian = replace(INFO, postgres_version="15.18 (Debian 15.18-0+deb12u1)")
+    assert debian.versions() == INFO.versions() and debian.postgres_major == "15"
