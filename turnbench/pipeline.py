@@ -223,8 +223,10 @@ def write_run(out_dir: Path, result: RunResult) -> list[str]:
     from turnbench.engines.retrieval import run_tag
     from turnbench.runs import write_jsonl_run, write_passages, write_trec_run
 
-    write_passages(out_dir / "passages.jsonl", result.passages)
-    write_trec_run(out_dir / "run.trec", result.run, run_tag(result.arm_config))
-    write_jsonl_run(out_dir / "run.jsonl", result.run)
-    canonical.write_json(out_dir / "arm.json", result.arm_config)
+    out_dir = canonical.refuse_non_empty(Path(out_dir), "run directory")
+    with canonical.staged_directory(out_dir) as tmp:  # a killed run never leaves a mix of two runs' files
+        write_passages(tmp / "passages.jsonl", result.passages)
+        write_trec_run(tmp / "run.trec", result.run, run_tag(result.arm_config))
+        write_jsonl_run(tmp / "run.jsonl", result.run)
+        canonical.write_json(tmp / "arm.json", result.arm_config)
     return ["passages.jsonl", "run.trec", "run.jsonl", "arm.json"]

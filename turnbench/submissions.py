@@ -47,13 +47,23 @@ class SubmittedAnswer:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> SubmittedAnswer:
-        try:
-            answer = Answer.from_json(d["answer"]) if d.get("answer") is not None else None
-            intent = {str(k): str(v) for k, v in dict(d.get("intent") or {}).items()}
-            return cls(str(d["query_id"]), answer, str(d.get("mechanism", DECLINED if answer is None else "")),
-                       intent)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadInput(f"answer record {d!r} is not a valid submitted answer ({exc})") from None
+        """A submitted answer record; a malformed one raises KeyError, TypeError or ValueError."""
+        qid = d["query_id"]
+        if not isinstance(qid, str) or not qid:
+            raise TypeError("query_id is not a non-empty string")
+        raw = d.get("answer")
+        if raw is not None and not isinstance(raw, dict):
+            raise TypeError(f"answer is a {type(raw).__name__}, not an object")
+        answer = Answer.from_json(raw) if raw is not None else None
+        if answer is not None:
+            _check_answer(answer)
+        intent = d.get("intent") or {}
+        if not isinstance(intent, dict):
+            raise TypeError(f"intent is a {type(intent).__name__}, not an object")
+        mechanism = d.get("mechanism", DECLINED if answer is None else "")
+        if not isinstance(mechanism, str):
+            raise TypeError("mechanism is not a string")
+        return cls(qid, answer, mechanism, {str(k): str(v) for k, v in intent.items()})
 
 
 def declined(query_id: str, reason: str, **intent: str) -> SubmittedAnswer:
@@ -67,8 +77,19 @@ def write_answers(path: Path, answers: Iterable[SubmittedAnswer]) -> str:
     return canonical.write_jsonl(path, (a.to_json() for a in rows))
 
 
+def _check_answer(a: Answer) -> None:
+    """The fields an answer of its type needs, of the right types: a count is a whole number, a meeting set a list
+    of ids, a speaker a name."""
+    if a.type in ("count", "speaker_count") and (isinstance(a.count, bool) or not isinstance(a.count, int)):
+        raise TypeError(f"a {a.type} answer needs a whole-number count, not {a.count!r}")
+    if a.type == "meeting_set" and not all(isinstance(m, str) for m in a.meetings or ()):
+        raise TypeError("a meeting_set answer needs a list of meeting ids")
+    if a.type == "speaker_count" and not isinstance(a.speaker, str):
+        raise TypeError("a speaker_count answer needs a speaker name")
+
+
 def read_answers(path: Path) -> list[SubmittedAnswer]:
     path = Path(path)
     if not path.is_file():
         raise BadInput(f"{path}: answers file not found")
-    return [SubmittedAnswer.from_json(d) for d in canonical.read_jsonl(path)]
+    return list(canonical.read_records(path, SubmittedAnswer.from_json, "a submitted answer", BadInput))

@@ -32,12 +32,14 @@ R = TypeVar("R")
 @handle_errors
 def run_cmd(corpus_dir: str, arm_name: str, out: str, scope: str, depth: int | None, index: str | None) -> None:
     """Run one retrieval arm over a loaded corpus; write the passage inventory and the run."""
+    from turnbench import canonical
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.retrieval import get_arm, run_arm
     from turnbench.pipeline import write_run
     from turnbench.stack import current_stack
 
     arm = get_arm(arm_name)
+    canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
     corpus = open_corpus(Path(corpus_dir))
     result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth)
     names = write_run(Path(out), result)

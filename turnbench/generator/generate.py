@@ -3,9 +3,10 @@ queries, facts and the manifest. Output bytes depend only on the config, never o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,19 +72,43 @@ def _render_part(task: PartTask) -> PartResult:
     return facts, counts
 
 
-def _render_parts(tasks: list[PartTask], workers: int) -> Iterator[PartResult]:
+def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, None, None]:
     if workers <= 1 or len(tasks) < 2:
         yield from map(_render_part, tasks)
         return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ctx.Pool(min(workers, len(tasks))) as pool:
-        # imap keeps submission order, so facts and counts are gathered in meeting order
-        yield from pool.imap(_render_part, tasks, chunksize=1)
+    # An executor, not a Pool: a worker killed outright breaks the run at once instead of leaving it waiting for a
+    # part that will never come. Workers ignore Ctrl-C and SIGHUP (the parent decides, and ends them with SIGTERM).
+    pool = ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_worker_signals)
+    try:
+        # map keeps submission order, so facts and counts are gathered in meeting order
+        yield from pool.map(_render_part, tasks)
+    except BrokenProcessPool:
+        raise TurnbenchError("a render worker died (killed, or out of memory); nothing was written") from None
+    finally:
+        for proc in list(getattr(pool, "_processes", {}).values()):  # don't wait for parts no one will read
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1) -> dict[str, Any]:
-    """Write the corpus for ``cfg`` into ``out`` (which must not exist or be empty); returns the manifest."""
+def _worker_signals() -> None:
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler (raise SystemExit) is not for workers
+
+
+def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1,
+             expect: tuple[Path, Mapping[str, str]] | None = None) -> dict[str, Any]:
+    """Write the corpus for ``cfg`` into ``out`` (which must not exist or be empty); returns the manifest.
+
+    ``expect`` (the recorded manifest's path and files) makes the write conditional: when the new files differ,
+    the staged corpus is discarded before it is renamed into place, so nothing is left at ``out``."""
     if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise BadInput(f"workers must be an integer from 1 to {MAX_WORKERS}, got {workers!r}")
     out = Path(out)
@@ -97,12 +122,14 @@ def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1) -> dict[str, 
         facts: list[LocatedFact] = []
         turn_counts: dict[str, int] = {}
         n_turns = n_words = 0
-        for part_facts, part_counts in _render_parts(tasks, workers):
-            facts.extend(part_facts)
-            for mid, c in part_counts:
-                turn_counts[mid] = c["turns"]
-                n_turns += c["turns"]
-                n_words += c["words"]
+        # closed explicitly, so the workers are gone before the staging directory is removed on a failure
+        with contextlib.closing(_render_parts(tasks, workers)) as rendered:
+            for part_facts, part_counts in rendered:
+                facts.extend(part_facts)
+                for mid, c in part_counts:
+                    turn_counts[mid] = c["turns"]
+                    n_turns += c["turns"]
+                    n_words += c["words"]
         queries = build_queries(plan, facts, turn_counts)
         writer.write_queries(queries)
         writer.write_facts([*aggregation_targets(plan), *facts])
@@ -116,6 +143,14 @@ def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1) -> dict[str, 
             counts={"meetings": len(plan.meetings), "turns": n_turns, "words": n_words, "queries": len(queries),
                     "queries_by_class": by_class, "queries_by_rule": by_rule, "facts": len(facts)},
         )
+        if expect is not None:
+            recorded, old = expect
+            new = manifest["files"]
+            differing = sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p))
+            if differing:
+                # the same versions must give the same bytes: anything else is a bug, never a result
+                raise TurnbenchError(f"regenerated corpus differs from {recorded} with the same versions in "
+                                     f"{len(differing)} file(s): {', '.join(differing)}; nothing was written")
     return manifest
 
 
@@ -128,8 +163,11 @@ def read_recorded_manifest(path: Path) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: not a JSON manifest ({exc})") from None
     prod = manifest.get("producer") if isinstance(manifest, dict) else None
-    if not isinstance(prod, dict) or prod.get("name") != PRODUCER_NAME or "config" not in prod:
+    if not isinstance(prod, dict) or prod.get("name") != PRODUCER_NAME or not isinstance(prod.get("config"), dict):
         raise BadInput(f"{path}: not a manifest written by {PRODUCER_NAME}; cannot regenerate from it")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise BadInput(f"{path}: 'files' is not an object of file name to sha256; cannot compare a regeneration")
     return manifest
 
 
@@ -151,11 +189,8 @@ def regenerate(manifest_path: Path, out: Path, *, workers: int = 1, allow_versio
     if drift and not allow_version_drift:
         raise VersionDrift(f"{manifest_path}: {'; '.join(drift)}; pass --allow-version-drift to regenerate anyway")
     cfg = GeneratorConfig.from_json(recorded["producer"]["config"])
-    manifest = generate(cfg, out, workers=workers)
-    old, new = recorded.get("files", {}), manifest["files"]
+    old = recorded["files"]
+    manifest = generate(cfg, out, workers=workers, expect=None if drift else (Path(manifest_path), old))
+    new = manifest["files"]
     differing = tuple(sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p)))
-    if differing and not drift:
-        # the same versions must give the same bytes: anything else is a bug, never a result
-        raise TurnbenchError(f"regenerated corpus differs from {manifest_path} with the same versions in "
-                             f"{len(differing)} file(s): {', '.join(differing)}")
     return Regenerated(manifest=manifest, drift=drift, differing_files=differing)

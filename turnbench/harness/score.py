@@ -248,9 +248,15 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     arm: object = UNKNOWN
     if arm_config is not None:
         try:
-            arm = json.loads(arm_config.read_bytes())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc})") from None
+            arm = json.loads(arm_config.read_bytes().decode("utf-8"))
+        except OSError as exc:
+            raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise BadInput(f"{arm_config}: the arm configuration is not UTF-8 text") from None
+        except ValueError as exc:
+            raise BadInput(f"{arm_config}: the arm configuration is not JSON ({exc})") from None
+        if not isinstance(arm, dict):
+            raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
     t1 = time.perf_counter()
     results = score_run(corpus, passages, entries, policy=policy, scope=scope,
                         provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})

@@ -36,17 +36,25 @@ def postgres_connect(stack: StackInfo) -> psycopg.Connection:
 
 @contextlib.contextmanager
 def stack_errors(stack: StackInfo) -> Iterator[None]:
-    """A server that stops answering mid-way becomes a one-line refusal, not a traceback."""
+    """Any failure of either server's client mid-way — a server that stops answering, a request it refuses, a
+    value it cannot store — becomes a one-line refusal naming the server, never a traceback."""
     import psycopg
     from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
-    from opensearchpy.exceptions import TransportError
+    from opensearchpy.exceptions import OpenSearchException, TransportError
 
     try:
         yield
     except OpenSearchConnectionError as exc:
-        raise StackStateError(f"OpenSearch at {stack.opensearch_url} does not answer: {exc}") from None
+        raise StackStateError(f"OpenSearch at {stack.opensearch_url} does not answer: {_first_line(exc)}") from None
     except TransportError as exc:
-        raise StackStateError(f"OpenSearch at {stack.opensearch_url} refused a request: {exc}") from None
+        raise StackStateError(f"OpenSearch at {stack.opensearch_url} refused a request: {_first_line(exc)}") from None
+    except OpenSearchException as exc:
+        raise StackStateError(f"OpenSearch client error: {type(exc).__name__}: {_first_line(exc)}") from None
     except psycopg.OperationalError as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise StackStateError(f"PostgreSQL does not answer: {first}") from None
+        raise StackStateError(f"PostgreSQL does not answer: {_first_line(exc)}") from None
+    except psycopg.Error as exc:
+        raise StackStateError(f"PostgreSQL refused a request: {type(exc).__name__}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -7,17 +7,18 @@ question text and the stack's product data; it never reads gold, facts or any ``
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
+from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.errors import BadInput
+from turnbench.stack.info import StackInfo
 from turnbench.submissions import SubmittedAnswer, declined
 
 ANSWERERS = ("reference", "none")
 
 
-def answer_queries(stack: Any, queries: Iterable[Query], *, answerer: str = "reference",
-                   index: str | None = None, corpus: Any = None) -> list[SubmittedAnswer]:
+def answer_queries(stack: StackInfo | None, queries: Iterable[Query], *, answerer: str = "reference",
+                   index: str | None = None, corpus: Corpus | None = None) -> list[SubmittedAnswer]:
     """One :class:`SubmittedAnswer` per answer-scored query, sorted by query id.
 
     ``stack`` is the stack description (endpoints); ``index`` overrides the passage index name. Given the
@@ -27,12 +28,16 @@ def answer_queries(stack: Any, queries: Iterable[Query], *, answerer: str = "ref
     todo = sorted((q for q in queries if q.scored_on == "answer"), key=lambda q: q.id)
     if answerer == "none":
         return [declined(q.id, "the none answerer declines every question") for q in todo]
+    if stack is None:
+        raise BadInput("the reference answerer needs a stack holding the corpus")
     from turnbench.engines.answer.mechanisms import ReferenceAnswerer
+    from turnbench.stack.clients import stack_errors
 
-    if corpus is not None:
-        from turnbench.stack.index import DEFAULT_INDEX
-        from turnbench.stack.load import loaded_marker
+    with stack_errors(stack):
+        if corpus is not None:
+            from turnbench.stack.index import DEFAULT_INDEX
+            from turnbench.stack.load import loaded_marker
 
-        loaded_marker(stack, corpus, index=index or DEFAULT_INDEX)
-    with ReferenceAnswerer.connect(stack, index=index) as ref:
-        return [ref.answer(q.id, q.text) for q in todo]
+            loaded_marker(stack, corpus, index=index or DEFAULT_INDEX)
+        with ReferenceAnswerer.connect(stack, index=index) as ref:
+            return [ref.answer(q.id, q.text) for q in todo]
