@@ -40,8 +40,12 @@ def current_stack() -> StackInfo:
         raise StackStateError(
             f"no stack is recorded in {state.state_path()}: start one with `turnbench stack up` (or `make stack`)"
         )
+    if recorded.info is None:
+        raise StackStateError(f"the {recorded.provider} stack recorded in {state.state_path()} is still starting, or "
+                              "its start was interrupted: `turnbench stack down` stops what it started")
+    info = recorded.info
     try:
-        return external.describe(recorded.provider, recorded.opensearch_url, recorded.postgres_dsn, recorded.details)
+        return external.describe(recorded.provider, info.opensearch_url, info.postgres_dsn, info.details)
     except StackStartError as exc:
         raise StackStateError(f"the recorded {recorded.provider} stack does not answer: {exc}") from None
 

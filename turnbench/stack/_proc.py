@@ -13,36 +13,49 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from turnbench.errors import StackStartError
-from turnbench.procs import is_running, start_ticks
+from turnbench.procs import cmdline, is_running, start_ticks
 
 LOOPBACK = "127.0.0.1"
 
 
 @dataclass(frozen=True)
 class Started:
-    """A process a stack started, named so that a later ``stop`` can be sure it is still the same one."""
+    """A process a stack started, named so that a later ``stop`` can be sure it is still the same one: its pid,
+    its start time and its command line must all match before it is signalled."""
 
     name: str
     pid: int
-    ticks: int | None
+    ticks: int
     stop_signal: int
+    argv: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "pid": self.pid, "ticks": self.ticks, "stop_signal": int(self.stop_signal)}
+        return {"name": self.name, "pid": self.pid, "ticks": self.ticks, "stop_signal": int(self.stop_signal),
+                "argv": list(self.argv)}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Started:
-        return cls(str(d.get("name", "")), int(d["pid"]), d.get("ticks"), int(d["stop_signal"]))
+        """A recorded process; ValueError unless every field that proves its identity is there and well typed."""
+        numbers = []
+        for key in ("pid", "ticks", "stop_signal"):
+            value = d.get(key)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"process {d.get('name', '?')!r}: {key} is {value!r}, not a positive integer")
+            numbers.append(value)
+        argv = d.get("argv")
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise ValueError(f"process {d.get('name', '?')!r}: no command line recorded to prove it is ours")
+        return cls(str(d.get("name", "")), numbers[0], numbers[1], numbers[2], tuple(argv))
 
-    @property
-    def stop_key(self) -> tuple[int, int | None, int]:
-        return self.pid, self.ticks, self.stop_signal
+    def is_ours(self) -> bool:
+        """Still the process we started: the same pid, start time and command line, and not a zombie."""
+        return is_running(self.pid, self.ticks) and cmdline(self.pid) == self.argv
 
 
 # Popen objects of the servers this process started, so their exit codes can be read and they are reaped.
@@ -56,7 +69,10 @@ def spawn(name: str, cmd: list[str], log: Path, stop_signal: int, **kwargs: Any)
         popen = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                  start_new_session=True, **kwargs)
     _CHILDREN[popen.pid] = popen
-    return Started(name, popen.pid, start_ticks(popen.pid), stop_signal)
+    ticks = start_ticks(popen.pid)
+    if ticks is None:  # exited before it could be looked at: nothing to record or stop
+        ticks = 1
+    return Started(name, popen.pid, ticks, stop_signal, tuple(str(a) for a in cmd))
 
 
 def exit_code(pid: int) -> int | None:
@@ -99,24 +115,21 @@ def require_free_port(port: int, what: str) -> int:
     return port
 
 
-def stop_pids(procs: list[tuple[int, int | None, int]], timeout: float = 10.0) -> None:
-    """Signal each (pid, start ticks, signal), wait up to ``timeout`` for all, then SIGKILL what is left.
-
-    A pid whose start time no longer matches belongs to someone else now and is left alone.
-    """
-    mine = [(pid, ticks) for pid, ticks, sig in procs if is_running(pid, ticks)]
-    for pid, ticks, sig in procs:
-        if is_running(pid, ticks):
-            _signal(pid, sig)
+def stop_processes(procs: Sequence[Started], timeout: float = 10.0) -> None:
+    """Signal each process still ours (pid, start time and command line all match), wait up to ``timeout`` for all,
+    then SIGKILL what is left. A process that is not provably ours is never signalled."""
+    mine = [p for p in procs if p.is_ours()]
+    for p in mine:
+        _signal(p.pid, p.stop_signal)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(is_running(p, t) for p, t in mine):
+    while time.monotonic() < deadline and any(is_running(p.pid, p.ticks) for p in mine):
         _reap(mine)
         time.sleep(0.05)
-    for pid, ticks in mine:
-        if is_running(pid, ticks):
-            _signal(pid, signal.SIGKILL)
+    for p in mine:
+        if p.is_ours():
+            _signal(p.pid, signal.SIGKILL)
     deadline = time.monotonic() + 5.0
-    while time.monotonic() < deadline and any(is_running(p, t) for p, t in mine):
+    while time.monotonic() < deadline and any(is_running(p.pid, p.ticks) for p in mine):
         _reap(mine)
         time.sleep(0.05)
 
@@ -128,11 +141,11 @@ def _signal(pid: int, sig: int) -> None:
         pass
 
 
-def _reap(procs: list[tuple[int, int | None]]) -> None:
+def _reap(procs: Sequence[Started]) -> None:
     """Collect those of ``procs`` that are exited children of this process, so no zombie lingers."""
-    for pid, _ in procs:
+    for p in procs:
         try:
-            os.waitpid(pid, os.WNOHANG)
+            os.waitpid(p.pid, os.WNOHANG)
         except ChildProcessError:
             pass  # not our child (a detached stack): its parent or init reaps it
 

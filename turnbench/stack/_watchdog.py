@@ -3,7 +3,9 @@ out of memory), so that no JVM or postgres outlives it.
 
 Run as ``python -m turnbench.stack._watchdog <parent pid> <parent start ticks> <stack directory>``. It reads the
 servers from ``<stack directory>/processes.json`` on every round and exits quietly once that directory is gone
-(a normal teardown removes it).
+(a normal teardown removes it) or, for a stack meant to outlive its starter (``stack up``), once the starter has
+recorded it as up and handed it over (``<stack directory>/handed-over``). Only processes still provably the
+ones started (pid, start time and command line) are signalled.
 """
 
 from __future__ import annotations
@@ -15,32 +17,37 @@ import sys
 import time
 from pathlib import Path
 
-from turnbench.stack._proc import is_running, stop_pids
+from turnbench.procs import is_running
+from turnbench.stack._proc import Started, stop_processes
 
 PROCESSES_FILE = "processes.json"
+HANDED_OVER = "handed-over"
+MARKER = ".turnbench-stack.json"
 
 
-def _servers(root: Path) -> list[tuple[int, int | None, int]]:
+def _servers(root: Path) -> list[Started]:
     try:
         rows = json.loads((root / PROCESSES_FILE).read_text())
-    except (OSError, ValueError):
+        return [Started.from_json(r) for r in rows]
+    except (OSError, ValueError, TypeError, AttributeError):
         return []
-    return [(int(r["pid"]), r.get("ticks"), int(r["stop_signal"])) for r in rows]
 
 
 def main(argv: list[str]) -> int:
     parent, ticks, root = int(argv[0]), int(argv[1]), Path(argv[2])
     # Ctrl-C in the parent's terminal is the parent's to handle; the watchdog only acts on its death.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    servers: list[tuple[int, int | None, int]] = []
+    servers: list[Started] = []
     while is_running(parent, ticks):
-        if not root.exists():
+        if not root.exists() or (root / HANDED_OVER).exists():
             return 0
         servers = _servers(root) or servers
         time.sleep(0.5)
+    if (root / HANDED_OVER).exists():
+        return 0
     servers = _servers(root) or servers
-    stop_pids(servers)
-    if root.name.startswith("turnbench-stack-"):
+    stop_processes(servers)
+    if (root / MARKER).is_file():  # the directory is one a stack of ours made
         shutil.rmtree(root, ignore_errors=True)
     return 0
 

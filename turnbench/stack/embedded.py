@@ -10,8 +10,10 @@ down (SIGKILL, out of memory); a detached one (``stack up``) is meant to outlive
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -23,7 +25,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from turnbench import canonical
-from turnbench.errors import BadInput, StackStartError
+from turnbench.errors import BadInput, StackStartError, StackStateError
+from turnbench.procs import is_running, start_ticks
 from turnbench.stack import jars, pins
 from turnbench.stack._proc import (
     LOOPBACK,
@@ -32,14 +35,12 @@ from turnbench.stack._proc import (
     forget,
     free_port,
     http_json,
-    is_running,
     require_free_port,
     spawn,
-    start_ticks,
-    stop_pids,
+    stop_processes,
     tail,
 )
-from turnbench.stack._watchdog import PROCESSES_FILE
+from turnbench.stack._watchdog import HANDED_OVER, MARKER, PROCESSES_FILE
 from turnbench.stack.external import describe
 from turnbench.stack.info import StackInfo
 from turnbench.stack.postgres import DURABILITY, find_postgres, require_reachable, server_user, start_postgres
@@ -104,6 +105,7 @@ class EmbeddedStack(Provider):
         self.timeout = float(timeout)
         self.parent_dir = workdir
         self.watchdog: subprocess.Popen[bytes] | None = None
+        self.stack_id = secrets.token_hex(8)
         self.root: Path | None = None
         self.started: list[Started] = []
         self.timings: dict[str, float] = {}
@@ -125,12 +127,15 @@ class EmbeddedStack(Provider):
         self.timings["jars_s"] = time.monotonic() - t0
 
         root = self.root = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX, dir=self.parent_dir))
+        # the proof, for a later `stack down`, that this directory is the stack's own and safe to delete
+        (root / MARKER).write_text(json.dumps({"stack_id": self.stack_id}))
+        self._record()
         # PostgreSQL runs as another user when we are root: it must be able to traverse to its directory.
         os.chmod(root, 0o711)
         if user:
             require_reachable(root, user)
-        if not detached:
-            self._start_watchdog(root)
+        # a detached stack is guarded too, until `stack up` has recorded it as up and handed it over
+        self._start_watchdog(root)
 
         t_os = time.monotonic()
         node_log = self._launch_opensearch(root, launcher, ports["http"], ports["transport"])
@@ -145,8 +150,7 @@ class EmbeddedStack(Provider):
         self.timings["total_s"] = time.monotonic() - t0
         details = {
             "chosen_because": "",
-            "workdir": str(root),
-            "processes": [p.to_json() for p in self.started],
+            **self._stoppable(),
             "opensearch": {
                 "heap": self.heap,
                 "java": str(launcher.java.java),
@@ -250,7 +254,23 @@ class EmbeddedStack(Provider):
         self.started.append(proc)
         if self.root is not None:  # the watchdog reads the servers to stop from here
             canonical.write_json(self.root / PROCESSES_FILE, [p.to_json() for p in self.started])
+        self._record()
         return proc
+
+    def _stoppable(self) -> dict[str, Any]:
+        """What ``down`` needs, and checks, to stop this stack from another process."""
+        root = self.root
+        return {"stack_id": self.stack_id, "workdir": str(root) if root else None,
+                "temp_root": str(root.resolve().parent) if root else None,
+                "processes": [p.to_json() for p in self.started]}
+
+    def _record(self) -> None:
+        if self.recorder is not None:
+            self.recorder(self._stoppable())
+
+    def hand_over(self) -> None:
+        if self.root is not None:
+            (self.root / HANDED_OVER).touch()
 
     def _start_watchdog(self, root: Path) -> None:
         self.watchdog = subprocess.Popen(
@@ -271,7 +291,7 @@ class EmbeddedStack(Provider):
     def stop(self) -> None:
         """Stop what this stack started (JVM by SIGTERM, PostgreSQL by SIGINT: fast shutdown) and remove its
         directory. Safe to call twice and after a failed start."""
-        stop_pids([p.stop_key for p in self.started])
+        stop_processes(self.started)
         forget([p.pid for p in self.started])
         self.started = []
         if self.root is not None:
@@ -288,8 +308,40 @@ class EmbeddedStack(Provider):
 
     @classmethod
     def down(cls, details: Mapping[str, Any]) -> None:
-        """Stop a stack another process started, exactly by the pids (and start times) it recorded."""
-        stop_pids([Started.from_json(p).stop_key for p in details.get("processes", [])])
-        workdir = details.get("workdir")
-        if workdir and Path(workdir).name.startswith(WORKDIR_PREFIX):
+        """Stop a stack another process started: only processes whose pid, start time and command line all match
+        what was recorded, and only a directory that carries this stack's id, directly inside its temporary root.
+        A record that fails these checks is refused (StackStateError) and nothing is touched."""
+        try:
+            procs = [Started.from_json(p) for p in details.get("processes", [])]
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise StackStateError(f"the recorded stack names a process turnbench cannot prove it started ({exc}); "
+                                  "nothing was stopped") from None
+        workdir = _owned_workdir(details)
+        stop_processes(procs)
+        if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _owned_workdir(details: Mapping[str, Any]) -> Path | None:
+    """The recorded private directory when it provably is this stack's own; None when there is none to remove."""
+    workdir, root, stack_id = details.get("workdir"), details.get("temp_root"), details.get("stack_id")
+    if workdir is None:
+        return None
+    if not (isinstance(workdir, str) and isinstance(root, str) and isinstance(stack_id, str) and workdir and root
+            and stack_id):
+        raise StackStateError("the recorded stack's directory, temporary root or id is missing; nothing was stopped")
+    path = Path(workdir)
+    if not path.exists():
+        return None
+    resolved = path.resolve()
+    if (resolved.parent != Path(root).resolve() or not resolved.name.startswith(WORKDIR_PREFIX)
+            or path.is_symlink()):
+        raise StackStateError(f"{workdir} is not a stack directory directly inside {root}; nothing was stopped")
+    try:
+        marker = json.loads((resolved / MARKER).read_text())
+    except (OSError, ValueError):
+        marker = None
+    if not isinstance(marker, dict) or marker.get("stack_id") != stack_id:
+        raise StackStateError(f"{workdir} carries no marker of stack {stack_id}; it is not turnbench's to delete, "
+                              "and nothing was stopped")
+    return resolved

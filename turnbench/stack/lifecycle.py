@@ -1,9 +1,13 @@
-"""``turnbench stack up | status | down``: a stack started in the background and recorded in the state file."""
+"""``turnbench stack up | status | down``: a stack started in the background and recorded in the state file.
+
+``up`` records the stack before anything runs and again as each process exists, so ``down`` can stop a start
+that was killed at any point; the provider's watchdog guards the start until the stack is recorded as up.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -18,24 +22,35 @@ def up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options
     """Start a stack detached from this process and record it. Refuses while another one is recorded."""
     recorded = state.read_state()
     if recorded is not None:
-        raise StackStateError(
-            f"a stack ({recorded.provider}) is already recorded in {state.state_path()} "
-            f"(OpenSearch {recorded.opensearch_url}, PostgreSQL {recorded.postgres_dsn}): "
-            "`turnbench stack down` first"
-        )
+        where = (f" (OpenSearch {recorded.info.opensearch_url}, PostgreSQL {recorded.info.postgres_dsn})"
+                 if recorded.info else f" ({recorded.status})")
+        raise StackStateError(f"a stack ({recorded.provider}) is already recorded in {state.state_path()}{where}: "
+                              "`turnbench stack down` first")
     with terminating_raises():
         choice = choose(provider, options, detached=True)
         echo(f"turnbench: stack provider {choice.provider}: {choice.why}")
         t0 = time.monotonic()
         running = provider_class(choice.provider)(**options)
-        info = running.start(detached=True)
+
+        def record(details: Mapping[str, Any]) -> None:
+            state.write_state(state.Recorded(state.STARTING, choice.provider, details))
+
+        record({})
+        running.recorder = record
+        try:
+            info = running.start(detached=True)
+        except BaseException:
+            state.clear_state()  # start() has already stopped whatever it started
+            raise
         info = replace(info, details={**info.details, "chosen_because": choice.why,
                                       "up_s": round(time.monotonic() - t0, 3)})
         try:
-            state.write_state(info)
+            state.write_state(state.Recorded(state.UP, choice.provider, info.details, info))
         except BaseException:
             running.stop()
+            state.clear_state()
             raise
+        running.hand_over()
     return info
 
 
@@ -46,8 +61,12 @@ def status() -> StackInfo:
     recorded = state.read_state()
     if recorded is None:
         raise StackStateError(f"no stack is recorded in {state.state_path()}")
+    if recorded.info is None:
+        raise StackStateError(f"the {recorded.provider} stack recorded in {state.state_path()} is still starting, or "
+                              "its start was interrupted: `turnbench stack down` stops what it started")
+    info = recorded.info
     try:
-        return describe(recorded.provider, recorded.opensearch_url, recorded.postgres_dsn, recorded.details)
+        return describe(recorded.provider, info.opensearch_url, info.postgres_dsn, info.details)
     except StackStartError as exc:
         raise StackStateError(f"the recorded {recorded.provider} stack does not answer: {exc}") from None
 
@@ -63,8 +82,9 @@ def describe(info: StackInfo) -> list[str]:
     return lines
 
 
-def down() -> StackInfo | None:
-    """Stop exactly what ``up`` recorded (by process or container id) and forget it; None when nothing was."""
+def down() -> state.Recorded | None:
+    """Stop exactly what ``up`` recorded (by verified process or container id) and forget it; None when nothing
+    was recorded. A record that cannot be verified is refused and left in place."""
     recorded = state.read_state()
     if recorded is None:
         return None

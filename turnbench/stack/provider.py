@@ -12,7 +12,7 @@ used by both ``open_stack`` and ``stack up``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,9 +21,14 @@ from turnbench.stack.info import StackInfo
 
 
 class Provider(abc.ABC):
-    """One way of getting an OpenSearch + PostgreSQL stack."""
+    """One way of getting an OpenSearch + PostgreSQL stack.
+
+    ``recorder``, when set (``stack up`` sets it), is called with what ``down`` would need to stop the stack each
+    time that changes during the start — a process spawned, a directory made — so that a start killed at any
+    point can still be stopped from its record."""
 
     name: ClassVar[str]
+    recorder: Callable[[Mapping[str, Any]], None] | None = None
 
     @classmethod
     def problem(cls, *, detached: bool = False) -> str | None:
@@ -56,6 +61,9 @@ class Provider(abc.ABC):
             first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
             raise StackStartError(f"the {self.name} stack did not start: {type(exc).__name__}: {first}",
                                   started_pids=pids) from exc
+
+    def hand_over(self) -> None:  # noqa: B027 - a hook: only providers that guard a start have anything to do
+        """The detached stack is recorded as up: from now on only ``down`` stops it (a guard may stand down)."""
 
     @classmethod
     @abc.abstractmethod
@@ -110,9 +118,10 @@ def choose(provider: str, options: Mapping[str, Any], *, detached: bool) -> Choi
     reasons = []
     if not detached:
         recorded = state.read_state()
-        if recorded is not None:
+        if recorded is not None and recorded.info is not None:
+            info = recorded.info
             try:
-                external.describe(recorded.provider, recorded.opensearch_url, recorded.postgres_dsn, {})
+                external.describe(recorded.provider, info.opensearch_url, info.postgres_dsn, {})
                 return Choice(RECORDED, f"the {recorded.provider} stack recorded in {state.state_path()} answers")
             except StackStartError:
                 pass

@@ -1,20 +1,43 @@
 """The state file of a stack started in the background by ``turnbench stack up``.
 
 It lives at ``$TURNBENCH_STATE_DIR/stack.json``, by default ``.turnbench/stack.json`` under the current
-directory, and holds the StackInfo including the process or container ids that ``stack down`` stops.
+directory. It is written before anything starts (status ``starting``) and rewritten as each process exists, so a
+``stack up`` killed at any point leaves a record that ``stack down`` can stop; once the stack is healthy it says
+``up`` and holds the StackInfo. It names processes with their start time and command line and the private
+directory with the stack's id, so ``stack down`` can prove what it stops and deletes is turnbench's own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import StackStateError
 from turnbench.stack.info import StackInfo
 
 STATE_FILE = "stack.json"
+STATE_FORMAT = "turnbench-stack-state/2"
+STARTING, UP = "starting", "up"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A stack ``stack up`` started: ``details`` are what ``stack down`` needs (processes, directory, containers),
+    ``info`` its endpoints and versions once it is up."""
+
+    status: str  # STARTING | UP
+    provider: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+    info: StackInfo | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": STATE_FORMAT, "status": self.status, "provider": self.provider,
+                "details": dict(self.details), "info": self.info.to_json() if self.info else None}
 
 
 def state_dir() -> Path:
@@ -25,20 +48,31 @@ def state_path() -> Path:
     return state_dir() / STATE_FILE
 
 
-def read_state() -> StackInfo | None:
+def read_state() -> Recorded | None:
+    """The recorded stack; StackStateError (left in place) when the file cannot be what turnbench wrote."""
     path = state_path()
     if not path.exists():
         return None
     try:
-        return StackInfo.from_json(json.loads(path.read_text()))
-    except (OSError, ValueError, KeyError) as exc:
-        raise StackStateError(f"the stack state file {path} is unreadable ({exc}); remove it by hand") from None
+        raw = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(raw, dict) or raw.get("format") != STATE_FORMAT:
+            raise ValueError(f"format is not {STATE_FORMAT}")
+        status, provider, details = raw["status"], raw["provider"], raw["details"]
+        if status not in (STARTING, UP) or not isinstance(provider, str) or not isinstance(details, dict):
+            raise ValueError("status, provider or details are not what turnbench writes")
+        info = StackInfo.from_json(raw["info"]) if raw.get("info") is not None else None
+        if status == UP and info is None:
+            raise ValueError("a stack recorded as up has no endpoints")
+        return Recorded(status, provider, details, info)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise StackStateError(f"the stack state file {path} is not one turnbench wrote ({exc}); it is left alone: "
+                              "stop the stack by hand and remove the file") from None
 
 
-def write_state(info: StackInfo) -> Path:
+def write_state(recorded: Recorded) -> Path:
     path = state_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    canonical.write_json(path, info.to_json())
+    canonical.write_json(path, recorded.to_json())
     return path
 
 

@@ -131,3 +131,43 @@ def test_cli_up_status_down(tmp_path):
     assert not Path(recorded["details"]["workdir"]).exists()
     assert elapsed < 10
     assert runner.invoke(main, ["stack", "status"]).exit_code == 1
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL])
+def test_a_stack_up_killed_mid_start_leaves_nothing_stack_down_cannot_stop(tmp_path, sig):
+    """Killed while the servers boot: SIGHUP and SIGTERM tear down at once; after SIGKILL the watchdog stops the
+    servers and `stack down` clears the record it left, which names every process with its identity."""
+    import os
+
+    env = {**os.environ, "TURNBENCH_STATE_DIR": str(tmp_path / "state"),
+           "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
+    state_file = tmp_path / "state" / "stack.json"
+    up = subprocess.Popen([sys.executable, "-c", "from turnbench.cli import main; main()", "stack", "up",
+                           "--provider", "embedded"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    procs: list[dict] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(procs) < 2:
+        try:
+            recorded = json.loads(state_file.read_text())
+            procs = recorded["details"].get("processes", [])
+            assert recorded["status"] == "starting"
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.05)
+    assert len(procs) == 2, "the start never recorded both servers"
+    workdir = Path(recorded["details"]["workdir"])
+    up.send_signal(sig)
+    up.wait(timeout=60)
+    pids = [p["pid"] for p in procs]
+    deadline = time.monotonic() + (20 if sig == signal.SIGKILL else 0)
+    while not _gone(pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _gone(pids)
+    if sig == signal.SIGKILL:
+        down = subprocess.run([sys.executable, "-c", "from turnbench.cli import main; main()", "stack", "down"],
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert down.returncode == 0, down.stderr
+    else:
+        assert up.returncode == 128 + sig
+    assert not state_file.exists()
+    assert not workdir.exists()

@@ -29,7 +29,7 @@ def test_cli_status_exits_1_without_a_stack_and_down_is_a_no_op():
 
 
 def test_cli_second_up_refuses_and_shows_the_recorded_stack():
-    state.write_state(INFO)
+    state.write_state(state.Recorded(state.UP, "embedded", INFO.details, INFO))
     result = CliRunner().invoke(main, ["stack", "up"])
     assert result.exit_code == 3
     assert "already recorded" in result.stderr and "http://127.0.0.1:1" in result.stderr

@@ -15,7 +15,7 @@ def test_current_stack_without_record_refuses():
 
 
 def test_current_stack_with_a_dead_record_refuses():
-    state.write_state(INFO)
+    state.write_state(state.Recorded(state.UP, "embedded", INFO.details, INFO))
     with pytest.raises(StackStateError, match="the recorded embedded stack does not answer"):
         current_stack()
 
