@@ -69,6 +69,7 @@ def _as_if_created(path: Path, mode: int) -> None:
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary file in the same directory and ``os.replace``, so a reader never sees half a file."""
     path = Path(path)
+    _require_directories_above(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -91,6 +92,7 @@ def refuse_non_empty(path: Path, what: str = "output directory", hint: str = "ch
     """``path`` when it is absent or an empty directory; BadInput otherwise, so an old output is never mixed
     with a new one."""
     path = Path(path)
+    _require_directories_above(path)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         from turnbench.errors import BadInput
 
@@ -194,6 +196,15 @@ def _sweep_stale_stages(final: Path) -> None:
             shutil.rmtree(stage, ignore_errors=True)
 
 
+def _require_directories_above(path: Path) -> None:
+    """BadInput when something on the way to ``path`` exists but is not a directory (``--out notes.txt/x``)."""
+    for parent in reversed(path.parents):
+        if parent.exists() and not parent.is_dir():
+            from turnbench.errors import BadInput
+
+            raise BadInput(f"{path}: cannot write here, {parent} is a file")
+
+
 @contextlib.contextmanager
 def staged_directory(final: Path) -> Iterator[Path]:
     """Yield a temporary sibling of ``final``; rename it into place only if the block succeeds.
@@ -205,6 +216,7 @@ def staged_directory(final: Path) -> Iterator[Path]:
     from turnbench.procs import start_ticks
 
     final = Path(final)
+    _require_directories_above(final)
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         _sweep_stale_stages(final)

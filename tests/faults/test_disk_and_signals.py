@@ -1,0 +1,129 @@
+"""A full disk and a killed `generate`: one line, and nothing partial left — not even a hidden staging directory.
+
+The full disk is real: a small tmpfs mounted for the test (root, as CI runs) — or, without root, a file-size
+limit, which the kernel reports the same way to a writer (EFBIG instead of ENOSPC).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from turnbench.procs import is_running
+
+CLI = [sys.executable, "-c", "from turnbench.cli import main; main()"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[tuple[Path, dict[str, object]]]:
+    """(a directory on a nearly full filesystem, Popen keyword arguments that make writes fail there)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() == 0:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], check=True)
+        try:
+            yield mount, {}
+        finally:
+            subprocess.run(["umount", "-l", str(mount)], check=False)
+        return
+
+    def limit() -> None:  # without root: a file may not grow past 64 KiB, and the signal is ignored
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    yield mount, {"preexec_fn": limit}
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_generate_on_a_full_disk_is_one_line_exit_3_and_leaves_nothing(small_disk, workers: str) -> None:
+    disk, kw = small_disk
+    done = subprocess.run([*CLI, "generate", "--meetings", "200", "--workers", workers, "--out", str(disk / "c")],
+                          capture_output=True, text=True, timeout=300, cwd=REPO, **kw)  # type: ignore[arg-type]
+    assert done.returncode == 3, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("turnbench: DiskFull: "), done.stderr
+    assert list(disk.iterdir()) == []
+
+
+def test_score_on_a_full_disk_leaves_no_partial_results(small_disk, tmp_path: Path) -> None:
+    disk, kw = small_disk
+    from turnbench.corpus.format import open_corpus
+    from turnbench.runs import write_passages
+    from turnbench.stack.passages import chunk_meeting
+
+    small = REPO / "fixtures" / "small"
+    passages = [c.passage for m in open_corpus(small).iter_meetings() for c in chunk_meeting(m.id, m.turns)]
+    write_passages(tmp_path / "p.jsonl", passages)
+    (tmp_path / "run.trec").write_text(f"q00001 Q0 {passages[0].id} 1 1.0 x\n")
+    if not kw:  # fill the 256 KiB tmpfs so that only 24 KiB remain: less than metrics.json needs
+        (disk / "filler").write_bytes(b"\0" * (232 * 1024))
+    done = subprocess.run([*CLI, "score", "--corpus", str(small), "--passages", str(tmp_path / "p.jsonl"), "--run",
+                           str(tmp_path / "run.trec"), "--out", str(disk / "results")], capture_output=True,
+                          text=True, timeout=300, cwd=REPO, **kw)  # type: ignore[arg-type]
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("turnbench: DiskFull: ")
+    assert sorted(p.name for p in disk.iterdir()) in ([], ["filler"])
+
+
+def _generate(out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([*CLI, "generate", "--meetings", "2000", "--workers", "2", "--out", str(out)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def _staging(parent: Path) -> list[Path]:
+    return sorted(parent.glob(".*.partial"))
+
+
+def _wait_for_staging(parent: Path, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while not _staging(parent) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    time.sleep(1.0)  # let the workers write a part or two
+    assert _staging(parent), "generate never staged its output"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signalled_generate_removes_its_staging_and_its_workers(tmp_path: Path, sig: int) -> None:
+    proc = _generate(tmp_path / "c")
+    _wait_for_staging(tmp_path, proc)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    proc.send_signal(sig)
+    assert proc.wait(timeout=60) in (128 + sig, 130)
+    assert _staging(tmp_path) == [] and not (tmp_path / "c").exists()
+    assert not any(is_running(int(pid)) for pid in children)
+
+
+def test_a_killed_generate_s_staging_is_swept_by_the_next_generate_to_the_same_place(tmp_path: Path) -> None:
+    proc = _generate(tmp_path / "c")
+    _wait_for_staging(tmp_path, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    stale = _staging(tmp_path)
+    assert stale, "SIGKILL gives no chance to clean up: the staging directory is there"
+    # a staging directory of a run that is still alive (this test's own process) is never touched
+    live = tmp_path / ".c.live.partial"
+    live.mkdir()
+    (live / ".turnbench-owner").write_text(json.dumps({"pid": os.getpid(), "ticks": _ticks()}))
+    elsewhere = subprocess.run([*CLI, "generate", "--meetings", "8", "--out", str(tmp_path / "d")], cwd=REPO,
+                               capture_output=True, timeout=120)
+    assert elsewhere.returncode == 0 and all(p.exists() for p in stale)  # another destination: left alone
+    again = subprocess.run([*CLI, "generate", "--meetings", "8", "--out", str(tmp_path / "c")], cwd=REPO,
+                           capture_output=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert not any(p.exists() for p in stale) and live.exists()
+
+
+def _ticks() -> int | None:
+    from turnbench.procs import start_ticks
+
+    return start_ticks(os.getpid())
