@@ -180,8 +180,8 @@ CASES = [
     # corpus input --------------------------------------------------------------------------------------------
     Case("corpus", "missing directory", lambda w: ["validate", str(w / "nope")], 2, r"BadInput: .*no such corpus"),
     Case("corpus", "a file, not a directory", lambda w: ["validate", str(trec(w, "x"))], 2, r"BadInput: .*not a dir"),
-    Case("corpus", "manifest is a list", lambda w: ["validate", str(corpus(w, manifest_edit(lambda m: [m], replace=True),
-                                                                           hashes=False))],
+    Case("corpus", "manifest is a list", lambda w: ["validate", str(corpus(
+        w, manifest_edit(lambda m: [m], replace=True), hashes=False))],
          3, r"CorpusIntegrityError: .*holds a JSON list"),
     Case("corpus", "manifest without files", lambda w: ["validate", str(corpus(w, manifest_edit(
         lambda m: m.pop("files")), hashes=False))], 3, r"CorpusIntegrityError: .*'files' is missing"),

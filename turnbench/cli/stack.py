@@ -22,8 +22,10 @@ def stack_group() -> None:
 @click.option("--heap", default=None, help="OpenSearch heap, e.g. 1g [default: 1g or $TURNBENCH_OPENSEARCH_HEAP].")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=180.0, show_default=True,
               help="Seconds to wait for health.")
-@click.option("--opensearch-port", type=click.IntRange(1, 65535), default=None, help="embedded: HTTP port [default: a free one].")
-@click.option("--postgres-port", type=click.IntRange(1, 65535), default=None, help="embedded: PostgreSQL port [default: a free one].")
+@click.option("--opensearch-port", type=click.IntRange(1, 65535), default=None,
+              help="embedded: HTTP port [default: a free one].")
+@click.option("--postgres-port", type=click.IntRange(1, 65535), default=None,
+              help="embedded: PostgreSQL port [default: a free one].")
 @click.option("--opensearch-url", default=None, help="external: the OpenSearch endpoint.")
 @click.option("--postgres-dsn", default=None, help="external: the PostgreSQL DSN.")
 @handle_errors
