@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test lint jars stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum
+.PHONY: help setup test lint jars stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -89,6 +89,10 @@ verify-answers-none: setup
 ## bench-load: load the default corpus into a fresh embedded stack; time split, passages/s, queries/s at depth 100, peak RSS
 bench-load: corpus jars
 	$(PY) -m benchmarks.load --corpus $(DEFAULT_CORPUS)
+
+## faults: the fault-injection table (area x tried x held); PYTHON=path/to/other/venv/bin/python tries another turnbench
+faults: setup
+	$(PY) -m benchmarks.faults $(if $(PYTHON),--python $(PYTHON),)
 
 ## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split
 bench-harness: setup
