@@ -243,3 +243,21 @@ def test_answers_depend_on_the_question_text_alone(stack, loaded):
                                      meta={"grammar": "out" if q.meta.get("grammar") == "in" else "in"})
                  for q in loaded.queries()]
     assert answer_queries(stack, scrambled, corpus=loaded) == answer_queries(stack, loaded.queries(), corpus=loaded)
+
+
+def test_a_nul_byte_in_a_question_is_a_one_line_refusal(stack, loaded):
+    """PostgreSQL cannot hold a NUL byte: the deferral count's bound parameter is refused by the client."""
+    from dataclasses import replace
+
+    bad = [replace(q, text="How many times in total did we defer the billing\x00 migration?")
+           for q in loaded.queries() if q.rule == "R5"][:1]
+    with pytest.raises(StackStateError, match=r"^PostgreSQL refused a request: DataError: .*NUL"):
+        answer_queries(stack, bad, corpus=loaded)
+
+
+def test_a_database_that_went_away_is_a_one_line_refusal(stack, loaded):
+    from dataclasses import replace
+
+    gone = replace(stack, postgres_dsn="host=127.0.0.1 port=9 user=turnbench dbname=turnbench connect_timeout=2")
+    with pytest.raises(StackStateError, match=r"^PostgreSQL does not answer: "):
+        answer_queries(gone, loaded.queries(), corpus=loaded)
