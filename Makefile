@@ -100,20 +100,23 @@ bench-harness: setup
 
 # -- bench, baselines and the CI check --
 ARM ?= bm25
+# ARM is a built-in arm's name or the path of an arm file (*.toml, named like the arm it holds)
+ARM_OPTION = $(if $(filter %.toml,$(ARM)),--arm-file $(ARM),--arm $(ARM))
+ARM_NAME = $(basename $(notdir $(ARM)))
 CONTROL ?= bm25
 RESULTS ?= results/latest
 VERIFY_PROVIDER ?= embedded
 # the embedded provider needs the pinned jars; a docker or external stack does not
 STACK_NEEDS = $(if $(filter docker external,$(PROVIDER)),,jars)
 
-## bench: the default corpus end to end (PROVIDER=auto|embedded|docker|external, ARM=bm25); results in $(RESULTS)/$(ARM), tables printed
+## bench: the default corpus end to end (PROVIDER=auto|embedded|docker|external, ARM=bm25 or ARM=my-arm.toml); results in $(RESULTS)/<arm>, tables printed
 bench: corpus $(STACK_NEEDS)
-	rm -rf $(RESULTS)/$(ARM)
-	$(TURNBENCH) bench --corpus $(DEFAULT_CORPUS) --arm $(ARM) --out $(RESULTS) --provider $(PROVIDER)
+	rm -rf $(RESULTS)/$(ARM_NAME)
+	$(TURNBENCH) bench --corpus $(DEFAULT_CORPUS) $(ARM_OPTION) --out $(RESULTS) --provider $(PROVIDER)
 
-## gate: compare $(RESULTS)/$(ARM) with baselines/$(CONTROL) (paired bootstrap); writes $(RESULTS)/compare.md; exit 4 on a regression
+## gate: compare $(RESULTS)/<arm> with baselines/$(CONTROL) (paired bootstrap); writes $(RESULTS)/compare.md; exit 4 on a regression
 gate: setup
-	$(TURNBENCH) compare baselines/$(CONTROL) $(RESULTS)/$(ARM) --gate --out $(RESULTS)/compare.md
+	$(TURNBENCH) compare baselines/$(CONTROL) $(RESULTS)/$(ARM_NAME) --gate --out $(RESULTS)/compare.md
 
 ## baseline: rewrite baselines/$(CONTROL) from a freshly regenerated default corpus, bm25 on the embedded stack (then commit it)
 baseline: jars
@@ -154,8 +157,8 @@ qmsum: setup
 	$(TURNBENCH) validate $(QMSUM_CORPUS)
 	$(TURNBENCH) measure $(QMSUM_CORPUS)
 
-## bench-qmsum: bench the imported QMSum corpus end to end (after `make qmsum`; PROVIDER, ARM as for bench); results in $(RESULTS)/qmsum/$(ARM)
+## bench-qmsum: bench the imported QMSum corpus end to end (after `make qmsum`; PROVIDER, ARM as for bench); results in $(RESULTS)/qmsum/<arm>
 bench-qmsum: $(STACK_NEEDS)
-	rm -rf $(RESULTS)/qmsum/$(ARM)
-	$(TURNBENCH) bench --corpus $(QMSUM_CORPUS) --arm $(ARM) --out $(RESULTS)/qmsum --provider $(PROVIDER)
+	rm -rf $(RESULTS)/qmsum/$(ARM_NAME)
+	$(TURNBENCH) bench --corpus $(QMSUM_CORPUS) $(ARM_OPTION) --out $(RESULTS)/qmsum --provider $(PROVIDER)
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
+from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Results
@@ -109,9 +110,9 @@ class _Stages:
 
 
 def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> list[tuple[str, Path]]:
-    """(arm, results directory) per arm, refused up front when a directory already holds files."""
+    """(arm name, results directory) per arm, refused up front when a directory already holds files."""
     if control_name is not None and len(arms) != 1:
-        raise BadInput("--control-name names one arm's results; give exactly one --arm with it")
+        raise BadInput("--control-name names one arm's results; give exactly one arm with it")
     if len(set(arms)) != len(arms):
         raise BadInput("an arm is given more than once")
     names = [control_name] if control_name is not None else list(arms)
@@ -124,7 +125,7 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
     return dirs
 
 
-def bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "corpus",
+def bench(corpus_dir: Path, arms: Sequence[Arm], out: Path, *, scope: str = "corpus",
           control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
           policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
           echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
@@ -132,7 +133,7 @@ def bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "cor
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
     where they can (unknown arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
-    from turnbench.engines.retrieval import MSEARCH_BATCH, get_arm, run_arm
+    from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm
     from turnbench.harness import answers as A
     from turnbench.harness.report import runinfo, write_results
     from turnbench.harness.score import score_run
@@ -144,11 +145,10 @@ def bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "cor
     if answerer not in ANSWERERS:
         raise BadInput(f"answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")
     if not arms:
-        raise BadInput("give at least one --arm")
-    for a in arms:
-        get_arm(a)  # UnknownArm before anything starts
+        raise BadInput("give at least one --arm or --arm-file")
     get_scope(scope)
-    dirs = result_dirs(Path(out), arms, control_name)
+    by_name = {a.name: a for a in arms}
+    dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
     corpus = open_corpus(Path(corpus_dir))
     outcomes: list[BenchOutcome] = []
     total = 2 + (answerer != "skip") + 3 * len(arms)
@@ -168,7 +168,7 @@ def bench(corpus_dir: Path, arms: Sequence[str], out: Path, *, scope: str = "cor
             claim_stack = stack.versions()
             for arm, out_dir in dirs:
                 with st.stage(f"run {arm}"):
-                    rr = run_arm(stack, corpus, arm, scope=scope, index=loaded.index)
+                    rr = run_arm(stack, corpus, by_name[arm], scope=scope, index=loaded.index)
                 entries = [e for qid in sorted(rr.run) for e in rr.run[qid]]
                 with st.stage(f"judge + score {arm}"):
                     results = score_run(corpus, rr.passages, entries, policy=policy, scope=scope,

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from turnbench import pipeline
+from turnbench.engines.arms import builtin
 from turnbench.harness.compare import SAME, compare
 from turnbench.harness.report import CLAIM_FILES, read_metrics
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.integration
 
 def bench(stack, out: Path, **kw):
     # the session's stack, reached as an external one: bench never tears down what it did not start
-    return pipeline.bench(SMALL, ["bm25"], out, provider="external", index=INDEX,
+    return pipeline.bench(SMALL, [builtin("bm25")], out, provider="external", index=INDEX,
                           stack_options={"opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn},
                           **kw)
 

@@ -17,7 +17,7 @@ def test_result_directories_one_per_arm_or_the_control_name(tmp_path):
     assert result_dirs(tmp_path, ["bm25", "bm25-title"], None) == [
         ("bm25", tmp_path / "bm25"), ("bm25-title", tmp_path / "bm25-title")]
     assert result_dirs(tmp_path, ["bm25"], "control") == [("bm25", tmp_path / "control")]
-    with pytest.raises(BadInput, match="exactly one --arm"):
+    with pytest.raises(BadInput, match="exactly one arm"):
         result_dirs(tmp_path, ["bm25", "bm25-title"], "control")
     with pytest.raises(BadInput, match="more than once"):
         result_dirs(tmp_path, ["bm25", "bm25"], None)

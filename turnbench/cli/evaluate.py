@@ -20,7 +20,9 @@ R = TypeVar("R")
 @click.command("run")
 @click.option("--corpus", "corpus_dir", required=True, type=click.Path(path_type=str),
               help="Corpus directory (format v1), already loaded.")
-@click.option("--arm", "arm_name", required=True, help="Retrieval arm, e.g. bm25 or bm25-title.")
+@click.option("--arm", "arm_name", default=None, help="A built-in retrieval arm, e.g. bm25 or bm25-title.")
+@click.option("--arm-file", "arm_file", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Your own arm file (TOML; see docs/arms.md) instead of a built-in arm.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str),
               help="Directory for passages.jsonl, run.trec, run.jsonl, arm.json.")
 @click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
@@ -30,15 +32,19 @@ R = TypeVar("R")
 @click.option("--index", default=None,
               help="OpenSearch index the corpus was loaded into [default: turnbench-passages].")
 @handle_errors
-def run_cmd(corpus_dir: str, arm_name: str, out: str, scope: str, depth: int | None, index: str | None) -> None:
+def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: str, scope: str, depth: int | None,
+            index: str | None) -> None:
     """Run one retrieval arm over a loaded corpus; write the passage inventory and the run."""
     from turnbench import canonical
     from turnbench.corpus.format import open_corpus
-    from turnbench.engines.retrieval import get_arm, run_arm
+    from turnbench.engines.arms import resolve
+    from turnbench.engines.retrieval import run_arm
     from turnbench.pipeline import write_run
     from turnbench.stack import current_stack
 
-    arm = get_arm(arm_name)
+    if (arm_name is None) == (arm_file is None):
+        raise errors.BadInput("give one arm: --arm NAME (built-in) or --arm-file PATH")
+    (arm,) = resolve([arm_name] if arm_name else [], [Path(arm_file)] if arm_file else [])
     canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
     corpus = open_corpus(Path(corpus_dir))
     result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth)
@@ -133,7 +139,9 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
 
 @click.command("bench")
 @click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
-@click.option("--arm", "arms", multiple=True, required=True, help="Retrieval arm to bench (repeatable), e.g. bm25.")
+@click.option("--arm", "arms", multiple=True, help="A built-in retrieval arm to bench (repeatable), e.g. bm25.")
+@click.option("--arm-file", "arm_files", multiple=True, type=click.Path(dir_okay=False, path_type=str),
+              help="Your own arm file to bench (repeatable; TOML, see docs/arms.md).")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Parent directory: results go to OUT/<arm>/ (or OUT/<control-name>/).")
 @click.option("--control-name", default=None, help="Write the single arm's results to OUT/NAME/ (a named control).")
@@ -146,18 +154,20 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
 @click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
 @_relevance_options
 @handle_errors
-def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: str | None, scope: str,
-              provider: str, answerer: str, index: str | None, relevance_high: float, relevance_low: float,
-              binary_relevance: bool) -> None:
+def bench_cmd(corpus_dir: str, arms: tuple[str, ...], arm_files: tuple[str, ...], out: str,
+              control_name: str | None, scope: str, provider: str, answerer: str, index: str | None,
+              relevance_high: float, relevance_low: float, binary_relevance: bool) -> None:
     """Stack -> load -> run -> judge -> score -> write, for each arm; prints the metric tables."""
+    from turnbench.engines.arms import resolve
     from turnbench.harness.answers import overall_row
     from turnbench.harness.judgements import RelevancePolicy
     from turnbench.harness.report import render_metrics_md
     from turnbench.pipeline import bench
 
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
+    resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
-    outcomes = bench(Path(corpus_dir), list(arms), Path(out), scope=scope, control_name=control_name,
+    outcomes = bench(Path(corpus_dir), resolved, Path(out), scope=scope, control_name=control_name,
                      provider=provider, answerer=answerer, policy=policy, show_progress=tty, index=index,
                      echo=None if tty else say)
     for o in outcomes:

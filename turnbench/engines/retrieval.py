@@ -1,12 +1,13 @@
-"""The reference retrieval engine: arms on OpenSearch (DESIGN §1, §3 rule 7).
+"""The reference retrieval engine: arm files run on OpenSearch (DESIGN §1, §3 rule 7).
 
-An arm is configuration — a name, a query builder picked by name from ``BUILDERS``, its parameters and
-a depth. Adding an arm is one more ``Arm(...)`` row in ``_ARM_TABLE``; nothing else changes, and the
-harness never sees more than the resolved configuration (``Arm.config``).
+An arm (``turnbench.engines.arms``) is a file: a search body with placeholders, an optional search pipeline, a
+depth and what the index must hold. This module only fills the placeholders per query, sends the bodies and reads
+the hits — the same way for every arm, so nothing here depends on what an arm is.
 
-Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings`` filters each query to
-its own gold meetings — an ORACLE: it knows the answer's meetings, so its figures are an upper bound on
-ranking within meetings, never a product figure. The label travels in the resolved configuration.
+Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings`` fills the arm's
+``{{filter}}`` with each query's own gold meetings — an ORACLE: it knows the answer's meetings, so its figures
+are an upper bound on ranking within meetings, never a product figure. The label travels in the resolved
+configuration.
 
 Queries go out in ``_msearch`` batches. The index is sorted on (passage kind, meeting id, passage index),
 so Lucene's tie-break among equal scores (lower document first) is the order ``turnbench.runs.normalise``
@@ -18,13 +19,13 @@ scored on retrieval are run; aggregation queries belong to the answer engine.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
+from turnbench.engines.arms import Arm, builtin
 from turnbench.errors import BadInput, SearchFailed, UnknownArm
 from turnbench.runs import Passage, RankedPassage, Scope, get_scope, inventory_sha256, normalise
 from turnbench.stack.info import StackInfo
@@ -32,69 +33,10 @@ from turnbench.stack.info import StackInfo
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
-DEFAULT_DEPTH = 100
 MSEARCH_BATCH = 100
 # Only what a run needs comes back: the passage id (from doc values), the score, and what proves completeness.
 MSEARCH_FILTER = ",".join(f"responses.{k}" for k in ("hits.hits.fields", "hits.hits._score", "took", "timed_out",
                                                       "_shards", "error", "status"))
-
-
-# -- query builders: name → function(query text, params) → OpenSearch query clause -----------------
-
-def _match(text: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    return {"match": {params["field"]: {"query": text, "operator": params["operator"]}}}
-
-
-def _multi_match(text: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    return {"multi_match": {"query": text, "fields": list(params["fields"]), "type": params["type"],
-                            "operator": params["operator"]}}
-
-
-BUILDERS: Mapping[str, Callable[[str, Mapping[str, Any]], dict[str, Any]]] = MappingProxyType({
-    "match": _match,
-    "multi_match": _multi_match,
-})
-
-
-@dataclass(frozen=True)
-class Arm:
-    name: str
-    builder: str  # a key of BUILDERS
-    params: Mapping[str, Any]
-    depth: int = DEFAULT_DEPTH
-    description: str = ""
-
-    def query(self, text: str) -> dict[str, Any]:
-        return BUILDERS[self.builder](text, self.params)
-
-    def config(self) -> dict[str, Any]:
-        return {"name": self.name, "builder": self.builder, "params": _plain(self.params), "depth": self.depth,
-                "description": self.description}
-
-
-_ARM_TABLE = (
-    Arm("bm25", "match", MappingProxyType({"field": "content", "operator": "or"}),
-        description="BM25 match on passage text (english analyzer)"),
-    Arm("bm25-title", "multi_match",
-        MappingProxyType({"fields": ("content", "title^2.0"), "type": "most_fields", "operator": "or"}),
-        description="BM25 on passage text plus the meeting title, boosted 2x, scores summed"),
-)
-ARMS: Mapping[str, Arm] = MappingProxyType({a.name: a for a in _ARM_TABLE})
-
-
-def get_arm(name: str) -> Arm:
-    try:
-        return ARMS[name]
-    except KeyError:
-        raise UnknownArm(f"no retrieval arm named {name!r}; known arms: {', '.join(sorted(ARMS))}") from None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -107,14 +49,22 @@ class RunResult:
     passages_sha256: str = ""
 
 
-def search_body(arm: Arm, query: Query, scope: Scope, depth: int) -> dict[str, Any]:
-    clause = arm.query(query.text)
-    if scope.oracle:
-        clause = {"bool": {"must": [clause], "filter": [{"terms": {"meeting_id": sorted(query.gold_meetings)}}]}}
+def search_body(arm: Arm, query: Query, scope: Scope, depth: int,
+                vector: Sequence[float] | None = None) -> dict[str, Any]:
+    """The arm's body for one query, with what turnbench owns to read every arm's hits alike."""
+    if scope.oracle and "filter" not in arm.placeholders:
+        raise UnknownArm(f"arm {arm.name} has no {{{{filter}}}} in its body, so it cannot be restricted to the gold "
+                         f"meetings of the {scope.name} scope")
+    filters = [{"terms": {"meeting_id": sorted(query.gold_meetings)}}] if scope.oracle else []
+    body = arm.request(query_text=query.text, filters=filters, depth=depth, query_vector=vector)
+    pipeline = arm.pipeline_body()
+    if pipeline is not None:
+        body["search_pipeline"] = pipeline  # a temporary pipeline, defined in the request: nothing left on the server
     # The passage id comes from doc values: reading _id would decompress a stored-fields block per hit,
     # which measured as most of the server's time per query.
-    return {"query": clause, "size": depth, "track_total_hits": False, "_source": False, "stored_fields": "_none_",
-            "docvalue_fields": ["passage_id"]}
+    body.update({"size": depth, "track_total_hits": False, "_source": False, "stored_fields": "_none_",
+                 "docvalue_fields": ["passage_id"]})
+    return body
 
 
 def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int,
@@ -168,8 +118,8 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict
     return entries, latencies
 
 
-def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
-            depth: int | None = None) -> RunResult:
+def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus",
+            index: str | None = None, depth: int | None = None) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index."""
     from turnbench.stack.clients import stack_errors
 
@@ -191,7 +141,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     from turnbench.stack.load import loaded_marker
     from turnbench.stack.passages import chunk_meeting
 
-    arm = get_arm(arm) if isinstance(arm, str) else arm
+    arm = builtin(arm) if isinstance(arm, str) else arm
     sc = get_scope(scope)
     depth = arm.depth if depth is None else depth
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 10000:

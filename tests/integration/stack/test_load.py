@@ -188,11 +188,12 @@ def test_a_run_refuses_an_index_of_another_corpus_or_an_unfinished_load(stack, t
 
 
 def test_a_search_error_is_refused_not_skipped(stack, tiny):
-    from turnbench.engines.retrieval import get_arm, get_scope, run_queries, search_body
+    from turnbench.engines.arms import builtin
+    from turnbench.engines.retrieval import get_scope, run_queries, search_body
     from turnbench.errors import SearchFailed
 
     load_corpus(stack, tiny, max_words=MAX_WORDS)
-    good = search_body(get_arm("bm25"), tiny.queries()[0], get_scope("corpus"), 10)
+    good = search_body(builtin("bm25"), tiny.queries()[0], get_scope("corpus"), 10)
     bad = {**good, "query": {"match": {"content": {"query": "x", "operator": "sometimes"}}}}
     entries, latencies = run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good)])
     assert entries[0].passage_id == "mtg-0004:00001" and len(latencies) == 1

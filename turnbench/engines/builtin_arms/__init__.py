@@ -1,0 +1,1 @@
+"""The built-in retrieval arms, as arm files (see turnbench.engines.arms)."""
