@@ -17,6 +17,9 @@ from turnbench.cli.base import handle_errors, say
 @click.option("--words-per-meeting", type=int, default=None, help="Mean words per meeting (300..20000); default 3000.")
 @click.option("--near-duplicate-rate", type=float, default=None,
               help="Share of a series' sessions that repeat its roster and agenda (0..1); default 0.25.")
+@click.option("--register", default=None,
+              help="How meetings sound: default, interactive (like QMSum's product meetings) or formal (like its "
+                   "committee meetings); sets --words-per-meeting unless it is given.")
 @click.option("--from-manifest", "from_manifest", type=click.Path(dir_okay=False), default=None,
               help="Regenerate the corpus a manifest records (its seed and full config).")
 @click.option("--allow-version-drift", is_flag=True,
@@ -28,13 +31,13 @@ from turnbench.cli.base import handle_errors, say
               help="Render meetings in this many processes (output is identical).")
 @handle_errors
 def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int | None,
-                 near_duplicate_rate: float | None, from_manifest: str | None, allow_version_drift: bool, out: str,
-                 workers: int) -> None:
+                 near_duplicate_rate: float | None, register: str | None, from_manifest: str | None,
+                 allow_version_drift: bool, out: str, workers: int) -> None:
     """Generate a seeded synthetic meeting corpus (format v1) with its gold queries and facts."""
     from turnbench.generator import generate as gen
 
     options: dict[str, Any] = {"seed": seed, "meetings": meetings, "words_per_meeting": words_per_meeting,
-               "near_duplicate_rate": near_duplicate_rate}
+               "near_duplicate_rate": near_duplicate_rate, "register": register}
     if from_manifest is not None:
         given = [f"--{k.replace('_', '-')}" for k, v in options.items() if v is not None]
         if given:
@@ -49,7 +52,7 @@ def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int 
             raise errors.BadInput("--allow-version-drift only applies with --from-manifest")
         from turnbench.generator.config import GeneratorConfig
 
-        cfg = GeneratorConfig(**{k: v for k, v in options.items() if v is not None})
+        cfg = GeneratorConfig.from_options(**options)
         manifest = gen.generate(cfg, Path(out), workers=workers)
         result = None
     c = manifest["counts"]
@@ -107,20 +110,31 @@ def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
 
 @click.command("measure")
 @click.argument("corpus_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str))
+@click.option("--against", "against", metavar="OTHER", multiple=True,
+              help="Another corpus (e.g. an imported QMSum) to set beside DIR, figure by figure and domain by "
+                   "domain; repeatable. Nothing is written into it.")
 @handle_errors
-def measure_cmd(corpus_dir: str) -> None:
-    """How hard a corpus is for BM25 with meetings as documents; writes DIR/stats.json.
+def measure_cmd(corpus_dir: str, against: tuple[str, ...]) -> None:
+    """How hard a corpus is for BM25 with meetings as documents, and how much it sounds like real meetings;
+    writes DIR/stats.json.
 
     Per class (and per domain when meetings carry one): recall@1, recall@10, median rank of the first
     gold meeting, and the near-duplicate competitor rate (other meetings scoring >= 90% of the best gold
-    meeting).
+    meeting). Per class and surface: the same with documents of turns only (no title), and how many content
+    words each query shares with its answer turns. With --against: words and speakers per meeting, turn
+    lengths, backchannels, overlapping speech, query length, query-gold overlap and BM25 recall, side by side.
     """
     from rich.console import Console
 
-    from turnbench.generator.measure import render, write_stats
+    from turnbench.corpus.format import open_corpus
+    from turnbench.generator.measure import measure_corpus, write_stats
+    from turnbench.generator.measure_report import render, render_against, render_surfaces
 
+    # every corpus is opened (hashes verified) before any work, so a bad --against stops before a long measure
+    others = [open_corpus(Path(o)) for o in against]
     stats = write_stats(Path(corpus_dir))
-    Console(width=160).print(render(stats))
+    console = Console(width=200)
+    console.print(render(stats))
+    console.print(render_surfaces(stats))
+    console.print(render_against([stats, *(measure_corpus(c) for c in others)]))
     click.echo(f"wrote {corpus_dir.rstrip('/')}/stats.json")
-
-

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from turnbench.corpus.format import Corpus
-from turnbench.corpus.records import Meeting, Query
+from turnbench.corpus.records import Meeting, Query, Turn
 
 # how many problems a failing check names before it says "... and N more"
 SHOW = 5
+# Two turns of one speaker overlap when one starts this far before the other ends (the judgements' tolerance).
+OVERLAP_EPSILON = 1e-6
 # What a record that is not format v1 raises when a check reads it.
 MALFORMED = (KeyError, ValueError, TypeError, AttributeError)
 
@@ -86,6 +88,7 @@ class CorpusScan:
     duplicate_meetings: tuple[str, ...]
     dense_problems: tuple[str, ...]
     time_problems: tuple[str, ...]
+    self_overlaps: tuple[str, ...] = ()
 
     def turn_count(self, meeting_id: str) -> int:
         """How many turns the meeting has; 0 for a meeting the corpus does not hold."""
@@ -103,6 +106,7 @@ def scan_corpus(corpus: Corpus, queries: Sequence[Query] | None = None, *,
     duplicates: list[str] = []
     dense: list[str] = []
     times: list[str] = []
+    overlaps: list[str] = []
     for m in corpus.iter_meetings():
         if m.id in info:
             duplicates.append(m.id)
@@ -115,10 +119,33 @@ def scan_corpus(corpus: Corpus, queries: Sequence[Query] | None = None, *,
             if not (0 <= t.start <= t.end <= m.duration) or (prev_start is not None and t.start < prev_start):
                 times.append(f"{m.id}#{t.index} [{t.start}, {t.end}] (duration {m.duration})")
             prev_start = t.start
+        overlaps.extend(self_overlaps(m))
         if on_meeting is not None:
             on_meeting(m)
     return CorpusScan(manifest=corpus.manifest, queries=qs, meeting_order=tuple(order), meetings=info,
-                      duplicate_meetings=tuple(duplicates), dense_problems=tuple(dense), time_problems=tuple(times))
+                      duplicate_meetings=tuple(duplicates), dense_problems=tuple(dense), time_problems=tuple(times),
+                      self_overlaps=tuple(overlaps))
+
+
+def self_overlaps(m: Meeting) -> list[str]:
+    """Each turn that starts before an earlier-starting turn of the same speaker has ended.
+
+    A passage is one speaker's turns over a span of time (DESIGN §6), and it covers every turn of its
+    speaker that shares that time: if a speaker overlapped themselves, a passage could be judged for a turn
+    it does not hold. A zero-duration turn inside another turn of its speaker counts as an overlap too."""
+    by_speaker: dict[str, list[Turn]] = {}
+    for t in m.turns:
+        by_speaker.setdefault(t.speaker, []).append(t)
+    out = []
+    for speaker in sorted(by_speaker):
+        latest: Turn | None = None
+        for t in sorted(by_speaker[speaker], key=lambda t: (t.start, t.end, t.index)):
+            if latest is not None and t.start < latest.end - OVERLAP_EPSILON:
+                out.append(f"{m.id}#{t.index} starts at {t.start} before {speaker}'s #{latest.index} ends at "
+                           f"{latest.end}")
+            if latest is None or t.end > latest.end:
+                latest = t
+    return out
 
 
 # -- the checks --------------------------------------------------------------------------------------
@@ -168,6 +195,10 @@ def check_times_ordered(scan: CorpusScan) -> CheckResult:
                      "starts non-decreasing, start <= end, all within [0, duration]")
 
 
+def check_speaker_turns_disjoint(scan: CorpusScan) -> CheckResult:
+    return result_of("speaker_turns_disjoint", scan.self_overlaps, "no speaker's turns overlap each other in time")
+
+
 def check_gold_refs_real(scan: CorpusScan) -> CheckResult:
     problems = []
     for q in scan.queries:
@@ -210,7 +241,8 @@ def check_gold_spans_cover_answers(scan: CorpusScan) -> CheckResult:
 GenericCheck = Callable[[CorpusScan], CheckResult]
 GENERIC: tuple[GenericCheck, ...] = (
     check_manifest_hashes, check_manifest_counts, check_meeting_ids_unique, check_query_ids_unique,
-    check_turn_indices_dense, check_times_ordered, check_gold_refs_real, check_gold_spans_cover_answers,
+    check_turn_indices_dense, check_times_ordered, check_speaker_turns_disjoint, check_gold_refs_real,
+    check_gold_spans_cover_answers,
 )
 
 

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from turnbench.errors import BadInput
+from turnbench.generator.register import DEFAULT_REGISTER, REGISTERS, Register
 
 DEFAULT_SEED = 20261130
 DEFAULT_MEETINGS = 200
@@ -34,8 +35,11 @@ class GeneratorConfig:
     near_duplicate_rate: float = DEFAULT_NEAR_DUPLICATE_RATE
     start_date: str = DEFAULT_START_DATE
     span_days: int = DEFAULT_SPAN_DAYS
+    register: str = DEFAULT_REGISTER
 
     def __post_init__(self) -> None:
+        if not isinstance(self.register, str) or self.register not in REGISTERS:
+            raise BadInput(f"register must be one of {', '.join(sorted(REGISTERS))}, got {self.register!r}")
         _in_range("seed", self.seed, SEED_RANGE)
         _in_range("meetings", self.meetings, MEETINGS_RANGE)
         _in_range("words per meeting", self.words_per_meeting, WORDS_RANGE)
@@ -48,6 +52,21 @@ class GeneratorConfig:
             datetime.date.fromisoformat(self.start_date)
         except (TypeError, ValueError):
             raise BadInput(f"start date must be an ISO date, got {self.start_date!r}") from None
+
+    @property
+    def voice(self) -> Register:
+        """The register's shape parameters."""
+        return REGISTERS[self.register]
+
+    @classmethod
+    def from_options(cls, **given: Any) -> GeneratorConfig:
+        """A config from command-line options (None = not given): a register supplies the words per meeting
+        unless they are given too."""
+        options = {k: v for k, v in given.items() if v is not None}
+        register = options.get("register", DEFAULT_REGISTER)
+        if "words_per_meeting" not in options and isinstance(register, str) and register in REGISTERS:
+            options["words_per_meeting"] = REGISTERS[register].words_per_meeting
+        return cls(**options)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

@@ -8,7 +8,12 @@ text on disk (docs/question-grammar.md states the lexical ones for the answer en
 - a *deferral* of an item is a case-insensitive, word-bounded match of ``defer the {item}``;
 - a person *attended* a session when they spoke at least one turn in it;
 - a planted sentence sits in a turn of at most ``MAX_PLANTED_TURN_WORDS`` words;
-- a session's title is ``{team} — {kind} #{session}``, so the titles alone name every series;
+- a session's title is ``{team} — {kind} #{session}``, so the titles name every series; sessions also
+  name their series in speech (``series_mention`` facts): the full name is the tokens of ``{team} {kind}``
+  in a row, and no session says another series' full name;
+- the invitee list (``Meeting.attendees``) holds everyone who spoke and some who never did;
+- the *content words* of a text are its tokens minus ``STOPWORDS``; a paraphrased question shares at most
+  ``PARAPHRASE_MAX_OVERLAP`` of them with its answer turns;
 - facts.jsonl holds a ``TargetFact`` per aggregation query, then a ``LocatedFact`` per planted sentence
   (docs/generator.md lists their fields); the validator uses them only to know what to look for.
 """
@@ -19,6 +24,20 @@ import re
 from typing import TypedDict
 
 MAX_PLANTED_TURN_WORDS = 150
+PARAPHRASE_MAX_OVERLAP = 1
+# Between these shares of sessions say what they are in speech, and at least one session never does.
+MENTION_SHARE = (0.5, 0.9)
+# At least this share of R6 questions has another answer when attendance is counted from invitees.
+INVITEE_TRAP_SHARE = 1 / 3
+# Function words, question words and fillers: what a query shares with any turn and that says nothing.
+STOPWORDS = frozenset("""
+a about after again all also am an and any are as at be been before being both but by can could d did didn
+do does doesn doing don down during each few for from further had has have having he her here hers him his
+how i if in into is isn it its itself just let ll m many me more most much my no nor not now of off oh okay
+on once only or other our ours out over own re right s same she should so some such t than that the their
+them then there these they this those through to too uh um under until up us ve very was we well were what
+when where which while who whom why will with would yeah you your
+""".split())
 TITLE = re.compile(r"^(?P<team>.+) — (?P<kind>.+) #(?P<n>[0-9]+)$")
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -53,6 +72,11 @@ class LocatedFact(TypedDict, total=False):
     of: str
     variant: str
     item: str
+    description: str  # alias
+    team: str  # series_mention
+    kind: str  # series_mention
+    form: str  # series_mention: full | team | kind
+    position: str  # series_mention: opening | handover | closing
 
 
 def tokens(text: str) -> list[str]:
@@ -69,6 +93,11 @@ def contains_tokens(haystack: list[str] | tuple[str, ...], needle: tuple[str, ..
     return sum(1 for i in range(n - k + 1) if haystack[i] == first and tuple(haystack[i:i + k]) == needle)
 
 
+def content_words(text: str) -> frozenset[str]:
+    """The words of a text that can carry meaning: its tokens minus ``STOPWORDS``."""
+    return frozenset(t for t in tokens(text) if t not in STOPWORDS)
+
+
 def deferral_pattern(item: str) -> re.Pattern[str]:
     """The R5 contract: ``defer the {item}``, word-bounded, case-insensitive, single spaces."""
     return re.compile(r"\bdefer the " + re.escape(item.lower()) + r"\b", re.IGNORECASE)
@@ -81,6 +110,11 @@ def word_count(text: str) -> int:
 
 def session_title(team: str, kind: str, session: int) -> str:
     return f"{team} — {kind} #{session}"
+
+
+def series_name(team: str, kind: str) -> tuple[str, ...]:
+    """The tokens that name a series in full: ``{team} {kind}``."""
+    return tuple(tokens(f"{team} {kind}"))
 
 
 def series_of_title(title: str) -> tuple[str, str] | None:

@@ -14,10 +14,11 @@ from typing import Any
 from turnbench.corpus.format import CorpusWriter, part_name
 from turnbench.errors import BadInput, TurnbenchError, VersionDrift
 from turnbench.generator import PRODUCER_NAME, generator_version
-from turnbench.generator.config import DEFAULT_NEAR_DUPLICATE_RATE, DEFAULT_WORDS, GeneratorConfig
+from turnbench.generator.config import DEFAULT_NEAR_DUPLICATE_RATE, GeneratorConfig
 from turnbench.generator.contracts import LocatedFact
 from turnbench.generator.plan import MeetingPlan, build_plan
 from turnbench.generator.queries import aggregation_targets, build_queries
+from turnbench.generator.register import DEFAULT_REGISTER
 from turnbench.generator.render import render_meeting
 
 LICENCE = {"tier": "A", "name": "MIT"}
@@ -39,7 +40,9 @@ def faker_version() -> str:
 
 def corpus_id(cfg: GeneratorConfig) -> str:
     cid = f"synthetic-s{cfg.seed}-m{cfg.meetings}"
-    if cfg.words_per_meeting != DEFAULT_WORDS:
+    if cfg.register != DEFAULT_REGISTER:
+        cid += f"-{cfg.register}"
+    if cfg.words_per_meeting != cfg.voice.words_per_meeting:
         cid += f"-w{cfg.words_per_meeting}"
     if cfg.near_duplicate_rate != DEFAULT_NEAR_DUPLICATE_RATE:
         cid += f"-d{cfg.near_duplicate_rate:g}"

@@ -16,7 +16,17 @@ Definitions (also written into ``stats.json``):
   best score of any gold meeting; when ``g ≤ 0`` (no query term reaches a gold meeting) the threshold is
   ``g`` itself, so every non-gold meeting scoring at least as well counts;
 - ``near_dup_mean_count``: mean number of competitors per query; ``near_dup_mean_share``: mean over queries
-  of competitors ÷ non-gold meetings; ``gold_unmatched``: queries whose best gold score is ``≤ 0``.
+  of competitors ÷ non-gold meetings; ``gold_unmatched``: queries whose best gold score is ``≤ 0``;
+- ``gold_share_at_r``: mean over queries of the share of gold meetings among the top ``r`` meetings, ``r``
+  the number of gold meetings (for one gold meeting, recall@1);
+- ``content_*``: the same figures with documents that hold the turns only, no title: what a query finds from
+  what was said (a summary request whose only route is the title scores near zero here);
+- ``overlap``: how many content words (tokens minus stopwords, ``generator.contracts``) a turn-level query
+  shares with its evidence (the answer turns, else the gold turns), as counts of 0, 1, 2 and 3+ and a median:
+  the lexical gap a dense or hybrid engine could close.
+
+Rows are given per class, per class and surface (``by_surface``) and per domain where meetings carry one;
+``realism`` holds the shape figures of ``generator.realism``.
 """
 
 from __future__ import annotations
@@ -27,18 +37,24 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from turnbench import canonical
 from turnbench.corpus.format import STATS, Corpus, open_corpus
 from turnbench.corpus.records import RANKED_CLASSES, Meeting, Query
 from turnbench.errors import CorpusIntegrityError, Refusal
-
-if TYPE_CHECKING:
-    from rich.table import Table
+from turnbench.generator import PRODUCER_NAME
+from turnbench.generator.contracts import content_words
+from turnbench.generator.realism import (
+    REALISM_DEFINITIONS,
+    MeetingProfile,
+    meeting_figures,
+    profile_meeting,
+    query_figures,
+)
 
 STATS_FORMAT = "turnbench-self-measure"
-STATS_VERSION = 1
+STATS_VERSION = 2
 BM25_IMPLEMENTATION = "rank_bm25.BM25Okapi"
 BM25_DISTRIBUTION = "rank-bm25"
 # rank_bm25's own defaults, written out so that an absent value cannot look like a default one.
@@ -73,16 +89,17 @@ DEFINITIONS = {
     "near_dup_mean_share": "mean over queries of competitors / non-gold meetings",
     "gold_unmatched": "queries whose best gold meeting scores <= 0 (no query term reaches it)",
     "domain": "Meeting.meta['domain'] of the query's gold meetings; 'mixed' when they differ",
+    "gold_share_at_r": "mean over queries of the share of gold meetings among the top r, r = number of gold",
+    "content_": "prefix: the same figure with documents of turns only (no title)",
+    "overlap": ("content words a turn-level query shares with its answer turns (else gold turns): counts of "
+                "0, 1, 2, 3+ and the median"),
 }
+OVERLAP_BUCKETS = ("0", "1", "2", "3+")
 
 
 def tokenize(text: str) -> list[str]:
     """The self-measure's tokenizer: casefolded runs of Unicode word characters, nothing removed."""
     return _TOKEN_RE.findall(text.casefold())
-
-
-def document_text(meeting: Meeting) -> str:
-    return "\n".join([meeting.title, *(t.text for t in meeting.turns)])
 
 
 @dataclass(frozen=True)
@@ -96,43 +113,101 @@ class QueryMeasure:
     best_gold_score: float
     competitors: int
     non_gold: int
+    surface: str = ""
+    gold_share_at_r: float = 0.0
+    content_first_gold_rank: int = 0
+    content_gold_share_at_r: float = 0.0
+    overlap: int | None = None  # content words shared with the evidence; None for meeting-level queries
+    words: int = 0
 
 
 def _round(x: float) -> float:
     return round(float(x), FLOAT_DIGITS)
 
 
-def rank_queries(meetings: Iterable[Meeting], queries: Sequence[Query]) -> tuple[list[QueryMeasure], int]:
-    """Score every ranked query against every meeting; returns per-query figures and the meeting count.
+@dataclass(frozen=True)
+class _Read:
+    """What one pass over the meetings keeps: term lists (with and without titles), domains, the content
+    words of every turn a query takes as evidence, and each meeting's shape."""
 
-    Meetings are tokenised once; BM25Okapi then keeps only term frequencies, never the text.
-    """
-    import numpy as np
-    from rank_bm25 import BM25Okapi
+    ids: tuple[str, ...]
+    titled: tuple[list[str], ...]
+    content: tuple[list[str], ...]
+    domains: Mapping[str, str]
+    evidence: Mapping[tuple[str, int], frozenset[str]]
+    profiles: tuple[MeetingProfile, ...]
 
-    # Documents enter BM25 in meeting-id order, whatever order the corpus yields them in: BM25Okapi's
-    # epsilon floor depends on a float sum over terms in first-seen order, and the id order is also the
-    # tie-break, so neither scores nor ranks can depend on reading order.
-    docs: list[tuple[str, list[str]]] = []
+
+def evidence_turns(q: Query) -> dict[str, frozenset[int]]:
+    """A turn-level query's evidence: its answer turns where it has them, else its gold turns."""
+    if q.gold_level != "turn":
+        return {}
+    if any(q.answer_turns.values()):
+        return {m: frozenset(ts) for m, ts in q.answer_turns.items()}
+    return {m: frozenset(i for a, b in rs for i in range(a, b + 1)) for m, rs in q.gold_turns.items()}
+
+
+def _read(meetings: Iterable[Meeting], queries: Sequence[Query], timed: bool | None) -> _Read:
+    needed: dict[str, set[int]] = {}
+    for q in queries:
+        for mid, ts in evidence_turns(q).items():
+            needed.setdefault(mid, set()).update(ts)
+    docs: list[tuple[str, list[str], list[str]]] = []
     domains: dict[str, str] = {}
+    evidence: dict[tuple[str, int], frozenset[str]] = {}
+    profiles: list[MeetingProfile] = []
     for m in meetings:
-        docs.append((m.id, tokenize(document_text(m))))
+        said = tokenize("\n".join(t.text for t in m.turns))
+        docs.append((m.id, tokenize(m.title) + said, said))
         if "domain" in m.meta:
             domains[m.id] = str(m.meta["domain"])
+        for t in m.turns:
+            if t.index in needed.get(m.id, ()):
+                evidence[(m.id, t.index)] = content_words(t.text)
+        profiles.append(profile_meeting(m, domains.get(m.id, NO_DOMAIN), bool(timed) or m.timing == "measured"))
     ids = sorted(d[0] for d in docs)
     if len(set(ids)) != len(ids):
         raise CorpusIntegrityError("the corpus holds a meeting id more than once")
+    # Documents enter BM25 in meeting-id order, whatever order the corpus yields them in: BM25Okapi's
+    # epsilon floor depends on a float sum over terms in first-seen order, and the id order is also the
+    # tie-break, so neither scores nor ranks can depend on reading order.
     docs.sort(key=lambda d: d[0])
+    return _Read(tuple(ids), tuple(d[1] for d in docs), tuple(d[2] for d in docs), domains, evidence,
+                 tuple(profiles))
+
+
+def _bm25(docs: Sequence[list[str]]) -> Any:
+    from rank_bm25 import BM25Okapi
+
     try:
-        bm25 = BM25Okapi([d[1] for d in docs], **BM25_PARAMS)
+        return BM25Okapi(list(docs), **BM25_PARAMS)
     except ZeroDivisionError:
         raise Refusal("the corpus has no meetings or no words; BM25 statistics are undefined") from None
-    del docs  # BM25Okapi keeps term frequencies only
 
-    n = len(ids)
-    position = {mid: i for i, mid in enumerate(ids)}
-    has_domain = bool(domains)
 
+def _ranks(scores: Any, gold_idx: Any) -> list[int]:
+    """The 1-based rank of each gold meeting: 1 + #(higher score) + #(same score with an earlier id)."""
+    import numpy as np
+
+    return [1 + int(np.count_nonzero(scores > scores[j])) + int(np.count_nonzero(scores[:j] == scores[j]))
+            for j in gold_idx]
+
+
+def rank_queries(meetings: Iterable[Meeting], queries: Sequence[Query],
+                 timed: bool | None = True) -> tuple[list[QueryMeasure], int]:
+    """Score every ranked query against every meeting; returns per-query figures and the meeting count."""
+    rows, read = _rank(meetings, queries, timed)
+    return rows, len(read.ids)
+
+
+def _rank(meetings: Iterable[Meeting], queries: Sequence[Query],
+          timed: bool | None) -> tuple[list[QueryMeasure], _Read]:
+    import numpy as np
+
+    read = _read(meetings, queries, timed)
+    titled, content = _bm25(read.titled), _bm25(read.content)
+    n = len(read.ids)
+    position = {mid: i for i, mid in enumerate(read.ids)}
     out: list[QueryMeasure] = []
     for q in sorted(queries, key=lambda q: q.id):
         gold = sorted(set(q.gold_meetings))
@@ -141,26 +216,44 @@ def rank_queries(meetings: Iterable[Meeting], queries: Sequence[Query]) -> tuple
             raise CorpusIntegrityError(
                 f"query {q.id}: gold meeting(s) {', '.join(missing) or '(none)'} not in the corpus"
             )
-        scores = bm25.get_scores(tokenize(q.text))
+        terms = tokenize(q.text)
+        scores = titled.get_scores(terms)
         gold_idx = np.array([position[g] for g in gold], dtype=np.int64)
         is_gold = np.zeros(n, dtype=bool)
         is_gold[gold_idx] = True
-        # rank of meeting j = 1 + #(score > s_j) + #(score == s_j with an id before j's)
-        best_rank = n + 1
-        for j in gold_idx:
-            s = scores[j]
-            r = 1 + int(np.count_nonzero(scores > s)) + int(np.count_nonzero(scores[:j] == s))
-            best_rank = min(best_rank, r)
+        ranks = _ranks(scores, gold_idx)
+        content_ranks = _ranks(content.get_scores(terms), gold_idx)
         g = float(scores[gold_idx].max())
         threshold = NEAR_DUP_RATIO * g if g > 0 else g
         competitors = int(np.count_nonzero((scores >= threshold) & ~is_gold))
-        if has_domain:
-            doms = {domains.get(m, NO_DOMAIN) for m in gold}
+        if read.domains:
+            doms = {read.domains.get(m, NO_DOMAIN) for m in gold}
             domain = doms.pop() if len(doms) == 1 else MIXED_DOMAIN
         else:
             domain = NO_DOMAIN
-        out.append(QueryMeasure(q.id, q.cls, domain, best_rank, g, competitors, n - len(gold)))
-    return out, n
+        evidence = evidence_turns(q)
+        overlap = None
+        if evidence:
+            said = frozenset().union(*(read.evidence.get((m, t), frozenset()) for m, ts in evidence.items()
+                                       for t in ts))
+            overlap = len(content_words(q.text) & said)
+        r = len(gold)
+        out.append(QueryMeasure(q.id, q.cls, domain, min(ranks), g, competitors, n - r, surface=q.surface,
+                                gold_share_at_r=sum(1 for x in ranks if x <= r) / r,
+                                content_first_gold_rank=min(content_ranks),
+                                content_gold_share_at_r=sum(1 for x in content_ranks if x <= r) / r,
+                                overlap=overlap, words=len(q.text.split())))
+    return out, read
+
+
+def _overlap(rows: Sequence[QueryMeasure]) -> dict[str, Any] | None:
+    values = [r.overlap for r in rows if r.overlap is not None]
+    if not values:
+        return None
+    counts = dict.fromkeys(OVERLAP_BUCKETS, 0)
+    for v in values:
+        counts[str(v) if v < 3 else "3+"] += 1
+    return {"n": len(values), **counts, "median": _round(statistics.median(values))}
 
 
 def summarise(rows: Sequence[QueryMeasure]) -> dict[str, Any]:
@@ -178,6 +271,13 @@ def summarise(rows: Sequence[QueryMeasure]) -> dict[str, Any]:
         math.fsum((r.competitors / r.non_gold) if r.non_gold else 0.0 for r in rows) / n
     )
     d["gold_unmatched"] = sum(1 for r in rows if r.best_gold_score <= 0)
+    d["gold_share_at_r"] = _round(math.fsum(r.gold_share_at_r for r in rows) / n)
+    for k in CUTOFFS:
+        d[f"content_recall_at_{k}"] = _round(sum(1 for r in rows if r.content_first_gold_rank <= k) / n)
+    d["content_gold_share_at_r"] = _round(math.fsum(r.content_gold_share_at_r for r in rows) / n)
+    overlap = _overlap(rows)
+    if overlap is not None:
+        d["overlap"] = overlap
     return d
 
 
@@ -185,6 +285,20 @@ def _by_class(rows: Sequence[QueryMeasure]) -> dict[str, Any]:
     out = {c: summarise([r for r in rows if r.cls == c]) for c in RANKED_CLASSES if any(r.cls == c for r in rows)}
     out[ALL] = summarise(rows)
     return out
+
+
+def _by_surface(rows: Sequence[QueryMeasure]) -> dict[str, Any]:
+    return {c: {s: summarise([r for r in rows if r.cls == c and r.surface == s])
+                for s in sorted({r.surface for r in rows if r.cls == c})}
+            for c in RANKED_CLASSES if any(r.cls == c for r in rows)}
+
+
+def _realism(rows: Sequence[QueryMeasure], profiles: Sequence[MeetingProfile], domain: str | None) -> dict[str, Any]:
+    ps = [p for p in profiles if domain is None or p.domain == domain]
+    qs = [r for r in rows if domain is None or r.domain == domain]
+    figures = {**meeting_figures(ps), **query_figures([r.words for r in sorted(qs, key=lambda r: r.query_id)],
+                                                      [r.overlap for r in qs if r.overlap is not None])}
+    return {k: _round(v) if isinstance(v, float) else v for k, v in figures.items()}
 
 
 def bm25_description() -> dict[str, Any]:
@@ -199,10 +313,12 @@ def bm25_description() -> dict[str, Any]:
     }
 
 
-def measure_queries(meetings: Iterable[Meeting], queries: Sequence[Query]) -> dict[str, Any]:
-    """The self-measure over in-memory records (no corpus identity): the pure core of ``measure_corpus``."""
+def measure_queries(meetings: Iterable[Meeting], queries: Sequence[Query], timed: bool | None = True) -> dict[str, Any]:
+    """The self-measure over in-memory records (no corpus identity): the pure core of ``measure_corpus``.
+
+    ``timed``: whether meeting times carry information (True: every meeting's; None: only measured ones)."""
     ranked = [q for q in queries if q.scored_on == "retrieval" and q.cls in RANKED_CLASSES]
-    rows, n_meetings = rank_queries(meetings, ranked)
+    rows, read = _rank(meetings, ranked, timed)
     result: dict[str, Any] = {
         "format": STATS_FORMAT,
         "format_version": STATS_VERSION,
@@ -211,20 +327,30 @@ def measure_queries(meetings: Iterable[Meeting], queries: Sequence[Query]) -> di
         "cutoffs": list(CUTOFFS),
         "float_digits": FLOAT_DIGITS,
         "definitions": dict(DEFINITIONS),
-        "meetings": n_meetings,
+        "realism_definitions": dict(REALISM_DEFINITIONS),
+        "meetings": len(read.ids),
         "queries_ranked": len(ranked),
         "queries_not_ranked": len(queries) - len(ranked),
         "by_class": _by_class(rows),
+        "by_surface": _by_surface(rows),
+        "realism": {"all": _realism(rows, read.profiles, None)},
     }
     if any(r.domain != NO_DOMAIN for r in rows):
         domains = sorted({r.domain for r in rows})
         result["by_domain"] = {d: _by_class([r for r in rows if r.domain == d]) for d in domains}
+    meeting_domains = sorted({p.domain for p in read.profiles} - {NO_DOMAIN})
+    if meeting_domains:
+        result["realism"]["by_domain"] = {d: _realism(rows, read.profiles, d) for d in meeting_domains}
     return result
 
 
 def measure_corpus(corpus: Corpus) -> dict[str, Any]:
-    """The self-measure of a verified corpus, as the dict written to ``stats.json``."""
-    result = measure_queries(corpus.iter_meetings(), corpus.queries())
+    """The self-measure of a verified corpus, as the dict written to ``stats.json``.
+
+    The generator plans its turn times (overlaps included); other producers' times count only where a
+    meeting says they were measured."""
+    planned = corpus.manifest.get("producer", {}).get("name") == PRODUCER_NAME
+    result = measure_queries(corpus.iter_meetings(), corpus.queries(), timed=True if planned else None)
     result["corpus"] = {
         "id": corpus.id,
         "sha256": corpus.sha256,
@@ -240,56 +366,3 @@ def write_stats(root: Path) -> dict[str, Any]:
     stats = measure_corpus(corpus)
     canonical.write_json(root / STATS, stats)
     return stats
-
-
-# -- presentation ------------------------------------------------------------------------------
-
-TABLE_COLUMNS = (
-    ("n", "n"),
-    ("R@1", "recall_at_1"),
-    ("R@10", "recall_at_10"),
-    ("median rank", "median_first_gold_rank"),
-    ("near-dup count", "near_dup_mean_count"),
-    ("near-dup share", "near_dup_mean_share"),
-    ("gold unmatched", "gold_unmatched"),
-)
-
-
-def table_rows(stats: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
-    """(domain, class, row) in print order: the whole corpus first, then each domain."""
-    out = [(ALL, c, row) for c, row in stats["by_class"].items()]
-    for dom, classes in stats.get("by_domain", {}).items():
-        out.extend((dom, c, row) for c, row in classes.items())
-    order = {c: i for i, c in enumerate((*RANKED_CLASSES, ALL))}
-    return sorted(out, key=lambda t: (t[0] != ALL, t[0], order.get(t[1], 99), t[1]))
-
-
-def render(stats: Mapping[str, Any]) -> Table:
-    """A rich Table of the stats; the caption names the BM25 implementation and its parameters."""
-    from rich.table import Table
-
-    b = stats["bm25"]
-    caption = (
-        f"{b['implementation']} ({b['distribution']} {b['version']}) k1={b['k1']} b={b['b']} "
-        f"epsilon={b['epsilon']}; tokenizer {b['tokenizer']['name']} /{b['tokenizer']['pattern']}/ casefolded; "
-        f"meetings as documents (title + turns); near-dup = other meetings >= "
-        f"{stats['near_dup_ratio']:g} x best gold score; ties by meeting id"
-    )
-    title = f"self-measure: {stats.get('corpus', {}).get('id', '(records)')} — {stats['meetings']} meetings"
-    table = Table(title=title, caption=caption)
-    table.add_column("domain")
-    table.add_column("class")
-    for head, _ in TABLE_COLUMNS:
-        table.add_column(head, justify="right")
-    for dom, cls, row in table_rows(stats):
-        cells = []
-        for _, key in TABLE_COLUMNS:
-            v = row.get(key)
-            if v is None:
-                cells.append("–")
-            elif isinstance(v, float):
-                cells.append(f"{v:.1f}" if key == "median_first_gold_rank" else f"{v:.3f}")
-            else:
-                cells.append(str(v))
-        table.add_row(dom, cls, *cells)
-    return table

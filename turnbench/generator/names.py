@@ -8,6 +8,7 @@ count every mention of it.
 from __future__ import annotations
 
 import random
+import re
 
 from turnbench.generator import vocab
 from turnbench.generator.org import Organisation
@@ -47,6 +48,8 @@ def reserved_words(org: Organisation) -> set[str]:
             words.update(phrase.lower().split())
     for _, topic in vocab.AGENDA_TOPICS:
         words.update(topic)
+    for named in (*vocab.TEAM_NAMES, *vocab.KINDS, *vocab.SYSTEMS, *vocab.FRAGMENTS):
+        words.update(re.findall(r"[a-z0-9]+", named.lower()))
     for c in org.cities:
         words.update(c.lower().split())
     return words

@@ -109,7 +109,7 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
     n_series = min(n_series, n_teams * n_kinds)
 
     team_names = rng.sample(vocab.TEAM_NAMES, n_teams)
-    sizes = [rng.randint(6, 9) for _ in range(n_teams)]
+    sizes = [rng.randint(*cfg.voice.team_size) for _ in range(n_teams)]
     people = _people(fake, sum(sizes))
     cities = _cities(fake, 40)
     teams = []
@@ -140,7 +140,7 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
         members = list(team.members)
         chair = members[rng.randrange(len(members))]
         others = [m for m in members if m != chair]
-        roster = (chair, *rng.sample(others, min(len(others), rng.randint(3, 5))))
+        roster = (chair, *rng.sample(others, min(len(others), rng.randint(*cfg.voice.template_others))))
         agenda = tuple(rng.sample(team.topics, 3))
         n = sessions[j]
         cadence = max(1, cfg.span_days // n)

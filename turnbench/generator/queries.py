@@ -19,7 +19,7 @@ from turnbench.generator.plan import Plan
 def build_queries(plan: Plan, facts: Iterable[LocatedFact], turn_counts: Mapping[str, int]) -> list[Query]:
     by_query: dict[str, list[LocatedFact]] = {}
     for f in facts:
-        if f.get("meeting") is not None:
+        if f.get("meeting") is not None and "query" in f:
             by_query.setdefault(f["query"], []).append(f)
     series_meetings: dict[str, list[str]] = {}
     for m in plan.meetings:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, cast
 from turnbench.corpus.checks import CorpusScan, scan_corpus
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting, Query
-from turnbench.generator.contracts import LocatedFact, TargetFact, tokens, word_count
+from turnbench.generator.contracts import LocatedFact, TargetFact, series_name, series_of_title, tokens, word_count
 
 TurnKey = tuple[str, int]  # (meeting id, turn index)
 Phrase = tuple[str, ...]  # a phrase's tokens
@@ -47,16 +47,26 @@ class SyntheticScan:
     targets: tuple[TargetFact, ...]
     located: tuple[LocatedFact, ...]
     spoke: Mapping[str, frozenset[str]]  # meeting id -> who spoke at least one turn
+    invited: Mapping[str, frozenset[str]]  # meeting id -> its invitee list (Meeting.attendees)
     turns: Mapping[TurnKey, SpokenTurn]  # the turns facts and answer_turns point at, as written
     phrase_hits: Mapping[Phrase, tuple[Hit, ...]]  # every marker and near-miss phrase, in sorted order
     boundary_hits: tuple[str, ...]  # turns that end with a phrase's beginning or start with its end
     deferral_hits: Mapping[str, tuple[Hit, ...]]  # lowercased R5 item -> its deferrals
     subject_hits: Mapping[str, tuple[TurnKey, ...]]  # lowercased subject -> turns naming it
     subject_texts: Mapping[TurnKey, str]  # the text of every turn that names a subject
+    series_hits: Mapping[Phrase, tuple[TurnKey, ...]]  # every series' full name -> turns that say it
 
     @property
     def queries(self) -> tuple[Query, ...]:
         return self.corpus.queries
+
+    def queries_by_id(self) -> dict[str, Query]:
+        return {q.id: q for q in self.queries}
+
+    def series_of_meeting(self, meeting_id: str) -> tuple[str, str] | None:
+        """The (team, kind) the meeting's title names; None for a meeting that is not a session."""
+        info = self.corpus.meetings.get(meeting_id)
+        return series_of_title(info.title if info is not None else "")
 
     def targets_of(self, rule: str | None = None) -> list[TargetFact]:
         return [f for f in self.targets if rule is None or f.get("rule") == rule]
@@ -103,7 +113,14 @@ class _TextScanner:
         for q in queries:
             for mid, ts in q.answer_turns.items():
                 self.needed.update((mid, t) for t in ts)
+        names = {series_name(f["team"], f["kind"]) for f in located if f.get("type") == "series_mention"}
+        names.discard(())
+        self.series_by_first: dict[str, list[Phrase]] = {}
+        for name in sorted(names):
+            self.series_by_first.setdefault(name[0], []).append(name)
+        self.series_hits: dict[Phrase, list[TurnKey]] = {name: [] for name in sorted(names)}
         self.spoke: dict[str, set[str]] = {}
+        self.invited: dict[str, frozenset[str]] = {}
         self.turns: dict[TurnKey, SpokenTurn] = {}
         self.phrase_hits: dict[Phrase, list[Hit]] = {p: [] for p in sorted(phrases)}
         self.boundary_hits: list[str] = []
@@ -113,14 +130,20 @@ class _TextScanner:
 
     def add(self, m: Meeting) -> None:
         spoke = self.spoke.setdefault(m.id, set())
+        self.invited[m.id] = frozenset(m.attendees)
         for t in m.turns:
             spoke.add(t.speaker)
             key = (m.id, t.index)
             if key in self.needed:
                 self.turns[key] = SpokenTurn(t.speaker, t.text)
-            if not (self.by_first or self.item_re or self.subjects):
+            if not (self.by_first or self.item_re or self.subjects or self.series_by_first):
                 continue
             toks = tokens(t.text)
+            if self.series_by_first:
+                said = {n for i, tok in enumerate(toks) for n in self.series_by_first.get(tok, ())
+                        if tuple(toks[i:i + len(n)]) == n}
+                for n in sorted(said):
+                    self.series_hits[n].append(key)
             n_words = word_count(t.text)
             if self.by_first:
                 self._phrases(m.id, t.index, toks, n_words)
@@ -152,10 +175,11 @@ class _TextScanner:
              located: tuple[LocatedFact, ...]) -> SyntheticScan:
         return SyntheticScan(
             corpus=corpus, targets=targets, located=located,
-            spoke={m: frozenset(s) for m, s in self.spoke.items()}, turns=self.turns,
+            spoke={m: frozenset(s) for m, s in self.spoke.items()}, invited=self.invited, turns=self.turns,
             phrase_hits={p: tuple(h) for p, h in self.phrase_hits.items()}, boundary_hits=tuple(self.boundary_hits),
             deferral_hits={i: tuple(h) for i, h in self.deferral_hits.items()},
-            subject_hits={s: tuple(h) for s, h in self.subject_hits.items()}, subject_texts=self.subject_texts)
+            subject_hits={s: tuple(h) for s, h in self.subject_hits.items()}, subject_texts=self.subject_texts,
+            series_hits={n: tuple(h) for n, h in self.series_hits.items()})
 
 
 def split_facts(facts: list[Mapping[str, Any]]) -> tuple[tuple[TargetFact, ...], tuple[LocatedFact, ...]]:

@@ -70,8 +70,9 @@ LOOKUP_ECHOES = {
     "version": ("Which version of {S} should we pin, any opinions?", "The {S} version question keeps coming back.",
                 "We should decide what version {S} is pinned to."),
 }
-# Lookup query surfaces in rotation by query number; "verbatim" quotes the answer sentence.
-LOOKUP_SURFACES = ("question", "question", "keyword", "question", "verbatim")
+# Lookup query surfaces in rotation by query number; "verbatim" quotes the answer sentence; "paraphrase"
+# names neither subject nor predicate (generator/paraphrase.py).
+LOOKUP_SURFACES = ("question", "paraphrase", "keyword", "question", "verbatim")
 
 MULTI_TEMPLATES = (
     MultiTemplate("shortlist", "For the {S} tender, put {V} on the shortlist.",
@@ -89,8 +90,8 @@ MULTI_ECHOES = {
     "sites": ("Pilot sites for {S} are still being discussed.", "How many pilot sites will {S} need?"),
     "reviewers": ("The {S} proposal still needs reviewers.", "Who has time to review the {S} proposal?"),
 }
-# Multi-file query surfaces alternate by the query's place in its series.
-MULTI_SURFACES = ("question", "keyword")
+# Multi-file query surfaces rotate by the query's place in its series.
+MULTI_SURFACES = ("question", "keyword", "paraphrase")
 
 SUMMARY_TEMPLATES = (
     ("question", "Summarize the {T} {K} meetings."),

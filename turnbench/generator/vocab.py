@@ -59,6 +59,11 @@ AGENDA_TOPICS = (
 
 # -- bulk text ---------------------------------------------------------------------------------
 
+# Names of internal systems. They are ordinary bulk nouns, and a paraphrased question describes its subject
+# as "the {topic word} {system}" (generator/paraphrase.py), so the words of a description are common
+# across the corpus and only their pairing is rare.
+SYSTEMS = ("portal", "tracker", "gateway", "console", "toolkit", "hub", "engine", "registry", "scheduler",
+           "connector", "assistant", "monitor", "importer", "planner", "widget", "service")
 SUBJECTS = ("we", "I", "they", "the team", "we all", "our side", "the other team", "you")
 MODALS = ("should", "could", "might", "need to", "want to", "will", "can")
 VERBS = ("check", "review", "update", "finish", "share", "test", "plan", "track", "simplify",
@@ -74,7 +79,8 @@ NOUNS = ("plan", "doc", "ticket", "change", "numbers", "proposal", "estimate", "
          "report", "question", "issue", "process", "template", "spreadsheet", "summary", "thread",
          "meeting", "deadline", "owner", "draft", "review", "feature", "workflow", "board", "metric",
          "target", "request", "list", "note", "update", "sprint", "demo", "goal", "risk", "budget line",
-         "follow-up", "decision", "agenda", "backlog", "ticket queue", "config", "script", "test suite")
+         "follow-up", "decision", "agenda", "backlog", "ticket queue", "config", "script", "test suite",
+         *SYSTEMS)
 TIMES = ("next week", "this week", "by friday", "before the demo", "this sprint", "after the release",
          "tomorrow", "later today", "end of month", "in the next sync", "soon", "first thing monday")
 PREPS = ("for", "with", "around", "about", "behind", "after", "before", "on")
@@ -84,6 +90,13 @@ NUMBERS = ("two", "three", "four", "five", "six", "a few", "a couple of", "sever
 FILLERS = ("Um, ", "Uh, ", "So, ", "I mean, ", "You know, ", "Like, ", "Hmm, ")
 BACKCHANNELS = ("Mm-hm.", "Right.", "Yeah.", "Okay.", "Sure.", "Uh-huh.", "Right, right.", "Yep.",
                 "Got it.", "Makes sense.", "Mm.", "Yeah, yeah.")
+
+# Short fragments of interactive talk (the interactive register): "{n}" noun, "{a}" adjective, "{t}" time,
+# "{o}" opener. None is made only of backchannel words, so a fragment is never counted as one.
+FRAGMENTS = ("Yeah, the {n}.", "The {a} one?", "Which {n}?", "So the {n}, yeah.", "Maybe {t}.", "The {n}?",
+             "Right, the {a} {n}.", "Um, the {n}.", "Not {t}, no.", "{o}, sure.", "I guess so.", "That works.",
+             "Fair enough.", "Hmm, {a}.", "Could be.", "And the {n}?", "Too {a}, I think.", "Good point.",
+             "Uh, the {a} {n}.", "Me too.")
 
 # Bulk sentence templates: "{s}" subject, "{m}" modal, "{v}" verb, "{p}" past verb, "{a}" adjective,
 # "{n}" noun (topic-weighted), "{t}" time, "{r}" preposition, "{o}" opener, "{k}" number.

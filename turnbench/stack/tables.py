@@ -1,6 +1,7 @@
 """The PostgreSQL side of a loaded corpus: schema ``turnbench``, filled by COPY (DESIGN §8, §9).
 
-Only what a product would hold — never facts, gold, ``Meeting.meta`` or generator metadata::
+Only what a product would hold — never facts, gold, ``Meeting.meta`` or generator metadata. The invitee list
+is product data (a calendar holds it); it is not attendance, which is who spoke (docs/question-grammar.md)::
 
     turnbench.meetings (id text PRIMARY KEY, title text NOT NULL, recorded_date date NULL,
                         duration double precision NOT NULL, timing text NOT NULL)   -- seconds; 'synthetic'|'measured'
@@ -8,6 +9,8 @@ Only what a product would hold — never facts, gold, ``Meeting.meta`` or genera
                         turn_index integer NOT NULL, speaker text NOT NULL,
                         start_s double precision NOT NULL, end_s double precision NOT NULL, text text NOT NULL,
                         PRIMARY KEY (meeting_id, turn_index))
+    turnbench.attendees (meeting_id text NOT NULL REFERENCES turnbench.meetings (id), name text NOT NULL,
+                         PRIMARY KEY (meeting_id, name))                    -- Meeting.attendees: the invitees
 
 Read segments in the total order ``ORDER BY meeting_id, start_s, end_s, turn_index``. The schema's comment is
 a JSON marker ``{"format": "turnbench-tables/1", "corpus_id": ..., "corpus_sha256": ...}`` naming the corpus
@@ -39,6 +42,7 @@ TABLES_FORMAT = "turnbench-tables/1"
 class TableCounts:
     meetings: int
     segments: int
+    attendees: int = 0
 
 
 def schema_marker(cur: psycopg.Cursor[Any]) -> dict[str, Any] | None:
@@ -67,7 +71,7 @@ def loaded_tables_marker(stack: StackInfo) -> dict[str, Any] | None:
 
 def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[str, Any],
                 each_meeting: Callable[[Meeting], None] = lambda m: None) -> TableCounts:
-    """Replace the schema with ``meetings`` in one transaction, COPY for both tables; ``each_meeting`` sees every
+    """Replace the schema with ``meetings`` in one transaction, COPY for every table; ``each_meeting`` sees every
     meeting as it streams past, so the caller can cut passages from the same single read of the corpus."""
     n_meetings = n_segments = 0
     with postgres_connect(stack) as conn, conn.cursor() as cur:
@@ -86,12 +90,15 @@ def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[s
             "speaker text NOT NULL, start_s double precision NOT NULL, end_s double precision NOT NULL, "
             "text text NOT NULL)"
         )
+        cur.execute(f"CREATE TABLE {SCHEMA}.attendees (meeting_id text NOT NULL, name text NOT NULL)")
         meeting_rows = []
+        attendee_rows: list[tuple[str, str]] = []
         with cur.copy(
             f"COPY {SCHEMA}.segments (meeting_id, turn_index, speaker, start_s, end_s, text) FROM STDIN"
         ) as copy:
             for m in meetings:
                 meeting_rows.append((m.id, m.title, m.recorded_date, m.duration, m.timing))
+                attendee_rows.extend((m.id, name) for name in sorted(set(m.attendees)))
                 for t in m.turns:
                     copy.write_row((m.id, t.index, t.speaker, t.start, t.end, t.text))
                 n_segments += len(m.turns)
@@ -99,22 +106,28 @@ def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[s
         with cur.copy(f"COPY {SCHEMA}.meetings (id, title, recorded_date, duration, timing) FROM STDIN") as copy:
             for row in meeting_rows:
                 copy.write_row(row)
+        with cur.copy(f"COPY {SCHEMA}.attendees (meeting_id, name) FROM STDIN") as copy:
+            for invitee in attendee_rows:
+                copy.write_row(invitee)
         n_meetings = len(meeting_rows)
         cur.execute(f"ALTER TABLE {SCHEMA}.meetings ADD PRIMARY KEY (id)")
         cur.execute(f"ALTER TABLE {SCHEMA}.segments ADD PRIMARY KEY (meeting_id, turn_index)")
-        cur.execute(
-            f"ALTER TABLE {SCHEMA}.segments ADD FOREIGN KEY (meeting_id) REFERENCES {SCHEMA}.meetings (id)"
-        )
-        cur.execute(f"SELECT (SELECT count(*) FROM {SCHEMA}.meetings), (SELECT count(*) FROM {SCHEMA}.segments)")
-        got = cur.fetchone()
-        if got != (n_meetings, n_segments):
-            raise IndexNotSettled(
-                f"PostgreSQL holds {got and got[0]} meetings and {got and got[1]} segments after COPY; the corpus "
-                f"has {n_meetings} and {n_segments}"
+        cur.execute(f"ALTER TABLE {SCHEMA}.attendees ADD PRIMARY KEY (meeting_id, name)")
+        for table in ("segments", "attendees"):
+            cur.execute(
+                f"ALTER TABLE {SCHEMA}.{table} ADD FOREIGN KEY (meeting_id) REFERENCES {SCHEMA}.meetings (id)"
             )
-        cur.execute(f"ANALYZE {SCHEMA}.meetings")
-        cur.execute(f"ANALYZE {SCHEMA}.segments")
-    return TableCounts(n_meetings, n_segments)
+        cur.execute(f"SELECT (SELECT count(*) FROM {SCHEMA}.meetings), (SELECT count(*) FROM {SCHEMA}.segments), "
+                    f"(SELECT count(*) FROM {SCHEMA}.attendees)")
+        got = cur.fetchone()
+        if got != (n_meetings, n_segments, len(attendee_rows)):
+            raise IndexNotSettled(
+                f"PostgreSQL holds {got and got[0]} meetings, {got and got[1]} segments and {got and got[2]} "
+                f"attendees after COPY; the corpus has {n_meetings}, {n_segments} and {len(attendee_rows)}"
+            )
+        for table in ("meetings", "segments", "attendees"):
+            cur.execute(f"ANALYZE {SCHEMA}.{table}")
+    return TableCounts(n_meetings, n_segments, len(attendee_rows))
 
 
 def _sql_literal(text: str) -> str:

@@ -66,9 +66,14 @@ def test_load_counts_settle_provenance_and_tables(stack, tiny):
     assert _sql(stack, f"SELECT count(*) FROM {SCHEMA}.segments") == [(12,)]
     cols = _sql(stack, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = %s "
                        "ORDER BY table_name, ordinal_position", (SCHEMA,))
-    assert cols == [("meetings", "id"), ("meetings", "title"), ("meetings", "recorded_date"), ("meetings", "duration"),
+    assert cols == [("attendees", "meeting_id"), ("attendees", "name"),
+                    ("meetings", "id"), ("meetings", "title"), ("meetings", "recorded_date"), ("meetings", "duration"),
                     ("meetings", "timing"), ("segments", "meeting_id"), ("segments", "turn_index"),
                     ("segments", "speaker"), ("segments", "start_s"), ("segments", "end_s"), ("segments", "text")]
+    # the invitee list, one row per (meeting, name); the tiny corpus invites exactly who speaks
+    assert _sql(stack, f"SELECT meeting_id, name FROM {SCHEMA}.attendees ORDER BY meeting_id, name") == [
+        ("mtg-0001", "Ana"), ("mtg-0001", "Ben"), ("mtg-0002", "Cleo"), ("mtg-0002", "Dev"),
+        ("mtg-0003", "Eve"), ("mtg-0003", "Fay"), ("mtg-0004", "Gus"), ("mtg-0004", "Hana")]
     # the total reading order puts Eve's short "right" (3.0–3.5) before Fay's turn (3.0–6.0)
     order = _sql(stack, f"SELECT turn_index FROM {SCHEMA}.segments WHERE meeting_id = 'mtg-0003' "
                         "ORDER BY start_s, end_s, turn_index")

@@ -41,9 +41,17 @@ def test_fixture_corpus_loads_settles_and_runs_identically_twice(stack, tmp_path
     assert sum(x.words for x in first.passages) == counts["words"]
     assert max(x.words for x in first.passages) <= 200
     assert {x.meeting for x in first.passages} == {m.id for m in corpus.iter_meetings()}
+    meetings = list(corpus.iter_meetings())
     with postgres_connect(stack) as conn:
         assert conn.execute(f"SELECT count(*), count(DISTINCT meeting_id) FROM {SCHEMA}.segments").fetchone() == \
             (counts["turns"], counts["meetings"])
+        # the invitee list is product data: every invitee of every meeting, some of whom never spoke
+        invited = conn.execute(f"SELECT meeting_id, name FROM {SCHEMA}.attendees ORDER BY meeting_id, name").fetchall()
+        assert invited == sorted((m.id, a) for m in meetings for a in m.attendees)
+        silent = conn.execute(
+            f"SELECT count(*) FROM {SCHEMA}.attendees a WHERE NOT EXISTS (SELECT 1 FROM {SCHEMA}.segments s "
+            "WHERE s.meeting_id = a.meeting_id AND s.speaker = a.name)").fetchone()[0]
+        assert silent == sum(len(set(m.attendees) - {t.speaker for t in m.turns}) for m in meetings) > 0
 
     retrieval = {q.id: q for q in corpus.queries() if q.scored_on == "retrieval"}
     assert len(retrieval) == counts["queries"] - counts["queries_by_class"]["aggregation"]

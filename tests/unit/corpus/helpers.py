@@ -29,7 +29,7 @@ def m(mid: str, turns: Sequence[Turn], duration: float = 100.0) -> Meeting:
 
 
 GOOD = [m("a", [Turn(0, "x", 0.0, 5.0, "hello there"), Turn(1, "y", 4.0, 9.0, "overlap is fine"),
-                Turn(2, "x", 4.0, 6.0, "same start is fine")]),
+                Turn(2, "z", 4.0, 6.0, "same start is fine")]),
         m("b", [Turn(0, "y", 1.0, 2.0, "one")], duration=2.0)]
 QUERIES = [Query("q1", "lookup", "R1", "qmsum", "what", "retrieval", ("a",), {"a": ((0, 1),)}, {"a": (1,)}),
            Query("q2", "summarize", "R8", "qmsum", "sum", "retrieval", ("a", "b"), {"a": ((0, 2),), "b": ((0, 0),)},

@@ -30,7 +30,7 @@ def test_generic_checks_pass_in_their_fixed_order(tmp_path):
     results = validate(write(tmp_path / "c", GOOD, QUERIES))
     assert [r.name for r in results] == [check_name(c) for c in GENERIC] == [
         "manifest_hashes", "manifest_counts", "meeting_ids_unique", "query_ids_unique", "turn_indices_dense",
-        "times_ordered", "gold_refs_real", "gold_spans_cover_answers"]
+        "times_ordered", "speaker_turns_disjoint", "gold_refs_real", "gold_spans_cover_answers"]
     assert [r.status for r in results] == ["pass"] * len(GENERIC)
     assert results[1].detail == "2 meetings, 4 turns, 2 queries"
 
@@ -39,6 +39,18 @@ def test_times_out_of_order_or_beyond_the_meeting_fail(tmp_path):
     bad = [m("a", [Turn(0, "x", 3.0, 5.0, "t"), Turn(1, "y", 2.0, 4.0, "earlier start")]),
            m("b", [Turn(0, "y", 1.0, 2.5, "past the end")], duration=2.0)]
     assert failures(validate(write(tmp_path / "c", bad, QUERIES[:1]))) == ["times_ordered"]
+
+
+def test_a_speaker_overlapping_themselves_fails_naming_both_turns(tmp_path):
+    # other speakers may overlap and share starts; one speaker may not, not even with a zero-length turn
+    bad = [m("a", [Turn(0, "x", 0.0, 5.0, "long turn"), Turn(1, "y", 1.0, 2.0, "other speaker inside"),
+                   Turn(2, "x", 4.5, 6.0, "starts before x's first turn ends"), Turn(3, "x", 6.0, 7.0, "touching")]),
+           m("b", [Turn(0, "y", 0.0, 2.0, "t"), Turn(1, "y", 1.0, 1.0, "an instant inside")], duration=2.0)]
+    results = {r.name: r for r in validate(write(tmp_path / "c", bad, QUERIES[:1]))}
+    assert failures(results.values()) == ["speaker_turns_disjoint"]
+    detail = results["speaker_turns_disjoint"].detail
+    assert detail.startswith("2 problem(s): ")
+    assert "a#2 starts at 4.5 before x's #0 ends at 5.0" in detail and "b#1 starts at 1.0 before y's #0" in detail
 
 
 def test_sparse_turn_indices_and_duplicate_query_ids_fail(tmp_path):

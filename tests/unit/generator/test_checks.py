@@ -174,3 +174,73 @@ def test_a_fact_the_check_cannot_read_fails_that_check_with_its_error(corpus_cop
     assert results["facts_located"].detail == "malformed corpus data: KeyError: 'turn'"
     counted_by = "month_counts_exact" if rule == "R7" else "marker_counts_exact"
     assert failures(results.values()) == ["facts_located", counted_by]
+
+
+def _meetings(root):
+    return [m for part in sorted((root / "meetings").glob("*.jsonl")) for m in read_lines(part)]
+
+
+def test_a_speaker_talking_over_themselves_fails_speaker_turns_disjoint(corpus_copy):
+    # a turn that overlaps its predecessor, handed to the predecessor's speaker, who then overlaps themselves
+    carried = {(f["meeting"], f["turn"]) for f in facts(corpus_copy) if f["meeting"] is not None}
+    mid, index = next((m["id"], b["index"]) for m in _meetings(corpus_copy)
+                      for a, b in zip(m["turns"], m["turns"][1:], strict=False)
+                      if b["start"] < a["end"] and a["speaker"] != b["speaker"] and (m["id"], b["index"]) not in carried
+                      and sum(t["speaker"] == b["speaker"] for t in m["turns"]) > 1)
+
+    def take_over(m):
+        m["turns"][index]["speaker"] = m["turns"][index - 1]["speaker"]
+
+    edit_meeting(corpus_copy, mid, take_over)
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert failures(results.values()) == ["speaker_turns_disjoint"]
+    assert f"{mid}#{index} starts at" in results["speaker_turns_disjoint"].detail
+
+
+def test_a_session_naming_another_series_in_full_fails_series_named_in_speech(corpus_copy):
+    mention = next(f for f in facts(corpus_copy) if f["type"] == "series_mention" and f["form"] == "full")
+    own = f"{mention['team']} — {mention['kind']} #"
+    other = next(m for m in _meetings(corpus_copy) if not m["title"].startswith(own))
+    edit_meeting(corpus_copy, other["id"], lambda m: m["turns"][0].__setitem__(
+        "text", m["turns"][0]["text"] + f" As the {mention['team']} {mention['kind']} said."))
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert failures(results.values()) == ["series_named_in_speech"]
+    assert f"{other['id']}#0 names the series" in results["series_named_in_speech"].detail
+
+
+def test_a_mention_recorded_in_the_wrong_form_or_series_fails_series_named_in_speech(corpus_copy):
+    rows = facts(corpus_copy)
+    team_form = next(f for f in rows if f["type"] == "series_mention" and f["form"] == "team")
+    team_form["form"] = "kind"  # the turn names the team, not the kind
+    write_lines(corpus_copy / "facts.jsonl", rows)
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert failures(results.values()) == ["series_named_in_speech"]
+    assert "does not say the kind name" in results["series_named_in_speech"].detail
+
+
+def test_a_paraphrase_sharing_words_with_its_answer_turn_fails_paraphrase_gap(corpus_copy):
+    q = next(r for r in read_lines(corpus_copy / "queries.jsonl") if r["surface"] == "paraphrase"
+             and r["class"] == "lookup")
+    (mid,) = q["gold_meetings"]
+    (turn,) = q["answer_turns"][mid]
+    words = [w.strip("?,.") for w in q["text"].split()]
+    edit_meeting(corpus_copy, mid, lambda m: m["turns"][turn].__setitem__(
+        "text", m["turns"][turn]["text"] + " " + " ".join(words[-4:]) + "."))
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert failures(results.values()) == ["paraphrase_gap"]
+    assert f"{q['id']} shares" in results["paraphrase_gap"].detail
+
+
+def test_a_paraphrase_whose_alias_is_gone_fails_paraphrase_gap(corpus_copy):
+    rows = facts(corpus_copy)
+    alias = next(f for f in rows if f["type"] == "alias")
+    write_lines(corpus_copy / "facts.jsonl", [f for f in rows if f is not alias])
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    # the alias turn now names the subject unrecorded, so the multi-file check may notice it as well
+    assert "paraphrase_gap" in failures(results.values())
+    assert f"{alias['query']}: no alias turn" in results["paraphrase_gap"].detail

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from tests.unit.corpus.helpers import REPO, tree_bytes
 from turnbench.cli import main
 from turnbench.generator.config import GeneratorConfig
-from turnbench.generator.generate import generate, regenerate
+from turnbench.generator.generate import corpus_id, generate, regenerate
 
 CFG = GeneratorConfig(seed=3, meetings=30, words_per_meeting=700)
 
@@ -40,6 +40,13 @@ def test_workers_do_not_change_a_byte(tmp_path):
     generate(CFG, tmp_path / "one", workers=1)
     generate(CFG, tmp_path / "three", workers=3)
     assert tree_bytes(tmp_path / "one") == tree_bytes(tmp_path / "three")
+
+
+def test_workers_do_not_change_a_byte_in_another_register(tmp_path):
+    cfg = GeneratorConfig.from_options(seed=3, meetings=16, register="interactive", words_per_meeting=1500)
+    generate(cfg, tmp_path / "one", workers=1)
+    generate(cfg, tmp_path / "two", workers=2)
+    assert tree_bytes(tmp_path / "one") == tree_bytes(tmp_path / "two")
 
 
 def test_pythonhashseed_does_not_change_a_byte(tmp_path):
@@ -76,7 +83,7 @@ def test_manifest_records_producer_licence_and_config(tmp_path):
     assert m["producer"] == {
         "name": "turnbench.generator", "version": f"{__version__}+g{GENERATOR_VERSION}", "seed": 3,
         "config": {"seed": 3, "meetings": 30, "words_per_meeting": 700, "near_duplicate_rate": 0.25,
-                   "start_date": "2026-01-05", "span_days": 182},
+                   "start_date": "2026-01-05", "span_days": 182, "register": "default"},
         "libraries": {"faker": faker.VERSION},
     }
     assert sorted(m["files"]) == ["facts.jsonl", "meetings/part-0000.jsonl", "queries.jsonl"]
@@ -94,6 +101,8 @@ def run(*args):
     (("--words-per-meeting", "10"), "words per meeting must be an integer"),
     (("--near-duplicate-rate", "1.5"), "near-duplicate rate must be between 0 and 1"),
     (("--workers", "0"), "workers must be an integer from 1"),
+    (("--register", "chatty"), "register must be one of default, formal, interactive, got 'chatty'"),
+    (("--register", ""), "register must be one of default, formal, interactive, got ''"),
 ])
 def test_out_of_range_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
     out = tmp_path / "out"
@@ -142,6 +151,36 @@ def test_from_manifest_refuses_version_drift_naming_both_versions(tmp_path):
     assert "Faker recorded 0.0.1, installed " + faker.VERSION in result.output
     assert "--allow-version-drift" in result.output
     assert not (tmp_path / "r").exists()
+
+
+def test_a_manifest_of_the_previous_generator_is_refused_as_version_drift(tmp_path):
+    # the default corpus's manifest as generator 1 recorded it, before self-overlap, mentions and paraphrases
+    old = REPO / "tests" / "fixtures" / "manifests" / "default-g1.manifest.json"
+    from turnbench.generator import generator_version
+
+    result = run("generate", "--from-manifest", old, "--out", tmp_path / "r")
+    assert result.exit_code == 3
+    assert result.output.strip().splitlines() == [
+        f"turnbench: VersionDrift: {old}: generator recorded 0.1.0+g1, installed {generator_version()}; "
+        "pass --allow-version-drift to regenerate anyway"]
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_register_names_the_corpus_and_sets_its_size_unless_given(tmp_path):
+    from turnbench.generator.register import REGISTERS
+
+    interactive = GeneratorConfig.from_options(seed=3, meetings=8, register="interactive", words_per_meeting=None)
+    assert interactive.words_per_meeting == REGISTERS["interactive"].words_per_meeting
+    assert corpus_id(interactive) == "synthetic-s3-m8-interactive"
+    formal = GeneratorConfig.from_options(seed=3, meetings=8, register="formal", words_per_meeting=900)
+    assert corpus_id(formal) == "synthetic-s3-m8-formal-w900"
+    assert GeneratorConfig.from_options(seed=3) == GeneratorConfig(seed=3)
+    result = run("generate", "--seed", "3", "--meetings", "10", "--register", "formal", "--words-per-meeting", "900",
+                 "--out", tmp_path / "f")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "f" / "manifest.json").read_bytes())
+    assert manifest["producer"]["config"]["register"] == "formal"
+    assert manifest["corpus_id"] == "synthetic-s3-m10-formal-w900"
 
 
 def test_allowed_version_drift_reports_which_files_differ(tmp_path):

@@ -98,29 +98,53 @@ def test_rank_figures_per_query_are_the_hand_derived_ones():
     assert by_id["q3"].best_gold_score == pytest.approx(expected, rel=1e-12)
 
 
+def _row(n, r1, r10, med, nd_count, nd_share, unmatched, share, c_r1, c_r10, c_share, overlap):
+    zero, one, median = overlap
+    return {"n": n, "recall_at_1": r1, "recall_at_10": r10, "median_first_gold_rank": med,
+            "near_dup_mean_count": nd_count, "near_dup_mean_share": nd_share, "gold_unmatched": unmatched,
+            "gold_share_at_r": share, "content_recall_at_1": c_r1, "content_recall_at_10": c_r10,
+            "content_gold_share_at_r": c_share,
+            "overlap": {"n": zero + one, "0": zero, "1": one, "2": 0, "3+": 0, "median": median}}
+
+
 def test_summary_rows_exact(corpus_dir: Path):
+    # Titles hold no query word and every document loses exactly one token without its title, so the
+    # content-only ranks equal the titled ones. Overlap: each query's one word is in its gold turn, except
+    # q5's "apple zebra" against m3's "cherry cherry date". Gold share at r: q4's two gold meetings rank 1
+    # and 2 (share 1), q6's too; q1's one gold meeting ranks 2 (share 0), q5's ranks 5.
     stats = measure.measure_corpus(open_corpus(corpus_dir))
     assert stats["meetings"] == 6
     assert stats["queries_ranked"] == 6 and stats["queries_not_ranked"] == 1
     assert stats["by_class"] == {
-        "lookup": {"n": 3, "recall_at_1": 0.666667, "recall_at_10": 1.0, "median_first_gold_rank": 1.0,
-                   "near_dup_mean_count": 0.666667, "near_dup_mean_share": 0.133333, "gold_unmatched": 0},
-        "multi_file": {"n": 2, "recall_at_1": 1.0, "recall_at_10": 1.0, "median_first_gold_rank": 1.0,
-                       "near_dup_mean_count": 0.0, "near_dup_mean_share": 0.0, "gold_unmatched": 0},
-        "summarize": {"n": 1, "recall_at_1": 0.0, "recall_at_10": 1.0, "median_first_gold_rank": 5.0,
-                      "near_dup_mean_count": 5.0, "near_dup_mean_share": 1.0, "gold_unmatched": 1},
-        "all": {"n": 6, "recall_at_1": 0.666667, "recall_at_10": 1.0, "median_first_gold_rank": 1.0,
-                "near_dup_mean_count": 1.166667, "near_dup_mean_share": 0.233333, "gold_unmatched": 1},
+        "lookup": _row(3, 0.666667, 1.0, 1.0, 0.666667, 0.133333, 0, 0.666667, 0.666667, 1.0, 0.666667,
+                       (0, 3, 1.0)),
+        "multi_file": _row(2, 1.0, 1.0, 1.0, 0.0, 0.0, 0, 1.0, 1.0, 1.0, 1.0, (0, 2, 1.0)),
+        "summarize": _row(1, 0.0, 1.0, 5.0, 5.0, 1.0, 1, 0.0, 0.0, 1.0, 0.0, (1, 0, 0.0)),
+        "all": _row(6, 0.666667, 1.0, 1.0, 1.166667, 0.233333, 1, 0.666667, 0.666667, 1.0, 0.666667, (1, 5, 1.0)),
     }
+    assert stats["by_surface"] == {"lookup": {"plain": stats["by_class"]["lookup"]},
+                                   "multi_file": {"plain": stats["by_class"]["multi_file"]},
+                                   "summarize": {"plain": stats["by_class"]["summarize"]}}
     assert sorted(stats["by_domain"]) == ["mixed", "x", "y"]
-    assert stats["by_domain"]["y"] == {
-        "lookup": {"n": 1, "recall_at_1": 0.0, "recall_at_10": 1.0, "median_first_gold_rank": 2.0,
-                   "near_dup_mean_count": 1.0, "near_dup_mean_share": 0.2, "gold_unmatched": 0},
-        "all": {"n": 1, "recall_at_1": 0.0, "recall_at_10": 1.0, "median_first_gold_rank": 2.0,
-                "near_dup_mean_count": 1.0, "near_dup_mean_share": 0.2, "gold_unmatched": 0},
-    }
+    y = _row(1, 0.0, 1.0, 2.0, 1.0, 0.2, 0, 0.0, 0.0, 1.0, 0.0, (0, 1, 1.0))
+    assert stats["by_domain"]["y"] == {"lookup": y, "all": y}
     assert stats["by_domain"]["x"]["all"]["n"] == 4
     assert stats["corpus"]["id"] == "tiny"
+
+
+def test_realism_figures_by_hand(corpus_dir: Path):
+    # six one-turn meetings of 2, 2, 3, 2, 2, 2 words by one speaker each, 2 s long, no overlap possible;
+    # the test corpus's producer is not the generator and no meeting is measured: overlap is not measurable
+    stats = measure.measure_corpus(open_corpus(corpus_dir))
+    realism = stats["realism"]
+    assert realism["all"] == {
+        "meetings": 6, "words_per_meeting": 2.0, "speakers_per_meeting": 1.0, "turns": 6,
+        "turn_words_p10": 2, "turn_words_p25": 2, "turn_words_p50": 2, "turn_words_p75": 2, "turn_words_p90": 3,
+        "turn_words_p99": 3, "backchannel_share": 0.0, "overlap_share": None, "queries": 6, "query_words": 1.0,
+        "query_gold_overlap": 1.0, "query_gold_overlap_at_most_1": 1.0,
+    }
+    assert sorted(realism["by_domain"]) == ["x", "y"] and realism["by_domain"]["y"]["meetings"] == 3
+    assert set(stats["realism_definitions"]) >= {"backchannel_share", "overlap_share", "query_gold_overlap"}
 
 
 def test_bm25_is_named_with_its_parameters(corpus_dir: Path):
@@ -201,3 +225,29 @@ def test_cli_missing_directory_is_an_error(tmp_path: Path):
     result = CliRunner().invoke(main, ["measure", str(tmp_path / "nope")])
     assert result.exit_code == 2
     assert "no such corpus directory" in result.output
+
+
+def test_measure_against_another_corpus_prints_them_side_by_side_and_writes_only_into_dir(corpus_dir, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(corpus_dir, other)
+    result = CliRunner().invoke(main, ["measure", str(corpus_dir), "--against", str(other)])
+    assert result.exit_code == 0, result.output
+    assert "realism: the corpora side by side" in result.output
+    for label in ("words / meeting (median)", "turn words p50", "backchannel share of turns",
+                  "overlapping speech share", "query–gold overlap (median words)", "BM25 R@1 lookup"):
+        assert label in result.output
+    assert result.output.count("tiny") >= 6  # two corpora, each as a whole and per domain
+    assert (corpus_dir / "stats.json").is_file() and not (other / "stats.json").exists()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p / "missing", "no such corpus directory"),
+    (lambda p: (p / "file.txt").write_text("x") and p / "file.txt", "not a directory, so not a corpus"),
+    (lambda p: (p / "empty").mkdir() or p / "empty", "no manifest.json; not a corpus directory"),
+])
+def test_measure_against_a_non_corpus_is_one_line_and_exit_2_before_any_work(corpus_dir, tmp_path, make, message):
+    result = CliRunner().invoke(main, ["measure", str(corpus_dir), "--against", str(make(tmp_path))])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1 and message in result.output
+    assert "Traceback" not in result.output
+    assert not (corpus_dir / "stats.json").exists()

@@ -29,7 +29,9 @@ def test_gold_follows_the_facts_for_every_class():
     plan, facts, turns = _rendered()
     queries = {q.id: q for q in build_queries(plan, facts, turns)}
     assert [q.id for q in plan.queries] == list(queries)
-    for f in facts:
+    # series mentions belong to no query: they are what a summary is found from
+    assert {f["type"] for f in facts if "query" not in f} == {"series_mention"}
+    for f in (f for f in facts if "query" in f):
         q = queries[f["query"]]
         if f["type"] == "lookup_answer":
             setup = next(s for s in facts if s["type"] == "lookup_setup" and s["query"] == q.id)
@@ -37,6 +39,10 @@ def test_gold_follows_the_facts_for_every_class():
             assert q.answer_turns == {f["meeting"]: (f["turn"],)}
         elif f["type"] == "component":
             assert q.gold_turns[f["meeting"]] == ((f["turn"], f["turn"]),)
+        elif f["type"] == "alias":
+            # a paraphrase's alias sits in a gold meeting, outside the gold turns
+            assert q.surface == "paraphrase" and f["meeting"] in q.gold_meetings
+            assert all(not a <= f["turn"] <= b for a, b in q.gold_turns[f["meeting"]])
     for spec in plan.queries:
         q = queries[spec.id]
         if spec.cls == "summarize":
@@ -53,7 +59,7 @@ def test_gold_follows_the_facts_for_every_class():
 def test_components_in_one_meeting_or_a_summary_without_its_series_are_refused():
     plan, facts, turns = _rendered()
     comps = [f for f in facts if f["type"] == "component"]
-    moved = [dict(f, meeting=comps[0]["meeting"]) if f["query"] == comps[0]["query"] else f for f in facts]
+    moved = [dict(f, meeting=comps[0]["meeting"]) if f.get("query") == comps[0]["query"] else f for f in facts]
     with pytest.raises(TurnbenchError, match="components share a meeting"):
         build_queries(plan, moved, turns)
     specs = tuple(dataclasses.replace(s, series=None) if s.cls == "summarize" else s for s in plan.queries)

@@ -114,7 +114,7 @@ def test_generate_then_validate_passes(tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
     assert sum(line.startswith("PASS") for line in lines) >= 10
-    assert lines[-1].startswith("all 21 applicable checks pass")
+    assert lines[-1].startswith("all 25 applicable checks pass")
 
 
 def test_validate_refuses_missing_or_extra_files_with_exit_3(tmp_path):

@@ -1,0 +1,76 @@
+"""Registers: how a meeting sounds — who is in the room, how long people talk, how often they overlap.
+
+A register is a preset of the generator's shape parameters. ``default`` is the corpus the baselines are
+recorded on (about 3,000 words a meeting, five speakers, medium turns with long monologues).
+``interactive`` is calibrated against QMSum's product meetings (AMI: four people designing a remote
+control, many short turns and backchannels); ``formal`` against its committee meetings (parliamentary
+inquiries: a chair and many witnesses, long turns, almost no backchannels). ``turnbench measure CORPUS
+--against QMSUM`` prints the figures side by side; README.md records them.
+
+A register never changes what carries ground truth (planted sentences, queries, answers); it changes
+the text around them, so every check holds in every register.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TurnBand:
+    """One band of the bulk turn-length mix: drawn with probability ``weight``, ``lo``..``hi`` words."""
+
+    weight: float
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class Register:
+    name: str
+    words_per_meeting: int  # used when --words-per-meeting is not given
+    team_size: tuple[int, int]
+    template_others: tuple[int, int]  # people besides the chair in a series' template roster
+    session_others: tuple[int, int]  # people besides the chair in a varied session
+    guest_rate: float  # chance a varied session has guests from other teams
+    guests: tuple[int, int]
+    backchannel_rate: float  # share of bulk blocks that are a backchannel
+    fragment_rate: float  # share of bulk blocks that are a short fragment ("Yeah, the remote.")
+    turns: tuple[TurnBand, ...]  # the remaining bulk blocks' lengths
+    words_per_monologue: int  # one long monologue per this many words (0: none)
+    padding: int  # at most this many words of talk on each side of a planted sentence
+    shared_start_rate: float  # a turn starts with the previous one
+    overlap_rate: float  # a turn starts before the previous one ends
+    backchannel_inside_rate: float  # a backchannel starts inside the previous turn
+    answer_backchannels: tuple[int, ...] = (0, 0, 1, 1, 2)  # drawn: backchannels between a question and its answer
+
+
+REGISTERS: dict[str, Register] = {
+    r.name: r
+    for r in (
+        Register(
+            name="default", words_per_meeting=3000, team_size=(6, 9), template_others=(3, 5),
+            session_others=(2, 5), guest_rate=0.15, guests=(1, 1), backchannel_rate=0.18, fragment_rate=0.0,
+            turns=(TurnBand(0.47, 6, 25), TurnBand(0.28, 25, 80), TurnBand(0.07, 80, 180)),
+            words_per_monologue=2500, padding=45, shared_start_rate=0.04, overlap_rate=0.08,
+            backchannel_inside_rate=0.35,
+        ),
+        Register(
+            name="interactive", words_per_meeting=6000, team_size=(5, 7), template_others=(3, 3),
+            session_others=(3, 3), guest_rate=0.0, guests=(1, 1), backchannel_rate=0.20, fragment_rate=0.30,
+            turns=(TurnBand(0.33, 3, 10), TurnBand(0.12, 10, 25), TurnBand(0.042, 25, 80),
+                   TurnBand(0.008, 80, 200)),
+            words_per_monologue=0, padding=12, shared_start_rate=0.06, overlap_rate=0.18,
+            backchannel_inside_rate=0.6,
+        ),
+        Register(
+            name="formal", words_per_meeting=13000, team_size=(10, 13), template_others=(7, 9),
+            session_others=(7, 9), guest_rate=0.8, guests=(1, 4), backchannel_rate=0.005, fragment_rate=0.15,
+            turns=(TurnBand(0.19, 5, 15), TurnBand(0.22, 15, 50), TurnBand(0.24, 50, 100),
+                   TurnBand(0.16, 100, 200), TurnBand(0.035, 200, 450)),
+            words_per_monologue=0, padding=45, shared_start_rate=0.01, overlap_rate=0.03,
+            backchannel_inside_rate=0.2, answer_backchannels=(0, 0, 0, 0, 1),
+        ),
+    )
+}
+DEFAULT_REGISTER = "default"
