@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
-from turnbench.errors import BadInput
+from turnbench.engines.fusion import Fusion
+from turnbench.errors import BadInput, UnpairedComparison
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Results
+from turnbench.runs import RankedPassage
 from turnbench.stack.info import StackInfo
 from turnbench.submissions import SubmittedAnswer
 
@@ -230,3 +232,52 @@ def write_run(out_dir: Path, result: RunResult) -> list[str]:
         write_jsonl_run(tmp / "run.jsonl", result.run)
         canonical.write_json(tmp / "arm.json", result.arm_config)
     return ["passages.jsonl", "run.trec", "run.jsonl", "arm.json"]
+
+
+def read_run_input(path: Path) -> tuple[list[RankedPassage], Path | None]:
+    """A run to fuse: a run file (TREC or run.jsonl), or a run directory holding run.jsonl or run.trec and
+    passages.jsonl (what `turnbench run` writes); returns its entries and the directory's inventory, if any."""
+    from turnbench.runs import read_run
+
+    path = Path(path)
+    if path.is_dir():
+        for name in ("run.jsonl", "run.trec"):
+            if (path / name).is_file():
+                inventory = path / "passages.jsonl"
+                return read_run(path / name), inventory if inventory.is_file() else None
+        raise BadInput(f"{path}: a run directory holds run.jsonl or run.trec; this one holds neither")
+    return read_run(path), None
+
+
+def fuse_runs(inputs: Sequence[Path], out: Path, fusion: Fusion, passages_file: Path | None = None) -> list[str]:
+    """``turnbench fuse``: read the runs and their one inventory, fuse, and write a run directory that
+    ``turnbench score`` takes (passages.jsonl, run.jsonl, run.trec, fuse.json); returns the names written."""
+    from turnbench.engines.fusion import fuse
+    from turnbench.runs import inventory_sha256, read_passages, write_jsonl_run, write_passages, write_trec_run
+
+    out = canonical.refuse_non_empty(Path(out), "run directory")
+    runs, inventories = [], []
+    for path in inputs:
+        entries, inventory = read_run_input(path)
+        runs.append(entries)
+        inventories.append(inventory)
+    given = [p for p in (passages_file, *inventories) if p is not None]
+    if not given:
+        raise BadInput("fuse needs the passage inventory the runs rank: run directories holding passages.jsonl, "
+                       "or --passages")
+    shas = {p: inventory_sha256(read_passages(p)) for p in given}
+    if len(set(shas.values())) != 1:
+        first, other = given[0], next(p for p in given if shas[p] != shas[given[0]])
+        raise UnpairedComparison(f"the runs rank different passage inventories: {first} and {other} differ")
+    passages = read_passages(given[0])
+    fused = fuse(runs, {p.id: p for p in passages}, fusion)
+    record = {"fusion": fusion.config(len(inputs)), "inputs": [
+        {"name": Path(p).name, "entries": len(r), "queries": len({e.query_id for e in r})}
+        for p, r in zip(inputs, runs, strict=True)], "passages_sha256": shas[given[0]],
+        "name": f"fuse-{fusion.method}"}
+    with canonical.staged_directory(out) as tmp:
+        write_passages(tmp / "passages.jsonl", passages)
+        write_jsonl_run(tmp / "run.jsonl", fused)
+        write_trec_run(tmp / "run.trec", fused, f"fuse-{fusion.method}")
+        canonical.write_json(tmp / "fuse.json", record)
+    return ["passages.jsonl", "run.jsonl", "run.trec", "fuse.json"]

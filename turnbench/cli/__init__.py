@@ -37,5 +37,6 @@ def main() -> None:
 # In the order of the data flow: corpus → stack → load → run / answer → score → bench → compare.
 for command in (corpus.generate_cmd, corpus.validate_cmd, corpus.import_group, corpus.measure_cmd,
                 stack.stack_group, stack.jars_cmd, stack.load_cmd,
-                evaluate.run_cmd, evaluate.answer_cmd, evaluate.score_cmd, evaluate.bench_cmd, evaluate.compare_cmd):
+                evaluate.run_cmd, evaluate.fuse_cmd, evaluate.answer_cmd, evaluate.score_cmd, evaluate.bench_cmd,
+                evaluate.compare_cmd, evaluate.agreement_cmd):
     main.add_command(command)

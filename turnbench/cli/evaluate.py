@@ -216,3 +216,53 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
     failures = cmp.gate_failures()
     if gate and failures:
         raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
+
+
+@click.command("fuse")
+@click.argument("runs", metavar="RUN...", nargs=-1, required=True, type=click.Path(exists=True, path_type=str))
+@click.option("--method", type=click.Choice(["rrf", "minmax"]), required=True,
+              help="rrf: reciprocal rank fusion; minmax: per-query min-max scores, weighted sum.")
+@click.option("--k", "rank_constant", type=click.IntRange(min=1), default=60, show_default=True,
+              help="rrf: the rank constant.")
+@click.option("--weights", default=None, help="minmax: one weight per run, comma separated [default: equal].")
+@click.option("--depth", type=click.IntRange(1, 10000), default=100, show_default=True,
+              help="Passages kept per query.")
+@click.option("--passages", "passages_file", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="The inventory the runs rank (when the runs are files, not run directories).")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="New directory for passages.jsonl, run.jsonl, run.trec and fuse.json.")
+@handle_errors
+def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: str | None, depth: int,
+             passages_file: str | None, out: str) -> None:
+    """Fuse two or more runs of the same queries (ours or another team's) into one run `score` takes."""
+    from turnbench.engines.fusion import Fusion
+    from turnbench.pipeline import fuse_runs
+
+    try:
+        parsed = tuple(float(w) for w in weights.split(",")) if weights else ()
+    except ValueError:
+        raise errors.BadInput(f"--weights {weights!r} is not a comma-separated list of numbers") from None
+    names = fuse_runs([Path(r) for r in runs], Path(out), Fusion(method, rank_constant, parsed, depth),
+                      Path(passages_file) if passages_file else None)
+    click.echo(f"fused {len(runs)} runs by {method} into {Path(out) / names[0]}, {', '.join(names[1:])}")
+
+
+@click.command("agreement")
+@click.argument("results", metavar="RESULTS...", nargs=-1, required=True, type=click.Path(exists=True, path_type=str))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=str), default=None, help="Also write the markdown.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Also write every cell as JSON.")
+@handle_errors
+def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | None) -> None:
+    """Do two corpora rank the same arms alike? Per class and measure: both orderings and Kendall's tau-b."""
+    from turnbench import canonical
+    from turnbench.harness.agreement import agreement, render_md
+    from turnbench.harness.report import read_metrics
+
+    cells = agreement([read_metrics(Path(r)) for r in results])
+    text = render_md(cells)
+    if out:
+        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+    if json_out:
+        canonical.write_json(Path(json_out), {"cells": [c.to_json() for c in cells]})
+    click.echo(text, nl=False)
