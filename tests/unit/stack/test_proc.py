@@ -14,6 +14,9 @@ from turnbench.stack._proc import Started, stop_processes
 
 def _sleeper() -> tuple[subprocess.Popen[bytes], Started]:
     proc = subprocess.Popen(["sleep", "30"])
+    deadline = time.monotonic() + 10
+    while cmdline(proc.pid) != ("sleep", "30") and time.monotonic() < deadline:  # until the exec has happened
+        time.sleep(0.01)
     ticks = start_ticks(proc.pid)
     assert ticks is not None
     return proc, Started("sleep", proc.pid, ticks, signal.SIGTERM, ("sleep", "30"))
