@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError
-from turnbench.stack import jars, jdk, pins
+from turnbench.stack import jars, jdk, pins, switches
 from turnbench.stack._proc import (
     LOOPBACK,
     Started,
@@ -122,6 +122,7 @@ class EmbeddedStack(Provider):
     def _start(self, detached: bool) -> StackInfo:
         t0 = time.monotonic()
         # cheap checks first; the network last (a PostgreSQL wheel only where the system has no PostgreSQL 15)
+        switches.validate()
         java = jdk.find_java(self.java)
         user = server_user()
         ports = self._ports()

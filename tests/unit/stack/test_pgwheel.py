@@ -116,12 +116,37 @@ def test_a_member_outside_the_tree_is_refused_and_nothing_is_left(serve_wheel, t
                 or p.name.startswith(".postgresql-")]
 
 
-def test_a_link_leaving_the_tree_is_refused(serve_wheel, tmp_path):
+@pytest.mark.parametrize(("kind", "target"), [
+    (tarfile.SYMTYPE, "../../etc/shadow"),  # one level above the tree: inside the archive, outside the tree
+    (tarfile.SYMTYPE, "../../../../etc/shadow"),
+    (tarfile.SYMTYPE, "/etc/shadow"),
+    (tarfile.LNKTYPE, f"{TOP}/../etc/shadow"),
+])
+def test_a_link_leaving_the_tree_is_refused(serve_wheel, tmp_path, kind, target):
     link = tarfile.TarInfo(f"{TOP}/lib/libssl.so.3")
-    link.type, link.linkname = tarfile.SYMTYPE, "../../../../etc/shadow"
+    link.type, link.linkname = kind, target
     serve_wheel([*server_tree(), (link, None)])
     with pytest.raises(StackStartError, match="leaves the PostgreSQL tree"):
         pgwheel.provision(tmp_path / "cache")
+    assert not list((tmp_path / "cache").glob("*postgresql-*"))
+
+
+def test_links_inside_the_tree_are_kept(serve_wheel, tmp_path):
+    link = tarfile.TarInfo(f"{TOP}/lib/libpq.so")
+    link.type, link.linkname = tarfile.SYMTYPE, "libpq.so.5"
+    serve_wheel([*server_tree(), (link, None)])
+    bin_dir, _, _ = pgwheel.provision(tmp_path / "cache")
+    assert (bin_dir.parent / "lib" / "libpq.so").read_bytes() == b"lib"
+
+
+def test_an_extraction_killed_outright_is_swept_by_the_next(serve_wheel, tmp_path):
+    serve_wheel(server_tree())
+    wheel = pgwheel.wheel_for("test")
+    stale = tmp_path / "cache" / f".postgresql-15.19.0-{wheel.item.sha256[:12]}.abc.partial"
+    stale.mkdir(parents=True)
+    (stale / ".turnbench-owner").write_text('{"pid": 999999999, "ticks": 1}')
+    pgwheel.provision(tmp_path / "cache")
+    assert not stale.exists()
 
 
 def test_a_device_file_is_refused(serve_wheel, tmp_path):
