@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from turnbench import __version__
-from turnbench.cli import corpus, evaluate, stack
+from turnbench.cli import compare, corpus, evaluate, stack
 from turnbench.cli.base import EXIT_CODES, exit_code_for, handle_errors
 
 __all__ = ["main", "EXIT_CODES", "exit_code_for", "handle_errors"]
@@ -28,8 +28,9 @@ def main() -> None:
     """Reproducible evaluation of meeting-transcript search."""
 
 
-# In the order of the data flow: corpus → stack → load → run / answer → score → bench → compare.
+# In the order of the data flow: corpus → stack → load → run / answer → score → bench → compare → report.
 for command in (corpus.generate_cmd, corpus.validate_cmd, corpus.import_group, corpus.measure_cmd,
                 stack.stack_group, stack.jars_cmd, stack.load_cmd,
-                evaluate.run_cmd, evaluate.answer_cmd, evaluate.score_cmd, evaluate.bench_cmd, evaluate.compare_cmd):
+                evaluate.run_cmd, evaluate.answer_cmd, evaluate.score_cmd, evaluate.bench_cmd, compare.compare_cmd,
+                compare.report_cmd):
     main.add_command(command)
