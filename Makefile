@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test lint jars launcher launcher-check stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults
+.PHONY: help setup test lint jars launcher launcher-check stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -109,6 +109,22 @@ faults: setup
 bench-harness: setup
 	$(PY) -m benchmarks.harness
 
+## bench-report: time `report` (target <= 3 s) and `compare` (target <= 2 s) for $(RESULTS)/bm25-title vs baselines/$(CONTROL) on the default corpus (benches bm25-title first when missing)
+bench-report: corpus
+	@test -f $(RESULTS)/bm25-title/metrics.json || $(MAKE) bench ARM=bm25-title
+	$(PY) -m benchmarks.report --baseline baselines/$(CONTROL) --candidate $(RESULTS)/bm25-title --corpus $(DEFAULT_CORPUS)
+
+## bench-seeds: a 3-seed bench against a one-seed bench, fresh corpora and stack each (target: within 3.5x)
+bench-seeds: jars
+	$(PY) -m benchmarks.seeds
+
+AA_SEEDS ?= 11,12,13
+## bench-false-alarms: the gate's A/A false-alarm rate before and after Holm: label-swapped bm25 / bm25-title on AA_SEEDS (20 swaps each)
+bench-false-alarms: jars
+	@test -d $(RESULTS)/aa/bm25-title || $(TURNBENCH) bench --seeds $(AA_SEEDS) --corpora $(CORPORA) --arm bm25 \
+	  --arm bm25-title --out $(RESULTS)/aa --provider $(VERIFY_PROVIDER) >/dev/null
+	$(PY) -m benchmarks.false_alarms --arm-a $(RESULTS)/aa/bm25 --arm-b $(RESULTS)/aa/bm25-title
+
 # -- bench, baselines and the CI check --
 ARM ?= bm25
 # ARM is a built-in arm's name or the path of an arm file (*.toml, named like the arm it holds)
@@ -120,14 +136,33 @@ VERIFY_PROVIDER ?= embedded
 # the embedded provider needs the pinned jars; a docker or external stack does not
 STACK_NEEDS = $(if $(filter docker external,$(PROVIDER)),,jars)
 
-## bench: the default corpus end to end (PROVIDER=auto|embedded|docker|external, ARM=bm25 or ARM=my-arm.toml); results in $(RESULTS)/<arm>, tables printed
-bench: corpus $(STACK_NEEDS)
-	rm -rf $(RESULTS)/$(ARM_NAME)
-	$(TURNBENCH) bench --corpus $(DEFAULT_CORPUS) $(ARM_OPTION) --out $(RESULTS) --provider $(PROVIDER)
+SEEDS ?=
+CORPORA ?= corpora
 
-## gate: compare $(RESULTS)/<arm> with baselines/$(CONTROL) (paired bootstrap); writes $(RESULTS)/compare.md; exit 4 on a regression
+## bench: the default corpus end to end (PROVIDER=auto|embedded|docker|external, ARM=bm25 or ARM=my-arm.toml); results in $(RESULTS)/<arm>; SEEDS=1,2,3 benches each seed's corpus instead (into $(CORPORA)/seed-S, results $(RESULTS)/<arm>/seed-S)
+bench: $(if $(SEEDS),setup,corpus) $(STACK_NEEDS)
+	rm -rf $(RESULTS)/$(ARM_NAME)
+	$(if $(SEEDS),$(TURNBENCH) bench --seeds $(SEEDS) --corpora $(CORPORA),$(TURNBENCH) bench --corpus $(DEFAULT_CORPUS)) \
+	  $(ARM_OPTION) --out $(RESULTS) --provider $(PROVIDER)
+
+## gate: compare $(RESULTS)/<arm> with baselines/$(CONTROL) (paired bootstrap, Holm); writes $(RESULTS)/compare.md and compare.html; exit 4 on a regression
 gate: setup
 	$(TURNBENCH) compare baselines/$(CONTROL) $(RESULTS)/$(ARM_NAME) --gate --out $(RESULTS)/compare.md
+
+## report: the HTML report of $(RESULTS)/<arm> against baselines/$(CONTROL), with the default corpus's texts: $(RESULTS)/report.html
+report: setup
+	$(TURNBENCH) report $(RESULTS)/$(ARM_NAME) baselines/$(CONTROL) --corpus $(DEFAULT_CORPUS) --out $(RESULTS)/report.html
+
+CHROMIUM ?= chromium
+CHROMIUM_FLAGS = --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+  --disable-component-update --disable-sync --hide-scrollbars
+## report-screenshot: bench bm25-title, draw its report against baselines/$(CONTROL), screenshot it in headless Chromium into docs/report.png
+report-screenshot: corpus
+	$(MAKE) bench ARM=bm25-title
+	$(MAKE) report ARM=bm25-title
+	@profile=$$(mktemp -d) && trap 'rm -rf "$$profile"' EXIT && \
+	$(CHROMIUM) $(CHROMIUM_FLAGS) --user-data-dir="$$profile" --window-size=1200,3400 \
+	  --screenshot=docs/report.png "file://$(abspath $(RESULTS))/report.html" 2>/dev/null && echo "wrote docs/report.png"
 
 ## baseline: rewrite baselines/$(CONTROL) from a freshly regenerated default corpus, bm25 on the embedded stack (then commit it)
 baseline: jars
@@ -136,13 +171,16 @@ baseline: jars
 	rm -rf baselines/$(CONTROL) && \
 	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out baselines --control-name $(CONTROL) --provider $(VERIFY_PROVIDER)
 
+# every deterministic file of a results directory (runinfo.json holds timings and is outside the claim)
+CLAIMED = metrics.json metrics.md answers.md report.html qrels.passages.txt qrels.meetings.txt run.passages.trec \
+  run.meetings.trec run.raw.trec trec.json bindings.jsonl claim.sha256
 ## verify: regenerate the default corpus, bench bm25 on the embedded stack, require byte-identical claim files vs baselines/$(CONTROL)
 verify: jars
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
 	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out "$$tmp/results" --control-name $(CONTROL) \
 	  --provider $(VERIFY_PROVIDER) >/dev/null && \
-	status=0 && for f in metrics.json metrics.md answers.md claim.sha256; do \
+	status=0 && for f in $(CLAIMED); do \
 	  if cmp -s baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f"; then echo "verify: $$f byte-identical to baselines/$(CONTROL)"; \
 	  else echo "verify: $$f DIFFERS from baselines/$(CONTROL)/$$f"; \
 	    diff -u baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f" | head -40; status=1; fi; \

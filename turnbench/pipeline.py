@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 ANSWERERS = ("reference", "none", "skip")
 
 
+
 @dataclass(frozen=True)
 class BenchOutcome:
     name: str  # the results directory's name: the arm, or the control name
@@ -52,6 +53,21 @@ class BenchOutcome:
     out_dir: Path
     results: Results
     stages: Mapping[str, float] = field(default_factory=dict)  # seconds per stage of the whole bench
+
+
+def _rate_column() -> Any:
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Items per second of a counted task (queries, passages); blank for the stage bar."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            shown = task.fields.get("counted") and speed is not None
+            return Text(f"{speed:,.0f}/s" if shown else "", style="progress.data.speed")
+
+    return RateColumn()
 
 
 @dataclass
@@ -74,11 +90,12 @@ class _Stages:
                 SpinnerColumn,
                 TextColumn,
                 TimeElapsedColumn,
+                TimeRemainingColumn,
             )
 
-            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<28}"), BarColumn(),
-                                      MofNCompleteColumn(), TimeElapsedColumn(),
-                                      console=Console(stderr=True), transient=False)
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<34}"), BarColumn(),
+                                      MofNCompleteColumn(), _rate_column(), TimeRemainingColumn(),
+                                      TimeElapsedColumn(), console=Console(stderr=True), transient=False)
             self._progress.__enter__()
             self._task = self._progress.add_task("bench", total=self.total)
         return self
@@ -105,6 +122,19 @@ class _Stages:
             yield
         finally:
             self.finish(name, time.perf_counter() - t0)
+
+    def counter(self, name: str) -> Callable[[int, int], None] | None:
+        """A callback an engine calls with each batch it finishes and its total, drawn as its own bar with rate and
+        time left; None off a terminal, so the engines do no progress work at all."""
+        if self._progress is None:
+            return None
+        progress = self._progress
+        task = progress.add_task(name, total=None, counted=True)
+
+        def advance(n: int, total: int) -> None:
+            progress.update(task, total=total, advance=n)
+
+        return advance
 
     def log(self, line: str) -> None:
         if self._progress is not None:
@@ -133,27 +163,90 @@ def bench(corpus_dir: Path, arms: Sequence[Arm], out: Path, *, scope: str = "cor
           echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
           index: str | None = None) -> list[BenchOutcome]:
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
-    where they can (unknown arm, occupied results directory, bad corpus)."""
+    where they can (bad arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
-    from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm
-    from turnbench.harness import answers as A
-    from turnbench.harness.report import runinfo, write_results
-    from turnbench.harness.score import score_run
+
+    _check(arms, answerer, scope)
+    dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
+    corpus = open_corpus(Path(corpus_dir))
+    return _bench([(Path(corpus_dir), corpus, dirs)], arms, scope=scope, provider=provider, answerer=answerer,
+                  policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index)
+
+
+def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm], out: Path, *, corpora: Path, workers: int = 1,
+                scope: str = "corpus", control_name: str | None = None, provider: str = "auto",
+                answerer: str = "reference", policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
+                echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
+                index: str | None = None) -> list[BenchOutcome]:
+    """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
+    ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
+    already there is exactly that seed's corpus."""
+    _check(arms, answerer, scope)
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise BadInput("--seeds takes distinct seeds, e.g. 1,2,3")
+    jobs = []
+    for seed in seeds:
+        dirs = [(arm, d / f"seed-{seed}") for arm, d in result_dirs(Path(out), [a.name for a in arms], control_name)]
+        for _, d in dirs:
+            canonical.refuse_non_empty(d, "results directory", "choose a new --out")
+        jobs.append((seed, dirs))
+    say = echo or (lambda _line: None)
+    out_jobs = []
+    for seed, dirs in jobs:
+        corpus_dir = Path(corpora) / f"seed-{seed}"
+        out_jobs.append((corpus_dir, seed_corpus(seed, corpus_dir, workers=workers, echo=say), dirs))
+    return _bench(out_jobs, arms, scope=scope, provider=provider, answerer=answerer, policy=policy,
+                  show_progress=show_progress, echo=echo, stack_options=stack_options, index=index)
+
+
+def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable[[str], None]) -> Corpus:
+    """The default-configuration corpus of ``seed`` at ``corpus_dir``: reused when it is exactly that, generated
+    when the directory is empty or absent, refused otherwise (an old corpus is never overwritten)."""
+    from turnbench.corpus.format import open_corpus, read_manifest
+    from turnbench.generator.config import GeneratorConfig
+    from turnbench.generator.generate import generate
+
+    cfg = GeneratorConfig(seed=seed)
+    if corpus_dir.is_dir() and any(corpus_dir.iterdir()):
+        recorded = (read_manifest(corpus_dir).get("producer") or {}).get("config")
+        if recorded != cfg.to_json():
+            raise BadInput(f"{corpus_dir}: holds a corpus that is not seed {seed}'s default corpus; choose another "
+                           "--corpora")
+        echo(f"seed {seed}: reusing {corpus_dir}")
+        return open_corpus(corpus_dir)
+    echo(f"seed {seed}: generating {corpus_dir}")
+    generate(cfg, corpus_dir, workers=workers)
+    return open_corpus(corpus_dir)
+
+
+def _check(arms: Sequence[Arm], answerer: str, scope: str) -> None:
     from turnbench.runs import get_scope
-    from turnbench.stack import open_stack
-    from turnbench.stack.index import DEFAULT_INDEX
-    from turnbench.stack.load import load_corpus
 
     if answerer not in ANSWERERS:
         raise BadInput(f"answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")
     if not arms:
         raise BadInput("give at least one --arm or --arm-file")
     get_scope(scope)
+
+
+def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms: Sequence[Arm], *, scope: str,
+           provider: str, answerer: str, policy: RelevancePolicy, show_progress: bool,
+           echo: Callable[[str], None] | None, stack_options: Mapping[str, Any] | None,
+           index: str | None) -> list[BenchOutcome]:
+    """One stack; per corpus: load → answers → per arm: run → judge + score → report → write."""
+    from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm
+    from turnbench.harness import answers as A
+    from turnbench.harness.pages import attach_report
+    from turnbench.harness.report import runinfo, write_results
+    from turnbench.harness.score import score_run
+    from turnbench.stack import open_stack
+    from turnbench.stack.index import DEFAULT_INDEX
+    from turnbench.stack.load import load_corpus
+
     by_name = {a.name: a for a in arms}
-    dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
-    corpus = open_corpus(Path(corpus_dir))
     outcomes: list[BenchOutcome] = []
-    total = 2 + (answerer != "skip") + 3 * len(arms)
+    total = 1 + sum(1 + (answerer != "skip") + 4 * len(dirs) for _, _, dirs in jobs)
+    several = len(jobs) > 1
     with _Stages(total, show_progress) as st:
         say = echo or st.log
         # the stack stays open for the whole bench, so its stage is timed by hand rather than by st.stage
@@ -161,35 +254,46 @@ def bench(corpus_dir: Path, arms: Sequence[Arm], out: Path, *, scope: str = "cor
         t_stack = time.perf_counter()
         with open_stack(provider, echo=say, **(stack_options or {})) as stack:
             st.finish("stack", time.perf_counter() - t_stack)
-            with st.stage("load"):
-                loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX)
-            answer_results = None
-            if answerer != "skip":
-                with st.stage("answers"):
-                    answer_results, _ = answer(stack, corpus, answerer=answerer, index=loaded.index)
             claim_stack = stack.versions()
-            for arm, out_dir in dirs:
-                with st.stage(f"run {arm}"):
-                    rr = run_arm(stack, corpus, by_name[arm], scope=scope, index=loaded.index)
-                entries = [e for qid in sorted(rr.run) for e in rr.run[qid]]
-                with st.stage(f"judge + score {arm}"):
-                    results = score_run(corpus, rr.passages, entries, policy=policy, scope=scope,
-                                        provenance={"stack": claim_stack, "index": dict(loaded.provenance),
-                                                    "arm": rr.arm_config})
-                    if answer_results is not None:
-                        results = A.attach(results, [answer_results])
-                info = runinfo(
-                    {**{k: v for k, v in st.elapsed.items() if not k.startswith(("run ", "judge + score ", "write "))},
-                     "run": st.elapsed[f"run {arm}"], "judge_and_score": st.elapsed[f"judge + score {arm}"]},
-                    [1000.0 * x for x in rr.latencies],
-                    concurrency=1,
-                    search={"client": "one, sequential", "msearch_batch": MSEARCH_BATCH, **dict(rr.timings)},
-                    load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
-                    stack=stack.runinfo(),
-                )
-                with st.stage(f"write {arm}"):
-                    write_results(out_dir, results, info)
-                outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
+            for corpus_dir, corpus, dirs in jobs:
+                tag = f" {corpus.id}" if several else ""
+                with st.stage(f"load{tag}"):
+                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX,
+                                         progress=st.counter(f"index passages{tag}"))
+                answer_results = None
+                if answerer != "skip":
+                    with st.stage(f"answers{tag}"):
+                        answer_results, _ = answer(stack, corpus, answerer=answerer, index=loaded.index)
+                for arm, out_dir in dirs:
+                    with st.stage(f"run {arm}{tag}"):
+                        rr = run_arm(stack, corpus, by_name[arm], scope=scope, index=loaded.index,
+                                     progress=st.counter(f"queries {arm}{tag}"))
+                    with st.stage(f"judge + score {arm}{tag}"):
+                        # the raw entries, so the results record the engine's own scores and their ties
+                        results = score_run(corpus, rr.passages, rr.entries, policy=policy, scope=scope,
+                                            provenance={"stack": claim_stack, "index": dict(loaded.provenance),
+                                                        "arm": rr.arm_config})
+                        if answer_results is not None:
+                            results = A.attach(results, [answer_results])
+                    with st.stage(f"report {arm}{tag}"):
+                        results = attach_report(results, corpus)
+                    info = runinfo(
+                        {"stack": st.elapsed["stack"], "load": st.elapsed[f"load{tag}"],
+                         **({"answers": st.elapsed[f"answers{tag}"]} if answer_results is not None else {}),
+                         "run": st.elapsed[f"run {arm}{tag}"],
+                         "judge_and_score": st.elapsed[f"judge + score {arm}{tag}"],
+                         "report": st.elapsed[f"report {arm}{tag}"]},
+                        [1000.0 * x for x in rr.latencies],
+                        concurrency=1,
+                        search={"client": "one, sequential", "msearch_batch": MSEARCH_BATCH, **dict(rr.timings)},
+                        load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
+                        stack=stack.runinfo(),
+                        # where `turnbench report` finds the texts again; a path, so never inside the claim
+                        corpus_dir=str(Path(corpus_dir).resolve()),
+                    )
+                    with st.stage(f"write {arm}{tag}"):
+                        write_results(out_dir, results, info)
+                    outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
     stages = dict(st.elapsed)
     return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
 
@@ -220,16 +324,20 @@ def answer_provenance(corpus: Corpus, stack: StackInfo | None, answerer: str, in
 
 
 def write_run(out_dir: Path, result: RunResult) -> list[str]:
-    """A run's files — the passage inventory, the run as TREC and JSONL, the resolved arm — so that
-    ``turnbench score`` (or trec_eval) can score it from files alone; returns the names written."""
+    """A run's files — the passage inventory, the run as TREC and JSONL with the engine's own ranks and raw
+    scores, the resolved arm — so that ``turnbench score`` (or trec_eval) can score it from files alone, ties
+    and all; returns the names written."""
     from turnbench.engines.retrieval import run_tag
     from turnbench.runs import write_jsonl_run, write_passages, write_trec_run
 
+    raw: dict[str, list[RankedPassage]] = {}
+    for e in result.entries:
+        raw.setdefault(e.query_id, []).append(e)
     out_dir = canonical.refuse_non_empty(Path(out_dir), "run directory")
     with canonical.staged_directory(out_dir) as tmp:  # a killed run never leaves a mix of two runs' files
         write_passages(tmp / "passages.jsonl", result.passages)
-        write_trec_run(tmp / "run.trec", result.run, run_tag(result.arm_config))
-        write_jsonl_run(tmp / "run.jsonl", result.run)
+        write_trec_run(tmp / "run.trec", raw, run_tag(result.arm_config))
+        write_jsonl_run(tmp / "run.jsonl", raw)
         canonical.write_json(tmp / "arm.json", result.arm_config)
     return ["passages.jsonl", "run.trec", "run.jsonl", "arm.json"]
 

@@ -207,9 +207,11 @@ def read_run(path: Path) -> list[RankedPassage]:
     return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_run(path)
 
 
-def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[str]]:
+def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],
+                     scores_out: dict[str, list[float]] | None = None) -> dict[str, list[str]]:
     """Each query's passage ids in DESIGN §3 rule 5 order: a passage listed twice keeps its best score, then
-    (-score, kind, meeting, index, id).
+    (-score, kind, meeting, index, id). ``scores_out``, when given, receives each query's best raw scores in
+    that order (what a tie report reads).
 
     trec_eval breaks score ties by document id, other tools by insertion order; after this neither can change
     a metric. A ranked passage missing from the inventory is refused, never skipped. Sorted with numpy
@@ -247,6 +249,9 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     flat = list(map(ids.__getitem__, r_arr.tolist()))
     bounds = [0, *cuts, len(flat)]
     present = [uq[c] for c in q_arr[[0, *cuts]].tolist()]
+    if scores_out is not None:
+        best = s_arr[i].tolist()
+        scores_out.update({qid: best[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
     return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
 
 
@@ -263,7 +268,8 @@ def write_trec_run(path: Path, run: Mapping[str, Sequence[RankedPassage]], tag: 
     lines = []
     for qid in sorted(run):
         for e in run[qid]:
-            lines.append(f"{qid} Q0 {e.passage_id} {e.rank} {e.score:.6f} {tag}\n")
+            # repr: the float round-trips, so no rounding can create or break a tie
+            lines.append(f"{qid} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n")
     data = "".join(lines).encode()
     canonical.write_bytes_atomic(Path(path), data)
     return canonical.sha256_bytes(data)

@@ -272,7 +272,7 @@ CASES = [
     Case("compare", "no digest", lambda w: ["compare", str(results(w, name="a")), str(_without_digest(
         results(w, name="b")))], 3, r"no claim.sha256"),
     Case("compare", "a directory that is no results", lambda w: ["compare", str(results(w, name="a")), str(
-        (w / "empty").mkdir() or w / "empty")], 2, r"no metrics.json here"),
+        (w / "empty").mkdir() or w / "empty")], 2, r"neither a results directory"),
     Case("compare", "a missing path", lambda w: ["compare", str(w / "a"), str(w / "b")], 2, r"does not exist"),
     # generate --------------------------------------------------------------------------------------------------
     Case("generate", "--from-manifest a list", lambda w: ["generate", "--from-manifest", str(_file(

@@ -57,23 +57,22 @@ def test_gold_meetings_scope_is_labelled_an_oracle_and_refuses_to_pair_with_corp
 def test_scoring_the_written_run_with_turnbench_score_gives_the_bench_numbers(stack, tmp_path):
     from click.testing import CliRunner
 
-    from turnbench import canonical
     from turnbench.cli import main
     from turnbench.corpus import open_corpus
-    from turnbench.engines.retrieval import run_arm, run_tag
-    from turnbench.runs import write_passages, write_trec_run
+    from turnbench.engines.retrieval import run_arm
 
     benched = bench(stack, tmp_path / "bench", answerer="skip")[0]
     rr = run_arm(stack, open_corpus(SMALL), "bm25", index=INDEX)
-    write_passages(tmp_path / "passages.jsonl", rr.passages)
-    write_trec_run(tmp_path / "run.trec", rr.run, run_tag(rr.arm_config))
-    canonical.write_json(tmp_path / "arm.json", rr.arm_config)
-    r = CliRunner().invoke(main, ["score", "--corpus", str(SMALL), "--passages", str(tmp_path / "passages.jsonl"),
-                                  "--run", str(tmp_path / "run.trec"), "--arm-config", str(tmp_path / "arm.json"),
+    run_dir = tmp_path / "run"
+    pipeline.write_run(run_dir, rr)
+    r = CliRunner().invoke(main, ["score", "--corpus", str(SMALL), "--passages", str(run_dir / "passages.jsonl"),
+                                  "--run", str(run_dir / "run.trec"), "--arm-config", str(run_dir / "arm.json"),
                                   "--out", str(tmp_path / "scored")])
     assert r.exit_code == 0, r.output
     scored, ours = read_metrics(tmp_path / "scored"), read_metrics(benched.out_dir)
-    assert scored["retrieval"] == ours["retrieval"]
+    assert scored["retrieval"] == ours["retrieval"]  # ties included: run.trec carries the raw scores
+    for name in ("run.raw.trec", "qrels.passages.txt", "run.passages.trec", "bindings.jsonl"):
+        assert (tmp_path / "scored" / name).read_bytes() == (benched.out_dir / name).read_bytes(), name
     assert scored["provenance"]["arm"] == ours["provenance"]["arm"]
     assert scored["provenance"]["stack"] == "external/unknown" != ours["provenance"]["stack"]
 
@@ -98,3 +97,42 @@ def test_bench_cli_claim_files_are_byte_identical_across_pythonhashseed(stack, t
         outs.append(out / "bm25")
     for name in (*CLAIM_FILES, "answers.md"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+
+X2_ARM = b"""name = "bm25-content-x2"
+description = "bm25 with the content field boosted x2"
+body = '''
+{"query": {"bool": {"must": [{"match": {"content": {"query": {{query_text}}, "operator": "or", "boost": 2}}}],
+                    "filter": {{filter}}}}}
+'''
+"""
+
+
+def test_an_equivalent_arm_passes_the_gate_and_the_exports_reproduce_with_ir_measures(stack, tmp_path):
+    """A/A on the real stack: bm25 with its content boosted x2 ranks exactly as bm25 does (a power of two scales a
+    float without rounding), so compare must find nothing and the gate must pass; and ir_measures reproduces every
+    number of the bench's results directory from its exported files alone."""
+    from tests.unit.harness.helpers import reproduce_with_ir_measures
+    from turnbench.corpus import open_corpus
+    from turnbench.engines.arms import parse_arm
+    from turnbench.engines.retrieval import run_arm
+    from turnbench.harness.judgements import RelevancePolicy
+    from turnbench.harness.report import write_results
+    from turnbench.harness.score import score_run
+
+    benched = bench(stack, tmp_path / "a", answerer="skip")[0]
+    corpus = open_corpus(SMALL)
+    twice = parse_arm(X2_ARM, "bm25-content-x2.toml", builtin=False)
+    rr = run_arm(stack, corpus, twice, index=INDEX)
+    assert {e.score for e in rr.entries} != {e.score for e in run_arm(stack, corpus, "bm25", index=INDEX).entries}
+    results = score_run(corpus, rr.passages, rr.entries, policy=RelevancePolicy(),
+                        provenance={"stack": stack.versions(), "index": "reused", "arm": rr.arm_config})
+    out = write_results(tmp_path / "x2", results)
+    cmp = compare(read_metrics(benched.out_dir), read_metrics(out))
+    assert cmp.gate_failures() == [] and all(r.delta == 0.0 and r.verdict == SAME for r in cmp.rows)
+
+    doc = read_metrics(benched.out_dir)
+    again = reproduce_with_ir_measures(benched.out_dir)
+    for r in doc["retrieval"]["per_query"]:
+        for m, v in r["values"].items():
+            assert round(again[r["query_id"]][m], 6) == v, (r["query_id"], m)

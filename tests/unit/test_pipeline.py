@@ -33,3 +33,36 @@ def test_result_directories_one_per_arm_or_the_control_name(tmp_path):
 
 
 
+
+
+def test_progress_counters_exist_only_on_a_terminal_and_take_batches_with_their_total():
+    from turnbench.pipeline import _Stages
+
+    with _Stages(3, show=False) as quiet:
+        assert quiet.counter("queries bm25") is None  # off a terminal the engines do no progress work
+    with _Stages(3, show=True) as st:
+        assert st._progress is not None
+        advance = st.counter("queries bm25")
+        assert advance is not None
+        advance(100, 740)
+        advance(100, 740)
+        task = next(t for t in st._progress.tasks if t.description == "queries bm25")
+        assert (task.completed, task.total, task.fields["counted"]) == (200, 740, True)
+
+
+def test_seed_corpus_refuses_a_directory_holding_another_corpus(tmp_path):
+    from tests.unit.cli.helpers import one_meeting_corpus
+    from turnbench.engines.arms import builtin
+    from turnbench.pipeline import bench_seeds, seed_corpus
+
+    bm25 = [builtin("bm25")]
+    other = one_meeting_corpus(tmp_path / "seed-5")
+    with pytest.raises(BadInput, match="not seed 5's default corpus"):
+        seed_corpus(5, other, echo=lambda _line: None)
+    with pytest.raises(BadInput, match="distinct seeds"):
+        bench_seeds([1, 1], bm25, tmp_path / "out", corpora=tmp_path)
+    (tmp_path / "out" / "bm25" / "seed-2").mkdir(parents=True)
+    (tmp_path / "out" / "bm25" / "seed-2" / "metrics.json").write_text("{}")
+    with pytest.raises(BadInput, match="not empty"):
+        bench_seeds([1, 2], bm25, tmp_path / "out", corpora=tmp_path)
+    assert not (tmp_path / "seed-1").exists()  # refused before any corpus was generated

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
@@ -134,11 +133,31 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
     results = score_files(Path(corpus_dir), Path(passages_file), Path(run_file), Path(out), policy=policy,
                           scope=scope, arm_config=Path(arm_config) if arm_config else None)
     click.echo(render_metrics_md(results.document), nl=False)
-    click.echo(f"wrote {out}/metrics.json, metrics.md, runinfo.json")
+    click.echo(f"wrote {out}/: metrics.json, metrics.md, report.html, the TREC qrels and runs, runinfo.json")
+
+
+def _seeds(text: str | None) -> list[int]:
+    if text is None:
+        return []
+    try:
+        seeds = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise errors.BadInput(f"--seeds {text!r}: give seeds as integers separated by commas, e.g. 1,2,3") from None
+    if any(not 0 <= s <= 2_147_483_647 for s in seeds):
+        raise errors.BadInput(f"--seeds {text!r}: a seed is 0..2147483647")
+    return seeds
 
 
 @click.command("bench")
-@click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
+@click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
+              help="Corpus directory (or --seeds).")
+@click.option("--seeds", "seeds_text", default=None,
+              help="Comma-separated seeds: generate the default corpus of each (into --corpora) and bench each; "
+                   "results in OUT/<arm>/seed-<S>/, which compare pools.")
+@click.option("--corpora", default="corpora", show_default=True, type=click.Path(file_okay=False),
+              help="With --seeds: where each seed's corpus lives (CORPORA/seed-<S>, reused when it is that corpus).")
+@click.option("--workers", type=int, default=2, show_default=True,
+              help="With --seeds: processes that render a corpus (1..64).")
 @click.option("--arm", "arms", multiple=True, help="A built-in retrieval arm to bench (repeatable), e.g. bm25.")
 @click.option("--arm-file", "arm_files", multiple=True, type=click.Path(dir_okay=False, path_type=str),
               help="Your own arm file to bench (repeatable; TOML, see docs/arms.md).")
@@ -154,24 +173,34 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
 @click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
 @_relevance_options
 @handle_errors
-def bench_cmd(corpus_dir: str, arms: tuple[str, ...], arm_files: tuple[str, ...], out: str,
-              control_name: str | None, scope: str, provider: str, answerer: str, index: str | None,
-              relevance_high: float, relevance_low: float, binary_relevance: bool) -> None:
-    """Stack -> load -> run -> judge -> score -> write, for each arm; prints the metric tables."""
+def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
+              arm_files: tuple[str, ...], out: str, control_name: str | None, scope: str, provider: str,
+              answerer: str, index: str | None, relevance_high: float, relevance_low: float,
+              binary_relevance: bool) -> None:
+    """Stack -> load -> run -> judge -> score -> report -> write, for each arm (and each seed); prints the tables."""
     from turnbench.engines.arms import resolve
     from turnbench.harness.answers import overall_row
     from turnbench.harness.judgements import RelevancePolicy
     from turnbench.harness.report import render_metrics_md
-    from turnbench.pipeline import bench
+    from turnbench.pipeline import bench, bench_seeds
 
+    seeds = _seeds(seeds_text)
+    if (corpus_dir is None) == (not seeds):
+        raise errors.BadInput("give exactly one of --corpus DIR and --seeds S1,S2,...")
+    if not 1 <= workers <= 64:
+        raise errors.BadInput(f"--workers {workers}: give 1 to 64 processes")
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
     resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
-    outcomes = bench(Path(corpus_dir), resolved, Path(out), scope=scope, control_name=control_name,
-                     provider=provider, answerer=answerer, policy=policy, show_progress=tty, index=index,
-                     echo=None if tty else say)
+    common: dict[str, Any] = {"scope": scope, "control_name": control_name, "provider": provider,
+                              "answerer": answerer, "policy": policy, "show_progress": tty, "index": index,
+                              "echo": None if tty else say}
+    if seeds:
+        outcomes = bench_seeds(seeds, resolved, Path(out), corpora=Path(corpora), workers=workers, **common)
+    else:
+        outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), **common)
     for o in outcomes:
-        click.echo(f"## {o.name} (arm {o.arm})\n")
+        click.echo(f"## {o.out_dir.relative_to(out)} (arm {o.arm})\n")
         click.echo(render_metrics_md(o.results.document))
         answers = o.results.document.get("answers")
         if answers is not None:
@@ -184,38 +213,6 @@ def bench_cmd(corpus_dir: str, arms: tuple[str, ...], arm_files: tuple[str, ...]
         stages = outcomes[0].stages
         say("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
              + f"; total {sum(stages.values()):.1f} s")
-
-
-@click.command("compare")
-@click.argument("baseline", type=click.Path(exists=True))
-@click.argument("candidate", type=click.Path(exists=True))
-@click.option("--gate", is_flag=True, help="Exit 4 when any row is worse, or when any lookup measure drops at all.")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Also write the markdown here.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
-              help="Also write every row (delta, interval, verdict) and the gate's failures as JSON here.")
-@click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
-              help="Bootstrap resamples.")
-@click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
-@handle_errors
-def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json_out: str | None, resamples: int,
-                seed: int | None) -> None:
-    """Compare two results directories: per corpus x class x measure, paired bootstrap interval and verdict."""
-    from turnbench import canonical
-    from turnbench.harness.compare import SEED, compare, render_compare_md
-    from turnbench.harness.report import read_metrics, runinfo_notes
-
-    cmp = compare(read_metrics(Path(baseline)), read_metrics(Path(candidate)), resamples=resamples,
-                  seed=SEED if seed is None else seed)
-    cmp = replace(cmp, notes=cmp.notes + runinfo_notes(Path(baseline), Path(candidate)))
-    text = render_compare_md(cmp, gate=gate if gate else None)
-    if out:
-        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
-    if json_out:
-        canonical.write_json(Path(json_out), cmp.to_json())
-    click.echo(text, nl=False)
-    failures = cmp.gate_failures()
-    if gate and failures:
-        raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
 
 
 @click.command("fuse")

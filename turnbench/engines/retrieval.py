@@ -19,7 +19,7 @@ scored on retrieval are run; aggregation queries belong to the answer engine.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,7 @@ class RunResult:
     timings: Mapping[str, float]
     passages: tuple[Passage, ...] = field(default=())  # the inventory the run is normalised against
     passages_sha256: str = ""
+    entries: tuple[RankedPassage, ...] = field(default=())  # as OpenSearch returned them: its ranks, raw scores
 
 
 def search_body(arm: Arm, query: Query, scope: Scope, depth: int,
@@ -83,9 +84,10 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
 
 
 def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict[str, Any]]], *,
-                batch: int = MSEARCH_BATCH
+                batch: int = MSEARCH_BATCH, progress: Callable[[int, int], None] | None = None
                 ) -> tuple[list[RankedPassage], list[float]]:
-    """Send ``(query id, body)`` pairs in ``_msearch`` batches; any failed or partial search is refused."""
+    """Send ``(query id, body)`` pairs in ``_msearch`` batches; any failed or partial search is refused.
+    ``progress(done, total)`` is called with each batch's query count and the number of queries."""
     from opensearchpy.exceptions import TransportError
 
     entries: list[RankedPassage] = []
@@ -115,20 +117,23 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict
                     raise SearchFailed(f"query {qid}: hit {rank} carries no passage_id; "
                                        "the index is not a passage index")
                 entries.append(RankedPassage(qid, pid[0], rank, float(hit["_score"])))
+        if progress is not None:
+            progress(len(part), len(bodies))
     return entries, latencies
 
 
-def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus",
-            index: str | None = None, depth: int | None = None) -> RunResult:
-    """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index."""
+def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
+            depth: int | None = None, progress: Callable[[int, int], None] | None = None) -> RunResult:
+    """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index (``progress``: as
+    ``run_queries`` calls it)."""
     from turnbench.stack.clients import stack_errors
 
     with stack_errors(stack):
-        return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth)
+        return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth, progress=progress)
 
 
-def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None
-             ) -> RunResult:
+def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None,
+             progress: Callable[[int, int], None] | None) -> RunResult:
     from turnbench.errors import IndexNotSettled
     from turnbench.stack.clients import opensearch_client
     from turnbench.stack.index import (
@@ -170,7 +175,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
     bodies = [(q.id, search_body(arm, q, sc, depth)) for q in queries]
     t0 = time.perf_counter()
-    entries, latencies = run_queries(client, index, bodies)
+    entries, latencies = run_queries(client, index, bodies, progress=progress)
     timings["search_s"] = time.perf_counter() - t0
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
@@ -178,7 +183,8 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     by_id = {p.id: p for p in passages}
     run = normalise(entries, by_id)
     return RunResult(arm_config=_resolved_config(arm, sc, index, depth, len(queries), marker), run=run,
-                     latencies=latencies, timings=timings, passages=passages, passages_sha256=sha)
+                     latencies=latencies, timings=timings, passages=passages, passages_sha256=sha,
+                     entries=tuple(entries))
 
 
 def run_tag(arm_config: Mapping[str, Any]) -> str:

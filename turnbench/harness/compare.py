@@ -9,12 +9,19 @@ The interval: paired by query id; the per-query differences (candidate − basel
 resampled with replacement ``resamples`` times with numpy's default generator seeded from the recorded
 seed and the row's identity (so adding a row never moves another row's interval); the bounds are the
 nearest-rank 2.5th and 97.5th percentiles of the resampled means — the values at 1-based ranks
-⌈0.025·B⌉ and ⌈0.975·B⌉ of the sorted means, no interpolation. A difference is named only when the
-interval excludes zero: "better" when its lower bound is above zero, "worse" when its upper bound is
-below zero, otherwise "no measurable difference".
+⌈0.025·B⌉ and ⌈0.975·B⌉ of the sorted means, no interpolation. Each row's two-sided p-value comes from a
+paired randomisation (sign-flip) test with as many flips (``stats.randomisation_p``).
 
-The gate fails when any row is "worse", or when any ``lookup`` measure's delta is negative at all:
-lookup is the class a product cannot afford to lose, so it must not regress even within noise.
+Verdicts are Holm-adjusted across the family of rows one comparison gates (every row of every block): a
+difference is named only when its adjusted p-value is below ``ALPHA`` — "better" or "worse" by the sign of
+Δ, otherwise "no measurable difference". Testing some thirty cells at 95% each, an unadjusted gate would
+fail a change that does nothing most of the time; the interval's own verdict is kept beside it
+(``verdict_unadjusted``) for a reader who wants it. Beside each Δ: its relative size against the baseline
+and the per-query wins, ties and losses.
+
+The gate fails when any row's adjusted verdict is "worse", or when any ``lookup`` measure's delta is
+negative at all: lookup is the class a product cannot afford to lose, so it must not regress even within
+noise.
 """
 
 from __future__ import annotations
@@ -22,14 +29,16 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
-from turnbench.errors import UnpairedComparison
+from turnbench.errors import StaleBinding, UnpairedComparison
 from turnbench.harness import markdown
+from turnbench.harness.bindings import first_difference
 from turnbench.harness.report import arm_label, nearest_rank
+from turnbench.harness.stats import bootstrap_means, holm, randomisation_p
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,9 +48,16 @@ RESAMPLES = 10_000
 SEED = 20261130
 LOW_PERCENTILE = "2.5"
 HIGH_PERCENTILE = "97.5"
+ALPHA = 0.05
 BETTER, WORSE, SAME = "better", "worse", "no measurable difference"
 ALL = "all"
 STRICT_CLASS = "lookup"
+BOOTSTRAP_FACTS = {"interval": "95%, nearest rank", "generator": "numpy.random.default_rng",
+                   "resampling": "query indices with replacement (within each seed when pooled), as counts x deltas",
+                   "p": "two-sided paired randomisation (sign-flip) test, (1 + #{|flipped mean| >= |mean|}) / (B + 1), "
+                        "B as many flips as resamples"}
+VERDICT_FACTS = {"adjustment": "Holm over every row of the comparison", "alpha": ALPHA,
+                 "gate": "fails on any row worse after adjustment, or any lookup delta below 0"}
 _ORDER = {name: i for i, name in enumerate((*RANKED_CLASSES, *AGGREGATION_RULES))}
 
 
@@ -53,6 +69,8 @@ class Table:
     group_keys: tuple[str, ...]
     measures: tuple[str, ...]
     records: Mapping[str, tuple[tuple[str, ...], Mapping[str, float]]]
+    # record key -> stratum (a seed's corpus) when several are pooled; resampled within each, sizes kept
+    strata: Mapping[str, str] = field(default_factory=dict)
 
 
 def _retrieval_table(block: Mapping[str, Any]) -> Table:
@@ -96,7 +114,14 @@ class Row:
     delta: float
     low: float
     high: float
-    verdict: str
+    verdict: str  # Holm-adjusted across the comparison's rows: what the gate reads
+    p: float = 1.0  # two-sided, from the bootstrap
+    p_holm: float = 1.0
+    verdict_unadjusted: str = SAME  # the 95% interval's own verdict
+    relative: float | None = None  # delta / baseline; None when the baseline is 0
+    wins: int = 0  # queries where the candidate scores higher
+    ties: int = 0
+    losses: int = 0
 
     def group(self, key: str) -> str:
         return dict(self.groups)[key]
@@ -104,7 +129,9 @@ class Row:
     def to_json(self) -> dict[str, Any]:
         return {"block": self.block, **dict(self.groups), "measure": self.measure, "n": self.n,
                 "baseline": self.baseline, "candidate": self.candidate, "delta": self.delta,
-                "interval": [self.low, self.high], "verdict": self.verdict}
+                "relative": self.relative, "interval": [self.low, self.high], "p": self.p, "p_holm": self.p_holm,
+                "verdict": self.verdict, "verdict_unadjusted": self.verdict_unadjusted,
+                "wins": self.wins, "ties": self.ties, "losses": self.losses}
 
 
 @dataclass(frozen=True)
@@ -132,14 +159,14 @@ class Comparison:
             where = " ".join(v for _, v in r.groups)
             if r.verdict == WORSE:
                 failures.append(f"{r.block} {where} {r.measure} is worse: Δ {r.delta:+.4f} "
-                                f"[{r.low:+.4f}, {r.high:+.4f}]")
+                                f"[{r.low:+.4f}, {r.high:+.4f}], Holm p {r.p_holm:.4f}")
             elif r.block == "retrieval" and dict(r.groups).get("class") == STRICT_CLASS and r.delta < 0:
                 failures.append(f"{r.block} {where} {r.measure} regressed: Δ {r.delta:+.4f} "
                                 f"({STRICT_CLASS} must not regress at all)")
         return failures
 
 
-def _label(document: Mapping[str, Any]) -> str:
+def label_of(document: Mapping[str, Any]) -> str:
     return arm_label(document["provenance"].get("arm"))
 
 
@@ -148,11 +175,22 @@ def _diff(what: str, a: Any, b: Any) -> None:
         raise UnpairedComparison(f"{what} differ: baseline {a!r}, candidate {b!r}")
 
 
-def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any]) -> None:
-    """Refuse (UnpairedComparison) unless the two results measured the same thing on the same queries."""
+def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any],
+                 bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None) -> None:
+    """Refuse (UnpairedComparison) unless the two results measured the same thing on the same queries.
+
+    With both sides' ``bindings``, a corpus whose text changed under a target both were judged on is named as
+    the stale binding it is (StaleBinding) rather than as two corpora that merely differ."""
     _diff("schema versions", base.get("schema_version"), cand.get("schema_version"))
     bp, cp = base["provenance"], cand["provenance"]
     _diff("corpora (id)", bp["corpus"]["id"], cp["corpus"]["id"])
+    if bindings is not None and bp["corpus"]["sha256"] != cp["corpus"]["sha256"]:
+        stale = first_difference(*bindings)
+        if stale is not None:
+            raise StaleBinding(
+                f"corpus {bp['corpus']['id']} changed between the baseline (sha256 {bp['corpus']['sha256'][:12]}…) "
+                f"and the candidate ({cp['corpus']['sha256'][:12]}…): {stale} is bound to different text in the "
+                "two; re-score the baseline on the candidate's corpus")
     _diff("corpora (sha256)", bp["corpus"]["sha256"], cp["corpus"]["sha256"])
     _diff("relevance policies", bp["relevance_policy"]["name"], cp["relevance_policy"]["name"])
     _diff("scopes", base["scope"]["label"], cand["scope"]["label"])
@@ -188,25 +226,6 @@ def _row_seed(seed: int, *parts: str) -> list[int]:
     return [seed, int.from_bytes(digest[:8], "big")]
 
 
-def bootstrap_means(deltas: NDArray[np.float64], resamples: int, entropy: Sequence[int]) -> NDArray[np.float64]:
-    """``resamples`` means of ``deltas`` (n × k, one column per measure) resampled by row, sorted per column."""
-    import numpy as np
-
-    rng = np.random.default_rng(np.random.SeedSequence(list(entropy)))
-    n, k = deltas.shape
-    out = np.empty((resamples, k), dtype=np.float64)
-    # resample in blocks so memory stays bounded at any query count (about 32 MB of float64 per block)
-    block = max(1, 4_000_000 // max(1, n * k))
-    done = 0
-    while done < resamples:
-        b = min(block, resamples - done)
-        idx = rng.integers(0, n, size=(b, n))
-        out[done:done + b] = deltas[idx].mean(axis=1)
-        done += b
-    out.sort(axis=0)
-    return out
-
-
 def paired_interval(deltas: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED,
                     identity: Sequence[str] = ()) -> tuple[float, float]:
     """The nearest-rank 95% interval of the mean of one column of paired differences."""
@@ -219,6 +238,7 @@ def paired_interval(deltas: Sequence[float], *, resamples: int = RESAMPLES, seed
 
 
 def verdict(low: float, high: float) -> str:
+    """The 95% interval's verdict, before any adjustment for the number of rows."""
     if low > 0.0:
         return BETTER
     if high < 0.0:
@@ -226,12 +246,28 @@ def verdict(low: float, high: float) -> str:
     return SAME
 
 
-def _compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
+def adjusted_verdict(delta: float, p_adjusted: float) -> str:
+    if p_adjusted < ALPHA and delta > 0.0:
+        return BETTER
+    if p_adjusted < ALPHA and delta < 0.0:
+        return WORSE
+    return SAME
+
+
+def adjust(rows: Sequence[Row]) -> tuple[Row, ...]:
+    """``rows`` with Holm-adjusted p-values and verdicts over the family they form."""
+    adjusted = holm([r.p for r in rows])
+    return tuple(replace(r, p_holm=q6(a), verdict=adjusted_verdict(r.delta, a)) for r, a in zip(rows, adjusted,
+                                                                                                 strict=True))
+
+
+def compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
     import numpy as np
 
     keys = b.group_keys
     groups: dict[tuple[str, ...], list[str]] = {}
-    for qid in sorted(b.records):
+    # within a group, records sit stratum by stratum so each stratum is one consecutive block of rows
+    for qid in sorted(b.records, key=lambda q: (b.strata.get(q, ""), q)):
         g = b.records[qid][0]
         groups.setdefault(g, []).append(qid)
         # the `all` row rolls up the last key within the others (every class of a corpus)
@@ -250,28 +286,47 @@ def _compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
             base = np.array([[b.records[q][1][m] for m in ms] for q in have], dtype=np.float64)
             cand = np.array([[c.records[q][1][m] for m in ms] for q in have], dtype=np.float64)
             d = cand - base
-            means = bootstrap_means(d, resamples, _row_seed(seed, b.name, *g, *ms))
+            sizes: dict[str, int] = {}
+            for q in have:
+                sizes[b.strata.get(q, "")] = sizes.get(b.strata.get(q, ""), 0) + 1
+            entropy = _row_seed(seed, b.name, *g, *ms)
+            means = bootstrap_means(d, resamples, entropy, list(sizes.values()) if len(sizes) > 1 else None)
+            pvalues = randomisation_p(d, resamples, entropy)
             col_lists = means.T.tolist()
             for j, m in enumerate(ms):
-                bm = math.fsum(base[:, j].tolist()) / len(have)
-                cm = math.fsum(cand[:, j].tolist()) / len(have)
-                delta = q6(math.fsum(d[:, j].tolist()) / len(have))
-                low = q6(nearest_rank(col_lists[j], LOW_PERCENTILE))
-                high = q6(nearest_rank(col_lists[j], HIGH_PERCENTILE))
-                results[m] = Row(b.name, tuple(zip(keys, g, strict=True)), m, len(have), q6(bm), q6(cm), delta,
-                                 low, high, verdict(low, high))
+                results[m] = _row(b.name, tuple(zip(keys, g, strict=True)), m, base[:, j], cand[:, j],
+                                  col_lists[j], pvalues[j])
         rows += [results[m] for m in b.measures if m in results]
     return rows
 
 
+def _row(block: str, groups: tuple[tuple[str, str], ...], measure: str, base: NDArray[np.float64],
+         cand: NDArray[np.float64], sorted_means: list[float], p_value: float) -> Row:
+    n = len(base)
+    bm = q6(math.fsum(base.tolist()) / n)
+    cm = q6(math.fsum(cand.tolist()) / n)
+    d = (cand - base).tolist()
+    delta = q6(math.fsum(d) / n)
+    low = q6(nearest_rank(sorted_means, LOW_PERCENTILE))
+    high = q6(nearest_rank(sorted_means, HIGH_PERCENTILE))
+    # per-query values are written to 6 decimals, so a difference below that is no difference
+    wins = sum(1 for x in d if q6(x) > 0.0)
+    losses = sum(1 for x in d if q6(x) < 0.0)
+    p = q6(p_value)
+    return Row(block, groups, measure, n, bm, cm, delta, low, high, verdict(low, high), p, p,
+               verdict(low, high), q6(delta / bm) if bm else None, wins, n - wins - losses, losses)
+
+
 def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int = RESAMPLES,
-            seed: int = SEED) -> Comparison:
+            seed: int = SEED,
+            bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None) -> Comparison:
     """Pair two metrics.json documents and compare every block, group and measure."""
-    check_paired(base, cand)
+    check_paired(base, cand, bindings)
     bt, ct = tables_of(base), tables_of(cand)
     rows: list[Row] = []
     for name in sorted(bt, key=lambda n: (n != "retrieval", n)):
-        rows += _compare_table(bt[name], ct[name], resamples, seed)
+        rows += compare_table(bt[name], ct[name], resamples, seed)
+    family = adjust(rows)
     bp, cp = base["provenance"], cand["provenance"]
     notes = []
     if bp["metric_engine"] != cp["metric_engine"]:
@@ -287,10 +342,10 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
         "scope": base["scope"]["label"],
         "oracle": bool(base["scope"].get("oracle")),
         "queries": {name: len(t.records) for name, t in sorted(bt.items())},
-        "bootstrap": {"resamples": resamples, "seed": seed, "interval": "95%, nearest rank",
-                      "generator": "numpy.random.default_rng"},
+        "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed},
+        "verdicts": VERDICT_FACTS | {"family": len(family)},
     }
-    return Comparison(_label(base), _label(cand), facts, tuple(notes), tuple(rows))
+    return Comparison(label_of(base), label_of(cand), facts, tuple(notes), family)
 
 
 def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
@@ -310,10 +365,15 @@ def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
         f"corpus `{f['corpus']}` (sha256 `{f['corpus_sha256'][:12]}`) · relevance `{f['relevance_policy']}` · "
         f"scope `{f['scope']}` · paired queries: {queries}",
         f"paired bootstrap: {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}, "
-        f"95% nearest-rank interval · {counts[BETTER]} better, {counts[WORSE]} worse, "
+        f"95% nearest-rank interval, two-sided paired randomisation p · verdicts Holm-adjusted over "
+        f"{len(cmp.rows)} rows at α = {ALPHA} · {counts[BETTER]} better, {counts[WORSE]} worse, "
         f"{counts[SAME]} no measurable difference",
         "",
     ]
+    unadjusted = [r for r in cmp.rows if r.verdict_unadjusted != r.verdict]
+    if unadjusted:
+        lines += [f"> {len(unadjusted)} row(s) whose 95% interval excludes zero are not named after Holm's "
+                  "adjustment (column `95%`).", ""]
     lines += [f"> note: {n}" for n in cmp.notes] + ([""] if cmp.notes else [])
     blocks = []
     for r in cmp.rows:
@@ -335,10 +395,16 @@ def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
 
 def _rows_table(rows: Sequence[Row], *, with_block: bool) -> list[str]:
     keys = [k for k, _ in rows[0].groups]
-    header = [*(["block"] if with_block else []), *keys, "measure", "n", "baseline", "candidate", "Δ",
-              "95% interval", "verdict"]
+    header = [*(["block"] if with_block else []), *keys, "measure", "n", "baseline", "candidate", "Δ", "rel.",
+              "95% interval", "p", "Holm p", "W/T/L", "verdict", "95%"]
     cells = ([*([r.block] if with_block else []), *(val for _, val in r.groups), r.measure, str(r.n),
               f"{r.baseline:.4f}", f"{r.candidate:.4f}", f"{r.delta:+.4f}" if r.delta else "0.0000",
-              f"[{r.low:+.4f}, {r.high:+.4f}]", r.verdict if r.verdict == SAME else f"**{r.verdict}**"]
+              relative_text(r.relative), f"[{r.low:+.4f}, {r.high:+.4f}]", f"{r.p:.4f}", f"{r.p_holm:.4f}",
+              f"{r.wins}/{r.ties}/{r.losses}", r.verdict if r.verdict == SAME else f"**{r.verdict}**",
+              "" if r.verdict_unadjusted == SAME else r.verdict_unadjusted]
              for r in rows)
-    return markdown.table(header, cells, "l" * (len(header) - 6) + "r" * 5 + "l")
+    return markdown.table(header, cells, "l" * (len(header) - 12) + "r" * 10 + "ll")
+
+
+def relative_text(relative: float | None) -> str:
+    return "—" if relative is None else ("0.0%" if relative == 0 else f"{100 * relative:+.1f}%")

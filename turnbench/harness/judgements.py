@@ -169,7 +169,7 @@ def union_ranges(ranges: Iterable[tuple[int, int]]) -> frozenset[int]:
     return frozenset(out)
 
 
-class _MeetingCover:
+class MeetingCover:
     """For one meeting: which passages cover which turns, with weights (computed once, shared by all queries)."""
 
     __slots__ = ("by_turn", "covered", "total")
@@ -208,7 +208,13 @@ class _MeetingCover:
                 self.by_turn.setdefault(i, []).append(p.id)
 
 
-def judge_query(query: Query, covers: Mapping[str, _MeetingCover], policy: RelevancePolicy) -> QueryJudgements:
+def covering(meeting: Meeting, passages: Sequence[Passage]) -> dict[str, tuple[int, ...]]:
+    """For each passage of ``meeting``, the indices of the turns it covers (the rule above), in turn order."""
+    cover = MeetingCover(meeting, passages)
+    return {p.id: tuple(i for i, _ in cover.covered[p.id]) for p in passages}
+
+
+def judge_query(query: Query, covers: Mapping[str, MeetingCover], policy: RelevancePolicy) -> QueryJudgements:
     meetings = {m: 1 for m in sorted(query.gold_meetings)}
     without = sum(1 for m in meetings if m not in covers)
     if query.gold_level == "meeting":
@@ -236,12 +242,13 @@ def judge_query(query: Query, covers: Mapping[str, _MeetingCover], policy: Relev
 
 
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],
-          policy: RelevancePolicy) -> dict[str, QueryJudgements]:
-    """Judge every query against a passage inventory. Passages must belong to the corpus's meetings."""
+          policy: RelevancePolicy, covers_out: dict[str, MeetingCover] | None = None) -> dict[str, QueryJudgements]:
+    """Judge every query against a passage inventory. Passages must belong to the corpus's meetings.
+    ``covers_out``, when given, receives each meeting's cover (which passage covers which turns)."""
     by_meeting: dict[str, list[Passage]] = {}
     for p in passages:
         by_meeting.setdefault(p.meeting, []).append(p)
-    covers: dict[str, _MeetingCover] = {}
+    covers: dict[str, MeetingCover] = {}
     known: set[str] = set()
     foreign: list[str] = []
     stale: list[str] = []
@@ -252,7 +259,7 @@ def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Itera
             wrong_place, wrong_text = problems_in(m, ps)
             foreign += wrong_place
             stale += wrong_text
-            covers[m.id] = _MeetingCover(m, ps)
+            covers[m.id] = MeetingCover(m, ps)
     unknown = sorted(set(by_meeting) - known)
     if unknown:
         raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the corpus, "
@@ -263,6 +270,8 @@ def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Itera
     if stale:
         raise StaleBinding(f"{len(stale)} passage(s) of the inventory carry text this corpus does not; first: "
                            f"{stale[0]}")
+    if covers_out is not None:
+        covers_out.update(covers)
     out = {}
     for q in sorted(queries, key=lambda q: q.id):
         out[q.id] = judge_query(q, covers, policy)

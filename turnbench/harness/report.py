@@ -18,9 +18,9 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput
-from turnbench.harness import markdown
+from turnbench.harness import markdown, ties
 from turnbench.harness.integrity import read_results, write_digest
-from turnbench.harness.score import ALL, Results
+from turnbench.harness.score import ALL, Results, arm_label
 
 METRICS_JSON = "metrics.json"
 METRICS_MD = "metrics.md"
@@ -32,17 +32,6 @@ _HEADERS = {"meeting:nDCG@10": "mtg nDCG@10", "meeting:R@10": "mtg R@10"}
 
 def fmt4(x: float | None) -> str:
     return DASH if x is None else f"{x:.4f}"
-
-
-def arm_label(arm: Any) -> str:
-    """A short name for the arm a results file records: its ``name``, or the name of its nested ``arm``."""
-    if isinstance(arm, Mapping):
-        inner = arm.get("arm")
-        for cand in (arm.get("name"), inner.get("name") if isinstance(inner, Mapping) else None):
-            if isinstance(cand, str) and cand:
-                return cand
-        return "(unnamed arm)"
-    return str(arm)
 
 
 def _describe(value: Any) -> str:
@@ -88,6 +77,8 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
         f"judged passages: {counts['judged_passages']} (by grade "
         f"{', '.join(f'{g}: {n}' for g, n in counts['judged_passages_by_grade'].items()) or 'none'})",
     ]
+    if "ties" in block:
+        lines += ["", ties.note(block["ties"])]
     for domain, rows in sorted(block.get("rows_by_domain", {}).items()):
         lines += ["", f"## Domain: {domain}", "", *_table(rows, measures)]
     return "\n".join(lines) + "\n"

@@ -16,16 +16,20 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from turnbench import canonical
 from turnbench.canonical import q6
 from turnbench.corpus.format import Corpus
-from turnbench.corpus.records import RANKED_CLASSES
+from turnbench.corpus.records import RANKED_CLASSES, Meeting
 from turnbench.errors import BadInput
+from turnbench.harness import bindings as B
+from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
 from turnbench.harness import metrics as M
+from turnbench.harness import ties as T
 from turnbench.runs import Passage, RankedPassage, get_scope, inventory_sha256, normalised_order
 
 SCHEMA_VERSION = 1
@@ -81,6 +85,17 @@ def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str]) -> list[st
     return list(dict.fromkeys(map(meeting_of.__getitem__, pids)))
 
 
+def arm_label(arm: Any) -> str:
+    """A short name for the arm a results file records: its ``name``, or the name of its nested ``arm``."""
+    if isinstance(arm, Mapping):
+        inner = arm.get("arm")
+        for cand in (arm.get("name"), inner.get("name") if isinstance(inner, Mapping) else None):
+            if isinstance(cand, str) and cand:
+                return cand
+        return "(unnamed arm)"
+    return str(arm)
+
+
 def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     missing = [k for k in REQUIRED_PROVENANCE if k not in provenance]
     if missing:
@@ -111,24 +126,41 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         if q.cls not in RANKED_CLASSES:
             raise BadInput(f"query {q.id} is scored on retrieval but its class {q.cls!r} is not a ranked class")
 
-    judged = J.judge(ranked, corpus.iter_meetings(), passages, policy)
-    run = normalised_order(run_entries, pmap)
+    run_entries = list(run_entries)
+    best: dict[str, list[float]] = {}
+    run = normalised_order(run_entries, pmap, best)
     foreign = sorted(set(run) - known_ids)
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
                        f"e.g. {', '.join(foreign[:3])}")
     ranked_ids = {q.id for q in ranked}
     ignored = sorted(set(run) - ranked_ids)
+    shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
+    kept: dict[str, Meeting] = {}
+    need = B.needed(ranked, (pmap[pid] for pid in shown))
+    covers: dict[str, J.MeetingCover] = {}
+    judged = J.judge(ranked, B.keep_turns(corpus.iter_meetings(), need, kept), passages, policy, covers)
 
     ok = {qid: j for qid, j in judged.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
     scored = _Scorer(max((len(v) for v in run.values()), default=0))
     meeting_of = {p.id: p.meeting for p in passages}
+    # each query's meeting order is computed once: scoring, the tie report and the exports all read it
+    m_order = {qid: meeting_order(run[qid], meeting_of) for qid in sorted(run) if qid in ranked_ids}
     p_run = {qid: scored(run[qid]) for qid in p_qrels if qid in run}
-    m_run = {qid: scored(meeting_order(run[qid], meeting_of)) for qid in m_qrels if qid in run}
+    m_run = {qid: scored(m_order[qid]) for qid in m_qrels if qid in run}
     p_vals = M.evaluate(p_qrels, p_run, M.PASSAGE_MEASURES) if p_qrels else {}
     m_vals = M.evaluate(m_qrels, m_run, M.MEETING_MEASURES) if m_qrels else {}
+
+    def rescore(other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
+        """Per-query values of a run given in another order, scored exactly as above."""
+        pq = {qid: p_qrels[qid] for qid in other if qid in p_qrels}
+        mq = {qid: m_qrels[qid] for qid in other}
+        pv = M.evaluate(pq, {qid: scored(other[qid]) for qid in pq}, M.PASSAGE_MEASURES) if pq else {}
+        mv = M.evaluate(mq, {qid: scored(meeting_order(other[qid], meeting_of)) for qid in mq},
+                        M.MEETING_MEASURES)
+        return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv[qid]}.items()} for qid in other}
 
     names = {m: str(m) for m in M.ALL_MEASURES}
     per_query = []
@@ -163,6 +195,22 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         "run_queries_not_ranked": len(ignored),
     }
     depths = [len(v) for v in run.values()]
+    ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
+    judged_ids = [r["query_id"] for r in per_query]
+    tie_block = T.report(ranked_run, best,
+                         [qid for qid in judged_ids if qid in ranked_run], rescore,
+                         {r["query_id"]: r["values"] for r in per_query},
+                         {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of)
+    tag = X.run_tag(arm_label(engine_side["arm"]))
+    side = X.sidecar(policy.to_json(), measures, [q.id for q in ranked if not judged[q.id].judgeable],
+                     [r["query_id"] for r in per_query if not r["answered"]], tag)
+    files = X.export_files(p_qrels, m_qrels, ranked_run, m_order,
+                           (e for e in run_entries if e.query_id in ranked_ids), side)
+    bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
+    first = itemgetter(0)
+    covered = {pid: tuple(map(first, covers[pmap[pid].meeting].covered[pid])) for pid in bound
+               if pmap[pid].meeting in covers}
+    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, covered))
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": {
@@ -187,9 +235,10 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
             "per_query": per_query,
             "dropped_unjudgeable": [q.id for q in ranked if not judged[q.id].judgeable],
             "counts": counts,
+            "ties": tie_block,
         },
     }
-    return Results(document)
+    return Results(document, files)
 
 
 def _domain_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
@@ -237,6 +286,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     import time
 
     from turnbench.corpus.format import open_corpus
+    from turnbench.harness.pages import attach_report
     from turnbench.harness.report import runinfo, write_results
     from turnbench.runs import read_passages, read_run
 
@@ -261,5 +311,8 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     results = score_run(corpus, passages, entries, policy=policy, scope=scope,
                         provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
     t2 = time.perf_counter()
-    write_results(out, results, runinfo({"read": t1 - t0, "judge_and_score": t2 - t1}))
+    results = attach_report(results, corpus)
+    t3 = time.perf_counter()
+    write_results(out, results, runinfo({"read": t1 - t0, "judge_and_score": t2 - t1, "report": t3 - t2},
+                                        corpus_dir=str(Path(corpus_dir).resolve())))
     return results

@@ -15,7 +15,7 @@ and the PostgreSQL version.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +73,8 @@ def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]]) -
                "_source": ix.passage_document(chunk, title, recorded_date)}
 
 
-def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str | None]]) -> int:
+def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
+          total: int = 0, progress: Callable[[int, int], None] | None = None) -> int:
     from opensearchpy import helpers
     from opensearchpy.helpers import BulkIndexError
 
@@ -83,6 +84,10 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
                                                     chunk_size=BULK_CHUNK_DOCS, max_chunk_bytes=50 * 1024 * 1024,
                                                     raise_on_error=True, raise_on_exception=True):
             ok += bool(success)
+            if progress is not None and ok % BULK_CHUNK_DOCS == 0:
+                progress(BULK_CHUNK_DOCS, total)  # once per bulk chunk: a chunk's items arrive together
+        if progress is not None and ok % BULK_CHUNK_DOCS:
+            progress(ok % BULK_CHUNK_DOCS, total)
     except BulkIndexError as exc:
         first = exc.errors[0] if exc.errors else {}
         raise IndexNotSettled(
@@ -92,14 +97,17 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
 
 
 def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS,
-                index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S) -> LoadResult:
-    """Load ``corpus`` into the stack's PostgreSQL and OpenSearch and return the passages and provenance."""
+                index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S,
+                progress: Callable[[int, int], None] | None = None) -> LoadResult:
+    """Load ``corpus`` into the stack's PostgreSQL and OpenSearch and return the passages and provenance.
+    ``progress(done, total)`` is called with each bulk chunk's passage count and the number of passages."""
     with stack_errors(stack):
-        return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s)
+        return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s,
+                            progress=progress)
 
 
 def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str,
-                 settle_timeout_s: float) -> LoadResult:
+                 settle_timeout_s: float, progress: Callable[[int, int], None] | None) -> LoadResult:
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     ix.check_index_name(index)
@@ -141,7 +149,7 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
     timings["create_index_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    indexed = _bulk(client, index, chunks)
+    indexed = _bulk(client, index, chunks, len(chunks), progress)
     timings["bulk_s"] = time.perf_counter() - t0
     chunks.clear()  # the passages stay; the texts are not needed again
     if indexed != len(passages):

@@ -43,7 +43,10 @@ def test_load_then_run_writes_the_inventory_and_the_run(cli_env, tmp_path):
     passages = read_passages(out / "passages.jsonl")
     assert len(passages) == 12 and passages[0].id == "mtg-0001:00000"
     lines = (out / "run.trec").read_text().splitlines()
-    assert lines[0].split() == ["q01", "Q0", "mtg-0004:00001", "1", "2.000000", "bm25"]
+    # the engine's own rank and raw BM25 score, written so the float round-trips
+    first = lines[0].split()
+    assert first[:4] + first[5:] == ["q01", "Q0", "mtg-0004:00001", "1", "bm25"] and float(first[4]) > 1.0
+    assert repr(float(first[4])) == first[4]
     assert all(len(line.split()) == 6 for line in lines)
     assert {e.query_id for e in read_trec_run(out / "run.trec")} == {"q01", "q02", "q03", "q04", "q07"}
     gold_trec = (outs["gold-meetings"] / "run.trec").read_text().splitlines()

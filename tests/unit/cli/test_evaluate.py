@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tests.unit.cli.helpers import one_meeting_corpus
@@ -132,3 +133,30 @@ def test_run_refuses_an_unknown_arm_naming_the_known_ones(tmp_path):
     res = CliRunner().invoke(main, ["run", "--corpus", str(root), "--arm", "bm42", "--out", str(tmp_path / "o")])
     assert res.exit_code == 3
     assert "UnknownArm" in res.output and "known arms: bm25, bm25-title" in res.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--seeds", "1,x"], "give seeds as integers separated by commas"),
+    (["--seeds", "1,-2"], "a seed is 0..2147483647"),
+    (["--seeds", "3,3"], "distinct seeds"),
+    (["--seeds", "1", "--corpus", "fixtures/small"], "exactly one of --corpus DIR and --seeds"),
+    ([], "exactly one of --corpus DIR and --seeds"),
+    (["--seeds", "1", "--workers", "0"], "--workers 0: give 1 to 64 processes"),
+])
+def test_bench_seeds_hostile_inputs_refuse_before_any_corpus_or_stack(tmp_path, args, message):
+    r = CliRunner().invoke(main, ["bench", "--arm", "bm25", "--out", str(tmp_path / "out"),
+                                  "--corpora", str(tmp_path / "corpora"), *args])
+    assert r.exit_code == 2, r.output
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and message in lines[0]
+    assert not (tmp_path / "out").exists() and not (tmp_path / "corpora").exists()
+
+
+def test_bench_seeds_refuses_a_corpora_directory_holding_another_corpus(tmp_path):
+    from tests.unit.cli.helpers import one_meeting_corpus
+
+    one_meeting_corpus(tmp_path / "corpora" / "seed-4")
+    r = CliRunner().invoke(main, ["bench", "--seeds", "4", "--arm", "bm25", "--out", str(tmp_path / "out"),
+                                  "--corpora", str(tmp_path / "corpora")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "not seed 4's default corpus" in r.output
+    assert not (tmp_path / "out").exists()

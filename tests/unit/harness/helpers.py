@@ -133,3 +133,40 @@ def small_run():
 
 def score(corpus, passages, run, **kw):
     return score_run(corpus, passages, run, policy=kw.pop("policy", RelevancePolicy()), provenance=PROV, **kw)
+
+
+# -- an independent scorer: metrics.json re-derived from a results directory's TREC files with ir_measures --------
+
+def reproduce_with_ir_measures(directory: Path) -> dict[str, dict[str, float]]:
+    """Every per-query value of metrics.json computed by ir_measures from the exported files alone, with
+    ``trec_eval -c`` added by hand (a judged query missing from the run scores 0). Returns query → measure → value,
+    after checking each row's mean against them; the caller compares the per-query values."""
+    import json
+    import math
+
+    import ir_measures
+
+    doc = json.loads((directory / "metrics.json").read_text())
+    side = json.loads((directory / "trec.json").read_text())
+    out: dict[str, dict[str, float]] = {}
+    for level, qrels_file, run_file in (("passage", "qrels.passages.txt", "run.passages.trec"),
+                                        ("meeting", "qrels.meetings.txt", "run.meetings.trec")):
+        names = {m: spec["ir_measures"] for m, spec in side["measures"].items() if spec["level"] == level}
+        qrels = list(ir_measures.read_trec_qrels(str(directory / qrels_file)))
+        run = list(ir_measures.read_trec_run(str(directory / run_file)))
+        judged = {q.query_id for q in qrels}
+        measures = {m: ir_measures.parse_measure(name) for m, name in names.items()}
+        by_measure = {v: k for k, v in measures.items()}
+        for qid in judged:
+            out.setdefault(qid, {}).update({m: 0.0 for m in measures})  # trec_eval -c
+        for metric in ir_measures.iter_calc(list(measures.values()), qrels, run):
+            out[metric.query_id][by_measure[metric.measure]] = metric.value
+    classes = {r["query_id"]: r["class"] for r in doc["retrieval"]["per_query"]}
+    assert set(out) == set(classes), "the qrels name exactly the judged queries"
+    for row in doc["retrieval"]["rows"]:
+        group = sorted(q for q in out if row["class"] in ("all", classes[q]))
+        for m, mean in row["means"].items():
+            vals = [round(out[q][m], 6) for q in group if m in out[q]]
+            again = round(math.fsum(vals) / len(vals), 6) if vals else None
+            assert again == mean, f"{row['class']} {m}: ir_measures gives {again}, metrics.json {mean}"
+    return out

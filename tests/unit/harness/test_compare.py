@@ -89,7 +89,8 @@ def test_a_run_compared_with_itself_has_every_delta_zero():
         (c, m) for c in ("lookup", "multi_file", "all") for m in MEASURES}
     md = render_compare_md(cmp, gate=True)
     assert "**Gate: PASS**" in md and "-0.0000" not in md
-    assert md.count("| 0.0000 | [+0.0000, +0.0000] | no measurable difference |") == len(cmp.rows)
+    assert md.count("| 0.0000 | 0.0% | [+0.0000, +0.0000] | 1.0000 | 1.0000 |") == len(cmp.rows)
+    assert md.count("| no measurable difference |  |") == len(cmp.rows)
     assert cmp.gate_failures() == []
 
 
@@ -133,13 +134,14 @@ def test_refuses_unpaired_inputs_naming_the_difference():
 
 
 def test_answer_rows_go_through_the_same_code():
-    answers = {f"a{i}": ("R3" if i < 6 else "R4", 1.0) for i in range(12)}
+    # 20 questions a rule: fewer could not clear Holm's bar at any effect (6 all-lost questions give p = 1/32)
+    answers = {f"a{i:02d}": ("R3" if i < 20 else "R4", 1.0) for i in range(40)}
     worse = {q: (r, 0.0 if r == "R4" else em) for q, (r, em) in answers.items()}
     base = doc({"q1": ("lookup", 0.5)}, answers=answers)
     cmp = compare(base, doc({"q1": ("lookup", 0.5)}, answers=worse))
     em = {r.group("rule"): r for r in cmp.rows if r.block == "answers" and r.measure == "em"}
     assert em["R3"].verdict == SAME and em["R4"].verdict == WORSE and em["R4"].delta == -1.0
-    assert em["all"].delta == -0.5 and em["all"].n == 12
+    assert em["all"].delta == -0.5 and em["all"].n == 40
     assert not any(r.measure == "set_f1" for r in cmp.rows)  # no query had a meeting-set answer
     with pytest.raises(UnpairedComparison, match="result blocks differ"):
         compare(base, doc({"q1": ("lookup", 0.5)}))
@@ -229,3 +231,127 @@ def test_meeting_sets_compare_on_em_and_f1():
     rows = {r.measure: r for r in compare(base, cand).rows if r.group("rule") == "all"}
     # one of two meetings found: EM 0, F1 = 2*1/(1+2) = 0.666667
     assert rows["em"].delta == -1.0 and rows["set_f1"].candidate == 0.666667
+
+
+# -- p-values, Holm, effect sizes; A/A pairs and a planted regression ------------------------------------------
+
+BASELINE = json.loads((__import__("pathlib").Path(__file__).resolve().parents[3] / "baselines" / "bm25"
+                       / "metrics.json").read_text())
+
+
+def _retrieval_only(d):
+    return {k: v for k, v in d.items() if k != "answers"}
+
+
+def test_every_row_carries_p_values_effect_sizes_and_both_verdicts():
+    base = doc({f"q{i:02d}": ("multi_file", 0.2 + (i % 5) / 100) for i in range(30)})
+    up = doc({f"q{i:02d}": ("multi_file", 0.5 + (i % 5) / 100) for i in range(30)}, arm="cand")
+    row = next(r for r in compare(base, up).rows if r.group("class") == "multi_file" and r.measure == "MRR")
+    assert (row.wins, row.ties, row.losses) == (30, 0, 0) and row.relative == round(0.3 / 0.22, 6)
+    assert row.p == round(1 / 10_001, 6) and row.p_holm == round(4 * 1 / 10_001, 6)  # 4 rows in the family
+    assert row.verdict == row.verdict_unadjusted == BETTER
+    j = row.to_json()
+    assert {"p", "p_holm", "relative", "wins", "ties", "losses", "verdict_unadjusted"} <= set(j)
+
+
+def _label_swap(a, b, rng):
+    """An A/A pair: per query a fair coin says which of two arms' values each side gets. The two sides are
+    equivalent arms by construction, so any difference the gate names is a false alarm."""
+    x, y = json.loads(json.dumps(a)), json.loads(json.dumps(b))
+    for rx, ry in zip(x["retrieval"]["per_query"], y["retrieval"]["per_query"], strict=True):
+        if rng.random() < 0.5:
+            rx["values"], ry["values"] = ry["values"], rx["values"]
+    return x, y
+
+
+def test_holm_keeps_a_family_of_noisy_a_a_pairs_quiet_where_the_unadjusted_intervals_do_not():
+    rng = np.random.default_rng(11)
+    n = 120
+    a = doc({f"q{i:03d}": ("multi_file" if i % 2 else "summarize", float(rng.random())) for i in range(n)})
+    b = json.loads(json.dumps(a))
+    for r in b["retrieval"]["per_query"]:
+        r["values"] = {m: round(min(1.0, max(0.0, v + float(rng.normal(0, 0.3)))), 6) for m, v in r["values"].items()}
+    alarms_before = alarms_after = 0
+    pairs = 40
+    for k in range(pairs):
+        x, y = _label_swap(a, b, np.random.default_rng(1000 + k))
+        cmp = compare(x, y, resamples=1_000)
+        alarms_before += any(r.verdict_unadjusted != SAME for r in cmp.rows)
+        alarms_after += any(r.verdict != SAME for r in cmp.rows)
+    assert alarms_after < alarms_before
+    assert alarms_after <= 0.1 * pairs
+
+
+def test_self_compare_and_an_equivalent_arm_pass_the_gate():
+    base = _retrieval_only(BASELINE)
+    same_ranking = json.loads(json.dumps(base))
+    same_ranking["provenance"]["arm"] = {"name": "bm25-content-boost-3"}  # scores x3, the same ranking
+    for cand in (base, same_ranking):
+        cmp = compare(base, cand)
+        assert cmp.gate_failures() == [] and all(r.delta == 0.0 and r.p == 1.0 for r in cmp.rows)
+
+
+def test_a_planted_regression_of_known_size_fails_the_gate():
+    base = _retrieval_only(BASELINE)
+    cand = json.loads(json.dumps(base))
+    cand["provenance"]["arm"] = {"name": "planted"}
+    mf = [r for r in cand["retrieval"]["per_query"] if r["class"] == "multi_file"]
+    hit = [r for r in mf if r["values"]["nDCG@10"] > 0][:30]  # 30 queries that found something lose it all
+    assert len(hit) == 30
+    lost = 0.0
+    for r in hit:
+        lost += r["values"]["nDCG@10"]
+        r["values"]["nDCG@10"] = 0.0
+    cmp = compare(base, cand)
+    row = next(r for r in cmp.rows if r.group("class") == "multi_file" and r.measure == "nDCG@10")
+    assert row.delta == round(-lost / len(mf), 6) and row.losses == 30 and row.wins == 0
+    assert row.verdict == WORSE and row.p_holm < 0.05
+    assert any("multi_file nDCG@10 is worse" in f for f in cmp.gate_failures())
+    others = [r for r in cmp.rows if r.measure != "nDCG@10"]
+    assert all(r.delta == 0.0 for r in others)
+
+
+def test_a_changed_corpus_text_under_a_shared_target_is_a_stale_binding():
+    from turnbench.errors import StaleBinding
+
+    base = doc({"q1": ("lookup", 0.5)})
+    cand = doc({"q1": ("lookup", 0.5)}, sha="s2")
+    same = [{"target": "query", "id": "q1", "sha256": "a" * 64}]
+    changed = [{"target": "query", "id": "q1", "sha256": "b" * 64}]
+    with pytest.raises(StaleBinding, match=r"query q1 is bound to different text"):
+        compare(base, cand, bindings=(same, changed))
+    # the text every target was judged on is the same: the corpora still differ, and that alone refuses
+    with pytest.raises(UnpairedComparison, match=r"corpora \(sha256\) differ"):
+        compare(base, cand, bindings=(same, same))
+
+
+def test_stack_differences_outside_the_claim_are_noted_not_refused(tmp_path):
+    from turnbench import canonical
+    from turnbench.harness.pages import with_stack_notes
+    from turnbench.harness.seeds import SeedsComparison
+
+    d = doc({"q1": ("lookup", 0.5), "q2": ("lookup", 1.0)})
+    cmp = compare(d, d)
+    a, b = tmp_path / "a", tmp_path / "b"
+    for path, provider, jvm in ((a, "embedded", "21.0.8"), (b, "docker", "21.0.8")):
+        path.mkdir()
+        (path / "metrics.json").write_text("{}")  # only its presence matters here: a results directory
+        canonical.write_json(path / "runinfo.json", {"stack": {"provider": provider, "chosen_because": provider,
+                                                               "opensearch": {"jvm": jvm}}})
+    noted = with_stack_notes(cmp, a, b)
+    assert noted.notes == cmp.notes + ("provider differs: baseline embedded, candidate docker",)
+    assert with_stack_notes(cmp, a, a) is cmp  # nothing differs, nothing added
+    assert "> note: provider differs: baseline embedded, candidate docker" in render_compare_md(noted)
+    # seed sets: each seed's differences once, on the pooled comparison
+    for side in (a, b):
+        for seed in (1, 2):
+            (side / f"seed-{seed}").mkdir()
+            (side / f"seed-{seed}" / "metrics.json").write_text("{}")
+            (side / f"seed-{seed}" / "runinfo.json").write_bytes((side / "runinfo.json").read_bytes())
+    for side in (a, b):
+        (side / "runinfo.json").unlink()
+        (side / "metrics.json").unlink()
+    seeds = SeedsComparison((1, 2), {1: cmp, 2: cmp}, cmp, ())
+    pooled = with_stack_notes(seeds, a, b)
+    assert isinstance(pooled, SeedsComparison)
+    assert pooled.pooled.notes == cmp.notes + ("provider differs: baseline embedded, candidate docker",)

@@ -17,6 +17,7 @@ from turnbench.cli import main
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness.answers import attach, score_answers
 from turnbench.harness.compare import compare
+from turnbench.harness.exports import FILES
 from turnbench.harness.integrity import DIGEST, read_results, write_digest
 from turnbench.harness.report import write_results
 
@@ -43,7 +44,8 @@ def test_the_digest_is_what_sha256sum_checks(results: Path) -> None:
     done = subprocess.run(["sha256sum", "-c", DIGEST], cwd=results, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     listed = [line.split("  ")[1] for line in (results / DIGEST).read_text().splitlines()]
-    assert listed == ["answers.md", "metrics.json", "metrics.md"]  # runinfo.json holds timings: never claimed
+    # runinfo.json holds timings: never claimed; everything else is
+    assert listed == sorted(["answers.md", "bindings.jsonl", "metrics.json", "metrics.md", *FILES])
     assert read_results(results)["schema_version"] == 1
 
 

@@ -1,0 +1,73 @@
+"""Bindings: every judgement target carries the sha256 of the text it was judged on, and a changed text is
+refused naming the first stale target."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.harness.helpers import meeting, score, small_run, small_world, turn, write_corpus
+from turnbench.corpus import Turn, open_corpus
+from turnbench.errors import StaleBinding
+from turnbench.harness import bindings as B
+
+
+def _rows(res):
+    return B.parse(res.extra_files[B.BINDINGS], B.BINDINGS)
+
+
+def test_bindings_cover_queries_judged_passages_and_the_top_of_the_run(small_corpus):
+    corpus, passages = small_corpus
+    rows = _rows(score(corpus, passages, small_run()))
+    queries = [r["id"] for r in rows if r["target"] == "query"]
+    shown = {r["id"]: r for r in rows if r["target"] == "passage"}
+    assert queries == ["q1", "q2", "q3", "q4"]  # every ranked query, the unjudgeable one too
+    # judged (m1:00001, m1:00002, m2:00000) and returned (m1:00000, m3:00000)
+    assert sorted(shown) == ["m1:00000", "m1:00001", "m1:00002", "m2:00000", "m3:00000"]
+    assert shown["m1:00001"]["turns"] == [1] and shown["m1:00001"]["speaker"] == "bob"
+    B.check(rows, corpus, "here")  # the corpus they were made from holds them
+
+
+def _changed_corpus(tmp_path, change):
+    meetings, queries = small_world()
+    meetings = [change(m) for m in meetings]
+    m9 = meeting("m9", [turn(0, "fay", 0, 10, 10)])
+    return open_corpus(write_corpus(tmp_path / "changed", [*meetings, m9], queries))
+
+
+def test_a_changed_gold_turn_text_is_refused_naming_the_first_stale_target(tmp_path, small_corpus):
+    corpus, passages = small_corpus
+    rows = _rows(score(corpus, passages, small_run()))
+
+    def reword_bobs_turn(m):
+        if m.id != "m1":
+            return m
+        turns = tuple(Turn(t.index, t.speaker, t.start, t.end, "something else entirely") if t.index == 1 else t
+                      for t in m.turns)
+        return type(m)(m.id, m.title, m.recorded_date, m.duration, m.timing, m.speakers, turns)
+
+    changed = _changed_corpus(tmp_path, reword_bobs_turn)
+    with pytest.raises(StaleBinding, match=r"here: query q1 is stale: its gold turns or record in corpus tiny"):
+        B.check(rows, changed, "here")
+    # a passage bound to that turn is stale as well; queries come first in the file, so q1 is named first
+    only_passages = [r for r in rows if r["target"] == "passage"]
+    with pytest.raises(StaleBinding, match=r"passage m1:00001 is stale: the turns it covers"):
+        B.check(only_passages, changed, "here")
+
+
+def test_a_gone_meeting_or_query_is_stale(tmp_path, small_corpus):
+    corpus, passages = small_corpus
+    rows = _rows(score(corpus, passages, small_run()))
+    with pytest.raises(StaleBinding, match="query q9 is bound to text of corpus tiny that it no longer holds"):
+        B.check([{"target": "query", "id": "q9", "sha256": "0" * 64}], corpus, "here")
+    gone = [dict(r, meeting="m7") for r in rows if r["id"] == "m3:00000"]
+    with pytest.raises(StaleBinding, match="bound to meeting m7, which corpus tiny no longer holds"):
+        B.check(gone, corpus, "here")
+
+
+def test_first_difference_names_a_shared_target_only():
+    a = [{"target": "query", "id": "q1", "sha256": "x"}, {"target": "query", "id": "q2", "sha256": "y"}]
+    assert B.first_difference(a, a) is None
+    assert B.first_difference(a, [{"target": "query", "id": "q2", "sha256": "z"}]) == "query q2"
+    assert B.first_difference(a, [{"target": "query", "id": "q3", "sha256": "z"}]) is None
+    with pytest.raises(Exception, match="line 1 is not a binding"):
+        B.parse(b'{"target": "meeting"}\n', "b")

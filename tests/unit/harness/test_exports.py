@@ -1,0 +1,71 @@
+"""The exported qrels and runs: anyone can score them, and they give metrics.json back (checked with ir_measures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.unit.harness.helpers import reproduce_with_ir_measures, score, small_run
+from turnbench.harness import exports as X
+from turnbench.harness.report import write_results
+from turnbench.runs import RankedPassage
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _assert_reproduced(directory: Path) -> None:
+    doc = json.loads((directory / "metrics.json").read_text())
+    again = reproduce_with_ir_measures(directory)
+    for r in doc["retrieval"]["per_query"]:
+        for m, v in r["values"].items():
+            assert round(again[r["query_id"]][m], 6) == v, (r["query_id"], m)
+
+
+def test_ir_measures_reproduces_every_number_including_unanswered_and_dropped(tmp_path, small_corpus):
+    corpus, passages = small_corpus
+    # q3 (summarize) is left unanswered: trec_eval -c scores it 0; q4 is unjudgeable and in no qrels file
+    run = [e for e in small_run() if e.query_id != "q3"]
+    out = write_results(tmp_path / "r", score(corpus, passages, run))
+    side = json.loads((out / X.TREC_JSON).read_text())
+    assert side["unanswered_scored_zero"] == ["q3"] and side["unjudgeable_dropped"] == ["q4"]
+    assert side["relevance_level"] == 1 and side["relevance_policy"]["name"] == "graded(high=0.5,low=0.0)"
+    assert "q4" not in (out / X.QRELS_PASSAGES).read_text() + (out / X.QRELS_MEETINGS).read_text()
+    _assert_reproduced(out)
+
+
+def test_the_committed_baseline_reproduces_with_ir_measures():
+    _assert_reproduced(ROOT / "baselines" / "bm25")
+
+
+def test_file_formats_on_a_worked_example(small_corpus):
+    corpus, passages = small_corpus
+    res = score(corpus, passages, small_run())
+    f = res.extra_files
+    assert f[X.QRELS_PASSAGES].decode() == "q1 0 m1:00001 3\nq2 0 m1:00002 2\nq2 0 m2:00000 2\n"
+    assert f[X.QRELS_MEETINGS].decode() == "q1 0 m1 1\nq2 0 m1 1\nq2 0 m2 1\nq3 0 m2 1\nq3 0 m3 1\n"
+    # as scored: rule 5 put q2's three tied passages in (meeting, index) order, scores strictly decreasing
+    assert f[X.RUN_PASSAGES].decode().splitlines()[2:5] == [
+        "q2 Q0 m1:00000 1 3 hand", "q2 Q0 m1:00002 2 2 hand", "q2 Q0 m2:00000 3 1 hand"]
+    assert f[X.RUN_MEETINGS].decode().splitlines()[1:3] == ["q2 Q0 m1 1 2 hand", "q2 Q0 m2 2 1 hand"]
+    # raw: the engine's scores, tie and all
+    assert "q2 Q0 m2:00000 0 1.0 hand" in f[X.RUN_RAW].decode()
+
+
+def test_raw_scores_round_trip_and_the_tag_is_one_token():
+    data = X.raw_run_text([RankedPassage("q", "d", 1, 0.1 + 0.2)], X.run_tag("my arm/v2"))
+    assert data == b"q Q0 d 1 0.30000000000000004 my_arm_v2\n"
+    assert X.parse_run(data, "x") == {"q": [("d", 0.30000000000000004)]}
+    assert X.parse_qrels(b"q 0 d 2\n", "x") == {"q": {"d": 2}}
+
+
+def test_read_back_refuses_what_is_not_a_trec_file(tmp_path):
+    import pytest
+
+    from turnbench.errors import BadInput
+
+    with pytest.raises(BadInput, match="line 1 is not 'query 0 document grade'"):
+        X.parse_qrels(b"q 0 d\n", "qrels")
+    with pytest.raises(BadInput, match="line 2 has 3 columns"):
+        X.parse_run(b"q Q0 d 1 1.0 t\nq Q0 d\n", "run")
+    with pytest.raises(BadInput, match="no run.raw.trec"):
+        X.read_file(tmp_path, X.RUN_RAW)

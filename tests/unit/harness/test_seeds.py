@@ -1,0 +1,93 @@
+"""Several seeds: each compared alone, paired queries pooled with a bootstrap stratified by seed, flips called out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.unit.harness.test_compare import doc
+from turnbench.cli import main
+from turnbench.errors import BadInput, UnpairedComparison
+from turnbench.harness.compare import BETTER, SAME, WORSE
+from turnbench.harness.integrity import write_digest
+from turnbench.harness.seeds import compare_seeds, render_seeds_md, seed_dirs
+
+
+def seeded(seed: int, values, arm="base"):
+    d = doc(values, arm=arm, sha=f"sha-{seed}")
+    d["provenance"]["corpus"]["id"] = f"synthetic-s{seed}-m200"
+    for r in d["retrieval"]["per_query"]:
+        r["corpus"] = f"synthetic-s{seed}-m200"
+    for r in d["retrieval"]["rows"]:
+        r["corpus"] = f"synthetic-s{seed}-m200"
+    return d
+
+
+def _values(shift, n=40):
+    return {f"q{i:02d}": ("multi_file", min(1.0, 0.3 + (i % 7) / 20 + shift)) for i in range(n)}
+
+
+def test_pooled_rows_pair_every_seed_and_flips_are_called_out():
+    base = {s: seeded(s, _values(0.0)) for s in (1, 2, 3)}
+    # seed 1 clearly better, seed 2 clearly worse, seed 3 unchanged
+    cand = {1: seeded(1, _values(0.2), "cand"), 2: seeded(2, _values(-0.2), "cand"), 3: seeded(3, _values(0.0), "cand")}
+    cmp = compare_seeds(base, cand, resamples=2_000)
+    pooled = next(r for r in cmp.pooled.rows if r.measure == "MRR" and r.group("class") == "multi_file")
+    assert pooled.n == 120 and dict(pooled.groups) == {"class": "multi_file"}
+    per = {s: next(r for r in c.rows if r.measure == "MRR" and r.group("class") == "multi_file")
+           for s, c in cmp.per_seed.items()}
+    assert (per[1].verdict, per[2].verdict, per[3].verdict) == (BETTER, WORSE, SAME)
+    assert any(c.startswith("FLIPS: retrieval multi_file MRR") for c in cmp.callouts)
+    md = render_seeds_md(cmp, gate=True)
+    assert "pooled over seeds 1, 2, 3" in md and "FLIPS" in md and "| seed 1 | seed 2 | seed 3 |" in md
+    assert cmp.to_json()["seeds"] == [1, 2, 3]
+
+
+def test_stratified_pooling_keeps_each_seeds_share():
+    # one seed gains 0.1 on every query, the other nothing: every stratified resample's pooled mean is 0.05
+    base = {s: seeded(s, _values(0.0)) for s in (1, 2)}
+    cand = {1: seeded(1, _values(0.1), "cand"), 2: seeded(2, _values(0.0), "cand")}
+    row = next(r for r in compare_seeds(base, cand, resamples=500).pooled.rows
+               if r.measure == "MRR" and r.group("class") == "multi_file")
+    assert row.delta == row.low == row.high == 0.05
+
+
+def test_seed_sets_must_match():
+    base = {s: seeded(s, _values(0.0)) for s in (1, 2)}
+    with pytest.raises(UnpairedComparison, match=r"seed sets differ: baseline \[1, 2\], candidate \[1\]"):
+        compare_seeds(base, {1: base[1]})
+
+
+def _write_set(root, docs):
+    for s, d in docs.items():
+        where = root / f"seed-{s}"
+        where.mkdir(parents=True)
+        (where / "metrics.json").write_text(json.dumps(d))
+        write_digest(where)
+    return str(root)
+
+
+def test_compare_cli_pools_seed_sets_and_gates_on_the_pooled_rows(tmp_path):
+    base = _write_set(tmp_path / "base", {s: seeded(s, _values(0.0)) for s in (1, 2)})
+    worse = _write_set(tmp_path / "worse", {s: seeded(s, _values(-0.2), "w") for s in (1, 2)})
+    fewer = _write_set(tmp_path / "fewer", {1: seeded(1, _values(0.0), "f")})
+    runner = CliRunner()
+    ok = runner.invoke(main, ["compare", base, base, "--gate", "--resamples", "500"])
+    assert ok.exit_code == 0 and "**Gate: PASS**" in ok.output and "pooled over seeds 1, 2" in ok.output
+    bad = runner.invoke(main, ["compare", base, worse, "--gate", "--resamples", "500"])
+    assert bad.exit_code == 4 and bad.output.count("GateFailed") == 1
+    refused = runner.invoke(main, ["compare", base, fewer])
+    assert refused.exit_code == 3 and "seed sets differ" in refused.output
+    mixed = runner.invoke(main, ["compare", base, str(tmp_path / "base" / "seed-1")])
+    assert mixed.exit_code == 2 and "one side is a single results directory" in mixed.output
+
+
+def test_seed_dirs_reads_a_set_or_a_single_directory(tmp_path):
+    _write_set(tmp_path / "s", {7: seeded(7, _values(0.0)), 11: seeded(11, _values(0.0))})
+    assert list(seed_dirs(tmp_path / "s")) == [7, 11]
+    assert seed_dirs(tmp_path / "s" / "seed-7") is None
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BadInput, match="neither a results directory"):
+        seed_dirs(tmp_path / "empty")

@@ -1,0 +1,36 @@
+"""Ties in the raw run: counted per cut-off, and trec_eval's own tie rule re-scored against rule 5."""
+
+from __future__ import annotations
+
+from tests.unit.harness.helpers import RP, score, small_run
+from turnbench.harness import ties as T
+
+
+def test_tie_depth_and_trec_eval_order():
+    scores = {"a": 3.0, "b": 2.0, "c": 2.0, "d": 1.0}
+    assert T.tie_depth([3.0, 2.0, 2.0, 1.0]) == 1  # the 2nd and 3rd share a score
+    assert T.tie_depth([3.0, 1.0]) is None
+    assert T.trec_eval_order(list(scores), list(scores.values())) == ["a", "c", "b", "d"]  # ties: id descending
+    assert T.best_scores([RP("q", "a", 1), RP("q", "a", 5), RP("q", "b", 2)]) == {"q": {"a": 5.0, "b": 2.0}}
+
+
+def test_the_small_run_reports_its_one_tie_and_what_trec_eval_would_have_made_of_it(small_corpus):
+    corpus, passages = small_corpus
+    block = score(corpus, passages, small_run()).retrieval["ties"]
+    # q2 ranks three passages all at score 1: a tie inside its top 5, 10 and 20
+    assert block["queries_with_ties_in_top"] == {"5": 1, "10": 1, "20": 1}
+    assert block["queries_with_ties_anywhere"] == 1 and block["queries_judged"] == 3
+    # rule 5 puts m1:00000 (not gold) first; trec_eval (id descending) would put m2:00000 (gold) first
+    t = block["trec_eval_tie_rule"]
+    assert t["changed_any_metric"] and t["queries_changed"] == 1
+    assert t["largest_mean_shift"]["class"] in ("multi_file", "all") and t["largest_mean_shift"]["shift"] > 0
+    assert "ties: of 3 judged queries, 1 hold a raw-score tie (1 in top 5, 1 in top 10, 1 in top 20)" in \
+        T.note(block)
+
+
+def test_a_run_without_ties_says_nothing_changed(small_corpus):
+    corpus, passages = small_corpus
+    run = [RP("q1", "m1:00001", 3), RP("q1", "m1:00000", 2), RP("q2", "m2:00000", 3), RP("q2", "m1:00002", 2)]
+    block = score(corpus, passages, run).retrieval["ties"]
+    assert block["queries_with_ties_anywhere"] == 0 and not block["trec_eval_tie_rule"]["changed_any_metric"]
+    assert "trec_eval's tie rule would give every metric the same value" in T.note(block)

@@ -1,0 +1,104 @@
+"""Commands that read results: compare (verdicts and the gate) and report (one HTML page)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from turnbench import errors
+from turnbench.cli.base import handle_errors, say
+
+if TYPE_CHECKING:
+    from turnbench.corpus.format import Corpus
+
+
+def _corpora(paths: tuple[str, ...]) -> list[Corpus]:
+    from turnbench.corpus.format import open_corpus
+
+    return [open_corpus(Path(p)) for p in paths]
+
+
+_CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): every binding of the results of "
+                "that corpus is checked against its text (exit 3 naming the first stale target), and the report "
+                "shows its texts. Without it, the report uses the corpus runinfo.json records, or shows no texts.")
+
+
+@click.command("compare")
+@click.argument("baseline", type=click.Path(exists=True))
+@click.argument("candidate", type=click.Path(exists=True))
+@click.option("--gate", is_flag=True,
+              help="Exit 4 when any row is worse after Holm's adjustment, or when any lookup measure drops at all.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Also write the markdown here, and the HTML report beside it (same name, .html).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
+              help="Also write every row (delta, interval, p-values, verdicts) and the gate's failures as JSON here.")
+@click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
+              help="Bootstrap resamples.")
+@click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
+@click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
+@handle_errors
+def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json_out: str | None, resamples: int,
+                seed: int | None, corpus_dirs: tuple[str, ...]) -> None:
+    """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
+    paired bootstrap interval, p-value, Holm-adjusted verdict."""
+    from turnbench import canonical
+    from turnbench.harness import pages
+    from turnbench.harness.compare import SEED
+
+    if out and Path(out).suffix == ".html":
+        raise errors.BadInput(f"--out {out}: the markdown goes there and the report beside it as .html; "
+                              "give a .md name")
+    corpora = _corpora(corpus_dirs)
+    base, cand = pages.load_side(Path(baseline)), pages.load_side(Path(candidate))
+    if corpora or out:  # texts are read (and their bindings checked) only for a report or when a corpus is named
+        base, cand = pages.with_texts([base, cand], corpora)
+    result = pages.compare_sides(base, cand, resamples=resamples, seed=SEED if seed is None else seed)
+    result = pages.with_stack_notes(result, Path(baseline), Path(candidate))
+    text = pages.markdown(result, gate=gate if gate else None)
+    page = pages.comparison_html(base, cand, result) if out else None
+    if json_out:
+        canonical.write_json(Path(json_out), result.to_json())
+    if out and page is not None:
+        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+        canonical.write_bytes_atomic(Path(out).with_suffix(".html"), page)
+    click.echo(text, nl=False)
+    if out:
+        say(f"wrote {out} and {Path(out).with_suffix('.html')}")
+    failures = result.gate_failures()
+    if gate and failures:
+        raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
+
+
+@click.command("report")
+@click.argument("results", type=click.Path(exists=True))
+@click.argument("baseline", type=click.Path(exists=True), required=False)
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
+@click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
+@click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
+              help="Bootstrap resamples (with a baseline).")
+@click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
+@handle_errors
+def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[str, ...], resamples: int,
+               seed: int | None) -> None:
+    """One self-contained HTML page (inline SVG, no script, no network) of RESULTS, or of RESULTS against
+    BASELINE: metrics, the forest plot of deltas, per-query deltas, the worst regressions with their texts,
+    answers."""
+    from turnbench import canonical
+    from turnbench.harness import pages
+    from turnbench.harness.compare import SEED
+
+    if Path(out).suffix not in (".html", ".htm"):
+        raise errors.BadInput(f"--out {out}: the report is HTML; give a .html name")
+    corpora = _corpora(corpus_dirs)
+    if baseline is None:
+        (cand,) = pages.with_texts([pages.load_side(Path(results))], corpora)
+        page = pages.results_html(cand)
+    else:
+        cand, base = pages.with_texts([pages.load_side(Path(results)), pages.load_side(Path(baseline))], corpora)
+        result = pages.compare_sides(base, cand, resamples=resamples, seed=SEED if seed is None else seed)
+        result = pages.with_stack_notes(result, Path(baseline), Path(results))
+        page = pages.comparison_html(base, cand, result)
+    canonical.write_bytes_atomic(Path(out), page)
+    click.echo(f"wrote {out} ({len(page):,} bytes)")

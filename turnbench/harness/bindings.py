@@ -1,0 +1,162 @@
+"""Bindings: what each judgement target of a results directory stands for in the corpus text (DESIGN §3 rule 2).
+
+A qrels line names a query and a passage by id; an id says nothing about the text it stood for. So a results
+directory carries ``bindings.jsonl``, one line per target, each with the sha256 of what its judgement was
+derived from:
+
+* a query: its record (text, class, gold meetings, gold turn ranges, answer turns) and the text of every gold
+  and answer turn;
+* a passage (each judged passage, and the top ``BIND_DEPTH`` of every ranked query, which the report shows):
+  its meeting, speaker and times, and every turn it covers (index, speaker, times, text) — the turns its grade
+  and its shown text come from.
+
+Anything that binds to corpus text is checked against the corpus before it is used (``check``): a target
+whose sha256 the corpus no longer gives is stale, and the first stale target (in file order) is refused with
+``StaleBinding`` — never re-graded, skipped or shown with the new text. Two results directories whose
+bindings disagree on a target were judged against different text, whatever their ids say (``first_difference``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from turnbench import canonical
+from turnbench.corpus.format import Corpus
+from turnbench.corpus.records import Meeting, Query, Turn
+from turnbench.errors import BadInput, StaleBinding
+from turnbench.harness.judgements import covering
+from turnbench.runs import Passage
+
+BINDINGS = "bindings.jsonl"
+BIND_DEPTH = 3
+QUERY, PASSAGE = "query", "passage"
+
+
+# Fields are joined with the ASCII unit and record separators, which no id, name or transcript text holds: one
+# fixed encoding, cheaper than JSON for the hundred thousand passages a large run binds.
+_UNIT, _RECORD = "\x1f", "\x1e"
+
+
+def _turn(t: Turn) -> str:
+    return _UNIT.join((str(t.index), t.speaker, repr(t.start), repr(t.end), t.text))
+
+
+def query_sha256(q: Query, turns: Mapping[str, Mapping[int, Turn]]) -> str:
+    wanted = sorted({(m, i) for m, rs in q.gold_turns.items() for a, b in rs for i in range(a, b + 1)}
+                    | {(m, i) for m, ts in q.answer_turns.items() for i in ts})
+    gold = [_UNIT.join((m, str(i), turns[m][i].text if i in turns.get(m, {}) else "\x00")) for m, i in wanted]
+    return canonical.sha256_bytes(_RECORD.join([canonical.dumps(q.to_json()), *gold]).encode("utf-8"))
+
+
+def passage_sha256(p: Passage, covered: Sequence[Turn]) -> str:
+    head = _UNIT.join((p.meeting, p.speaker, repr(p.start), repr(p.end)))
+    return canonical.sha256_bytes(_RECORD.join([head, *map(_turn, covered)]).encode("utf-8"))
+
+
+def needed(queries: Iterable[Query], passages: Iterable[Passage]) -> set[str]:
+    """The meetings whose turns the bindings of ``queries`` and ``passages`` read."""
+    need = {p.meeting for p in passages}
+    for q in queries:
+        need.update(q.gold_turns)
+        need.update(q.answer_turns)
+    return need
+
+
+def keep_turns(meetings: Iterable[Meeting], need: set[str], into: dict[str, Meeting]) -> Iterator[Meeting]:
+    """Pass ``meetings`` through, keeping the ones in ``need``: one read of the corpus serves judging and binding."""
+    for m in meetings:
+        if m.id in need:
+            into[m.id] = m
+        yield m
+
+
+def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Mapping[str, Meeting],
+            covered: Mapping[str, tuple[int, ...]] | None = None) -> list[dict[str, Any]]:
+    """The binding rows of ``queries`` and ``passages`` against ``meetings`` (which must hold every one needed).
+    ``covered``: the turns each passage covers, when the caller has judged them already."""
+    turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
+    rows: list[dict[str, Any]] = [{"target": QUERY, "id": q.id, "sha256": query_sha256(q, turns)}
+                                  for q in sorted(queries, key=lambda q: q.id)]
+    by_meeting: dict[str, list[Passage]] = {}
+    for p in passages:
+        by_meeting.setdefault(p.meeting, []).append(p)
+    prows = []
+    for mid, ps in by_meeting.items():
+        m = meetings.get(mid)
+        if covered is not None and all(p.id in covered for p in ps):
+            cover = {p.id: covered[p.id] for p in ps}
+        else:
+            cover = covering(m, ps) if m is not None else {}
+        for p in ps:
+            idx = cover.get(p.id, ())
+            inside = [turns[mid][i] for i in idx]
+            prows.append({"target": PASSAGE, "id": p.id, "meeting": p.meeting, "speaker": p.speaker,
+                          "start": p.start, "end": p.end, "turns": list(idx), "sha256": passage_sha256(p, inside)})
+    return rows + sorted(prows, key=lambda r: str(r["id"]))
+
+
+def text(rows: Iterable[Mapping[str, Any]]) -> bytes:
+    return b"".join(canonical.dumps_line(dict(r)) for r in rows)
+
+
+def parse(data: bytes, where: str) -> list[dict[str, Any]]:
+    import json
+
+    rows = []
+    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        try:
+            row = json.loads(line)
+            if row["target"] not in (QUERY, PASSAGE) or not isinstance(row["sha256"], str):
+                raise ValueError
+        except (ValueError, KeyError, TypeError):
+            raise BadInput(f"{where}: line {n} is not a binding") from None
+        rows.append(row)
+    return rows
+
+
+def passage_of(row: Mapping[str, Any]) -> Passage:
+    return Passage(str(row["id"]), str(row["meeting"]), str(row["speaker"]), float(row["start"]),
+                   float(row["end"]), 0)
+
+
+def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
+          read: Mapping[str, Meeting] | None = None) -> dict[str, Meeting]:
+    """Refuse (StaleBinding) the first row whose target the corpus text no longer gives; return the meetings
+    the rows bind to, so a caller can show their text knowing it is the text that was judged. ``read``: the
+    corpus's meetings when the caller has already read them."""
+    queries = {q.id: q for q in corpus.queries()}
+    wanted_q = [queries[r["id"]] for r in rows if r["target"] == QUERY and r["id"] in queries]
+    wanted_p = [passage_of(r) for r in rows if r["target"] == PASSAGE]
+    need = needed(wanted_q, wanted_p)
+    meetings: dict[str, Meeting] = {}
+    if read is not None:
+        meetings = {mid: m for mid, m in read.items() if mid in need}
+    else:
+        for _ in keep_turns(corpus.iter_meetings(), need, meetings):
+            pass
+    again = {(r["target"], r["id"]): r for r in compute(wanted_q, wanted_p, meetings)}
+    for r in rows:
+        mine = again.get((r["target"], r["id"]))
+        if mine is None:
+            raise StaleBinding(f"{where}: {r['target']} {r['id']} is bound to text of corpus {corpus.id} that it "
+                               "no longer holds (the query is gone)")
+        if r["target"] == PASSAGE and r["meeting"] not in meetings:
+            raise StaleBinding(f"{where}: passage {r['id']} is bound to meeting {r['meeting']}, which corpus "
+                               f"{corpus.id} no longer holds")
+        if mine["sha256"] != r["sha256"]:
+            what = "its gold turns or record" if r["target"] == QUERY else "the turns it covers"
+            raise StaleBinding(f"{where}: {r['target']} {r['id']} is stale: {what} in corpus {corpus.id} no longer "
+                               f"match the text it was judged on (sha256 {r['sha256'][:12]}…, corpus gives "
+                               f"{mine['sha256'][:12]}…)")
+    return meetings
+
+
+def first_difference(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> str | None:
+    """The first target both sides bind to different text, or None when every shared target agrees."""
+    theirs = {(r["target"], r["id"]): r["sha256"] for r in b}
+    for r in a:
+        other = theirs.get((r["target"], r["id"]))
+        if other is not None and other != r["sha256"]:
+            return f"{r['target']} {r['id']}"
+    return None

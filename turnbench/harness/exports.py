@@ -1,0 +1,161 @@
+"""Files anyone can score: the qrels and runs of a results directory in TREC format (DESIGN §10).
+
+With these, ``trec_eval -c``, ir_measures or ranx reproduce every number of metrics.json without turnbench:
+
+* ``qrels.passages.txt`` — ``query 0 passage grade`` for every judged passage of every judgeable turn-level
+  query, grades as judged (positive grades only; an unlisted passage is non-relevant).
+* ``qrels.meetings.txt`` — ``query 0 meeting 1`` for every judgeable query (a gold meeting with no passage
+  stays listed, as the scorer keeps it).
+* ``run.passages.trec`` — the run as scored: DESIGN rule 5 order, ranks from 1 and strictly decreasing
+  integer scores, so no tool's tie rule has anything left to decide.
+* ``run.meetings.trec`` — the same run collapsed to meetings by first occurrence, scored the same way.
+* ``run.raw.trec`` — the run as the engine handed it over, with its own ranks and raw scores (``repr``
+  of the float, so the bytes round-trip), for anyone who wants to see the ties rule 5 broke.
+* ``trec.json`` — how to read them: the relevance policy, the binary threshold (``trec_eval -l 1``), the
+  measure names in trec_eval and ir_measures, which queries were dropped as unjudgeable, and which judged
+  queries the run left unanswered (they score 0: ``trec_eval -c``).
+
+Queries a tool would not see are the ones the scorer also leaves out: an unjudgeable query is in no qrels
+file; an unanswered judged query is in the qrels but in no run, so only ``-c`` counts it (as zero).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from turnbench import canonical
+from turnbench.errors import BadInput
+from turnbench.runs import RankedPassage
+
+QRELS_PASSAGES = "qrels.passages.txt"
+QRELS_MEETINGS = "qrels.meetings.txt"
+RUN_PASSAGES = "run.passages.trec"
+RUN_MEETINGS = "run.meetings.trec"
+RUN_RAW = "run.raw.trec"
+TREC_JSON = "trec.json"
+FILES = (QRELS_PASSAGES, QRELS_MEETINGS, RUN_PASSAGES, RUN_MEETINGS, RUN_RAW, TREC_JSON)
+
+# canonical measure -> (trec_eval -m argument and output key, ir_measures name)
+TOOL_NAMES = {
+    "nDCG@5": ("ndcg_cut.5", "nDCG@5"), "nDCG@10": ("ndcg_cut.10", "nDCG@10"),
+    "nDCG@20": ("ndcg_cut.20", "nDCG@20"), "R@5": ("recall.5", "R@5"), "R@10": ("recall.10", "R@10"),
+    "R@20": ("recall.20", "R@20"), "MRR": ("recip_rank", "RR"),
+    "meeting:nDCG@10": ("ndcg_cut.10", "nDCG@10"), "meeting:R@10": ("recall.10", "R@10"),
+}
+
+
+def run_tag(label: str) -> str:
+    """A TREC run tag: one token, whatever the arm is called."""
+    return "".join(ch if ch.isalnum() or ch in "-_.@" else "_" for ch in label) or "run"
+
+
+def qrels_text(qrels: Mapping[str, Mapping[str, int]]) -> bytes:
+    return "".join(f"{qid} 0 {doc} {qrels[qid][doc]}\n" for qid in sorted(qrels)
+                   for doc in sorted(qrels[qid])).encode("utf-8")
+
+
+def scored_run_text(run: Mapping[str, Sequence[str]], tag: str) -> bytes:
+    # the tail of a line (rank, score, tag) depends only on the list's length: built once per length, since a
+    # large run writes a million of these lines
+    tails: dict[int, list[str]] = {}
+    parts = []
+    for qid in sorted(run):
+        docs = run[qid]
+        n = len(docs)
+        tail = tails.get(n)
+        if tail is None:
+            tail = tails[n] = [f" {r} {n - r + 1} {tag}\n" for r in range(1, n + 1)]
+        head = f"{qid} Q0 "
+        parts.append("".join([head + d + t for d, t in zip(docs, tail, strict=True)]))
+    return "".join(parts).encode("utf-8")
+
+
+def raw_run_text(entries: Iterable[RankedPassage], tag: str) -> bytes:
+    """The engine's entries, per query in its own rank order."""
+    # stable: an engine that repeats a rank keeps the order it gave (the file it came from, byte for byte)
+    rows = sorted(entries, key=attrgetter("query_id", "rank"))
+    return "".join(f"{e.query_id} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n" for e in rows).encode("utf-8")
+
+
+def sidecar(policy: Mapping[str, Any], measures: Sequence[str], unjudgeable: Sequence[str],
+            unanswered: Sequence[str], tag: str) -> dict[str, Any]:
+    return {
+        "files": {
+            QRELS_PASSAGES: "query 0 passage grade: judged passages of judgeable turn-level queries",
+            QRELS_MEETINGS: "query 0 meeting 1: gold meetings of every judgeable query",
+            RUN_PASSAGES: "the run as scored: rule-5 order, strictly decreasing scores",
+            RUN_MEETINGS: f"{RUN_PASSAGES} collapsed to meetings by first occurrence",
+            RUN_RAW: "the run as the engine handed it over: its ranks and raw scores",
+        },
+        "run_tag": tag,
+        "relevance_policy": dict(policy),
+        "grades": "as judged; gains are the grades (linear, trec_eval's nDCG)",
+        "relevance_level": 1,
+        "binary_threshold": "a grade of 1 or more is relevant for R@k and MRR (trec_eval -l 1, ir_measures rel=1)",
+        "semantics": "trec_eval -c: a query in the qrels that the run does not answer scores 0 and counts",
+        "measures": {m: {"level": "meeting" if m.startswith("meeting:") else "passage",
+                         "trec_eval": TOOL_NAMES[m][0], "ir_measures": TOOL_NAMES[m][1]}
+                     for m in measures if m in TOOL_NAMES},
+        "unjudgeable_dropped": list(unjudgeable),
+        "unanswered_scored_zero": list(unanswered),
+        "per_class": "metrics.json retrieval.per_query gives each query's class; a row is the mean over its "
+                     "queries, values rounded to 6 decimals first",
+    }
+
+
+def export_files(p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
+                 run: Mapping[str, Sequence[str]], meeting_run: Mapping[str, Sequence[str]],
+                 raw: Iterable[RankedPassage], side: Mapping[str, Any]) -> dict[str, bytes]:
+    tag = str(side["run_tag"])
+    return {
+        QRELS_PASSAGES: qrels_text(p_qrels),
+        QRELS_MEETINGS: qrels_text(m_qrels),
+        RUN_PASSAGES: scored_run_text(run, tag),
+        RUN_MEETINGS: scored_run_text(meeting_run, tag),
+        RUN_RAW: raw_run_text(raw, tag),
+        TREC_JSON: canonical.pretty(dict(side)),
+    }
+
+
+# -- reading them back ---------------------------------------------------------------------------------------
+
+
+def parse_qrels(data: bytes, where: str) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            qid, _, doc, grade = parts
+            out.setdefault(qid, {})[doc] = int(grade)
+        except ValueError:
+            raise BadInput(f"{where}: line {n} is not 'query 0 document grade'") from None
+    return out
+
+
+def parse_run(data: bytes, where: str) -> dict[str, list[tuple[str, float]]]:
+    """Per query, ``(document, score)`` in file order (which for the scored runs is rank order)."""
+    out: dict[str, list[tuple[str, float]]] = {}
+    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise BadInput(f"{where}: line {n} has {len(parts)} columns, a TREC run has 6")
+        try:
+            out.setdefault(parts[0], []).append((parts[2], float(parts[4])))
+        except ValueError:
+            raise BadInput(f"{where}: line {n}: the score is not a number") from None
+    return out
+
+
+def read_file(directory: Path, name: str) -> bytes:
+    path = Path(directory) / name
+    if not path.is_file():
+        raise BadInput(f"{directory}: no {name}; results written before turnbench exported TREC files cannot "
+                       "be read back (re-score them)")
+    return path.read_bytes()

@@ -1,0 +1,166 @@
+"""Verdicts over several seeds: each seed compared alone, and paired queries pooled across seeds (DESIGN §7).
+
+One corpus draw cannot say whether a verdict holds for the next seed. ``bench --seeds`` writes one results
+directory per seed (``OUT/<arm>/seed-<S>/``); ``compare`` of two such sets
+
+* pairs seed with seed — the seed sets must be the same, and each pair must pass every check a single
+  comparison makes (same corpus text, policy, scope and queries);
+* compares each seed on its own (its own Holm family), and
+* pools: every paired query of every seed in one row per class × measure, its interval and p-value from a
+  bootstrap stratified by seed (each seed's queries resampled within that seed, so each keeps its share of
+  the pooled mean), Holm-adjusted over the pooled rows. The gate reads the pooled rows.
+
+A cell whose verdict is not the same in every seed is called out: a *flip* when one seed says better and
+another worse, *unstable* when some seeds name a difference and others do not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from turnbench.errors import BadInput, UnpairedComparison
+from turnbench.harness import markdown
+from turnbench.harness.compare import (
+    BETTER,
+    BOOTSTRAP_FACTS,
+    RESAMPLES,
+    SAME,
+    SEED,
+    VERDICT_FACTS,
+    WORSE,
+    Comparison,
+    Table,
+    adjust,
+    compare,
+    compare_table,
+    label_of,
+    render_compare_md,
+    tables_of,
+)
+
+SEED_DIR = re.compile(r"^seed-([0-9]+)$")
+
+
+def seed_dirs(path: Path) -> dict[int, Path] | None:
+    """``{seed: results directory}`` when ``path`` holds ``seed-<S>/`` results directories; None when ``path`` is
+    a results directory itself."""
+    path = Path(path)
+    if (path / "metrics.json").is_file() or path.name == "metrics.json":
+        return None
+    found = {int(m.group(1)): d for d in sorted(path.iterdir()) if d.is_dir() and (m := SEED_DIR.match(d.name))
+             and (d / "metrics.json").is_file()} if path.is_dir() else {}
+    if not found:
+        raise BadInput(f"{path}: neither a results directory (metrics.json) nor a set of seed-<S>/ results "
+                       "directories")
+    return dict(sorted(found.items()))
+
+
+@dataclass(frozen=True)
+class SeedsComparison:
+    seeds: tuple[int, ...]
+    per_seed: Mapping[int, Comparison]
+    pooled: Comparison
+    callouts: tuple[str, ...]  # cells whose verdict is not the same in every seed
+
+    def gate_failures(self) -> list[str]:
+        return self.pooled.gate_failures()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seeds": list(self.seeds), "pooled": self.pooled.to_json(), "callouts": list(self.callouts),
+                "gate_failures": self.gate_failures(),
+                "per_seed": {str(s): c.to_json() for s, c in self.per_seed.items()}}
+
+
+def _pooled_table(tables: Mapping[int, Table]) -> Table:
+    """One table of every seed's records, keyed ``<seed>/<query>``, grouped without the corpus key."""
+    first = next(iter(tables.values()))
+    if first.group_keys[0] != "corpus":
+        raise BadInput(f"{first.name}: rows are not grouped by corpus first; they cannot be pooled")
+    records: dict[str, tuple[tuple[str, ...], Mapping[str, float]]] = {}
+    strata: dict[str, str] = {}
+    for seed, t in tables.items():
+        for qid, (groups, values) in t.records.items():
+            key = f"{seed}/{qid}"
+            records[key] = (groups[1:], values)
+            strata[key] = f"{seed:012d}"
+    return Table(first.name, first.group_keys[1:], first.measures, records, strata)
+
+
+def _cell(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
+    return (row.block, tuple((k, v) for k, v in row.groups if k != "corpus"), row.measure)
+
+
+def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapping[str, Any]], *,
+                  resamples: int = RESAMPLES, seed: int = SEED,
+                  bindings: Mapping[int, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]] | None = None
+                  ) -> SeedsComparison:
+    if sorted(base) != sorted(cand):
+        raise UnpairedComparison(f"seed sets differ: baseline {sorted(base)}, candidate {sorted(cand)}")
+    seeds = tuple(sorted(base))
+    per_seed = {s: compare(base[s], cand[s], resamples=resamples, seed=seed,
+                           bindings=(bindings or {}).get(s)) for s in seeds}
+    bt = {s: tables_of(base[s]) for s in seeds}
+    ct = {s: tables_of(cand[s]) for s in seeds}
+    names = sorted(bt[seeds[0]], key=lambda n: (n != "retrieval", n))
+    rows = []
+    for name in names:
+        rows += compare_table(_pooled_table({s: bt[s][name] for s in seeds}),
+                              _pooled_table({s: ct[s][name] for s in seeds}), resamples, seed)
+    family = adjust(rows)
+    first = per_seed[seeds[0]].facts
+    facts = {
+        "corpus": f"{len(seeds)} seeds pooled ({', '.join(str(s) for s in seeds)})",
+        "corpus_sha256": " ".join(per_seed[s].facts["corpus_sha256"][:12] for s in seeds),
+        "relevance_policy": first["relevance_policy"], "scope": first["scope"], "oracle": first["oracle"],
+        "queries": {n: sum(per_seed[s].facts["queries"][n] for s in seeds) for n in first["queries"]},
+        "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed, "strata": "seed"},
+        "verdicts": VERDICT_FACTS | {"family": len(family)},
+        "seeds": list(seeds),
+    }
+    notes = tuple(sorted({n for c in per_seed.values() for n in c.notes}))
+    pooled = Comparison(label_of(base[seeds[0]]), label_of(cand[seeds[0]]), facts, notes, family)
+    return SeedsComparison(seeds, per_seed, pooled, _callouts(seeds, per_seed))
+
+
+def _callouts(seeds: Sequence[int], per_seed: Mapping[int, Comparison]) -> tuple[str, ...]:
+    verdicts: dict[tuple[str, tuple[tuple[str, str], ...], str], dict[int, str]] = {}
+    for s in seeds:
+        for r in per_seed[s].rows:
+            verdicts.setdefault(_cell(r), {})[s] = r.verdict
+    out = []
+    for (block, groups, measure), by_seed in verdicts.items():
+        kinds = set(by_seed.values())
+        if len(kinds) == 1:
+            continue
+        kind = "FLIPS" if {BETTER, WORSE} <= kinds else "unstable"
+        where = " ".join(v for _, v in groups)
+        out.append(f"{kind}: {block} {where} {measure}: " + ", ".join(f"seed {s} {v}" for s, v in by_seed.items()))
+    return tuple(out)
+
+
+_SHORT = {BETTER: "better", WORSE: "**worse**", SAME: "·"}
+
+
+def render_seeds_md(cmp: SeedsComparison, *, gate: bool | None = None) -> str:
+    lines = render_compare_md(cmp.pooled, gate=gate).splitlines()
+    lines[0] = f"{lines[0]} — pooled over seeds {', '.join(str(s) for s in cmp.seeds)}"
+    lines += ["", "### Verdicts per seed", ""]
+    if cmp.callouts:
+        lines += [f"**{len(cmp.callouts)} cell(s) do not get the same verdict in every seed:**", ""]
+        lines += [f"- {c}" for c in cmp.callouts] + [""]
+    else:
+        lines += ["Every cell gets the same verdict in every seed.", ""]
+    header = ["block", "group", "measure", "pooled Δ", *(f"seed {s}" for s in cmp.seeds)]
+    by_cell = {s: {_cell(r): r for r in cmp.per_seed[s].rows} for s in cmp.seeds}
+    cells = []
+    for r in cmp.pooled.rows:
+        key = (r.block, r.groups, r.measure)
+        per = [by_cell[s].get(key) for s in cmp.seeds]
+        cells.append([r.block, " ".join(v for _, v in r.groups), r.measure, f"{r.delta:+.4f}",
+                      *("—" if p is None else f"{p.delta:+.4f} {_SHORT[p.verdict]}" for p in per)])
+    lines += markdown.table(header, cells, "lll" + "r" * (len(header) - 3))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,139 @@
+"""Score ties in the engine's raw run, and whether DESIGN rule 5 moved a metric that trec_eval would have read
+differently.
+
+Rule 5 orders tied passages by (kind, meeting, index, id); trec_eval orders them by document id, descending.
+Both are arbitrary, and only rule 5 is the same under any id convention, so turnbench scores rule 5. This
+module says how much that choice mattered on a given run: how many queries hold a tie in their top k (two
+of the first k passages with one score, or the k-th and the (k+1)-th, where the tie decides the cut-off), and
+the metrics of the tied queries re-scored in trec_eval's own order. A query without a tie is ordered the
+same by both rules, so only tied queries are evaluated again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from typing import Any
+
+from turnbench.canonical import q6
+from turnbench.runs import RankedPassage
+
+CUTOFFS = (5, 10, 20)
+RULE = ("a query's top k holds a tie when two of its first k passages, or its k-th and (k+1)-th, share a raw "
+        "score (best score per passage)")
+
+
+def best_scores(entries: Iterable[RankedPassage]) -> dict[str, dict[str, float]]:  # the rule, spelled out for tests
+    """Per query, each passage's best raw score (a passage listed twice keeps its best, as rule 5 does)."""
+    out: dict[str, dict[str, float]] = {}
+    for e in entries:
+        scores = out.setdefault(e.query_id, {})
+        old = scores.get(e.passage_id)
+        if old is None or e.score > old:
+            scores[e.passage_id] = e.score
+    return out
+
+
+def tie_depth(scores: Sequence[float]) -> int | None:
+    """The 0-based position of the first pair of neighbours in a ranking's ``scores`` that are equal, or None."""
+    for i in range(len(scores) - 1):
+        if scores[i] == scores[i + 1]:
+            return i
+    return None
+
+
+def trec_eval_order(ids: Sequence[str], scores: Sequence[float]) -> list[str]:
+    """trec_eval's order of ``ids`` with their ``scores``: score descending, then document id descending."""
+    return [d for _, d in sorted(zip(scores, ids, strict=True), reverse=True)]
+
+
+PASSAGE_DEPTH = 20  # the deepest passage cut-off measured; MRR reads down to the first relevant passage
+MEETING_DEPTH = 10  # the meeting cut-off measured
+
+
+def could_differ(a: Sequence[str], b: Sequence[str], relevant: Container[str], meeting_of: Mapping[str, str]) -> bool:
+    """Whether two orders of one query's passages can score differently: only if they part before every measured
+    position is settled — the passage cut-offs, the first relevant passage (MRR), the first ten meetings."""
+    shared = 0
+    for x, y in zip(a, b, strict=True):
+        if x != y:
+            break
+        shared += 1
+    if shared == len(a):
+        return False
+    first_relevant = next((i for i, d in enumerate(a) if d in relevant), None)
+    if shared < PASSAGE_DEPTH or (first_relevant is not None and first_relevant >= shared):
+        return True
+    return len(set(map(meeting_of.__getitem__, a[:shared]))) < MEETING_DEPTH
+
+
+def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], judged: Sequence[str],
+           rescore: Callable[[Mapping[str, Sequence[str]]], Mapping[str, Mapping[str, float]]],
+           values: Mapping[str, Mapping[str, float]], classes: Mapping[str, str],
+           relevant: Mapping[str, Container[str]], meeting_of: Mapping[str, str]) -> dict[str, Any]:
+    """The ``ties`` block of metrics.json.
+
+    ``run`` is the rule-5 order per query and ``best`` its best raw scores in that order, ``judged`` the queries
+    that are scored, ``rescore`` scores a run given in trec_eval's order the way the scorer does (per query,
+    measure -> value), ``values`` the rule-5 per-query values, ``classes`` each judged query's class,
+    ``relevant`` each query's relevant passages and ``meeting_of`` each passage's meeting.
+    """
+    first_tie = {qid: tie_depth(best[qid]) for qid in run}
+    with_ties = {str(k): sum(1 for qid in judged if (d := first_tie.get(qid)) is not None and d < k)
+                 for k in CUTOFFS}
+    tied = [qid for qid in judged if first_tie.get(qid) is not None]
+    # a tied query whose two orders agree wherever a measure looks has nothing to re-score
+    orders = {qid: trec_eval_order(run[qid], best[qid]) for qid in tied}
+    differ = [qid for qid in tied if could_differ(run[qid], orders[qid], relevant.get(qid, ()), meeting_of)]
+    again = rescore({qid: orders[qid] for qid in differ}) if differ else {}
+    changed_queries = 0
+    changed_values = 0
+    shifts: dict[tuple[str, str], float] = {}
+    for qid in differ:
+        diff = [m for m, v in again[qid].items() if q6(v) != values[qid][m]]
+        changed_queries += bool(diff)
+        changed_values += len(diff)
+        for m in diff:
+            for cls in (classes[qid], "all"):
+                shifts[(cls, m)] = shifts.get((cls, m), 0.0) + q6(again[qid][m]) - values[qid][m]
+    counts: dict[str, int] = {}
+    for qid in judged:
+        counts[classes[qid]] = counts.get(classes[qid], 0) + 1
+    counts["all"] = len(judged)
+    largest: dict[str, Any] | None = None
+    biggest = 0.0
+    for (cls, m), total in sorted(shifts.items()):
+        shift = q6(total / counts[cls])
+        if abs(shift) > biggest:
+            biggest = abs(shift)
+            largest = {"class": cls, "measure": m, "shift": shift}
+    return {
+        "rule": RULE,
+        "queries_judged": len(judged),
+        "queries_with_ties_in_top": with_ties,
+        "queries_with_ties_anywhere": len(tied),
+        "trec_eval_tie_rule": {
+            "order": "score descending, then document id descending",
+            "changed_any_metric": changed_values > 0,
+            "queries_changed": changed_queries,
+            "values_changed": changed_values,
+            "largest_mean_shift": largest,
+        },
+    }
+
+
+def note(block: Mapping[str, Any]) -> str:
+    """The one-line note metrics.md carries."""
+    top = block["queries_with_ties_in_top"]
+    n = block["queries_judged"]
+    t = block["trec_eval_tie_rule"]
+    where = ", ".join(f"{v} in top {k}" for k, v in top.items())
+    if not t["changed_any_metric"]:
+        effect = "trec_eval's tie rule would give every metric the same value"
+    else:
+        big = t["largest_mean_shift"]
+        shift = (f"; largest shift of a mean: {big['class']} {big['measure']} {big['shift']:+.6f}" if big
+                 else "; no mean moves at 6 decimals")
+        effect = (f"trec_eval's tie rule would change {t['values_changed']} value(s) of {t['queries_changed']} "
+                  f"query(ies){shift}")
+    return (f"ties: of {n} judged queries, {block['queries_with_ties_anywhere']} hold a raw-score tie ({where}); "
+            f"rule-5 order is scored, and {effect}.")
