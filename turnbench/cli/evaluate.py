@@ -12,6 +12,7 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.cli.stack import image_choice, image_options
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -142,10 +143,12 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
 @click.option("--answerer", type=click.Choice(["reference", "none", "skip"]), default="reference", show_default=True,
               help="Answer the aggregation questions too (answers.md); skip leaves them out.")
 @click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
+@image_options
 @_relevance_options
 @handle_errors
 def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: str | None, scope: str,
-              provider: str, answerer: str, index: str | None, relevance_high: float, relevance_low: float,
+              provider: str, answerer: str, index: str | None, opensearch_image: str | None,
+              postgres_image: str | None, relevance_high: float, relevance_low: float,
               binary_relevance: bool) -> None:
     """Stack -> load -> run -> judge -> score -> write, for each arm; prints the metric tables."""
     from turnbench.harness.answers import overall_row
@@ -157,7 +160,7 @@ def bench_cmd(corpus_dir: str, arms: tuple[str, ...], out: str, control_name: st
     tty = sys.stderr.isatty()
     outcomes = bench(Path(corpus_dir), list(arms), Path(out), scope=scope, control_name=control_name,
                      provider=provider, answerer=answerer, policy=policy, show_progress=tty, index=index,
-                     echo=None if tty else say)
+                     echo=None if tty else say, stack_options=image_choice(opensearch_image, postgres_image, provider))
     for o in outcomes:
         click.echo(f"## {o.name} (arm {o.arm})\n")
         click.echo(render_metrics_md(o.results.document))

@@ -1,9 +1,9 @@
-"""Stops an embedded stack's servers when the process that opened it dies without tearing down (SIGKILL,
-out of memory), so that no JVM or postgres outlives it.
+"""Stops a stack's servers when the process that opened it dies without tearing down (SIGKILL, out of memory),
+so that no JVM, postgres or container outlives it.
 
 Run as ``python -m turnbench.stack._watchdog <parent pid> <parent start ticks> <stack directory>``. It reads the
-servers from ``<stack directory>/processes.json`` on every round and exits quietly once that directory is gone
-(a normal teardown removes it).
+embedded servers from ``<stack directory>/processes.json`` on every round, and the docker stack's container
+label from ``containers.json``; it exits quietly once that directory is gone (a normal teardown removes it).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from turnbench.stack._proc import is_running, stop_pids
 
 PROCESSES_FILE = "processes.json"
+CONTAINERS_FILE = "containers.json"
 
 
 def _servers(root: Path) -> list[tuple[int, int | None, int]]:
@@ -26,6 +27,16 @@ def _servers(root: Path) -> list[tuple[int, int | None, int]]:
     except (OSError, ValueError):
         return []
     return [(int(r["pid"]), r.get("ticks"), int(r["stop_signal"])) for r in rows]
+
+
+def _remove_containers(root: Path) -> None:
+    try:
+        label = json.loads((root / CONTAINERS_FILE).read_text())["label"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    from turnbench.stack.docker import remove_labelled
+
+    remove_labelled(str(label))
 
 
 def main(argv: list[str]) -> int:
@@ -40,6 +51,7 @@ def main(argv: list[str]) -> int:
         time.sleep(0.5)
     servers = _servers(root) or servers
     stop_pids(servers)
+    _remove_containers(root)
     if root.name.startswith("turnbench-stack-"):
         shutil.rmtree(root, ignore_errors=True)
     return 0
