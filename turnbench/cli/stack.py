@@ -16,7 +16,7 @@ R = TypeVar("R")
 
 
 def _image(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from turnbench.stack.docker import image_reference
+    from turnbench.stack.images import image_reference
 
     if value is None:
         return None

@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from turnbench import canonical
-from turnbench.errors import StackStartError
+from turnbench.errors import BadInput, StackStartError
 from turnbench.stack._proc import require_free_port
 
 DEFAULT_PORTS = {"opensearch": 9200, "postgres": 5432}
+# the compose file's own variables: a port they name is the default when none is given
+PORT_ENV = {"opensearch": "TURNBENCH_OPENSEARCH_PORT", "postgres": "TURNBENCH_POSTGRES_PORT"}
 PROJECT_LABEL = "com.docker.compose.project"
 SERVICE_LABEL = "com.docker.compose.service"
 LOG_TAIL = 20
@@ -46,6 +48,21 @@ def compose_problem() -> str | None:
     if out.returncode != 0 or version is None or int(version.group(1)) < 2:
         return f"no docker compose v2 plugin (docker compose version: {said[:200] or f'exit {out.returncode}'})"
     return None
+
+
+def host_ports(given: Mapping[str, int | None]) -> dict[str, int]:
+    """The host port of each service: given, else its variable in the environment, else the default."""
+    out = {}
+    for service, default in DEFAULT_PORTS.items():
+        value = given.get(service) or os.environ.get(PORT_ENV[service]) or default
+        try:
+            port = int(value)
+        except ValueError:
+            port = 0
+        if not 0 < port < 65536:
+            raise BadInput(f"{PORT_ENV[service]}: {str(value)[:20]!r} is not a port")
+        out[service] = port
+    return out
 
 
 def compose_file() -> Path:
@@ -80,7 +97,7 @@ def up(*, images: Mapping[str, str], heap: str, ports: Mapping[str, int], timeou
     env = {**os.environ,
            "TURNBENCH_OPENSEARCH_IMAGE": images["opensearch"], "TURNBENCH_POSTGRES_IMAGE": images["postgres"],
            "TURNBENCH_OPENSEARCH_HEAP": heap,
-           "TURNBENCH_OPENSEARCH_PORT": str(ports["opensearch"]), "TURNBENCH_POSTGRES_PORT": str(ports["postgres"])}
+           **{PORT_ENV[s]: str(ports[s]) for s in PORT_ENV}}
     cmd = ["docker", "compose", "-f", str(path), "-p", project, "up", "-d", "--wait",
            "--wait-timeout", str(max(1, int(timeout)))]
     healthy: dict[str, float] = {}

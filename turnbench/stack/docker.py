@@ -33,46 +33,15 @@ from turnbench.stack import pins
 from turnbench.stack._proc import LOOPBACK, http_json, start_ticks
 from turnbench.stack._watchdog import CONTAINERS_FILE
 from turnbench.stack.external import describe
+from turnbench.stack.images import IMAGE_OPTIONS, LOCAL_IMAGES, PINNED_IMAGES, chosen_images, image_facts
 from turnbench.stack.info import StackInfo
 from turnbench.stack.provider import Provider
 
 DEFAULT_SOCKET = "/var/run/docker.sock"
 DEFAULT_TIMEOUT = 300.0
-IMAGE_ENV = {"opensearch": "TURNBENCH_OPENSEARCH_IMAGE", "postgres": "TURNBENCH_POSTGRES_IMAGE"}
-PINNED_IMAGES = {"opensearch": pins.OPENSEARCH_IMAGE, "postgres": pins.POSTGRES_IMAGE}
-LOCAL_IMAGES = {"opensearch": pins.LOCAL_OPENSEARCH_IMAGE, "postgres": pins.LOCAL_POSTGRES_IMAGE}
-IMAGE_OPTIONS = {"opensearch": "--opensearch-image", "postgres": "--postgres-image"}
 # Every container of one stack carries this label with the stack's token: how stop() and the watchdog find them.
 STACK_LABEL = "org.turnbench.stack"
 LOG_TAIL = 20
-
-# A Docker image reference (distribution/reference's grammar: [registry[:port]/]path[:tag][@digest]) or an id.
-_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
-_REFERENCE = re.compile(
-    rf"(?:(?:[A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9]|[A-Za-z0-9])(?::[0-9]+)?/)?{_COMPONENT}(?:/{_COMPONENT})*"
-    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?"
-)
-_IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-def image_reference(value: str, what: str) -> str:
-    """``value`` when it is a Docker image reference or id, else BadInput naming ``what`` (an option or variable)."""
-    if len(value) > 255 or not (_REFERENCE.fullmatch(value) or _IMAGE_ID.fullmatch(value)):
-        raise BadInput(f"{what}: {value[:80]!r} is not a Docker image reference (e.g. {pins.LOCAL_OPENSEARCH_IMAGE})")
-    return value
-
-
-def chosen_images(opensearch_image: str | None = None, postgres_image: str | None = None) -> dict[str, str]:
-    """The image of each service: the option, else its environment variable, else the pinned official image."""
-    given = {"opensearch": opensearch_image, "postgres": postgres_image}
-    out = {}
-    for service in ("opensearch", "postgres"):
-        value, what = given[service], IMAGE_OPTIONS[service]
-        if value is None and os.environ.get(IMAGE_ENV[service]):
-            value, what = os.environ[IMAGE_ENV[service]], IMAGE_ENV[service]
-        out[service] = image_reference(value, what) if value is not None else PINNED_IMAGES[service]
-    return out
-
 
 # -- the engine ---------------------------------------------------------------------------------------------
 def engine_url() -> str:
@@ -166,6 +135,13 @@ def missing_modules(url: str) -> list[str]:
     return sorted(set(pins.plugin_classes()) - loaded)
 
 
+def node_java(url: str) -> dict[str, str]:
+    """The JVM the node at ``url`` runs on (an image brings its own): runinfo.json's ``java_version``."""
+    nodes = http_json(f"{url}/_nodes/jvm", timeout=10)["nodes"]
+    jvm = next(iter(nodes.values()))["jvm"]
+    return {"java": f"{jvm.get('vm_vendor', '')} {jvm.get('vm_name', '')}".strip(), "java_version": str(jvm["version"])}
+
+
 class DockerStack(Provider):
     """testcontainers' OpenSearch and PostgreSQL, removed on ``stop``; detached, the compose stack, removed by
     ``down``."""
@@ -251,7 +227,7 @@ class DockerStack(Provider):
             "images": {s: image_facts(c.get_wrapped_container().attrs) for s, c in
                        (("opensearch", opensearch), ("postgres", postgres))},
             "label": f"{STACK_LABEL}={self.token}",
-            "opensearch": {"heap": self.heap},
+            "opensearch": {"heap": self.heap, **node_java(os_url)},
             "timings_s": {**{f"{s}_ready_s": round(ready[s] - started[s], 3) for s in sorted(ready)},
                           "total_s": round(time.monotonic() - t0, 3)},
         }
@@ -307,14 +283,16 @@ class DockerStack(Provider):
         from turnbench.stack import compose
 
         host = published_host(engine_url())
-        ports = {s: p or compose.DEFAULT_PORTS[s] for s, p in self.ports.items()}
+        ports = compose.host_ports(self.ports)
 
         def record(details: Mapping[str, Any]) -> None:
             self.compose = dict(details)
 
         self.compose = compose.up(images=self.images, heap=self.heap, ports=ports, timeout=self.timeout,
                                   local=host == LOOPBACK, record=record)
-        return describe("docker", _url(host, ports["opensearch"]), dsn_for(host, ports["postgres"]), self.compose)
+        url = _url(host, ports["opensearch"])
+        self.compose["opensearch"] = {**self.compose.get("opensearch", {}), **node_java(url)}
+        return describe("docker", url, dsn_for(host, ports["postgres"]), self.compose)
 
     def _start_watchdog(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="turnbench-stack-"))
@@ -356,11 +334,6 @@ class DockerStack(Provider):
         from turnbench.stack import compose
 
         compose.down(details)
-
-
-def image_facts(attrs: Mapping[str, Any]) -> dict[str, str]:
-    """The image a container was created from: the name asked for and the id it resolved to."""
-    return {"name": str(attrs.get("Config", {}).get("Image", "")), "id": str(attrs.get("Image", ""))}
 
 
 def remove_labelled(label: str) -> None:

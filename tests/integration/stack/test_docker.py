@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from tests.integration.legs import only_on
 from turnbench.cli import main
 from turnbench.errors import StackStartError
-from turnbench.stack import docker, open_stack
+from turnbench.stack import docker, images, open_stack
 from turnbench.stack._proc import free_port, http_json
 
 pytestmark = [pytest.mark.integration, only_on("docker")]
@@ -153,9 +153,9 @@ def test_cli_up_status_down_through_compose_removes_exactly_what_up_made(engine,
         assert "turnbench: stack provider docker: asked for" in up.stderr
         assert recorded["opensearch_url"] == f"http://127.0.0.1:{ports[0]}"
         assert len(details["containers"]) == 2 and len(details["networks"]) == 1
-        images = docker.chosen_images()
-        assert {s: details["images"][s]["name"] for s in ("opensearch", "postgres")} == images
-        assert all(details["images"][s]["id"].startswith("sha256:") for s in images)
+        chosen = images.chosen_images()
+        assert {s: details["images"][s]["name"] for s in ("opensearch", "postgres")} == chosen
+        assert all(details["images"][s]["id"].startswith("sha256:") for s in chosen)
         assert set(details["timings_s"]) == {"opensearch_healthy_s", "postgres_healthy_s"}
         for cid in details["containers"]:
             bindings = engine.containers.get(cid).attrs["NetworkSettings"]["Ports"]

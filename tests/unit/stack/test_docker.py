@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from turnbench.errors import BadInput, StackStartError
-from turnbench.stack import compose, docker, pins
+from turnbench.stack import compose, docker, images, pins
 from turnbench.stack.provider import choose
 
 REPO = Path(__file__).resolve().parents[3]
@@ -37,12 +37,12 @@ def test_docker_plan_uses_the_pinned_images_with_security_off_and_the_embedded_c
 
 
 def test_images_come_from_the_option_else_the_environment_else_the_pins(monkeypatch):
-    assert docker.chosen_images() == {"opensearch": pins.OPENSEARCH_IMAGE, "postgres": pins.POSTGRES_IMAGE}
+    assert images.chosen_images() == {"opensearch": pins.OPENSEARCH_IMAGE, "postgres": pins.POSTGRES_IMAGE}
     monkeypatch.setenv("TURNBENCH_OPENSEARCH_IMAGE", pins.LOCAL_OPENSEARCH_IMAGE)
     monkeypatch.setenv("TURNBENCH_POSTGRES_IMAGE", pins.LOCAL_POSTGRES_IMAGE)
-    assert docker.chosen_images() == {"opensearch": "turnbench-local/opensearch:2.19.6",
+    assert images.chosen_images() == {"opensearch": "turnbench-local/opensearch:2.19.6",
                                       "postgres": "turnbench-local/postgres:15"}
-    given = docker.chosen_images(postgres_image="registry.example:5000/team/pg:15.8@sha256:" + "a" * 64)
+    given = images.chosen_images(postgres_image="registry.example:5000/team/pg:15.8@sha256:" + "a" * 64)
     assert given["postgres"].startswith("registry.example:5000/") and given["opensearch"].startswith("turnbench-local")
     assert docker.DockerStack(opensearch_image="sha256:" + "0" * 64).plan["opensearch"]["image"] == "sha256:" + "0" * 64
 
@@ -157,9 +157,9 @@ def test_engine_times_read_to_the_microsecond():
 
 
 def test_compose_file_takes_the_same_image_overrides_with_the_pins_as_defaults_on_loopback_only():
-    images = dict(re.findall(r"^\s+image:\s*\$\{(TURNBENCH_\w+_IMAGE):-(\S+)\}$", COMPOSE, re.M))
-    assert images == {docker.IMAGE_ENV["opensearch"]: pins.OPENSEARCH_IMAGE,
-                      docker.IMAGE_ENV["postgres"]: pins.POSTGRES_IMAGE}
+    named = dict(re.findall(r"^\s+image:\s*\$\{(TURNBENCH_\w+_IMAGE):-(\S+)\}$", COMPOSE, re.M))
+    assert named == {images.IMAGE_ENV["opensearch"]: pins.OPENSEARCH_IMAGE,
+                     images.IMAGE_ENV["postgres"]: pins.POSTGRES_IMAGE}
     assert len(re.findall(r"^\s+pull_policy: missing$", COMPOSE, re.M)) == 2
     published = re.findall(r'^\s+- "([^"]+)"', COMPOSE, re.M)
     assert len(published) == 2 and all(p.startswith("127.0.0.1:") for p in published)
@@ -183,3 +183,14 @@ def test_the_image_build_says_what_the_pins_say():
     assembled = set(re.findall(r'^\s+"[a-z-]+\|([\w.]+)\|', BUILD, re.M))
     assert assembled | {"org.opensearch.transport.Netty4Plugin"} == set(pins.plugin_classes())
     assert not any(name.startswith(("opensearchproject/", "postgres:")) for name in re.findall(r"-t \"(\S+)\"", BUILD))
+
+
+def test_compose_ports_are_given_else_the_compose_files_variables_else_the_defaults(monkeypatch):
+    assert compose.host_ports({}) == {"opensearch": 9200, "postgres": 5432}
+    monkeypatch.setenv("TURNBENCH_OPENSEARCH_PORT", "19200")
+    assert compose.host_ports({"postgres": 15432}) == {"opensearch": 19200, "postgres": 15432}
+    assert compose.host_ports({"opensearch": 29200})["opensearch"] == 29200
+    for bad in ("0", "65536", "ninety", "9200; rm -rf /"):
+        monkeypatch.setenv("TURNBENCH_OPENSEARCH_PORT", bad)
+        with pytest.raises(BadInput, match=r"^TURNBENCH_OPENSEARCH_PORT: .* is not a port$"):
+            compose.host_ports({})
