@@ -21,6 +21,11 @@ CACHE=${TURNBENCH_IMAGE_CACHE:-$HOME/.cache/turnbench/images}
 JARS=${TURNBENCH_JARS_DIR:-$HOME/.cache/turnbench/opensearch-2.19.6/lib}   # `make jars` in turnbench fills this
 DOCKER=${DOCKER:-docker}
 PREFIX=${TURNBENCH_IMAGE_PREFIX:-turnbench-local}
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
+for t in "${targets[@]}"; do
+  case $t in base|postgres|opensearch|all) ;; *) echo "build.sh: unknown target ${t:0:40} (base|postgres|opensearch|all)" >&2; exit 2 ;; esac
+done
+[[ $PREFIX =~ ^[a-z0-9]+([._-][a-z0-9]+)*$ ]] || { echo "build.sh: TURNBENCH_IMAGE_PREFIX must be one lowercase name component" >&2; exit 2; }
 "$DOCKER" version -f '{{.Server.Version}}' >/dev/null 2>&1 || {
   echo "build.sh: no Docker engine answers (DOCKER_HOST=${DOCKER_HOST:-unset}); start one first" >&2; exit 2; }
 
@@ -190,14 +195,12 @@ build_opensearch() {
     --build-arg "PLUGIN_VERSION=$PLUGIN_VERSION"
 }
 
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     base) build_base ;;
     postgres) build_postgres ;;
     opensearch) build_opensearch ;;
     all) build_base; build_postgres; build_opensearch ;;
-    *) echo "build.sh: unknown target $t (base|postgres|opensearch|all)" >&2; exit 2 ;;
   esac
 done
 say "done"

@@ -25,6 +25,7 @@ from typing import Any
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError
 from turnbench.stack._proc import require_free_port
+from turnbench.stack.images import image_facts
 
 DEFAULT_PORTS = {"opensearch": 9200, "postgres": 5432}
 # the compose file's own variables: a port they name is the default when none is given
@@ -120,7 +121,7 @@ def up(*, images: Mapping[str, str], heap: str, ports: Mapping[str, int], timeou
         raise StackStartError(f"docker compose up failed: {output[-1] if output else f'exit {proc.returncode}'}",
                               log_tail=_failed_tail(details["containers"]))
     facts = _inspect(details["containers"])
-    details["images"] = {_service(c): {"name": c["Config"]["Image"], "id": c["Image"]} for c in facts}
+    details["images"] = {_service(c): image_facts(c) for c in facts}
     details["opensearch"] = {"heap": heap}
     _note_healthy(project, healthy)
     details["timings_s"] = {f"{s}_healthy_s": round(healthy[s], 3) for s in sorted(healthy)}

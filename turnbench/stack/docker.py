@@ -43,6 +43,7 @@ DEFAULT_TIMEOUT = 300.0
 STACK_LABEL = "org.turnbench.stack"
 LOG_TAIL = 20
 
+
 # -- the engine ---------------------------------------------------------------------------------------------
 def engine_url() -> str:
     return os.environ.get("DOCKER_HOST") or f"unix://{DEFAULT_SOCKET}"

@@ -194,3 +194,29 @@ def test_compose_ports_are_given_else_the_compose_files_variables_else_the_defau
         monkeypatch.setenv("TURNBENCH_OPENSEARCH_PORT", bad)
         with pytest.raises(BadInput, match=r"^TURNBENCH_OPENSEARCH_PORT: .* is not a port$"):
             compose.host_ports({})
+
+
+@pytest.mark.parametrize(("args", "env", "said"), [
+    (["bogus"], {}, "build.sh: unknown target bogus (base|postgres|opensearch|all)"),
+    (["all", "x" * 100], {}, "build.sh: unknown target " + "x" * 40 + " (base|postgres|opensearch|all)"),
+    (["all"], {"TURNBENCH_IMAGE_PREFIX": "Docker.io/x"}, "build.sh: TURNBENCH_IMAGE_PREFIX must be one lowercase "
+                                                         "name component"),
+    (["all"], {}, "build.sh: no Docker engine answers (DOCKER_HOST=unix://"),
+])
+def test_the_image_build_refuses_bad_input_in_one_line_before_anything(tmp_path, args, env, said):
+    import os
+    import subprocess
+
+    out = subprocess.run([str(REPO / "compose" / "images" / "build.sh"), *args], capture_output=True, text=True,
+                         env={**os.environ, **env, "TURNBENCH_IMAGE_CACHE": str(tmp_path / "cache")})
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and out.stderr.startswith(said)
+    assert not (tmp_path / "cache").exists()
+
+
+def test_the_engine_script_refuses_an_unknown_command_without_touching_anything():
+    import subprocess
+
+    script = REPO / ".ci" / "docker-engine.sh"
+    out = subprocess.run([str(script), "restart-everything"], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.strip() == f"usage: {script} install|start|stop|status|env|pidfile"
