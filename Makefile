@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test lint jars launcher launcher-check stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
+.PHONY: help setup test test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -24,6 +24,10 @@ setup: .venv/.installed
 test: setup
 	$(PY) -m pytest
 
+## test-docker: the integration tests again on the docker provider (a Docker engine, the compose v2 plugin and the images: see `make images`)
+test-docker: setup
+	TURNBENCH_TEST_PROVIDER=docker $(PY) -m pytest -m integration
+
 ## lint: ruff (style, imports, likely bugs) and mypy (types) over the package and the tests
 lint: setup
 	.venv/bin/ruff check turnbench tests benchmarks
@@ -40,6 +44,29 @@ launcher: setup
 ## launcher-check: rebuild the launcher classes in a temporary directory and require the shipped bytes
 launcher-check: setup
 	$(TURNBENCH) jars --check-launcher
+
+# -- Docker: images with no registry, the compose v2 plugin, a private engine where there is none --
+## images: build turnbench-local/{debian,postgres,opensearch} with no registry (compose/images/build.sh; a second build reuses every layer)
+images:
+	compose/images/build.sh all
+	@echo "use them: export TURNBENCH_OPENSEARCH_IMAGE=turnbench-local/opensearch:2.19.6 TURNBENCH_POSTGRES_IMAGE=turnbench-local/postgres:15"
+
+## compose-plugin: build the pinned docker compose v2 from the Go module proxy into ~/.docker/cli-plugins (cached in ~/.cache/turnbench/compose)
+compose-plugin:
+	.ci/compose-plugin.sh
+
+## docker-engine: install (Debian docker.io) and start a private dockerd on this machine (root, no Docker): loopback only, pulls refused; then eval "$(.ci/docker-engine.sh env)"
+docker-engine:
+	.ci/docker-engine.sh install
+	.ci/docker-engine.sh start
+
+## docker-engine-stop: stop the private dockerd by its recorded pid; remove its bridges, mounts and the pull guard (images kept)
+docker-engine-stop:
+	.ci/docker-engine.sh stop
+
+## bench-docker: image build cold and warm, container start to healthy per service, `make bench` on docker beside embedded (stage split)
+bench-docker: corpus jars
+	$(PY) -m benchmarks.docker --corpus $(DEFAULT_CORPUS)
 
 ## stack: start the stack in the background and record it (PROVIDER=auto|embedded|docker; auto picks and says why)
 PROVIDER ?= auto
@@ -132,9 +159,11 @@ ARM_OPTION = $(if $(filter %.toml,$(ARM)),--arm-file $(ARM),--arm $(ARM))
 ARM_NAME = $(basename $(notdir $(ARM)))
 CONTROL ?= bm25
 RESULTS ?= results/latest
-VERIFY_PROVIDER ?= embedded
+# `make verify PROVIDER=docker` means VERIFY_PROVIDER=docker; otherwise verify runs on the embedded stack
+VERIFY_PROVIDER ?= $(if $(filter command line,$(origin PROVIDER)),$(PROVIDER),embedded)
 # the embedded provider needs the pinned jars; a docker or external stack does not
-STACK_NEEDS = $(if $(filter docker external,$(PROVIDER)),,jars)
+needs = $(if $(filter docker external,$(1)),setup,jars)
+STACK_NEEDS = $(call needs,$(PROVIDER))
 
 SEEDS ?=
 CORPORA ?= corpora
@@ -165,7 +194,7 @@ report-screenshot: corpus
 	  --screenshot=docs/report.png "file://$(abspath $(RESULTS))/report.html" 2>/dev/null && echo "wrote docs/report.png"
 
 ## baseline: rewrite baselines/$(CONTROL) from a freshly regenerated default corpus, bm25 on the embedded stack (then commit it)
-baseline: jars
+baseline: $(call needs,$(VERIFY_PROVIDER))
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
 	rm -rf baselines/$(CONTROL) && \
@@ -174,8 +203,8 @@ baseline: jars
 # every deterministic file of a results directory (runinfo.json holds timings and is outside the claim)
 CLAIMED = metrics.json metrics.md answers.md report.html qrels.passages.txt qrels.meetings.txt run.passages.trec \
   run.meetings.trec run.raw.trec trec.json bindings.jsonl claim.sha256
-## verify: regenerate the default corpus, bench bm25 on the embedded stack, require byte-identical claim files vs baselines/$(CONTROL)
-verify: jars
+## verify: regenerate the default corpus, bench bm25 (VERIFY_PROVIDER=embedded, or docker; PROVIDER=docker says the same), require byte-identical claim files vs baselines/$(CONTROL)
+verify: $(call needs,$(VERIFY_PROVIDER))
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
 	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out "$$tmp/results" --control-name $(CONTROL) \

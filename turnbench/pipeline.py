@@ -157,7 +157,7 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
     return dirs
 
 
-def bench(corpus_dir: Path, arms: Sequence[Arm], out: Path, *, scope: str = "corpus",
+def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, *, scope: str = "corpus",
           control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
           policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
           echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
@@ -166,14 +166,14 @@ def bench(corpus_dir: Path, arms: Sequence[Arm], out: Path, *, scope: str = "cor
     where they can (bad arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
 
-    _check(arms, answerer, scope)
+    arms = _check(arms, answerer, scope)
     dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
     corpus = open_corpus(Path(corpus_dir))
     return _bench([(Path(corpus_dir), corpus, dirs)], arms, scope=scope, provider=provider, answerer=answerer,
                   policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index)
 
 
-def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm], out: Path, *, corpora: Path, workers: int = 1,
+def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, corpora: Path, workers: int = 1,
                 scope: str = "corpus", control_name: str | None = None, provider: str = "auto",
                 answerer: str = "reference", policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
                 echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
@@ -181,7 +181,7 @@ def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm], out: Path, *, corpora
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
     ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
     already there is exactly that seed's corpus."""
-    _check(arms, answerer, scope)
+    arms = _check(arms, answerer, scope)
     if not seeds or len(set(seeds)) != len(seeds):
         raise BadInput("--seeds takes distinct seeds, e.g. 1,2,3")
     jobs = []
@@ -219,7 +219,9 @@ def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable
     return open_corpus(corpus_dir)
 
 
-def _check(arms: Sequence[Arm], answerer: str, scope: str) -> None:
+def _check(arms: Sequence[Arm | str], answerer: str, scope: str) -> list[Arm]:
+    """The arms resolved (a name is a built-in arm), refused with the answerer or scope before anything starts."""
+    from turnbench.engines.arms import builtin
     from turnbench.runs import get_scope
 
     if answerer not in ANSWERERS:
@@ -227,6 +229,7 @@ def _check(arms: Sequence[Arm], answerer: str, scope: str) -> None:
     if not arms:
         raise BadInput("give at least one --arm or --arm-file")
     get_scope(scope)
+    return [builtin(a) if isinstance(a, str) else a for a in arms]
 
 
 def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms: Sequence[Arm], *, scope: str,

@@ -1,14 +1,27 @@
-"""Integration-test fixtures: one real embedded stack per test session, started only when a test asks for it.
+"""Integration-test fixtures: one real stack per test session, started only when a test asks for it.
 
-TURNBENCH_TEST_PROVIDER picks another provider (e.g. ``external`` with TURNBENCH_OPENSEARCH_URL and
-TURNBENCH_POSTGRES_DSN set) for a stack you already run; the default is ``embedded``.
+TURNBENCH_TEST_PROVIDER picks the provider (tests.integration.legs): ``embedded`` (the default), ``docker``
+(testcontainers against the engine DOCKER_HOST names, with the images TURNBENCH_OPENSEARCH_IMAGE /
+TURNBENCH_POSTGRES_IMAGE name), or ``external`` with TURNBENCH_OPENSEARCH_URL and TURNBENCH_POSTGRES_DSN set for
+a stack you already run. On the docker leg an unusable Docker ends the session at once, naming what is missing:
+the leg never passes by skipping.
 """
 
 from __future__ import annotations
 
-import os
-
 import pytest
+
+from tests.integration.legs import LEG
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _docker_leg_needs_docker():
+    if LEG == "docker":
+        from turnbench.stack.docker import DockerStack
+
+        problem = DockerStack.problem(detached=True)
+        if problem is not None:
+            pytest.exit(f"TURNBENCH_TEST_PROVIDER=docker, but {problem}", returncode=3)
 
 
 @pytest.fixture(scope="session")
@@ -16,8 +29,7 @@ def stack():
     """A StackInfo of a real OpenSearch + PostgreSQL, shared by the session and torn down at its end."""
     from turnbench.stack import open_stack
 
-    provider = os.environ.get("TURNBENCH_TEST_PROVIDER", "embedded")
-    with open_stack(provider) as info:
+    with open_stack(LEG) as info:
         yield info
 
 

@@ -11,6 +11,7 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.cli.stack import image_choice, image_options
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -171,11 +172,13 @@ def _seeds(text: str | None) -> list[int]:
 @click.option("--answerer", type=click.Choice(["reference", "none", "skip"]), default="reference", show_default=True,
               help="Answer the aggregation questions too (answers.md); skip leaves them out.")
 @click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
+@image_options
 @_relevance_options
 @handle_errors
 def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
               arm_files: tuple[str, ...], out: str, control_name: str | None, scope: str, provider: str,
-              answerer: str, index: str | None, relevance_high: float, relevance_low: float,
+              answerer: str, index: str | None, opensearch_image: str | None, postgres_image: str | None,
+              relevance_high: float, relevance_low: float,
               binary_relevance: bool) -> None:
     """Stack -> load -> run -> judge -> score -> report -> write, for each arm (and each seed); prints the tables."""
     from turnbench.engines.arms import resolve
@@ -194,7 +197,8 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     tty = sys.stderr.isatty()
     common: dict[str, Any] = {"scope": scope, "control_name": control_name, "provider": provider,
                               "answerer": answerer, "policy": policy, "show_progress": tty, "index": index,
-                              "echo": None if tty else say}
+                              "echo": None if tty else say,
+                              "stack_options": image_choice(opensearch_image, postgres_image, provider)}
     if seeds:
         outcomes = bench_seeds(seeds, resolved, Path(out), corpora=Path(corpora), workers=workers, **common)
     else:

@@ -2,13 +2,47 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _image(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from turnbench.stack.images import image_reference
+
+    if value is None:
+        return None
+    try:
+        return image_reference(value, f"--{str(param.name).replace('_', '-')}")
+    except errors.BadInput as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[1], ctx=ctx, param=param) from None
+
+
+def image_options(fn: Callable[P, R]) -> Callable[P, R]:
+    """--opensearch-image and --postgres-image: the docker provider's images instead of the pinned official ones."""
+    fn = click.option("--postgres-image", default=None, callback=_image,
+                      help="docker: PostgreSQL image [default: $TURNBENCH_POSTGRES_IMAGE or postgres:15].")(fn)
+    fn = click.option("--opensearch-image", default=None, callback=_image,
+                      help="docker: OpenSearch image [default: $TURNBENCH_OPENSEARCH_IMAGE or "
+                           "opensearchproject/opensearch:2.19.6].")(fn)
+    return fn
+
+
+def image_choice(opensearch_image: str | None, postgres_image: str | None, provider: str) -> dict[str, Any]:
+    """The image options given, as provider options; refused with a provider that runs no image."""
+    given = {"opensearch_image": opensearch_image, "postgres_image": postgres_image}
+    chosen = {k: v for k, v in given.items() if v is not None}
+    if chosen and provider not in ("auto", "docker"):
+        raise errors.BadInput(f"--opensearch-image and --postgres-image are for the docker provider, not {provider}")
+    return chosen
 
 
 @click.group("stack")
@@ -23,14 +57,16 @@ def stack_group() -> None:
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=180.0, show_default=True,
               help="Seconds to wait for health.")
 @click.option("--opensearch-port", type=click.IntRange(1, 65535), default=None,
-              help="embedded: HTTP port [default: a free one].")
+              help="embedded, docker: HTTP port [default: embedded a free one, docker 9200].")
 @click.option("--postgres-port", type=click.IntRange(1, 65535), default=None,
-              help="embedded: PostgreSQL port [default: a free one].")
+              help="embedded, docker: PostgreSQL port [default: embedded a free one, docker 5432].")
+@image_options
 @click.option("--opensearch-url", default=None, help="external: the OpenSearch endpoint.")
 @click.option("--postgres-dsn", default=None, help="external: the PostgreSQL DSN.")
 @handle_errors
 def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: int | None,
-             postgres_port: int | None, opensearch_url: str | None, postgres_dsn: str | None) -> None:
+             postgres_port: int | None, opensearch_image: str | None, postgres_image: str | None,
+             opensearch_url: str | None, postgres_dsn: str | None) -> None:
     """Start a stack in the background, wait until healthy, and record it."""
     from turnbench import canonical
     from turnbench.stack import lifecycle, state
@@ -39,7 +75,8 @@ def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: i
         options: dict[str, Any] = {"opensearch_url": opensearch_url, "postgres_dsn": postgres_dsn}
     else:
         given = {"heap": heap, "timeout": timeout, "opensearch_port": opensearch_port, "postgres_port": postgres_port}
-        options = {k: v for k, v in given.items() if v is not None}
+        options = {**{k: v for k, v in given.items() if v is not None},
+                   **image_choice(opensearch_image, postgres_image, provider)}
     try:
         info = lifecycle.up(provider, echo=say, **options)
     except errors.StackStartError as exc:

@@ -1,28 +1,32 @@
-"""Stops an embedded stack's servers when the process that opened it dies without tearing down (SIGKILL,
-out of memory), so that no JVM or postgres outlives it.
+"""Stops a stack's servers when the process that opened it dies without tearing down (SIGKILL, out of memory),
+so that no JVM, postgres or container outlives it.
 
 Run as ``python -m turnbench.stack._watchdog <parent pid> <parent start ticks> <stack directory>``. It reads the
-servers from ``<stack directory>/processes.json`` on every round and exits quietly once that directory is gone
-(a normal teardown removes it) or, for a stack meant to outlive its starter (``stack up``), once the starter has
-recorded it as up and handed it over (``<stack directory>/handed-over``). Only processes still provably the
-ones started (pid, start time and command line) are signalled.
+servers from ``<stack directory>/processes.json`` (embedded) and the container label from ``containers.json``
+(docker) on every round, and exits quietly once that directory is gone (a normal teardown removes it) or, for a
+stack meant to outlive its starter (``stack up``), once the starter has recorded it as up and handed it over
+(``<stack directory>/handed-over``). Only processes still provably the ones started (pid, start time and
+command line) are signalled.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-from turnbench.procs import is_running
+from turnbench.procs import is_running, start_ticks
 from turnbench.stack._proc import Started, stop_processes
 
 PROCESSES_FILE = "processes.json"
 HANDED_OVER = "handed-over"
 MARKER = ".turnbench-stack.json"
+CONTAINERS_FILE = "containers.json"
 
 
 def _servers(root: Path) -> list[Started]:
@@ -31,6 +35,36 @@ def _servers(root: Path) -> list[Started]:
         return [Started.from_json(r) for r in rows]
     except (OSError, ValueError, TypeError, AttributeError):
         return []
+
+
+def _remove_containers(root: Path) -> None:
+    try:
+        label = json.loads((root / CONTAINERS_FILE).read_text())["label"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    from turnbench.stack.docker import remove_labelled
+
+    remove_labelled(str(label))
+
+
+def launch(root: Path) -> subprocess.Popen[bytes]:
+    """Start the watchdog of this process's stack directory ``root``, in its own session (a Ctrl-C is not its)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "turnbench.stack._watchdog", str(os.getpid()), str(start_ticks(os.getpid())), str(root)],
+        stdin=subprocess.DEVNULL, start_new_session=True,
+    )
+
+
+def dismiss(watchdog: subprocess.Popen[bytes] | None) -> None:
+    """End a watchdog whose stack was torn down normally (it has nothing left to guard)."""
+    if watchdog is None:
+        return
+    watchdog.terminate()
+    try:
+        watchdog.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        watchdog.kill()
+        watchdog.wait()
 
 
 def main(argv: list[str]) -> int:
@@ -47,6 +81,7 @@ def main(argv: list[str]) -> int:
         return 0
     servers = _servers(root) or servers
     stop_processes(servers)
+    _remove_containers(root)
     if (root / MARKER).is_file():  # the directory is one a stack of ours made
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -17,7 +17,6 @@ import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -26,8 +25,8 @@ from typing import Any, ClassVar
 
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError, StackStateError
-from turnbench.procs import is_running, start_ticks
-from turnbench.stack import jars, jdk, pins, switches
+from turnbench.procs import is_running
+from turnbench.stack import _watchdog, jars, jdk, pins, switches
 from turnbench.stack._proc import (
     LOOPBACK,
     Started,
@@ -289,11 +288,7 @@ class EmbeddedStack(Provider):
             (self.root / HANDED_OVER).touch()
 
     def _start_watchdog(self, root: Path) -> None:
-        self.watchdog = subprocess.Popen(
-            [sys.executable, "-m", "turnbench.stack._watchdog", str(os.getpid()), str(start_ticks(os.getpid())),
-             str(root)],
-            stdin=subprocess.DEVNULL, start_new_session=True,
-        )
+        self.watchdog = _watchdog.launch(root)
 
     def _failed(self, message: str, log: Path) -> StackStartError:
         """A one-line error naming a copy of the log that survives the teardown; the tail rides along."""
@@ -313,14 +308,8 @@ class EmbeddedStack(Provider):
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
-        if self.watchdog is not None:
-            self.watchdog.terminate()
-            try:
-                self.watchdog.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.watchdog.kill()
-                self.watchdog.wait()
-            self.watchdog = None
+        _watchdog.dismiss(self.watchdog)
+        self.watchdog = None
 
     @classmethod
     def down(cls, details: Mapping[str, Any]) -> None:

@@ -44,7 +44,9 @@ class StackInfo:
         """What runinfo.json records about the stack: everything that may differ between providers and machines
         running the same pins (provider, exact versions, the JVM, where binaries came from, images)."""
         details = dict(self.details)
-        keep: dict[str, Any] = {k: details[k] for k in ("chosen_because", "containers", "images") if k in details}
+        # images (name and id) say what ran; container ids, like pids, only which run it was: every comparison
+        # would note them
+        keep: dict[str, Any] = {k: details[k] for k in ("chosen_because", "images") if k in details}
         for part in ("opensearch", "postgres"):
             facts = details.get(part)
             if isinstance(facts, Mapping):

@@ -12,8 +12,14 @@ OPENSEARCH_VERSION = "2.19.6"
 LUCENE_VERSION = "9.12.3"
 POSTGRES_MAJOR = "15"
 
+# The official images the docker provider runs unless told otherwise (--opensearch-image, --postgres-image).
 OPENSEARCH_IMAGE = f"opensearchproject/opensearch:{OPENSEARCH_VERSION}"
 POSTGRES_IMAGE = f"postgres:{POSTGRES_MAJOR}"
+# What compose/images/build.sh tags its builds (no registry needed): never an official image's name, so that a
+# result can never claim the official image when a local build ran.
+LOCAL_IMAGE_PREFIX = "turnbench-local"
+LOCAL_OPENSEARCH_IMAGE = f"{LOCAL_IMAGE_PREFIX}/opensearch:{OPENSEARCH_VERSION}"
+LOCAL_POSTGRES_IMAGE = f"{LOCAL_IMAGE_PREFIX}/postgres:{POSTGRES_MAJOR}"
 
 MIN_JAVA_MAJOR = 17
 

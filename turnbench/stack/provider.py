@@ -107,7 +107,8 @@ class Choice:
 def choose(provider: str, options: Mapping[str, Any], *, detached: bool) -> Choice:
     """The provider to use, and why. ``auto``: endpoints given → external; else (for a stack this process opens,
     not a detached one, which must not find another recorded) a recorded stack that answers → it; else docker
-    when it can run here, else embedded."""
+    when it can run here (an engine answers; for a detached stack, with compose v2), else embedded, saying what
+    Docker lacks."""
     if provider != "auto":
         provider_class(provider)
         return Choice(provider, "asked for")
@@ -126,8 +127,9 @@ def choose(provider: str, options: Mapping[str, Any], *, detached: bool) -> Choi
             except StackStartError:
                 pass
         reasons.append("no recorded stack answers")
+    # Docker is passed over only for a reason named before anything starts; once chosen, a failure is a failure.
     problem = provider_class("docker").problem(detached=detached)
     if problem is None:
-        return Choice("docker", "a Docker engine answers")
-    reasons.append(f"no Docker engine ({problem})")
+        return Choice("docker", "a Docker engine answers" + (" and docker compose is v2" if detached else ""))
+    reasons.append(problem)
     return Choice("embedded", " and ".join(reasons))

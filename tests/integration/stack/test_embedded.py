@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.integration.legs import only_on
 from turnbench.cli import main
 from turnbench.errors import StackStartError
 from turnbench.stack import open_stack, pins
 from turnbench.stack._proc import is_running
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, only_on("embedded")]
 
 
 @pytest.fixture(autouse=True)

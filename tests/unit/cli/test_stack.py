@@ -198,4 +198,72 @@ def test_cli_stack_up_with_contradicting_postgres_switches_exits_2(tmp_path, mon
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines()[-1] == (
         "turnbench: BadInput: TURNBENCH_NO_SYSTEM_POSTGRES=1 and TURNBENCH_PG_BIN contradict each other: unset one")
+# -- the docker provider's options: refused in one line before anything starts, nothing recorded -------------
+def _one_line_error(result, code: int) -> str:
+    assert result.exit_code == code, result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines and lines[-1].startswith("turnbench: ")
+    return lines[-1]
+
+
+@pytest.mark.parametrize("bad", ["bad image", "UPPER:1", "$(reboot)", "x" * 400, "a::b", ""])
+def test_cli_a_bad_image_reference_exits_2_before_anything_starts(bad, tmp_path):
+    for option in ("--opensearch-image", "--postgres-image"):
+        up = CliRunner().invoke(main, ["stack", "up", "--provider", "docker", option, bad])
+        line = _one_line_error(up, 2)
+        assert f"'{option}'" in line and "is not a Docker image reference" in line and len(line) <= 320
+        bench = CliRunner().invoke(main, ["bench", "--corpus", str(one_meeting_corpus(tmp_path / f"c{option}")),
+                                          "--arm", "bm25", "--out", str(tmp_path / "o"), option, bad])
+        assert "is not a Docker image reference" in _one_line_error(bench, 2)
+    assert not state.state_path().exists() and not (tmp_path / "o").exists()
+
+
+def test_cli_a_bad_image_in_the_environment_exits_2_naming_the_variable(monkeypatch):
+    monkeypatch.setenv("TURNBENCH_OPENSEARCH_IMAGE", "no such image!")
+    line = _one_line_error(CliRunner().invoke(main, ["stack", "up", "--provider", "docker"]), 2)
+    assert line.startswith("turnbench: BadInput: TURNBENCH_OPENSEARCH_IMAGE: 'no such image!' is not a Docker image")
+    assert not state.state_path().exists()
+
+
+@pytest.mark.parametrize("provider", ["embedded", "external"])
+def test_cli_images_with_a_provider_that_runs_none_exit_2(provider):
+    result = CliRunner().invoke(main, ["stack", "up", "--provider", provider,
+                                       "--opensearch-image", "turnbench-local/opensearch:2.19.6"])
+    assert _one_line_error(result, 2) == (
+        f"turnbench: BadInput: --opensearch-image and --postgres-image are for the docker provider, not {provider}")
+    assert not state.state_path().exists()
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "-1", "http"])
+def test_cli_a_port_out_of_range_exits_2(port):
+    result = CliRunner().invoke(main, ["stack", "up", "--provider", "docker", "--opensearch-port", port])
+    assert "--opensearch-port" in _one_line_error(result, 2)
+
+
+def test_cli_explicit_docker_without_an_engine_exits_3_naming_what_is_missing():
+    line = _one_line_error(CliRunner().invoke(main, ["stack", "up", "--provider", "docker"]), 3)
+    assert line.startswith("turnbench: StackStartError: the docker provider cannot run here: no Docker engine "
+                           "answers: ") and line.endswith("(or use --provider embedded)")
+    assert not state.state_path().exists()
+
+
+def test_cli_explicit_docker_without_compose_v2_exits_3_and_auto_says_why_it_falls_back(tmp_path, monkeypatch):
+    from turnbench.stack import docker
+
+    monkeypatch.setattr(docker, "engine_problem", lambda timeout=3.0: None)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "docker").write_text("#!/bin/sh\necho \"docker: 'compose' is not a docker command.\" >&2\n"
+                                              "echo \"See 'docker --help'\" >&2\nexit 1\n")
+    (tmp_path / "bin" / "docker").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    missing = ("no docker compose v2 plugin (docker compose version: docker: 'compose' is not a docker command. / "
+               "See 'docker --help')")
+    line = _one_line_error(CliRunner().invoke(main, ["stack", "up", "--provider", "docker"]), 3)
+    assert line == f"turnbench: StackStartError: the docker provider cannot run here: {missing} " \
+                   "(or use --provider embedded)"
+    # auto names the same reason before it starts the embedded stack (stopped here by a missing PostgreSQL)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("TURNBENCH_PG_BIN", str(tmp_path / "empty"))
+    auto = CliRunner().invoke(main, ["stack", "up"])
+    assert f"turnbench: stack provider embedded: {missing}" in auto.stderr
     assert not state.state_path().exists()

@@ -11,7 +11,8 @@ from turnbench.stack.provider import choose
 def test_auto_without_engine_or_record_picks_embedded_and_says_why():
     choice = choose("auto", {}, detached=False)
     assert choice.provider == "embedded"
-    assert choice.why.startswith("no recorded stack answers and no Docker engine (")
+    assert choice.why.startswith("no recorded stack answers and no Docker engine answers: ")
+    assert choice.why.endswith("no-docker.sock does not exist (DOCKER_HOST names the engine)")
 
 
 def test_unknown_provider_is_bad_input():
