@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -22,11 +22,15 @@ setup: .venv/.installed
 
 ## test: run the unit and integration tests (integration tests start a real embedded stack)
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not cluster"
+
+## test-cluster: the tests that start a 3-node embedded cluster (several shards give the one-shard claim files)
+test-cluster: setup
+	$(PY) -m pytest -m cluster
 
 ## test-docker: the integration tests again on the docker provider (a Docker engine, the compose v2 plugin and the images: see `make images`)
 test-docker: setup
-	TURNBENCH_TEST_PROVIDER=docker $(PY) -m pytest -m integration
+	TURNBENCH_TEST_PROVIDER=docker $(PY) -m pytest -m "integration and not cluster"
 
 ## lint: ruff (style, imports, likely bugs) and mypy (types) over the package and the tests
 lint: setup

@@ -161,7 +161,7 @@ def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, *, scope: str 
           control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
           policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
           echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-          index: str | None = None) -> list[BenchOutcome]:
+          index: str | None = None, shards: int = 1, concurrency: int | None = None) -> list[BenchOutcome]:
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
     where they can (bad arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
@@ -170,14 +170,15 @@ def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, *, scope: str 
     dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
     corpus = open_corpus(Path(corpus_dir))
     return _bench([(Path(corpus_dir), corpus, dirs)], arms, scope=scope, provider=provider, answerer=answerer,
-                  policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index)
+                  policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index,
+                  shards=shards, concurrency=concurrency)
 
 
 def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, corpora: Path, workers: int = 1,
                 scope: str = "corpus", control_name: str | None = None, provider: str = "auto",
                 answerer: str = "reference", policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
                 echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-                index: str | None = None) -> list[BenchOutcome]:
+                index: str | None = None, shards: int = 1, concurrency: int | None = None) -> list[BenchOutcome]:
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
     ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
     already there is exactly that seed's corpus."""
@@ -196,7 +197,8 @@ def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, c
         corpus_dir = Path(corpora) / f"seed-{seed}"
         out_jobs.append((corpus_dir, seed_corpus(seed, corpus_dir, workers=workers, echo=say), dirs))
     return _bench(out_jobs, arms, scope=scope, provider=provider, answerer=answerer, policy=policy,
-                  show_progress=show_progress, echo=echo, stack_options=stack_options, index=index)
+                  show_progress=show_progress, echo=echo, stack_options=stack_options, index=index, shards=shards,
+                  concurrency=concurrency)
 
 
 def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable[[str], None]) -> Corpus:
@@ -235,18 +237,22 @@ def _check(arms: Sequence[Arm | str], answerer: str, scope: str) -> list[Arm]:
 def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms: Sequence[Arm], *, scope: str,
            provider: str, answerer: str, policy: RelevancePolicy, show_progress: bool,
            echo: Callable[[str], None] | None, stack_options: Mapping[str, Any] | None,
-           index: str | None) -> list[BenchOutcome]:
+           index: str | None, shards: int = 1, concurrency: int | None = None) -> list[BenchOutcome]:
     """One stack; per corpus: load → answers → per arm: run → judge + score → report → write."""
-    from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm
+    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, MSEARCH_BATCH, run_arm, search_plan
     from turnbench.harness import answers as A
     from turnbench.harness.pages import attach_report
     from turnbench.harness.report import runinfo, write_results
     from turnbench.harness.score import score_run
     from turnbench.stack import open_stack
-    from turnbench.stack.index import DEFAULT_INDEX
+    from turnbench.stack.index import DEFAULT_INDEX, check_shards
     from turnbench.stack.load import load_corpus
 
     by_name = {a.name: a for a in arms}
+    check_shards(shards)
+    for a in arms:
+        search_plan(a, shards)  # an arm that cannot run on this many shards is refused before the stack starts
+    concurrency = DEFAULT_CONCURRENCY if concurrency is None else concurrency
     outcomes: list[BenchOutcome] = []
     total = 1 + sum(1 + (answerer != "skip") + 4 * len(dirs) for _, _, dirs in jobs)
     several = len(jobs) > 1
@@ -261,7 +267,7 @@ def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms
             for corpus_dir, corpus, dirs in jobs:
                 tag = f" {corpus.id}" if several else ""
                 with st.stage(f"load{tag}"):
-                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX,
+                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX, shards=shards,
                                          progress=st.counter(f"index passages{tag}"))
                 answer_results = None
                 if answerer != "skip":
@@ -270,7 +276,8 @@ def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms
                 for arm, out_dir in dirs:
                     with st.stage(f"run {arm}{tag}"):
                         rr = run_arm(stack, corpus, by_name[arm], scope=scope, index=loaded.index,
-                                     progress=st.counter(f"queries {arm}{tag}"))
+                                     progress=st.counter(f"queries {arm}{tag}"), concurrency=concurrency,
+                                     inventory=(loaded.passages, loaded.passages_sha256))
                     with st.stage(f"judge + score {arm}{tag}"):
                         # the raw entries, so the results record the engine's own scores and their ties
                         results = score_run(corpus, rr.passages, rr.entries, policy=policy, scope=scope,
@@ -287,10 +294,12 @@ def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms
                          "judge_and_score": st.elapsed[f"judge + score {arm}{tag}"],
                          "report": st.elapsed[f"report {arm}{tag}"]},
                         [1000.0 * x for x in rr.latencies],
-                        concurrency=1,
-                        search={"client": "one, sequential", "msearch_batch": MSEARCH_BATCH, **dict(rr.timings)},
+                        concurrency=concurrency,
+                        search={"client": f"{concurrency} thread(s)", "msearch_batch": MSEARCH_BATCH,
+                                **dict(rr.timings), **rr.plan.runinfo()},
                         load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
-                        stack=stack.runinfo(),
+                        # topology is where the index lived: compare notes a difference, the claim never holds it
+                        stack={**stack.runinfo(), "topology": dict(loaded.topology)},
                         # where `turnbench report` finds the texts again; a path, so never inside the claim
                         corpus_dir=str(Path(corpus_dir).resolve()),
                     )

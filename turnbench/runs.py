@@ -7,8 +7,11 @@ a metric.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -18,6 +21,8 @@ from turnbench import canonical
 from turnbench.errors import BadInput, UnjudgedPassage
 
 T = TypeVar("T")
+# the encoder canonical.dumps uses for a string (ensure_ascii off): the same escapes, byte for byte
+_json_string = json.encoder.encode_basestring
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,17 @@ class Passage:
     words: int = 0
     # Another engine may hand in the passage's text itself; turnbench's own inventories carry only its hash.
     text: str | None = None
+
+    def canonical_line(self) -> bytes:
+        """``canonical.dumps_line(self.to_json())``, written out: an inventory of a million passages is hashed
+        (:func:`inventory_sha256`) in a second instead of ten. A passage carrying its text takes the general path."""
+        if self.text is not None:
+            return canonical.dumps_line(self.to_json())
+        s = _json_string
+        return (f'{{"end":{float.__repr__(self.end)},"id":{s(self.id)},"index":{int.__repr__(self.index)},'
+                f'"kind":{s(self.kind)},"meeting":{s(self.meeting)},"speaker":{s(self.speaker)},'
+                f'"start":{float.__repr__(self.start)},"text_sha256":{s(self.text_sha256)},'
+                f'"words":{int.__repr__(self.words)}}}\n').encode()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -119,7 +135,7 @@ def get_scope(name: str) -> Scope:
         raise BadInput(f"unknown scope {name!r}; scopes: {', '.join(SCOPES)}") from None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RankedPassage:
     query_id: str
     passage_id: str
@@ -127,16 +143,70 @@ class RankedPassage:
     score: float
 
 
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A run column by column, as an engine handed it over: per query, in the order given, its passage ids and raw
+    scores (ranks are positions). What the retrieval arms return: millions of hits without an object each; iterating
+    yields :class:`RankedPassage` records one at a time for the code that wants them."""
+
+    query_ids: tuple[str, ...]
+    bounds: tuple[int, ...]  # query k's hits are passage_ids[bounds[k]:bounds[k + 1]]
+    passage_ids: Sequence[str]
+    scores: Sequence[float]
+
+    def __post_init__(self) -> None:
+        if not (len(self.bounds) == len(self.query_ids) + 1 and self.bounds[-1] == len(self.passage_ids)
+                == len(self.scores)):
+            raise ValueError("a ranking's bounds must cover its passage ids and scores exactly")
+
+    def __len__(self) -> int:
+        return len(self.passage_ids)
+
+    def __iter__(self) -> Iterator[RankedPassage]:
+        pids, scores, bounds = self.passage_ids, self.scores, self.bounds
+        for k, qid in enumerate(self.query_ids):
+            for rank, i in enumerate(range(bounds[k], bounds[k + 1]), 1):
+                yield RankedPassage(qid, pids[i], rank, scores[i])
+
+    def hits(self, k: int) -> tuple[Sequence[str], Sequence[float]]:
+        """Query ``k``'s passage ids and scores, in rank order."""
+        lo, hi = self.bounds[k], self.bounds[k + 1]
+        return self.passage_ids[lo:hi], self.scores[lo:hi]
+
+    def only(self, keep: Container[str]) -> Ranking:
+        """The queries in ``keep``, in this ranking's order."""
+        return Ranking.build((qid, *self.hits(k)) for k, qid in enumerate(self.query_ids) if qid in keep)
+
+    @classmethod
+    def build(cls, per_query: Iterable[tuple[str, Sequence[str], Sequence[float]]]) -> Ranking:
+        """From ``(query id, passage ids, scores)`` per query, queries in the order given."""
+        qids: list[str] = []
+        bounds = [0]
+        pids: list[str] = []
+        scores = array("d")
+        for qid, ids, sc in per_query:
+            qids.append(qid)
+            pids.extend(ids)
+            scores.extend(sc)
+            bounds.append(len(pids))
+        return cls(tuple(qids), tuple(bounds), pids, scores)
+
+
 def write_passages(path: Path, passages: Iterable[Passage]) -> str:
     """Write ``passages.jsonl`` sorted by (meeting, index); returns its sha256."""
     rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
-    return canonical.write_jsonl(path, (p.to_json() for p in rows))
+    data = b"".join(p.canonical_line() for p in rows)
+    canonical.write_bytes_atomic(Path(path), data)
+    return canonical.sha256_bytes(data)
 
 
 def inventory_sha256(passages: Iterable[Passage]) -> str:
     """The sha256 ``write_passages`` would return for these passages, without writing: the inventory's identity."""
     rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
-    return canonical.sha256_bytes(b"".join(canonical.dumps_line(p.to_json()) for p in rows))
+    h = hashlib.sha256()
+    for p in rows:
+        h.update(p.canonical_line())
+    return h.hexdigest()
 
 
 def read_passages(path: Path) -> list[Passage]:
@@ -219,11 +289,16 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     """
     import numpy as np
 
+    order = sorted(passages.values(), key=lambda p: (p.kind, p.meeting, p.index, p.id))
+    rank = {p.id: i for i, p in enumerate(order)}
+    if isinstance(entries, Ranking):
+        # our own arms hand over hits already in rule-5 order (index sorting, or an explicit sort): checked, not sorted
+        done = _already_in_order(entries, rank, scores_out)
+        if done is not None:
+            return done
     entries = entries if isinstance(entries, list) else list(entries)
     if not entries:
         return {}
-    order = sorted(passages.values(), key=lambda p: (p.kind, p.meeting, p.index, p.id))
-    rank = {p.id: i for i, p in enumerate(order)}
     qids = [e.query_id for e in entries]
     ranks = list(map(rank.get, [e.passage_id for e in entries]))
     if None in ranks:
@@ -253,6 +328,39 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
         best = s_arr[i].tolist()
         scores_out.update({qid: best[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
     return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
+
+
+def _already_in_order(ranking: Ranking, rank: Mapping[str, int],
+                      scores_out: dict[str, list[float]] | None) -> dict[str, list[str]] | None:
+    """The rule-5 order of ``ranking`` when it is already in it — queries in id order, each query's hits by falling
+    score then inventory order, no passage twice — else None (the caller sorts). One pass over arrays."""
+    import numpy as np
+
+    qids, bounds = ranking.query_ids, ranking.bounds
+    if any(a >= b for a, b in zip(qids, qids[1:], strict=False)):
+        return None
+    r = np.fromiter((rank.get(pid, -1) for pid in ranking.passage_ids), dtype=np.int64, count=len(ranking))
+    if len(r) and r.min() < 0:
+        i = int(np.flatnonzero(r < 0)[0])
+        k = int(np.searchsorted(np.asarray(bounds), i, side="right")) - 1
+        raise UnjudgedPassage(f"query {qids[k]}: ranked passage {ranking.passage_ids[i]!r} is not in the passage "
+                              "inventory")
+    s = np.asarray(ranking.scores, dtype=np.float64)
+    if not np.isfinite(s).all():
+        raise BadInput("the run holds a score that is not a finite number")
+    counts = [b - a for a, b in zip(bounds, bounds[1:], strict=False)]
+    q = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+    same = q[1:] == q[:-1]
+    if (same & ((s[1:] > s[:-1]) | ((s[1:] == s[:-1]) & (r[1:] <= r[:-1])))).any():
+        return None
+    if len(np.unique(q * max(len(rank), 1) + r)) != len(r):
+        return None
+    pids = ranking.passage_ids
+    present = [k for k in range(len(qids)) if bounds[k + 1] > bounds[k]]
+    if scores_out is not None:
+        scores = s.tolist()
+        scores_out.update({qids[k]: scores[bounds[k]:bounds[k + 1]] for k in present})
+    return {qids[k]: list(pids[bounds[k]:bounds[k + 1]]) for k in present}
 
 
 def normalise(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[RankedPassage]]:

@@ -136,3 +136,20 @@ def test_an_equivalent_arm_passes_the_gate_and_the_exports_reproduce_with_ir_mea
     for r in doc["retrieval"]["per_query"]:
         for m, v in r["values"].items():
             assert round(again[r["query_id"]][m], 6) == v, (r["query_id"], m)
+
+
+def test_any_concurrency_gives_the_same_run_byte_for_byte(stack, tmp_path):
+    from turnbench.corpus import open_corpus
+    from turnbench.engines.retrieval import run_arm
+
+    bench(stack, tmp_path / "bench", answerer="skip")  # loads SMALL into INDEX
+    corpus = open_corpus(SMALL)
+    runs = {n: run_arm(stack, corpus, "bm25", index=INDEX, concurrency=n) for n in (1, 4)}
+    for n, rr in runs.items():
+        pipeline.write_run(tmp_path / f"c{n}", rr)
+    one, four = runs[1].entries, runs[4].entries
+    assert (one.query_ids, list(one.passage_ids), list(one.scores)) == (
+        four.query_ids, list(four.passage_ids), list(four.scores))
+    assert len(one.query_ids) > 50 and len(one) > 1000
+    for name in ("run.trec", "run.jsonl", "passages.jsonl", "arm.json"):
+        assert (tmp_path / "c1" / name).read_bytes() == (tmp_path / "c4" / name).read_bytes(), name

@@ -49,3 +49,66 @@ def test_the_fast_normalised_order_equals_runs_normalise_on_tie_heavy_input():
     assert normalised_run([], pmap) == {}
     with pytest.raises(UnjudgedPassage):
         normalised_run([RankedPassage("q", "nope", 1, 1.0)], pmap)
+
+
+@pytest.mark.parametrize("passage", [
+    Passage("m1:00000", "m1", "Ana", 0.0, 1.5, 0, "turn", "a" * 64, 12),
+    Passage('q"uote\\back:1', "m\u00e9eting \u2603", "Zo\u00eb \"Z\"", 1e-7, 123456789.125, 7, "title", "", 0),
+    Passage("tab\there\n", "m\x01", "s", 3.0, 3.0, 0),
+])
+def test_a_passages_canonical_line_is_canonical_json_byte_for_byte(passage):
+    from turnbench import canonical
+
+    assert passage.canonical_line() == canonical.dumps_line(passage.to_json())
+    with_text = Passage(passage.id, passage.meeting, passage.speaker, passage.start, passage.end, passage.index,
+                        text="said \"so\"")
+    assert with_text.canonical_line() == canonical.dumps_line(with_text.to_json())
+
+
+def _ranking_case():
+    from turnbench.runs import Ranking
+
+    passages = [Passage(f"m{m}:{i:05d}", f"m{m}", "s", 0.0, 1.0, i) for m in (1, 2) for i in range(4)]
+    pmap = {p.id: p for p in passages}
+    # q1: falling scores, a tie broken in inventory order (m1 before m2); q2: one hit; q3: none
+    ranking = Ranking.build([("q1", ["m2:00001", "m1:00003", "m2:00000", "m1:00000"], [9.0, 4.0, 4.0, 1.5]),
+                             ("q2", ["m1:00002"], [0.25]), ("q3", [], [])])
+    return pmap, ranking
+
+
+def test_a_ranking_already_in_rule_5_order_is_read_as_it_is_and_equals_the_sorted_answer():
+    from turnbench.runs import _already_in_order, normalised_order
+
+    pmap, ranking = _ranking_case()
+    assert len(ranking) == 5 and [e.rank for e in ranking] == [1, 2, 3, 4, 1]
+    rank = {p.id: i for i, p in enumerate(sorted(pmap.values(), key=lambda p: (p.kind, p.meeting, p.index)))}
+    best: dict = {}
+    fast = _already_in_order(ranking, rank, best)
+    assert fast == {"q1": ["m2:00001", "m1:00003", "m2:00000", "m1:00000"], "q2": ["m1:00002"]}
+    assert best == {"q1": [9.0, 4.0, 4.0, 1.5], "q2": [0.25]}
+    assert normalised_order(ranking, pmap) == normalised_order(list(ranking), pmap) == fast
+
+
+@pytest.mark.parametrize("breach", ["tie out of order", "score rises", "passage twice", "queries unsorted"])
+def test_a_ranking_out_of_rule_5_order_is_sorted_not_trusted(breach):
+    from turnbench.runs import Ranking, _already_in_order, normalised_order
+
+    pmap, _ = _ranking_case()
+    rows = {"tie out of order": [("q1", ["m1:00003", "m2:00000", "m1:00000"], [4.0, 4.0, 4.0])],
+            "score rises": [("q1", ["m1:00003", "m2:00000"], [1.0, 2.0])],
+            "passage twice": [("q1", ["m1:00003", "m2:00000", "m1:00003"], [5.0, 4.0, 3.0])],
+            "queries unsorted": [("q2", ["m1:00002"], [1.0]), ("q1", ["m1:00003"], [1.0])]}[breach]
+    ranking = Ranking.build(rows)
+    rank = {p.id: i for i, p in enumerate(sorted(pmap.values(), key=lambda p: (p.kind, p.meeting, p.index)))}
+    assert _already_in_order(ranking, rank, None) is None
+    assert normalised_order(ranking, pmap) == normalised_order(list(ranking), pmap)
+
+
+def test_a_ranking_naming_a_passage_outside_the_inventory_is_refused_naming_the_query():
+    from turnbench.runs import Ranking, normalised_order
+
+    pmap, _ = _ranking_case()
+    with pytest.raises(UnjudgedPassage, match="query q2: ranked passage 'ghost' is not in the passage inventory"):
+        normalised_order(Ranking.build([("q1", ["m1:00000"], [1.0]), ("q2", ["ghost"], [1.0])]), pmap)
+    with pytest.raises(ValueError, match="bounds must cover"):
+        Ranking(("q1",), (0, 2), ["a"], [1.0])

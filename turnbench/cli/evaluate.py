@@ -1,4 +1,4 @@
-"""Commands that produce and judge results: run, answer, score, bench, compare."""
+"""Commands that produce and judge results: run, fuse, answer, score, bench, agreement."""
 
 from __future__ import annotations
 
@@ -11,10 +11,18 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
-from turnbench.cli.stack import image_choice, image_options
+from turnbench.cli.stack import image_choice, image_options, nodes_choice, nodes_option
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def _concurrency_option(fn: Callable[P, R]) -> Callable[P, R]:
+    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
+
+    return click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=DEFAULT_CONCURRENCY,
+                        show_default=True, help="Threads sending the _msearch batches; the run is the same bytes at "
+                                                "any concurrency.")(fn)
 
 
 @click.command("run")
@@ -31,9 +39,10 @@ R = TypeVar("R")
               help="Passages per query (default: the arm's, 100).")
 @click.option("--index", default=None,
               help="OpenSearch index the corpus was loaded into [default: turnbench-passages].")
+@_concurrency_option
 @handle_errors
 def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: str, scope: str, depth: int | None,
-            index: str | None) -> None:
+            index: str | None, concurrency: int) -> None:
     """Run one retrieval arm over a loaded corpus; write the passage inventory and the run."""
     from turnbench import canonical
     from turnbench.corpus.format import open_corpus
@@ -47,7 +56,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     (arm,) = resolve([arm_name] if arm_name else [], [Path(arm_file)] if arm_file else [])
     canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
     corpus = open_corpus(Path(corpus_dir))
-    result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth)
+    result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
     names = write_run(Path(out), result)
     t = result.timings
     oracle = "  [ORACLE UPPER BOUND: gold meetings only]" if result.arm_config["scope"]["oracle"] else ""
@@ -173,12 +182,16 @@ def _seeds(text: str | None) -> list[int]:
               help="Answer the aggregation questions too (answers.md); skip leaves them out.")
 @click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
 @image_options
+@nodes_option
+@click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Primary shards of the index (no replicas); lexical arms search several shard-invariantly.")
+@_concurrency_option
 @_relevance_options
 @handle_errors
 def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
               arm_files: tuple[str, ...], out: str, control_name: str | None, scope: str, provider: str,
               answerer: str, index: str | None, opensearch_image: str | None, postgres_image: str | None,
-              relevance_high: float, relevance_low: float,
+              nodes: int | None, shards: int, concurrency: int, relevance_high: float, relevance_low: float,
               binary_relevance: bool) -> None:
     """Stack -> load -> run -> judge -> score -> report -> write, for each arm (and each seed); prints the tables."""
     from turnbench.engines.arms import resolve
@@ -198,7 +211,9 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     common: dict[str, Any] = {"scope": scope, "control_name": control_name, "provider": provider,
                               "answerer": answerer, "policy": policy, "show_progress": tty, "index": index,
                               "echo": None if tty else say,
-                              "stack_options": image_choice(opensearch_image, postgres_image, provider)}
+                              "stack_options": {**image_choice(opensearch_image, postgres_image, provider),
+                                                **nodes_choice(nodes, provider)},
+                              "shards": shards, "concurrency": concurrency}
     if seeds:
         outcomes = bench_seeds(seeds, resolved, Path(out), corpora=Path(corpora), workers=workers, **common)
     else:

@@ -36,6 +36,21 @@ def image_options(fn: Callable[P, R]) -> Callable[P, R]:
     return fn
 
 
+def nodes_option(fn: Callable[P, R]) -> Callable[P, R]:
+    return click.option("--nodes", type=click.IntRange(1, 9), default=None,
+                        help="embedded: start this many OpenSearch nodes as one cluster [default: 1].")(fn)
+
+
+def nodes_choice(nodes: int | None, provider: str) -> dict[str, Any]:
+    """``--nodes`` as a provider option: the embedded provider's (auto picks it); refused with any other."""
+    if nodes is None:
+        return {}
+    if provider in ("docker", "external"):
+        raise errors.BadInput(f"--nodes starts embedded nodes; the {provider} provider runs none "
+                              "(point --provider external at a cluster you run)")
+    return {"nodes": nodes}
+
+
 def image_choice(opensearch_image: str | None, postgres_image: str | None, provider: str) -> dict[str, Any]:
     """The image options given, as provider options; refused with a provider that runs no image."""
     given = {"opensearch_image": opensearch_image, "postgres_image": postgres_image}
@@ -61,12 +76,13 @@ def stack_group() -> None:
 @click.option("--postgres-port", type=click.IntRange(1, 65535), default=None,
               help="embedded, docker: PostgreSQL port [default: embedded a free one, docker 5432].")
 @image_options
+@nodes_option
 @click.option("--opensearch-url", default=None, help="external: the OpenSearch endpoint.")
 @click.option("--postgres-dsn", default=None, help="external: the PostgreSQL DSN.")
 @handle_errors
 def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: int | None,
              postgres_port: int | None, opensearch_image: str | None, postgres_image: str | None,
-             opensearch_url: str | None, postgres_dsn: str | None) -> None:
+             nodes: int | None, opensearch_url: str | None, postgres_dsn: str | None) -> None:
     """Start a stack in the background, wait until healthy, and record it."""
     from turnbench import canonical
     from turnbench.stack import lifecycle, state
@@ -76,7 +92,7 @@ def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: i
     else:
         given = {"heap": heap, "timeout": timeout, "opensearch_port": opensearch_port, "postgres_port": postgres_port}
         options = {**{k: v for k, v in given.items() if v is not None},
-                   **image_choice(opensearch_image, postgres_image, provider)}
+                   **image_choice(opensearch_image, postgres_image, provider), **nodes_choice(nodes, provider)}
     try:
         info = lifecycle.up(provider, echo=say, **options)
     except errors.StackStartError as exc:
@@ -170,8 +186,10 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
 @click.option("--max-words", default=200, show_default=True, type=click.IntRange(min=1),
               help="Most words in one passage.")
 @click.option("--index", default=None, help="OpenSearch index to (re)create [default: turnbench-passages].")
+@click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Primary shards (no replicas); lexical arms search several shard-invariantly.")
 @handle_errors
-def load_cmd(corpus_dir: str, max_words: int, index: str | None) -> None:
+def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int) -> None:
     """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
 
     Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
@@ -184,7 +202,7 @@ def load_cmd(corpus_dir: str, max_words: int, index: str | None) -> None:
 
     index = index or DEFAULT_INDEX
     corpus = open_corpus(Path(corpus_dir))
-    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index)
+    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, shards=shards)
     for line in result.summary(corpus.id):
         click.echo(line)
 

@@ -13,6 +13,7 @@ straight from OpenSearch's documentation. The file holds:
     [requires]                          # optional: what the index must hold for the arm
     vector_field = "embedding"
     encoder = "minilm-l6-v2-int8"
+    shards = "one"                      # it cannot be searched shard-invariantly over several shards
 
 Placeholders stand where a JSON value stands and are replaced by JSON values: ``{{query_text}}`` (a string),
 ``{{query_vector}}`` (the query's embedding, a list of numbers; needs ``requires.encoder``), ``{{filter}}`` (a
@@ -47,7 +48,7 @@ OWNED_BY_TURNBENCH = ("size", "from", "sort", "_source", "stored_fields", "docva
                       "search_after", "timeout", "terminate_after", "search_pipeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 KEYS = {"name", "description", "depth", "body", "pipeline", "requires"}
-REQUIRES_KEYS = {"vector_field", "encoder"}
+REQUIRES_KEYS = {"vector_field", "encoder", "shards"}
 BUILTIN_PACKAGE = "turnbench.engines.builtin_arms"
 
 
@@ -76,6 +77,12 @@ class Arm:
     @property
     def vector_field(self) -> str | None:
         return self.requires.get("vector_field")
+
+    @property
+    def one_shard(self) -> bool:
+        """Whether the arm can only run on a one-shard index: it says so, or it runs a search pipeline — the
+        hybrid query's normalisation is skipped under dfs_query_then_fetch, which several shards need."""
+        return self.requires.get("shards") == "one" or self.pipeline is not None
 
     def request(self, *, query_text: str, filters: Sequence[Mapping[str, Any]], depth: int,
                 query_vector: Sequence[float] | None = None) -> dict[str, Any]:
@@ -155,6 +162,8 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
     if not isinstance(requires, dict) or set(requires) - REQUIRES_KEYS or \
             not all(isinstance(v, str) and v for v in requires.values()):
         raise BadInput(f"{file_name}: [requires] may name {', '.join(sorted(REQUIRES_KEYS))}, each a string")
+    if requires.get("shards", "one") != "one":
+        raise BadInput(f"{file_name}: [requires] shards may only be \"one\" (an arm needing a one-shard index)")
     arm = Arm(name, description, depth, body, Path(file_name).name, canonical.sha256_bytes(data), builtin, pipeline,
               dict(requires))
     _check(arm, file_name)

@@ -9,15 +9,20 @@ Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings
 are an upper bound on ranking within meetings, never a product figure. The label travels in the resolved
 configuration.
 
-Queries go out in ``_msearch`` batches. The index is sorted on (passage kind, meeting id, passage index),
-so Lucene's tie-break among equal scores (lower document first) is the order ``turnbench.runs.normalise``
-applies: which of several tied passages makes the depth cut-off is decided by the passages, not by the
-order they were indexed in — and queries keep Lucene's fast top-k path (no per-query sort). Only queries
-scored on retrieval are run; aggregation queries belong to the answer engine.
+Queries go out in ``_msearch`` batches, from ``concurrency`` threads; batches are answered independently and
+collected in query-id order, so the run is the same bytes at any concurrency. On one shard the index is sorted
+on (passage kind, meeting id, passage index) and force-merged to one segment, so Lucene's tie-break among equal
+scores (lower document first) is the order ``turnbench.runs.normalise`` applies, and queries keep Lucene's fast
+top-k path. On several shards every search is ``dfs_query_then_fetch`` (corpus-wide term statistics, so a
+passage scores as it would on one shard) and sorts explicitly by (score, kind, meeting, index), so the merged
+top-k — and which tied passage makes the depth cut-off — is the one-shard answer. An arm that cannot be searched
+that way (a search pipeline, or ``shards = "one"``) is refused on several shards. Only queries scored on
+retrieval are run; aggregation queries belong to the answer engine.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,27 +32,59 @@ from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.engines.arms import Arm, builtin
 from turnbench.errors import BadInput, SearchFailed, UnknownArm
-from turnbench.runs import Passage, RankedPassage, Scope, get_scope, inventory_sha256, normalise
+from turnbench.runs import Passage, RankedPassage, Ranking, Scope, get_scope, inventory_sha256, normalise
 from turnbench.stack.info import StackInfo
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 MSEARCH_BATCH = 100
+DEFAULT_CONCURRENCY = 2  # two clients keep both of a small machine's cores busy: measured in benchmarks/run.py
+MAX_CONCURRENCY = 32
 # Only what a run needs comes back: the passage id (from doc values), the score, and what proves completeness.
 MSEARCH_FILTER = ",".join(f"responses.{k}" for k in ("hits.hits.fields", "hits.hits._score", "took", "timed_out",
                                                       "_shards", "error", "status"))
+HIT_ORDER = ("passage_kind", "meeting_id", "passage_index")  # the index sort: ties broken as rule 5 breaks them
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """How the queries are sent to an index of ``shards`` shards: the same scores and order on any number."""
+
+    shards: int
+    search_type: str | None  # dfs_query_then_fetch on several shards
+    sort: tuple[dict[str, str], ...] | None  # the hit order as an explicit sort on several shards
+
+    def runinfo(self) -> dict[str, Any]:
+        return {"shards": self.shards, "search_type": self.search_type or "query_then_fetch",
+                "sort": "explicit: score, then the index order" if self.sort else "index order (one segment)"}
+
+
+def search_plan(arm: Arm, shards: int) -> SearchPlan:
+    if shards == 1:
+        return SearchPlan(1, None, None)
+    if arm.one_shard:
+        why = "it runs a search pipeline, whose normalisation dfs_query_then_fetch skips" if arm.pipeline else \
+            "its file says so ([requires] shards = \"one\")"
+        raise BadInput(f"arm {arm.name} cannot run on an index of {shards} shards: {why}; load with --shards 1")
+    return SearchPlan(shards, "dfs_query_then_fetch",
+                      ({"_score": "desc"}, *({k: "asc"} for k in HIT_ORDER)))
 
 
 @dataclass(frozen=True)
 class RunResult:
     arm_config: dict[str, Any]  # the full resolved configuration: arm, scope (oracle label), index, order
-    run: dict[str, list[RankedPassage]]  # normalised (DESIGN rule 5); a query with no hit is absent
     latencies: list[float]  # per query, seconds, as OpenSearch reports it ("took"), in query-id order
     timings: Mapping[str, float]
     passages: tuple[Passage, ...] = field(default=())  # the inventory the run is normalised against
     passages_sha256: str = ""
-    entries: tuple[RankedPassage, ...] = field(default=())  # as OpenSearch returned them: its ranks, raw scores
+    entries: Ranking = field(default_factory=lambda: Ranking((), (0,), [], []))  # OpenSearch's ranks, raw scores
+    plan: SearchPlan = field(default_factory=lambda: SearchPlan(1, None, None))
+
+    @property
+    def run(self) -> dict[str, list[RankedPassage]]:
+        """Normalised (DESIGN rule 5); a query with no hit is absent."""
+        return normalise(self.entries, {p.id: p for p in self.passages})
 
 
 def search_body(arm: Arm, query: Query, scope: Scope, depth: int,
@@ -84,57 +121,99 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
 
 
 def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict[str, Any]]], *,
-                batch: int = MSEARCH_BATCH, progress: Callable[[int, int], None] | None = None
-                ) -> tuple[list[RankedPassage], list[float]]:
-    """Send ``(query id, body)`` pairs in ``_msearch`` batches; any failed or partial search is refused.
-    ``progress(done, total)`` is called with each batch's query count and the number of queries."""
+                batch: int = MSEARCH_BATCH, progress: Callable[[int, int], None] | None = None,
+                concurrency: int = 1, plan: SearchPlan | None = None,
+                known: Mapping[str, str] | None = None) -> tuple[Ranking, list[float]]:
+    """Send ``(query id, body)`` pairs in ``_msearch`` batches from ``concurrency`` threads; any failed or partial
+    search is refused. Returns the hits column-wise, in the order given, and each query's server time.
+    ``progress(done, total)`` is called with each batch's query count and the number of queries; ``known`` maps
+    passage ids to themselves (the inventory's strings), so a million hits share their ids instead of copying them.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    plan = plan or SearchPlan(1, None, None)
+    header = {"index": index, **({"search_type": plan.search_type} if plan.search_type else {})}
+    extra = {"sort": list(plan.sort), "track_scores": True} if plan.sort else {}
+    head = (json.dumps(header, separators=(",", ":")) + "\n").encode()
+    batches = [bodies[lo:lo + batch] for lo in range(0, len(bodies), batch)]
+
+    def send(part: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, list[str], list[float], float]]:
+        # the bodies are serialised here, in the worker, and the response read here too: the server is never idle
+        payload = b"".join(head + json.dumps({**body, **extra}, separators=(",", ":"), ensure_ascii=False).encode()
+                           + b"\n" for _qid, body in part)
+        resp = _msearch(client, payload, part)
+        out = []
+        for (qid, _body), r in zip(part, resp["responses"], strict=True):
+            out.append((qid, *_hits(qid, r, known)))
+        return out
+
+    per_query: list[tuple[str, list[str], list[float]]] = []
+    latencies: list[float] = []
+    workers = ThreadPoolExecutor(concurrency, thread_name_prefix="turnbench-search") if concurrency > 1 else None
+    try:
+        answered = workers.map(send, batches) if workers is not None else map(send, batches)
+        for part in answered:
+            for qid, pids, scores, took in part:
+                per_query.append((qid, pids, scores))
+                latencies.append(took)
+            if progress is not None:
+                progress(len(part), len(bodies))
+    finally:
+        if workers is not None:
+            workers.shutdown(wait=True, cancel_futures=True)
+    return Ranking.build(per_query), latencies
+
+
+def _msearch(client: OpenSearch, payload: bytes, part: Sequence[tuple[str, Any]]) -> dict[str, Any]:
     from opensearchpy.exceptions import TransportError
 
-    entries: list[RankedPassage] = []
-    latencies: list[float] = []
-    for lo in range(0, len(bodies), batch):
-        part = bodies[lo:lo + batch]
-        lines: list[dict] = []
-        for _qid, body in part:
-            lines.append({"index": index})
-            lines.append(body)
-        try:
-            resp = client.msearch(body=lines, filter_path=MSEARCH_FILTER)
-        except TransportError as exc:
-            raise SearchFailed(f"queries {part[0][0]}..{part[-1][0]}: OpenSearch refused the _msearch batch: "
-                               f"{exc}") from None
-        for (qid, _body), r in zip(part, resp["responses"], strict=True):
-            if "error" in r:
-                raise SearchFailed(f"query {qid}: OpenSearch answered an error: {r['error']}")
-            shards = r.get("_shards", {})
-            if r.get("timed_out") or shards.get("failed", 0):  # a skipped shard could not match: not partial
-                raise SearchFailed(f"query {qid}: partial result (timed out or shards failed): {shards}")
-            latencies.append(r["took"] / 1000.0)
-            # filter_path drops an empty hit list entirely: no key means no hit
-            for rank, hit in enumerate(r.get("hits", {}).get("hits", ()), 1):
-                pid = hit.get("fields", {}).get("passage_id")
-                if not pid:
-                    raise SearchFailed(f"query {qid}: hit {rank} carries no passage_id; "
-                                       "the index is not a passage index")
-                entries.append(RankedPassage(qid, pid[0], rank, float(hit["_score"])))
-        if progress is not None:
-            progress(len(part), len(bodies))
-    return entries, latencies
+    try:
+        resp: dict[str, Any] = client.msearch(body=payload, filter_path=MSEARCH_FILTER)
+    except TransportError as exc:
+        raise SearchFailed(f"queries {part[0][0]}..{part[-1][0]}: OpenSearch refused the _msearch batch: "
+                           f"{exc}") from None
+    return resp
+
+
+def _hits(qid: str, r: Mapping[str, Any], known: Mapping[str, str] | None) -> tuple[list[str], list[float], float]:
+    if "error" in r:
+        raise SearchFailed(f"query {qid}: OpenSearch answered an error: {r['error']}")
+    shards = r.get("_shards", {})
+    if r.get("timed_out") or shards.get("failed", 0):  # a skipped shard could not match: not partial
+        raise SearchFailed(f"query {qid}: partial result (timed out or shards failed): {shards}")
+    pids: list[str] = []
+    scores: list[float] = []
+    # filter_path drops an empty hit list entirely: no key means no hit
+    for rank, hit in enumerate(r.get("hits", {}).get("hits", ()), 1):
+        pid = hit.get("fields", {}).get("passage_id")
+        if not pid:
+            raise SearchFailed(f"query {qid}: hit {rank} carries no passage_id; the index is not a passage index")
+        pids.append(known.get(pid[0], pid[0]) if known is not None else pid[0])
+        scores.append(float(hit["_score"]))
+    return pids, scores, r["took"] / 1000.0
 
 
 def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,
-            depth: int | None = None, progress: Callable[[int, int], None] | None = None) -> RunResult:
+            depth: int | None = None, progress: Callable[[int, int], None] | None = None,
+            concurrency: int = DEFAULT_CONCURRENCY, inventory: tuple[Sequence[Passage], str] | None = None
+            ) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index (``progress``: as
-    ``run_queries`` calls it)."""
+    ``run_queries`` calls it). ``inventory``: the passages the load cut and their sha256 (what ``bench`` has in
+    hand); without it the inventory the load stored in PostgreSQL is read back and hashed."""
     from turnbench.stack.clients import stack_errors
 
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise BadInput(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}, not {concurrency!r}")
     with stack_errors(stack):
-        return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth, progress=progress)
+        return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth, progress=progress,
+                        concurrency=concurrency, inventory=inventory)
 
 
 def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None,
-             progress: Callable[[int, int], None] | None) -> RunResult:
+             progress: Callable[[int, int], None] | None, concurrency: int,
+             inventory: tuple[Sequence[Passage], str] | None) -> RunResult:
     from turnbench.errors import IndexNotSettled
+    from turnbench.stack import tables
     from turnbench.stack.clients import opensearch_client
     from turnbench.stack.index import (
         DEFAULT_INDEX,
@@ -144,7 +223,6 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
         observed_counts,
     )
     from turnbench.stack.load import loaded_marker
-    from turnbench.stack.passages import chunk_meeting
 
     arm = builtin(arm) if isinstance(arm, str) else arm
     sc = get_scope(scope)
@@ -157,14 +235,17 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     t0 = time.perf_counter()
     client = opensearch_client(stack)
     marker = loaded_marker(stack, corpus, index=index, client=client)
-    # The inventory is rebuilt from the corpus (chunking is pure) and must be the one the index was built from.
-    passages = tuple(sorted((c.passage for m in corpus.iter_meetings()
-                             for c in chunk_meeting(m.id, m.turns, max_words=marker["max_words"])),
-                            key=lambda p: (p.meeting, p.index)))
-    sha = inventory_sha256(passages)
+    plan = search_plan(arm, int(marker.get("shards", 1)))
+    # The inventory the index was built from: handed over by the load that just built it, or read back from where
+    # that load stored it; either way its hash must be the one the index's marker records.
+    if inventory is not None:
+        passages, sha = tuple(inventory[0]), inventory[1]
+    else:
+        passages = tuple(tables.read_passages(stack))
+        sha = inventory_sha256(passages)
     if sha != marker["passages_sha256"]:
-        raise IndexNotSettled(f"index {index!r} was built from a different passage inventory "
-                              f"(sha256 {marker['passages_sha256'][:12]}…, rebuilt {sha[:12]}…)")
+        raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
+                              f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
     expected = expected_counts(passages)
     got = observed_counts(client, index)
     if got != expected:
@@ -175,16 +256,14 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
     bodies = [(q.id, search_body(arm, q, sc, depth)) for q in queries]
     t0 = time.perf_counter()
-    entries, latencies = run_queries(client, index, bodies, progress=progress)
+    entries, latencies = run_queries(client, index, bodies, progress=progress, concurrency=concurrency, plan=plan,
+                                     known={p.id: p.id for p in passages})
     timings["search_s"] = time.perf_counter() - t0
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
-
-    by_id = {p.id: p for p in passages}
-    run = normalise(entries, by_id)
-    return RunResult(arm_config=_resolved_config(arm, sc, index, depth, len(queries), marker), run=run,
-                     latencies=latencies, timings=timings, passages=passages, passages_sha256=sha,
-                     entries=tuple(entries))
+    timings["concurrency"] = float(concurrency)
+    return RunResult(arm_config=_resolved_config(arm, sc, index, depth, len(queries), marker), latencies=latencies,
+                     timings=timings, passages=passages, passages_sha256=sha, entries=entries, plan=plan)
 
 
 def run_tag(arm_config: Mapping[str, Any]) -> str:

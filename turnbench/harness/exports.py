@@ -28,7 +28,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput
-from turnbench.runs import RankedPassage
+from turnbench.runs import RankedPassage, Ranking
 
 QRELS_PASSAGES = "qrels.passages.txt"
 QRELS_MEETINGS = "qrels.meetings.txt"
@@ -75,6 +75,13 @@ def scored_run_text(run: Mapping[str, Sequence[str]], tag: str) -> bytes:
 
 def raw_run_text(entries: Iterable[RankedPassage], tag: str) -> bytes:
     """The engine's entries, per query in its own rank order."""
+    if isinstance(entries, Ranking) and list(entries.query_ids) == sorted(set(entries.query_ids)):
+        lines = []
+        for k, qid in enumerate(entries.query_ids):
+            pids, scores = entries.hits(k)
+            lines += [f"{qid} Q0 {pid} {rank} {score!r} {tag}\n"
+                      for rank, (pid, score) in enumerate(zip(pids, scores, strict=True), 1)]
+        return "".join(lines).encode("utf-8")
     # stable: an engine that repeats a rank keeps the order it gave (the file it came from, byte for byte)
     rows = sorted(entries, key=attrgetter("query_id", "rank"))
     return "".join(f"{e.query_id} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n" for e in rows).encode("utf-8")

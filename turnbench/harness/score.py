@@ -30,7 +30,7 @@ from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
 from turnbench.harness import metrics as M
 from turnbench.harness import ties as T
-from turnbench.runs import Passage, RankedPassage, get_scope, inventory_sha256, normalised_order
+from turnbench.runs import Passage, RankedPassage, Ranking, get_scope, inventory_sha256, normalised_order
 
 SCHEMA_VERSION = 1
 ALL = "all"
@@ -126,7 +126,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         if q.cls not in RANKED_CLASSES:
             raise BadInput(f"query {q.id} is scored on retrieval but its class {q.cls!r} is not a ranked class")
 
-    run_entries = list(run_entries)
+    if not isinstance(run_entries, Ranking):
+        run_entries = list(run_entries)
     best: dict[str, list[float]] = {}
     run = normalised_order(run_entries, pmap, best)
     foreign = sorted(set(run) - known_ids)
@@ -204,8 +205,9 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     tag = X.run_tag(arm_label(engine_side["arm"]))
     side = X.sidecar(policy.to_json(), measures, [q.id for q in ranked if not judged[q.id].judgeable],
                      [r["query_id"] for r in per_query if not r["answered"]], tag)
-    files = X.export_files(p_qrels, m_qrels, ranked_run, m_order,
-                           (e for e in run_entries if e.query_id in ranked_ids), side)
+    raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
+           else [e for e in run_entries if e.query_id in ranked_ids])
+    files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
     first = itemgetter(0)
     covered = {pid: tuple(map(first, covers[pmap[pid].meeting].covered[pid])) for pid in bound

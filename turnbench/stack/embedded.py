@@ -54,6 +54,7 @@ from turnbench.stack.provider import Provider
 
 DEFAULT_HEAP = "1g"
 DEFAULT_TIMEOUT = 180.0
+MAX_NODES = 9
 WORKDIR_PREFIX = "turnbench-stack-"
 
 JVM_FLAGS = (
@@ -79,7 +80,7 @@ rootLogger.appenderRef.console.ref = console
 
 
 class EmbeddedStack(Provider):
-    """One embedded OpenSearch node and one PostgreSQL server."""
+    """One embedded OpenSearch node (or ``nodes`` of them forming one cluster) and one PostgreSQL server."""
 
     name: ClassVar[str] = "embedded"
 
@@ -98,10 +99,16 @@ class EmbeddedStack(Provider):
         postgres_port: int | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         workdir: str | os.PathLike[str] | None = None,
+        nodes: int = 1,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise BadInput(f"unknown option(s) for the embedded provider: {', '.join(sorted(unknown))}")
+        if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
+            raise BadInput(f"nodes must be a whole number from 1 to {MAX_NODES}, not {nodes!r}")
+        if nodes > 1 and (opensearch_port or transport_port):
+            raise BadInput("a cluster of several nodes takes free ports; give no --opensearch-port with --nodes")
+        self.nodes = nodes
         self.heap = heap or os.environ.get("TURNBENCH_OPENSEARCH_HEAP") or DEFAULT_HEAP
         if not re.fullmatch(r"\d+[mMgG]", self.heap):
             raise BadInput(f"heap must look like 512m or 1g, not {self.heap!r}")
@@ -148,13 +155,13 @@ class EmbeddedStack(Provider):
         self._start_watchdog(root)
 
         t_os = time.monotonic()
-        node_log = self._launch_opensearch(root, launcher, ports["http"], ports["transport"])
+        node_logs = [self._launch_opensearch(root, launcher, i, ports) for i in range(self.nodes)]
         t_pg = time.monotonic()
         pg_proc, dsn = start_postgres(run_pg, root / "pg", root / "postgres.log", user, ports["postgres"],
                                       spawn=self._spawn, failed=self._failed, timeout=self.timeout)
         self.timings["postgres_ready_s"] = time.monotonic() - t_pg
         url = f"http://{LOOPBACK}:{ports['http']}"
-        self._wait_opensearch(url, node_log, deadline=t_os + self.timeout)
+        self._wait_opensearch(url, node_logs, deadline=t_os + self.timeout)
         self._check_plugins(url)
         self.timings["opensearch_ready_s"] = time.monotonic() - t_os
         self.timings["total_s"] = time.monotonic() - t0
@@ -171,9 +178,12 @@ class EmbeddedStack(Provider):
                 "jars_fetched_now": len(launcher.fetched),
                 "jars_replaced": list(launcher.replaced),
                 "plugins": list(pins.plugin_classes()),
-                "log": str(node_log),
+                "log": str(node_logs[0]),
                 "http_port": ports["http"],
                 "transport_port": ports["transport"],
+                "nodes": self.nodes,
+                **({"node_logs": [str(p) for p in node_logs],
+                    "node_http_ports": [ports[_port("http", i)] for i in range(self.nodes)]} if self.nodes > 1 else {}),
             },
             "postgres": {
                 "bin_dir": str(pg.bin_dir),
@@ -191,10 +201,13 @@ class EmbeddedStack(Provider):
         return describe("embedded", url, dsn, details)
 
     def _ports(self) -> dict[str, int]:
-        """Every port checked free (given) or handed out (not given), all distinct, before anything starts."""
-        chosen = {what: require_free_port(port, what) for what, port in sorted(self.ports.items()) if port}
+        """Every port checked free (given) or handed out (not given), all distinct, before anything starts:
+        PostgreSQL's, and an HTTP and a transport port per node (``http``/``transport``, then ``http-1``...)."""
+        more = {_port(kind, i): None for i in range(1, self.nodes) for kind in ("http", "transport")}
+        wanted = {**self.ports, **more}
+        chosen = {what: require_free_port(port, what) for what, port in sorted(wanted.items()) if port}
         taken = set(chosen.values())
-        for what in sorted(self.ports):
+        for what in sorted(wanted):
             if what not in chosen:
                 port = free_port()
                 while port in taken:
@@ -204,25 +217,34 @@ class EmbeddedStack(Provider):
         return chosen
 
     # -- OpenSearch -----------------------------------------------------------------------------------
-    def _launch_opensearch(self, root: Path, launcher: jars.Launcher, http_port: int, transport_port: int) -> Path:
-        home = root / "opensearch"
+    def _launch_opensearch(self, root: Path, launcher: jars.Launcher, node: int, ports: Mapping[str, int]) -> Path:
+        """Start node ``node`` (0-based) in its own home and data directory; a cluster's nodes find each other by
+        their transport ports on loopback and bootstrap from all of them, named in advance."""
+        home = root / ("opensearch" if node == 0 else f"opensearch-{node}")
         for sub in ("config", "data", "logs", "plugins", "modules", "tmp"):
             (home / sub).mkdir(parents=True)
-        settings = {
-            "cluster.name": "turnbench",
-            "node.name": "turnbench",
+        settings: dict[str, Any] = {
+            "cluster.name": "turnbench" if self.nodes == 1 else f"turnbench-{self.stack_id}",
+            "node.name": "turnbench" if self.nodes == 1 else f"turnbench-{node}",
             "path.data": str(home / "data"),
             "path.logs": str(home / "logs"),
             "network.host": LOOPBACK,
-            "http.port": http_port,
-            "transport.port": transport_port,
-            "discovery.type": "single-node",
+            "http.port": ports[_port("http", node)],
+            "transport.port": ports[_port("transport", node)],
             "cluster.routing.allocation.disk.threshold_enabled": "false",
             "action.auto_create_index": "true",
         }
+        if self.nodes == 1:
+            settings["discovery.type"] = "single-node"
+        else:
+            # fresh data directories (made above) and every node named as a bootstrap manager: one cluster forms
+            settings["discovery.seed_hosts"] = json.dumps(
+                [f"{LOOPBACK}:{ports[_port('transport', i)]}" for i in range(self.nodes)])
+            settings["cluster.initial_cluster_manager_nodes"] = json.dumps(
+                [f"turnbench-{i}" for i in range(self.nodes)])
         (home / "config" / "opensearch.yml").write_text("".join(f"{k}: {v}\n" for k, v in sorted(settings.items())))
         (home / "config" / "log4j2.properties").write_text(LOG4J2)
-        node_log = root / "opensearch.log"
+        node_log = root / ("opensearch.log" if node == 0 else f"opensearch-{node}.log")
         cmd = [
             str(launcher.java.java),
             f"-Xms{self.heap}",
@@ -235,33 +257,41 @@ class EmbeddedStack(Provider):
             str(home),
             *pins.plugin_classes(),
         ]
-        self._spawn("opensearch", cmd, node_log, signal.SIGTERM, cwd=home)
+        self._spawn("opensearch" if node == 0 else f"opensearch-{node}", cmd, node_log, signal.SIGTERM, cwd=home)
         return node_log
 
-    def _wait_opensearch(self, url: str, node_log: Path, deadline: float) -> None:
-        proc = self.started[0]
+    def _wait_opensearch(self, url: str, node_logs: list[Path], deadline: float) -> None:
+        """Until the cluster is yellow with every node in it; a node whose JVM exits ends the wait, naming its log."""
+        procs = self.started[:len(node_logs)]
+        query = f"wait_for_status=yellow&wait_for_nodes={len(node_logs)}&timeout=1s"
         while True:
-            if not is_running(proc.pid, proc.ticks):
-                code = exit_code(proc.pid)
-                reason = "a plugin class did not load" if code == 78 else f"the JVM exited (code {code})"
-                raise self._failed(f"OpenSearch did not start: {reason}", node_log)
+            for proc, log in zip(procs, node_logs, strict=True):
+                if not is_running(proc.pid, proc.ticks):
+                    code = exit_code(proc.pid)
+                    reason = "a plugin class did not load" if code == 78 else f"the JVM exited (code {code})"
+                    which = "" if len(node_logs) == 1 else f" (node {proc.name})"
+                    raise self._failed(f"OpenSearch did not start{which}: {reason}", log)
             try:
-                health = http_json(f"{url}/_cluster/health?wait_for_status=yellow&timeout=1s", timeout=3)
-                if health.get("status") in ("yellow", "green"):
+                health = http_json(f"{url}/_cluster/health?{query}", timeout=3)
+                if health.get("status") in ("yellow", "green") and health.get("number_of_nodes") == len(node_logs):
                     return
             except (OSError, ValueError):
                 pass
             if time.monotonic() >= deadline:
-                raise self._failed(f"OpenSearch did not turn yellow within {self.timeout:g} s", node_log)
+                nodes = "" if len(node_logs) == 1 else f" with {len(node_logs)} nodes"
+                raise self._failed(f"OpenSearch did not turn yellow{nodes} within {self.timeout:g} s", node_logs[0])
             time.sleep(0.2)
 
     def _check_plugins(self, url: str) -> None:
+        """Every node carries every pinned plugin (a cluster node without one would answer some requests otherwise)."""
         nodes = http_json(f"{url}/_nodes/plugins", timeout=10)["nodes"]
-        loaded = {p.get("classname") or p.get("name") for n in nodes.values() for p in n.get("plugins", [])}
-        loaded |= {p.get("name") for n in nodes.values() for p in n.get("plugins", [])}
-        missing = sorted(set(pins.plugin_classes()) - loaded)
-        if missing:
-            raise StackStartError(f"OpenSearch started without plugin(s) {', '.join(missing)}")
+        for node in sorted(nodes.values(), key=lambda n: str(n.get("name"))):
+            plugins = node.get("plugins", [])
+            loaded = {p.get("classname") or p.get("name") for p in plugins} | {p.get("name") for p in plugins}
+            missing = sorted(set(pins.plugin_classes()) - loaded)
+            if missing:
+                raise StackStartError(f"OpenSearch node {node.get('name')} started without plugin(s) "
+                                      f"{', '.join(missing)}")
 
     # -- processes ------------------------------------------------------------------------------------
     def _spawn(self, name: str, cmd: list[str], log: Path, stop_signal: int, **kwargs: Any) -> Started:
@@ -325,6 +355,10 @@ class EmbeddedStack(Provider):
         stop_processes(procs)
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _port(kind: str, node: int) -> str:
+    return kind if node == 0 else f"{kind}-{node}"
 
 
 def _owned_workdir(details: Mapping[str, Any]) -> Path | None:

@@ -38,6 +38,13 @@ MARKER = "turnbench"
 INDEX_ORDER = ("passage_kind", "meeting_id", "passage_index")
 SIMILARITY = {"type": "BM25", "k1": 1.2, "b": 0.75}  # Lucene's defaults, written out so they are recorded
 SETTLE_TIMEOUT_S = 30.0
+MAX_SHARDS = 64
+# Settings that describe the topology, not the index: runinfo.json records them, the claim does not, so one shard
+# and several (searched shard-invariantly) write the same claim files.
+TOPOLOGY_SETTINGS = frozenset({"index.number_of_shards", "index.number_of_replicas", "index.number_of_routing_shards"})
+# What the claim says instead: why the shard count cannot move a score or an order (retrieval.search_plan).
+SHARD_INVARIANCE = ("one shard, or dfs_query_then_fetch (corpus-wide term statistics) with the hit order as an "
+                    "explicit sort")
 SETTLE_POLL_S = 0.05
 # Settings OpenSearch stamps per index instance: they differ between two loads of the same corpus.
 VOLATILE_SETTINGS = frozenset({
@@ -60,10 +67,17 @@ def check_index_name(index: str) -> str:
 
 # -- definition ------------------------------------------------------------------------------------
 
-def index_settings() -> dict[str, Any]:
+def check_shards(shards: int) -> int:
+    if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= MAX_SHARDS:
+        raise BadInput(f"shards must be a whole number from 1 to {MAX_SHARDS}, not {shards!r}")
+    return shards
+
+
+def index_settings(shards: int = 1) -> dict[str, Any]:
     return {
         "index": {
-            "number_of_shards": 1,
+            # no replicas: a search is answered by exactly one copy of each shard, so nothing depends on which
+            "number_of_shards": check_shards(shards),
             "number_of_replicas": 0,
             "refresh_interval": "-1",  # refreshed explicitly after bulk; set back after the force-merge
             "similarity": {"turnbench_bm25": dict(SIMILARITY)},
@@ -198,28 +212,42 @@ def strip_volatile_settings(flat: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def index_provenance(client: OpenSearch, index: str) -> dict[str, Any]:
-    """What a results file records about the index (DESIGN §3 rule 1); equal across two loads of one corpus."""
+    """What a results file records about the index (DESIGN §3 rule 1); equal across two loads of one corpus, and
+    across topologies: shard and replica counts and segments go to :func:`index_topology` (runinfo.json)."""
     info = client.info()
     stats = client.indices.stats(index=index, metric="docs,indexing,store,segments")["indices"][index]["primaries"]
     flat = next(iter(client.indices.get_settings(index=index, flat_settings=True).values()))["settings"]
     mappings = dict(next(iter(client.indices.get_mapping(index=index).values()))["mappings"])
     mappings.pop("_meta", None)  # the marker names the corpus; the hash describes the mapping alone
-    settings = strip_volatile_settings(flat)
+    settings = {k: v for k, v in strip_volatile_settings(flat).items() if k not in TOPOLOGY_SETTINGS}
     return {
         "index": index,
         "format": INDEX_FORMAT,
         "docs_count": stats["docs"]["count"],
         "docs_deleted": stats["docs"]["deleted"],
         "indexing_index_total": stats["indexing"]["index_total"],
-        "segments_count": stats["segments"]["count"],
-        "number_of_shards": int(settings["index.number_of_shards"]),
-        "number_of_replicas": int(settings["index.number_of_replicas"]),
+        "segments_per_shard": 1,  # load force-merges every shard to one segment and checks it (index_topology)
+        "search": SHARD_INVARIANCE,
         "similarity": dict(SIMILARITY),
         "settings_sha256": canonical.sha256_bytes(canonical.dumps(settings).encode()),
         "mapping_sha256": canonical.sha256_bytes(canonical.dumps(mappings).encode()),
         "opensearch_version": info["version"]["number"],
         "lucene_version": info["version"]["lucene_version"],
         "opensearch_distribution": info["version"].get("distribution", "opensearch"),
+    }
+
+
+def index_topology(client: OpenSearch, index: str) -> dict[str, Any]:
+    """Where the index lives: nodes, shards, replicas and segments per shard — runinfo.json's, never the claim's."""
+    flat = next(iter(client.indices.get_settings(index=index, flat_settings=True).values()))["settings"]
+    shards = client.cat.shards(index=index, format="json", h="shard,prirep,segments.count")
+    nodes = client.cat.nodes(format="json", h="name")
+    segments = {int(s["shard"]): int(s.get("segments.count") or 0) for s in shards if s.get("prirep") == "p"}
+    return {
+        "nodes": len(nodes),
+        "shards": int(flat["index.number_of_shards"]),
+        "replicas": int(flat["index.number_of_replicas"]),
+        "segments_per_shard": [segments[k] for k in sorted(segments)],
     }
 
 

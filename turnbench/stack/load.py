@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
-from turnbench.corpus.records import Meeting
 from turnbench.errors import IndexNotSettled, StackStateError
 from turnbench.runs import Passage, inventory_sha256
 from turnbench.stack import index as ix
@@ -32,6 +31,8 @@ from turnbench.stack.passages import DEFAULT_MAX_WORDS, Chunk, chunk_meeting
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
+
+T = TypeVar("T")
 
 BULK_CHUNK_DOCS = 500
 # Two bulk requests in flight keep both of a small machine's cores busy. Safe for determinism: index sorting
@@ -49,6 +50,7 @@ class LoadResult:
     # seconds per step, plus host-dependent figures (store_size_bytes: Lucene's segment files carry the OS and
     # JVM version strings, so the size can differ by a few bytes between machines); outside any claim
     timings: Mapping[str, float]
+    topology: Mapping[str, Any] = field(default_factory=dict)  # nodes, shards, segments: runinfo.json's
 
     def summary(self, corpus_id: str) -> list[str]:
         """What ``turnbench load`` prints: counts, versions, the inventory's hash and the time per step."""
@@ -74,7 +76,7 @@ def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]]) -
 
 
 def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
-          total: int = 0, progress: Callable[[int, int], None] | None = None) -> int:
+          progress: Callable[[int, int], None] | None = None) -> int:
     from opensearchpy import helpers
     from opensearchpy.helpers import BulkIndexError
 
@@ -85,9 +87,9 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
                                                     raise_on_error=True, raise_on_exception=True):
             ok += bool(success)
             if progress is not None and ok % BULK_CHUNK_DOCS == 0:
-                progress(BULK_CHUNK_DOCS, total)  # once per bulk chunk: a chunk's items arrive together
+                progress(BULK_CHUNK_DOCS, ok)  # once per bulk chunk: a chunk's items arrive together
         if progress is not None and ok % BULK_CHUNK_DOCS:
-            progress(ok % BULK_CHUNK_DOCS, total)
+            progress(ok % BULK_CHUNK_DOCS, ok)
     except BulkIndexError as exc:
         first = exc.errors[0] if exc.errors else {}
         raise IndexNotSettled(
@@ -97,63 +99,75 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
 
 
 def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS,
-                index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S,
+                index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, shards: int = 1,
                 progress: Callable[[int, int], None] | None = None) -> LoadResult:
-    """Load ``corpus`` into the stack's PostgreSQL and OpenSearch and return the passages and provenance.
-    ``progress(done, total)`` is called with each bulk chunk's passage count and the number of passages."""
+    """Load ``corpus`` into the stack's PostgreSQL and OpenSearch (``shards`` primary shards, no replicas) and return
+    the passages and provenance. ``progress(done, total)`` is called with each bulk chunk's passage count and the
+    number of passages loaded so far (the total is not known until the corpus has been read once)."""
     with stack_errors(stack):
         return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s,
-                            progress=progress)
+                            shards=shards, progress=progress)
 
 
-def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str,
-                 settle_timeout_s: float, progress: Callable[[int, int], None] | None) -> LoadResult:
+def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str, settle_timeout_s: float,
+                 shards: int, progress: Callable[[int, int], None] | None) -> LoadResult:
+    from concurrent.futures import ThreadPoolExecutor
+
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     ix.check_index_name(index)
+    ix.check_shards(shards)
     client = opensearch_client(stack)
     # Ownership is checked on both stores before either is written, so a refusal changes nothing.
     old_marker = ix.index_marker(client, index)
     tables.loaded_tables_marker(stack)
     chunk_meeting("validate", (), max_words=max_words)  # a bad max_words is refused before any write
 
-    chunks: list[tuple[Chunk, str, str | None]] = []
-    chunk_s = 0.0
-
-    def cut(m: Meeting) -> None:
-        nonlocal chunk_s
-        t0 = time.perf_counter()
-        chunks.extend((c, m.title, m.recorded_date) for c in chunk_meeting(m.id, m.turns, max_words=max_words))
-        chunk_s += time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    counts = tables.copy_corpus(stack, corpus.iter_meetings(), corpus_marker(corpus), cut)
-    timings["postgres_s"] = time.perf_counter() - t0 - chunk_s
-    timings["chunk_s"] = chunk_s
-    passages = tuple(sorted((c.passage for c, _, _ in chunks), key=lambda p: (p.meeting, p.index)))
-    passages_sha256 = inventory_sha256(passages)
-    expected = ix.expected_counts(passages)
-    if len(expected[1]) != counts.meetings:
-        # a meeting with no segments yields no passage; the index could not show it, so refuse up front
-        empty = counts.meetings - len(expected[1])
-        raise IndexNotSettled(f"{empty} meeting(s) have no segments and would be absent from the index")
-
     t0 = time.perf_counter()
     if old_marker is not None:
         client.indices.delete(index=index)
-    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, passages=len(passages),
-                           meetings=counts.meetings, passages_sha256=passages_sha256, state="loading")
+    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards, state="loading")
     mappings = ix.index_mappings()
     mappings["_meta"] = {ix.MARKER: marker}
-    client.indices.create(index=index, body={"settings": ix.index_settings(), "mappings": mappings})
+    client.indices.create(index=index, body={"settings": ix.index_settings(shards), "mappings": mappings},
+                          params={"wait_for_active_shards": "all"})
     timings["create_index_s"] = time.perf_counter() - t0
 
+    # Two streams over the corpus at once, neither holding it: PostgreSQL's COPY in a thread, and here the passages
+    # cut meeting by meeting into bulk requests. Only the passages' records stay (the inventory), never their text.
+    passages: list[Passage] = []
+    meetings_cut = 0
+    chunk_s = 0.0
+
+    def cut() -> Iterator[tuple[Chunk, str, str | None]]:
+        nonlocal meetings_cut, chunk_s
+        for m in corpus.iter_meetings():
+            t = time.perf_counter()
+            chunks = chunk_meeting(m.id, m.turns, max_words=max_words)
+            chunk_s += time.perf_counter() - t
+            meetings_cut += 1
+            for c in chunks:
+                passages.append(c.passage)
+                yield c, m.title, m.recorded_date
+
     t0 = time.perf_counter()
-    indexed = _bulk(client, index, chunks, len(chunks), progress)
+    with ThreadPoolExecutor(1, thread_name_prefix="turnbench-copy") as pool:
+        copied = pool.submit(_timed, tables.copy_corpus, stack, corpus.iter_meetings(), corpus_marker(corpus))
+        try:
+            indexed = _bulk(client, index, cut(), progress)
+        finally:
+            counts, timings["postgres_s"] = copied.result()  # waited for whatever happened, so no thread outlives us
     timings["bulk_s"] = time.perf_counter() - t0
-    chunks.clear()  # the passages stay; the texts are not needed again
+    timings["chunk_s"] = chunk_s
+    passages.sort(key=lambda p: (p.meeting, p.index))
     if indexed != len(passages):
         raise IndexNotSettled(f"bulk indexing acknowledged {indexed} of {len(passages)} passages")
+    expected = ix.expected_counts(passages)
+    if len(expected[1]) != counts.meetings or meetings_cut != counts.meetings:
+        # a meeting with no segments yields no passage; the index could not show it
+        empty = counts.meetings - len(expected[1])
+        raise IndexNotSettled(f"{empty} meeting(s) have no segments and would be absent from the index")
+    passages_sha256 = inventory_sha256(passages)
 
     t0 = time.perf_counter()
     client.indices.refresh(index=index)
@@ -168,10 +182,16 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
     timings["settle_reads"] = float(reads)
 
     t0 = time.perf_counter()
+    tables.copy_passages(stack, passages)
+    timings["passages_table_s"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
     prov = ix.index_provenance(client, index)
+    topology = ix.index_topology(client, index)
     timings["store_size_bytes"] = float(ix.store_size_bytes(client, index))
-    if prov["segments_count"] != 1:
-        raise IndexNotSettled(f"index {index!r} has {prov['segments_count']} segments after force-merge, not 1")
+    if any(n != 1 for n in topology["segments_per_shard"]):
+        raise IndexNotSettled(f"index {index!r} has {topology['segments_per_shard']} segments per shard after "
+                              "force-merge, not 1")
     prov.update({
         "passages": len(passages), "meetings": counts.meetings, "segments": counts.segments,
         "passages_sha256": passages_sha256, "max_words": max_words, "chunking": CHUNKING,
@@ -179,11 +199,17 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
         "postgres_major": stack.postgres_major, "postgres_schema": tables.SCHEMA,
         "tables_format": tables.TABLES_FORMAT,
     })
-    ix.put_marker(client, index, {**marker, "state": "settled"})
+    ix.put_marker(client, index, {**marker, "passages": len(passages), "meetings": counts.meetings,
+                                  "passages_sha256": passages_sha256, "state": "settled"})
     timings["provenance_s"] = time.perf_counter() - t0
     timings["total_s"] = time.perf_counter() - t_all
-    return LoadResult(index=index, passages=passages, passages_sha256=passages_sha256, provenance=prov,
-                      timings=timings)
+    return LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
+                      timings=timings, topology=topology)
+
+
+def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
+    t0 = time.perf_counter()
+    return fn(*args), time.perf_counter() - t0
 
 
 def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = ix.DEFAULT_INDEX,

@@ -114,6 +114,8 @@ def choose(provider: str, options: Mapping[str, Any], *, detached: bool) -> Choi
         return Choice(provider, "asked for")
     from turnbench.stack import external, state
 
+    if options.get("nodes") is not None:
+        return Choice("embedded", f"--nodes {options['nodes']} asks for nodes the embedded provider starts")
     if options.get("opensearch_url") or options.get("postgres_dsn") or external.endpoints() is not None:
         return Choice("external", "endpoints were given")
     reasons = []

@@ -11,6 +11,11 @@ is product data (a calendar holds it); it is not attendance, which is who spoke 
                         PRIMARY KEY (meeting_id, turn_index))
     turnbench.attendees (meeting_id text NOT NULL REFERENCES turnbench.meetings (id), name text NOT NULL,
                          PRIMARY KEY (meeting_id, name))                    -- Meeting.attendees: the invitees
+    turnbench.passages (id text PRIMARY KEY, meeting_id text NOT NULL REFERENCES turnbench.meetings (id),
+                        passage_index integer NOT NULL, kind text NOT NULL, speaker text NOT NULL,
+                        start_s double precision NOT NULL, end_s double precision NOT NULL, words integer NOT NULL,
+                        text_sha256 text NOT NULL, UNIQUE (meeting_id, passage_index))
+                                                  -- the chunks the index holds: what a run reads its inventory from
 
 Read segments in the total order ``ORDER BY meeting_id, start_s, end_s, turn_index``. The schema's comment is
 a JSON marker ``{"format": "turnbench-tables/1", "corpus_id": ..., "corpus_sha256": ...}`` naming the corpus
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench import canonical
 from turnbench.corpus.records import Meeting
 from turnbench.errors import ForeignIndex, IndexNotSettled
+from turnbench.runs import Passage
 from turnbench.stack.clients import postgres_connect
 from turnbench.stack.info import StackInfo
 
@@ -128,6 +134,48 @@ def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[s
         for table in ("meetings", "segments", "attendees"):
             cur.execute(f"ANALYZE {SCHEMA}.{table}")
     return TableCounts(n_meetings, n_segments, len(attendee_rows))
+
+
+PASSAGE_COLUMNS = "id, meeting_id, passage_index, kind, speaker, start_s, end_s, words, text_sha256"
+
+
+def copy_passages(stack: StackInfo, passages: Iterable[Passage]) -> int:
+    """Replace ``turnbench.passages`` with the inventory a load cut (after :func:`copy_corpus`, whose schema it
+    joins); a run reads it back (:func:`read_passages`) instead of cutting the corpus again."""
+    n = 0
+    with postgres_connect(stack) as conn, conn.cursor() as cur:
+        if schema_marker(cur) is None:
+            raise IndexNotSettled(f"PostgreSQL schema {SCHEMA!r} is missing: the corpus tables were not loaded")
+        cur.execute(f"DROP TABLE IF EXISTS {SCHEMA}.passages")
+        cur.execute(
+            f"CREATE TABLE {SCHEMA}.passages (id text NOT NULL, meeting_id text NOT NULL, passage_index integer "
+            "NOT NULL, kind text NOT NULL, speaker text NOT NULL, start_s double precision NOT NULL, end_s double "
+            "precision NOT NULL, words integer NOT NULL, text_sha256 text NOT NULL)"
+        )
+        with cur.copy(f"COPY {SCHEMA}.passages ({PASSAGE_COLUMNS}) FROM STDIN") as copy:
+            for p in passages:
+                copy.write_row((p.id, p.meeting, p.index, p.kind, p.speaker, p.start, p.end, p.words, p.text_sha256))
+                n += 1
+        cur.execute(f"ALTER TABLE {SCHEMA}.passages ADD PRIMARY KEY (id)")
+        cur.execute(f"ALTER TABLE {SCHEMA}.passages ADD UNIQUE (meeting_id, passage_index)")
+        cur.execute(f"ALTER TABLE {SCHEMA}.passages ADD FOREIGN KEY (meeting_id) REFERENCES {SCHEMA}.meetings (id)")
+        cur.execute(f"ANALYZE {SCHEMA}.passages")
+    return n
+
+
+def read_passages(stack: StackInfo) -> list[Passage]:
+    """The inventory :func:`copy_passages` stored, in (meeting, index) order; empty when there is none."""
+    out: list[Passage] = []
+    with postgres_connect(stack) as conn, conn.cursor() as cur:
+        cur.execute("SELECT to_regclass(%s)", (f"{SCHEMA}.passages",))
+        row = cur.fetchone()
+        if row is None or row[0] is None:
+            return out
+        cur.execute(f"SELECT {PASSAGE_COLUMNS} FROM {SCHEMA}.passages")
+        for pid, meeting, index, kind, speaker, start, end, words, sha in cur:
+            out.append(Passage(pid, meeting, speaker, start, end, index, kind, sha, words))
+    out.sort(key=lambda p: (p.meeting, p.index))  # Python's order, whatever the database's collation
+    return out
 
 
 def _sql_literal(text: str) -> str:

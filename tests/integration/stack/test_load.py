@@ -39,9 +39,13 @@ def _sql(stack, query, params=()):
 def test_load_counts_settle_provenance_and_tables(stack, tiny):
     r = load_corpus(stack, tiny, max_words=MAX_WORDS)
     p = r.provenance
-    assert (p["docs_count"], p["docs_deleted"], p["indexing_index_total"], p["segments_count"]) == (12, 0, 12, 1)
+    assert (p["docs_count"], p["docs_deleted"], p["indexing_index_total"], p["segments_per_shard"]) == (12, 0, 12, 1)
     assert (p["passages"], p["meetings"], p["segments"]) == (12, 4, 12)
-    assert (p["number_of_shards"], p["number_of_replicas"]) == (1, 0)
+    assert "number_of_shards" not in p and "segments_count" not in p  # the topology is runinfo.json's
+    assert r.topology == {"nodes": 1, "shards": 1, "replicas": 0, "segments_per_shard": [1]}
+    # the inventory is stored beside the tables, so a run reads it back instead of cutting the corpus again
+    from turnbench.stack.tables import read_passages
+    assert read_passages(stack) == list(r.passages)
     assert (p["opensearch_version"], p["lucene_version"]) == (stack.opensearch_version, stack.lucene_version)
     assert p["postgres_major"] == stack.postgres_major == pins.POSTGRES_MAJOR
     assert len(p["settings_sha256"]) == len(p["mapping_sha256"]) == 64
@@ -68,7 +72,10 @@ def test_load_counts_settle_provenance_and_tables(stack, tiny):
                        "ORDER BY table_name, ordinal_position", (SCHEMA,))
     assert cols == [("attendees", "meeting_id"), ("attendees", "name"),
                     ("meetings", "id"), ("meetings", "title"), ("meetings", "recorded_date"), ("meetings", "duration"),
-                    ("meetings", "timing"), ("segments", "meeting_id"), ("segments", "turn_index"),
+                    ("meetings", "timing"),
+                    *[("passages", c) for c in ("id", "meeting_id", "passage_index", "kind", "speaker", "start_s",
+                                                "end_s", "words", "text_sha256")],
+                    ("segments", "meeting_id"), ("segments", "turn_index"),
                     ("segments", "speaker"), ("segments", "start_s"), ("segments", "end_s"), ("segments", "text")]
     # the invitee list, one row per (meeting, name); the tiny corpus invites exactly who speaks
     assert _sql(stack, f"SELECT meeting_id, name FROM {SCHEMA}.attendees ORDER BY meeting_id, name") == [
@@ -201,7 +208,7 @@ def test_a_search_error_is_refused_not_skipped(stack, tiny):
     good = search_body(builtin("bm25"), tiny.queries()[0], get_scope("corpus"), 10)
     bad = {**good, "query": {"match": {"content": {"query": "x", "operator": "sometimes"}}}}
     entries, latencies = run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good)])
-    assert entries[0].passage_id == "mtg-0004:00001" and len(latencies) == 1
+    assert list(entries)[0].passage_id == "mtg-0004:00001" and len(latencies) == 1
     with pytest.raises(SearchFailed, match="queries q01..q02: OpenSearch refused the _msearch batch"):
         run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good), ("q02", bad)])
     # a query that fails on the shard comes back as an error item inside a successful _msearch

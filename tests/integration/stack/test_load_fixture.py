@@ -36,7 +36,7 @@ def test_fixture_corpus_loads_settles_and_runs_identically_twice(stack, tmp_path
     first, runs, files1 = _load_and_run(stack, corpus, tmp_path / "1")
     p = first.provenance
     assert (p["meetings"], p["segments"]) == (counts["meetings"], counts["turns"])
-    assert p["docs_count"] == p["passages"] == len(first.passages) and p["segments_count"] == 1
+    assert p["docs_count"] == p["passages"] == len(first.passages) and p["segments_per_shard"] == 1
     # chunking keeps every word: the passages hold exactly the corpus's words, none over the limit
     assert sum(x.words for x in first.passages) == counts["words"]
     assert max(x.words for x in first.passages) <= 200

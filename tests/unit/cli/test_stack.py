@@ -267,3 +267,38 @@ def test_cli_explicit_docker_without_compose_v2_exits_3_and_auto_says_why_it_fal
     auto = CliRunner().invoke(main, ["stack", "up"])
     assert f"turnbench: stack provider embedded: {missing}" in auto.stderr
     assert not state.state_path().exists()
+
+
+@pytest.mark.parametrize("provider", ["docker", "external"])
+def test_cli_nodes_with_a_provider_that_starts_none_exits_2(provider, tmp_path):
+    for args in (["stack", "up", "--provider", provider, "--nodes", "3"],
+                 ["bench", "--corpus", str(one_meeting_corpus(tmp_path / f"c-{provider}")), "--arm", "bm25",
+                  "--out", str(tmp_path / "o"), "--provider", provider, "--nodes", "3"]):
+        result = CliRunner().invoke(main, args)
+        assert _one_line_error(result, 2) == (f"turnbench: BadInput: --nodes starts embedded nodes; the {provider} "
+                                             "provider runs none (point --provider external at a cluster you run)")
+    assert not state.state_path().exists() and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["stack", "up", "--nodes", "0"], "--nodes"),
+    (["stack", "up", "--nodes", "10"], "--nodes"),
+    (["load", "--corpus", "x", "--shards", "0"], "--shards"),
+    (["run", "--corpus", "x", "--arm", "bm25", "--out", "o", "--concurrency", "0"], "--concurrency"),
+    (["run", "--corpus", "x", "--arm", "bm25", "--out", "o", "--concurrency", "33"], "--concurrency"),
+])
+def test_cli_topology_and_concurrency_out_of_range_exit_2(args, message):
+    result = CliRunner().invoke(main, args)
+    assert message in _one_line_error(result, 2)
+    assert not state.state_path().exists()
+
+
+def test_cli_bench_refuses_an_arm_that_cannot_run_on_several_shards_before_any_stack(tmp_path):
+    arm = tmp_path / "solo.toml"
+    arm.write_text('name = "solo"\nbody = \'{"query": {"match": {"content": {{query_text}}}}}\'\n'
+                   '[requires]\nshards = "one"\n')
+    result = CliRunner().invoke(main, ["bench", "--corpus", str(one_meeting_corpus(tmp_path / "c")), "--arm-file",
+                                       str(arm), "--out", str(tmp_path / "o"), "--shards", "2",
+                                       "--provider", "embedded"])
+    assert "arm solo cannot run on an index of 2 shards" in _one_line_error(result, 2)
+    assert not state.state_path().exists() and not (tmp_path / "o").exists()

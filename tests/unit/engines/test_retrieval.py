@@ -59,3 +59,36 @@ def test_resolved_config_names_everything_and_labels_the_oracle():
     assert run_tag(cfg) == "bm25-title@gold-meetings"
     corpus_cfg = _resolved_config(builtin("bm25"), get_scope("corpus"), "idx", 100, 7, marker)
     assert corpus_cfg["scope"]["oracle"] is False and run_tag(corpus_cfg) == "bm25"
+
+
+def test_one_shard_is_searched_as_it_is_and_several_with_dfs_and_the_hit_order_as_a_sort():
+    from turnbench.engines.retrieval import search_plan
+
+    assert search_plan(builtin("bm25"), 1) == search_plan(builtin("bm25"), 1)
+    one = search_plan(builtin("bm25"), 1)
+    assert (one.search_type, one.sort) == (None, None)
+    three = search_plan(builtin("bm25"), 3)
+    assert three.search_type == "dfs_query_then_fetch"
+    assert three.sort == ({"_score": "desc"}, {"passage_kind": "asc"}, {"meeting_id": "asc"}, {"passage_index": "asc"})
+    assert three.runinfo() == {"shards": 3, "search_type": "dfs_query_then_fetch",
+                               "sort": "explicit: score, then the index order"}
+
+
+@pytest.mark.parametrize(("extra", "why"), [
+    ('[requires]\nshards = "one"\n', 'its file says so'),
+    ('[pipeline]\nbody = \'{"phase_results_processors": []}\'\n', "runs a search pipeline"),
+])
+def test_an_arm_that_cannot_be_searched_shard_invariantly_refuses_several_shards(extra, why):
+    from turnbench.engines.retrieval import search_plan
+
+    arm = parse_arm(('name = "solo"\nbody = \'{"query": {"match": {"content": {{query_text}}}}}\'\n' + extra).encode(),
+                    "solo.toml", builtin=False)
+    assert arm.one_shard and search_plan(arm, 1).shards == 1
+    with pytest.raises(BadInput, match=f"arm solo cannot run on an index of 2 shards: .*{why}.*load with --shards 1"):
+        search_plan(arm, 2)
+
+
+def test_requires_shards_takes_only_one():
+    with pytest.raises(BadInput, match='shards may only be "one"'):
+        parse_arm(b'name = "x"\nbody = \'{"query": {"match": {"content": {{query_text}}}}}\'\n[requires]\n'
+                  b'shards = "many"\n', "x.toml", builtin=False)

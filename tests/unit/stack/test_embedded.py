@@ -48,3 +48,24 @@ def test_a_bad_switch_is_refused_before_anything_is_fetched_or_started(monkeypat
     with pytest.raises(BadInput, match=env):
         stack.start()
     assert stack.root is None and not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"nodes": 0}, "nodes must be a whole number from 1 to 9"),
+    ({"nodes": 10}, "nodes must be a whole number from 1 to 9"),
+    ({"nodes": True}, "nodes must be a whole number from 1 to 9"),
+    ({"nodes": 3, "opensearch_port": 9200}, "a cluster of several nodes takes free ports"),
+])
+def test_bad_node_counts_are_refused_before_anything_starts(options, message):
+    from turnbench.stack.embedded import EmbeddedStack
+
+    with pytest.raises(BadInput, match=message):
+        EmbeddedStack(**options)
+
+
+def test_a_cluster_gets_distinct_free_ports_for_every_node():
+    from turnbench.stack.embedded import EmbeddedStack
+
+    ports = EmbeddedStack(nodes=3)._ports()
+    assert sorted(ports) == ["http", "http-1", "http-2", "postgres", "transport", "transport-1", "transport-2"]
+    assert len(set(ports.values())) == 7

@@ -54,3 +54,12 @@ def test_index_definition_single_shard_strict_mapping_sorted_by_the_normalise_or
         "content": "text", "title": "text", "speaker": "keyword", "meeting_id": "keyword", "passage_id": "keyword",
         "passage_index": "integer", "passage_kind": "keyword", "start": "double", "end": "double", "words": "integer",
         "turns": "integer", "recorded_date": "date"}
+
+
+def test_shards_are_one_to_sixty_four_and_no_replicas_ever():
+    from turnbench.stack.index import check_shards
+
+    assert index_settings(3)["index"]["number_of_shards"] == 3 and index_settings(3)["index"]["number_of_replicas"] == 0
+    for bad in (0, 65, -1, True, 1.5, "2"):
+        with pytest.raises(BadInput, match="shards must be a whole number from 1 to 64"):
+            check_shards(bad)

@@ -1,0 +1,110 @@
+"""Benchmark `run` against the server's own speed: ``make bench-run`` / ``python -m benchmarks.run``.
+
+Loads a corpus into a fresh embedded stack (or uses the current one with ``--current``, loading it unless it
+already holds the corpus), then sends the same ``_msearch`` bodies two ways, alternating so both see the same
+machine: a bare loop (urllib3, pre-serialised bodies, the response read as JSON and nothing else) with 1, 2 and 4
+threads, and ``run_arm`` at concurrency 1, 2 and 4 (inventory handed over, as ``bench`` does; and once read back
+from PostgreSQL, as ``turnbench run`` does). Prints queries/s and the ratio to the bare loop at the same
+concurrency (target: ``run`` >= 0.8x a bare two-thread loop), and checks every concurrency gives the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import statistics
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+TARGET_RATIO = 0.8
+
+
+def bare(url: str, payloads: list[bytes], threads: int) -> float:
+    """Seconds to send every payload and parse every response, ``threads`` at a time: the floor ``run`` races."""
+    import urllib3
+
+    from turnbench.engines.retrieval import MSEARCH_FILTER
+
+    http = urllib3.PoolManager(maxsize=threads)
+    headers = {"Content-Type": "application/x-ndjson"}
+
+    def one(payload: bytes) -> int:
+        r = http.request("POST", f"{url}/_msearch?filter_path={MSEARCH_FILTER}", body=payload, headers=headers)
+        return len(json.loads(r.data)["responses"])
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(threads) as ex:
+        sum(ex.map(one, payloads))
+    return time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="bench_run", description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default="corpora/default")
+    ap.add_argument("--arm", default="bm25")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--current", action="store_true", help="use the current (recorded or external) stack")
+    args = ap.parse_args(argv)
+
+    from turnbench.corpus.format import open_corpus
+    from turnbench.engines.arms import builtin
+    from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm, search_body
+    from turnbench.runs import get_scope, inventory_sha256
+    from turnbench.stack import current_stack, open_stack, tables
+    from turnbench.stack.index import DEFAULT_INDEX
+    from turnbench.stack.load import load_corpus, loaded_marker
+
+    corpus = open_corpus(Path(args.corpus))
+    arm = builtin(args.arm)
+    queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
+    bodies = [search_body(arm, q, get_scope("corpus"), arm.depth) for q in queries]
+    head = json.dumps({"index": DEFAULT_INDEX}).encode() + b"\n"
+    payloads = [b"".join(head + json.dumps(b, separators=(",", ":")).encode() + b"\n"
+                         for b in bodies[i:i + MSEARCH_BATCH]) for i in range(0, len(bodies), MSEARCH_BATCH)]
+    print(f"{corpus.id}: {len(queries)} queries, arm {arm.name}, depth {arm.depth}, {len(payloads)} batches of "
+          f"{MSEARCH_BATCH}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
+
+    with (contextlib.nullcontext(current_stack()) if args.current else open_stack("embedded")) as stack:
+        try:
+            loaded_marker(stack, corpus)
+            passages = tables.read_passages(stack)
+            inventory = (passages, inventory_sha256(passages))
+        except Exception:  # not loaded (or another corpus): load it
+            loaded = load_corpus(stack, corpus)
+            inventory = (loaded.passages, loaded.passages_sha256)
+        run_arm(stack, corpus, arm, inventory=inventory)  # warm the server's caches and the JIT
+        bare_s: dict[int, list[float]] = {1: [], 2: [], 4: []}
+        run_s: dict[int, list[float]] = {1: [], 2: [], 4: []}
+        runs = {}
+        for _ in range(args.repeat):
+            for n in (1, 2, 4):
+                bare_s[n].append(bare(stack.opensearch_url, payloads, n))
+                t0 = time.perf_counter()
+                rr = run_arm(stack, corpus, arm, concurrency=n, inventory=inventory)
+                run_s[n].append(time.perf_counter() - t0)
+                runs[n] = (rr.entries.query_ids, list(rr.entries.passage_ids), list(rr.entries.scores))
+        t0 = time.perf_counter()
+        rr = run_arm(stack, corpus, arm, concurrency=2)
+        from_pg = time.perf_counter() - t0
+        verify = rr.timings["verify_s"]
+
+    same = all(runs[n] == runs[1] for n in runs)
+    print("| concurrency | bare _msearch q/s | run q/s | run / bare |")
+    print("|---:|---:|---:|---:|")
+    for n in (1, 2, 4):
+        b, r = statistics.median(bare_s[n]), statistics.median(run_s[n])
+        print(f"| {n} | {len(queries) / b:,.0f} | {len(queries) / r:,.0f} | {b / r:.2f} |")
+    ratio = statistics.median(bare_s[2]) / statistics.median(run_s[2])
+    print(f"run at concurrency 2 vs a bare two-thread loop: {ratio:.2f}x (target >= {TARGET_RATIO}x): "
+          f"{'ok' if ratio >= TARGET_RATIO else 'MISSED'}")
+    print(f"run with the inventory read back from PostgreSQL (turnbench run): {from_pg:.2f} s, of which verifying "
+          f"the inventory {verify:.2f} s")
+    print(f"the same run at concurrency 1, 2 and 4: {'yes' if same else 'NO'}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
