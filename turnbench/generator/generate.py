@@ -76,34 +76,69 @@ def _render_part(task: PartTask) -> PartResult:
 
 
 def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, None, None]:
+    """Each part's result, in task order, from ``workers`` processes.
+
+    Not an executor: its shared result queue is read by a thread that blocks forever on a message a killed worker
+    left half-written, so a signalled run could hang at exit. Here each worker has its own pipe and takes tasks
+    ``w, w + n, ...``; its death is an end-of-file on that pipe alone, and the parent ends every worker itself."""
     if workers <= 1 or len(tasks) < 2:
         yield from map(_render_part, tasks)
         return
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
     methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    # An executor, not a Pool: a worker killed outright breaks the run at once instead of leaving it waiting for a
-    # part that will never come. Workers ignore Ctrl-C and SIGHUP (the parent decides, and ends them with SIGTERM).
-    pool = ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_worker_signals)
+    ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    n = min(workers, len(tasks))
+    procs, pipes = [], []
     try:
-        # map keeps submission order, so facts and counts are gathered in meeting order
-        yield from pool.map(_render_part, tasks)
-    except BrokenProcessPool:
-        raise TurnbenchError("a render worker died (killed, or out of memory); nothing was written") from None
+        for w in range(n):
+            reader, writer = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_worker, args=(tasks[w::n], writer), daemon=True, name=f"turnbench-render-{w}")
+            proc.start()
+            writer.close()  # the worker's end: closed here, so the worker's death reads as end-of-file
+            procs.append(proc)
+            pipes.append(reader)
+        for i in range(len(tasks)):
+            try:
+                kind, value = pipes[i % n].recv()
+            except EOFError:
+                raise TurnbenchError("a render worker died (killed, or out of memory); nothing was written") from None
+            if kind == "error":
+                raise value  # the worker's own exception: a full disk is still DiskFull's OSError
+            yield value
     finally:
-        for proc in list(getattr(pool, "_processes", {}).values()):  # don't wait for parts no one will read
-            proc.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
+        for proc in procs:  # nothing waits for parts no one will read
+            if proc.is_alive():
+                proc.terminate()
+        for proc in procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        for reader in pipes:
+            reader.close()
+
+
+def _worker(tasks: list[PartTask], out: Any) -> None:
+    _worker_signals()
+    try:
+        for task in tasks:
+            out.send(("ok", _render_part(task)))
+    except Exception as exc:  # handed to the parent, which raises it as if it had rendered the part itself
+        try:
+            out.send(("error", exc))
+        except Exception:  # an exception that does not pickle: its name and message
+            out.send(("error", TurnbenchError(f"a render worker failed: {type(exc).__name__}: {exc}")))
+    finally:
+        out.close()
 
 
 def _worker_signals() -> None:
+    """Workers ignore Ctrl-C and SIGHUP (the parent decides, and ends them with SIGTERM); the parent's SIGTERM
+    handler (raise SystemExit) is not for them."""
     import signal
 
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler (raise SystemExit) is not for workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1,
