@@ -66,8 +66,9 @@ def _as_if_created(path: Path, mode: int) -> None:
     os.chmod(path, mode & ~_umask())
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file in the same directory and ``os.replace``, so a reader never sees half a file."""
+def write_bytes_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write via a temporary file in the same directory and ``os.replace``, so a reader never sees half a file.
+    ``data`` may be the bytes or an iterable of pieces, written as they come (a file never held whole)."""
     path = Path(path)
     _require_directories_above(path)
     try:
@@ -77,7 +78,10 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         raise write_error(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                fh.write(data)
+            else:
+                fh.writelines(data)
         _as_if_created(Path(tmp), 0o666)
         os.replace(tmp, path)
     except BaseException as exc:

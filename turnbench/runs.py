@@ -25,7 +25,7 @@ T = TypeVar("T")
 _json_string = json.encoder.encode_basestring
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Passage:
     id: str
     meeting: str

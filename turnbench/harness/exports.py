@@ -21,7 +21,8 @@ file; an unanswered judged query is in the qrels but in no run, so only ``-c`` c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -52,16 +53,47 @@ def run_tag(label: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_.@" else "_" for ch in label) or "run"
 
 
+@dataclass(frozen=True)
+class Lazy:
+    """A file's content made while it is written: a run of millions of lines is never held whole in memory.
+    ``bytes(lazy)`` makes it all at once (tests, small runs); ``chunks()`` yields it a query at a time."""
+
+    chunks: Callable[[], Iterator[bytes]]
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.chunks())
+
+
+Content = bytes | Lazy
+
+
+def content_bytes(content: Content) -> bytes:
+    return content if isinstance(content, bytes) else bytes(content)
+
+
+def content_lines(content: Content) -> Iterator[bytes]:
+    """The lines of ``content``, without joining a lazy one first."""
+    if isinstance(content, bytes):
+        yield from content.splitlines()
+        return
+    for chunk in content.chunks():
+        yield from chunk.splitlines()
+
+
 def qrels_text(qrels: Mapping[str, Mapping[str, int]]) -> bytes:
     return "".join(f"{qid} 0 {doc} {qrels[qid][doc]}\n" for qid in sorted(qrels)
                    for doc in sorted(qrels[qid])).encode("utf-8")
 
 
 def scored_run_text(run: Mapping[str, Sequence[str]], tag: str) -> bytes:
+    return b"".join(scored_run_chunks(run, tag))
+
+
+def scored_run_chunks(run: Mapping[str, Sequence[str]], tag: str) -> Iterator[bytes]:
+    """:func:`scored_run_text` a query at a time."""
     # the tail of a line (rank, score, tag) depends only on the list's length: built once per length, since a
-    # large run writes a million of these lines
+    # large run writes millions of these lines
     tails: dict[int, list[str]] = {}
-    parts = []
     for qid in sorted(run):
         docs = run[qid]
         n = len(docs)
@@ -69,22 +101,25 @@ def scored_run_text(run: Mapping[str, Sequence[str]], tag: str) -> bytes:
         if tail is None:
             tail = tails[n] = [f" {r} {n - r + 1} {tag}\n" for r in range(1, n + 1)]
         head = f"{qid} Q0 "
-        parts.append("".join([head + d + t for d, t in zip(docs, tail, strict=True)]))
-    return "".join(parts).encode("utf-8")
+        yield "".join([head + d + t for d, t in zip(docs, tail, strict=True)]).encode("utf-8")
 
 
 def raw_run_text(entries: Iterable[RankedPassage], tag: str) -> bytes:
     """The engine's entries, per query in its own rank order."""
+    return b"".join(raw_run_chunks(entries, tag))
+
+
+def raw_run_chunks(entries: Iterable[RankedPassage], tag: str) -> Iterator[bytes]:
+    """:func:`raw_run_text` a query at a time (a :class:`Ranking` in query order is read as it is)."""
     if isinstance(entries, Ranking) and list(entries.query_ids) == sorted(set(entries.query_ids)):
-        lines = []
         for k, qid in enumerate(entries.query_ids):
             pids, scores = entries.hits(k)
-            lines += [f"{qid} Q0 {pid} {rank} {score!r} {tag}\n"
-                      for rank, (pid, score) in enumerate(zip(pids, scores, strict=True), 1)]
-        return "".join(lines).encode("utf-8")
+            yield "".join([f"{qid} Q0 {pid} {rank} {score!r} {tag}\n"
+                           for rank, (pid, score) in enumerate(zip(pids, scores, strict=True), 1)]).encode("utf-8")
+        return
     # stable: an engine that repeats a rank keeps the order it gave (the file it came from, byte for byte)
     rows = sorted(entries, key=attrgetter("query_id", "rank"))
-    return "".join(f"{e.query_id} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n" for e in rows).encode("utf-8")
+    yield "".join(f"{e.query_id} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n" for e in rows).encode("utf-8")
 
 
 def sidecar(policy: Mapping[str, Any], measures: Sequence[str], unjudgeable: Sequence[str],
@@ -115,14 +150,15 @@ def sidecar(policy: Mapping[str, Any], measures: Sequence[str], unjudgeable: Seq
 
 def export_files(p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
                  run: Mapping[str, Sequence[str]], meeting_run: Mapping[str, Sequence[str]],
-                 raw: Iterable[RankedPassage], side: Mapping[str, Any]) -> dict[str, bytes]:
+                 raw: Iterable[RankedPassage], side: Mapping[str, Any]) -> dict[str, Content]:
+    """The exported files; the three runs made only as they are written (their inputs are held anyway)."""
     tag = str(side["run_tag"])
     return {
         QRELS_PASSAGES: qrels_text(p_qrels),
         QRELS_MEETINGS: qrels_text(m_qrels),
-        RUN_PASSAGES: scored_run_text(run, tag),
-        RUN_MEETINGS: scored_run_text(meeting_run, tag),
-        RUN_RAW: raw_run_text(raw, tag),
+        RUN_PASSAGES: Lazy(lambda: scored_run_chunks(run, tag)),
+        RUN_MEETINGS: Lazy(lambda: scored_run_chunks(meeting_run, tag)),
+        RUN_RAW: Lazy(lambda: raw_run_chunks(raw, tag)),
         TREC_JSON: canonical.pretty(dict(side)),
     }
 
@@ -144,19 +180,23 @@ def parse_qrels(data: bytes, where: str) -> dict[str, dict[str, int]]:
     return out
 
 
-def parse_run(data: bytes, where: str) -> dict[str, list[tuple[str, float]]]:
-    """Per query, ``(document, score)`` in file order (which for the scored runs is rank order)."""
+def parse_run(data: Content, where: str, depth: int | None = None) -> dict[str, list[tuple[str, float]]]:
+    """Per query, ``(document, score)`` in file order (which for the scored runs is rank order); with ``depth``,
+    only each query's first ``depth`` (the rest is still checked line by line, never kept)."""
     out: dict[str, list[tuple[str, float]]] = {}
-    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
-        parts = line.split()
+    for n, raw in enumerate(content_lines(data), 1):
+        parts = raw.decode("utf-8").split()
         if not parts:
             continue
         if len(parts) != 6:
             raise BadInput(f"{where}: line {n} has {len(parts)} columns, a TREC run has 6")
         try:
-            out.setdefault(parts[0], []).append((parts[2], float(parts[4])))
+            score = float(parts[4])
         except ValueError:
             raise BadInput(f"{where}: line {n}: the score is not a number") from None
+        docs = out.setdefault(parts[0], [])
+        if depth is None or len(docs) < depth:
+            docs.append((parts[2], score))
     return out
 
 

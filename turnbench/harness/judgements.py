@@ -32,8 +32,8 @@ judged against the same gold. The rule, stated once:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
@@ -215,51 +215,95 @@ def covering(meeting: Meeting, passages: Sequence[Passage]) -> dict[str, tuple[i
 
 
 def judge_query(query: Query, covers: Mapping[str, MeetingCover], policy: RelevancePolicy) -> QueryJudgements:
+    """One query judged against the covers of its meetings (those absent have no passage)."""
+    grades: dict[str, int] = {}
+    if query.gold_level != "meeting":
+        for m in sorted(set(query.gold_turns) | set(query.answer_turns)):
+            cover = covers.get(m)
+            if cover is not None:
+                grades.update(_grades_in(query, m, cover, policy))
+    return _judgements(query, grades, covers)
+
+
+def _grades_in(query: Query, meeting_id: str, cover: MeetingCover, policy: RelevancePolicy) -> dict[str, int]:
+    """The positive grades of ``meeting_id``'s passages for ``query``: a meeting's grades need only its cover."""
+    gold = union_ranges(query.gold_turns.get(meeting_id, ()))
+    answer = frozenset(query.answer_turns.get(meeting_id, ()))
+    candidates: set[str] = set()
+    for i in gold | answer:
+        candidates.update(cover.by_turn.get(i, ()))
+    grades: dict[str, int] = {}
+    for pid in candidates:
+        cov = cover.covered[pid]
+        total = cover.total[pid]
+        coverage = (sum(w for i, w in cov if i in gold) / total) if total > 0.0 else 0.0
+        holds = any(i in answer for i, _ in cov)
+        g = policy.grade(coverage, holds)
+        if g > 0:
+            grades[pid] = g
+    return grades
+
+
+def _judgements(query: Query, grades: Mapping[str, int], covered: Container[str]) -> QueryJudgements:
+    """``covered``: the meetings that have passages."""
     meetings = {m: 1 for m in sorted(query.gold_meetings)}
-    without = sum(1 for m in meetings if m not in covers)
+    without = sum(1 for m in meetings if m not in covered)
     if query.gold_level == "meeting":
         return QueryJudgements(query.id, query.cls, "meeting", {}, meetings, without < len(meetings), without)
-    grades: dict[str, int] = {}
-    for m in sorted(set(query.gold_turns) | set(query.answer_turns)):
-        cover = covers.get(m)
-        if cover is None:
-            continue
-        gold = union_ranges(query.gold_turns.get(m, ()))
-        answer = frozenset(query.answer_turns.get(m, ()))
-        candidates: set[str] = set()
-        for i in gold | answer:
-            candidates.update(cover.by_turn.get(i, ()))
-        for pid in candidates:
-            cov = cover.covered[pid]
-            total = cover.total[pid]
-            coverage = (sum(w for i, w in cov if i in gold) / total) if total > 0.0 else 0.0
-            holds = any(i in answer for i, _ in cov)
-            g = policy.grade(coverage, holds)
-            if g > 0:
-                grades[pid] = g
     return QueryJudgements(query.id, query.cls, "turn", dict(sorted(grades.items())), meetings, bool(grades),
                            without)
 
 
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],
-          policy: RelevancePolicy, covers_out: dict[str, MeetingCover] | None = None) -> dict[str, QueryJudgements]:
+          policy: RelevancePolicy, covered_of: Container[str] = (),
+          covered_out: dict[str, tuple[int, ...]] | None = None,
+          kept_out: dict[str, Meeting] | None = None) -> dict[str, QueryJudgements]:
     """Judge every query against a passage inventory. Passages must belong to the corpus's meetings.
-    ``covers_out``, when given, receives each meeting's cover (which passage covers which turns)."""
+
+    One pass over the meetings: each is checked against its passages, covered, and every query naming it in its
+    gold or answer turns graded there; then its cover and text are dropped, so a large corpus is never held whole.
+    ``covered_out`` receives the turns each passage covers, for the passages in ``covered_of`` and every passage
+    that was graded; ``kept_out`` each meeting with only those turns and the queries' gold and answer turns (what
+    the bindings of these judgements read)."""
+    queries = sorted(queries, key=lambda q: q.id)
+    touching: dict[str, list[Query]] = {}  # graded in the meeting
+    binds: dict[str, list[Query]] = {}  # their gold and answer turns there are bound to text
+    for q in queries:
+        for mid in sorted(set(q.gold_turns) | set(q.answer_turns)):
+            binds.setdefault(mid, []).append(q)
+            if q.gold_level != "meeting":
+                touching.setdefault(mid, []).append(q)
     by_meeting: dict[str, list[Passage]] = {}
     for p in passages:
         by_meeting.setdefault(p.meeting, []).append(p)
-    covers: dict[str, MeetingCover] = {}
+    grades: dict[str, dict[str, int]] = {q.id: {} for q in queries}
     known: set[str] = set()
     foreign: list[str] = []
     stale: list[str] = []
     for m in meetings:
         known.add(m.id)
-        ps = by_meeting.get(m.id)
+        ps = by_meeting.get(m.id, [])
+        wanted: dict[str, tuple[int, ...]] = {}
         if ps:
             wrong_place, wrong_text = problems_in(m, ps)
             foreign += wrong_place
             stale += wrong_text
-            covers[m.id] = MeetingCover(m, ps)
+            cover = MeetingCover(m, ps)
+            graded: set[str] = set()
+            for q in touching.get(m.id, ()):
+                here = _grades_in(q, m.id, cover, policy)
+                grades[q.id].update(here)
+                graded.update(here)
+            wanted = {p.id: tuple(i for i, _ in cover.covered[p.id]) for p in ps
+                      if p.id in graded or p.id in covered_of}
+        if covered_out is not None:
+            covered_out.update(wanted)
+        if kept_out is not None and (wanted or m.id in binds):
+            turns = {i for idx in wanted.values() for i in idx}
+            for q in binds.get(m.id, ()):
+                turns.update(i for a, b in q.gold_turns.get(m.id, ()) for i in range(a, b + 1))
+                turns.update(q.answer_turns.get(m.id, ()))
+            kept_out[m.id] = replace(m, turns=tuple(t for t in m.turns if t.index in turns), agenda=(), meta={})
     unknown = sorted(set(by_meeting) - known)
     if unknown:
         raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the corpus, "
@@ -270,10 +314,5 @@ def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Itera
     if stale:
         raise StaleBinding(f"{len(stale)} passage(s) of the inventory carry text this corpus does not; first: "
                            f"{stale[0]}")
-    if covers_out is not None:
-        covers_out.update(covers)
-    out = {}
-    for q in sorted(queries, key=lambda q: q.id):
-        out[q.id] = judge_query(q, covers, policy)
-    return out
+    return {q.id: _judgements(q, grades[q.id], by_meeting) for q in queries}
 

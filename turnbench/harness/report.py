@@ -137,7 +137,8 @@ def write_results(out_dir: Path, results: Results, info: Mapping[str, Any] | Non
         canonical.write_json(tmp / METRICS_JSON, results.document)
         canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))
         for name in sorted(results.extra_files):
-            canonical.write_bytes_atomic(tmp / name, results.extra_files[name])
+            content = results.extra_files[name]
+            canonical.write_bytes_atomic(tmp / name, content if isinstance(content, bytes) else content.chunks())
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
         write_digest(tmp)
     return out_dir

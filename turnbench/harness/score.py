@@ -14,9 +14,8 @@ of metrics.json is the mean the row reports.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +48,11 @@ class Results:
     """The metrics.json document of one scored run (plus blocks other stages add, e.g. ``answers``)."""
 
     document: Mapping[str, Any]
-    extra_files: Mapping[str, bytes] = field(default_factory=dict)  # e.g. answers.md, written beside
+    # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
+    extra_files: Mapping[str, X.Content] = field(default_factory=dict)
 
-    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, bytes] | None = None) -> Results:
+    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, X.Content] | None = None
+                   ) -> Results:
         if name in self.document:
             raise BadInput(f"metrics.json already has a {name!r} block")
         doc = dict(self.document)
@@ -103,6 +104,23 @@ def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     return {k: provenance[k] for k in sorted(provenance)}
 
 
+EVAL_CHUNK = 2000  # queries handed to pytrec_eval at once: its input dicts stay small whatever the run's size
+
+
+def _evaluate(qrels: Mapping[str, Mapping[str, int]], ranked: Mapping[str, Sequence[str]],
+              scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[M.Measure]
+              ) -> dict[str, dict[M.Measure, float]]:
+    """``M.evaluate`` over ``ranked`` (scored as ``scored`` does), a chunk of queries at a time: per-query
+    values do not depend on the other queries, and a million-hit run never exists as one dict of dicts."""
+    out: dict[str, dict[M.Measure, float]] = {}
+    qids = sorted(qrels)
+    for lo in range(0, len(qids), EVAL_CHUNK):
+        part = qids[lo:lo + EVAL_CHUNK]
+        out.update(M.evaluate({q: qrels[q] for q in part}, {q: scored(ranked[q]) for q in part if q in ranked},
+                              measures))
+    return out
+
+
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable[RankedPassage], *,
               policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Results:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
@@ -138,9 +156,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     ignored = sorted(set(run) - ranked_ids)
     shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
     kept: dict[str, Meeting] = {}
-    need = B.needed(ranked, (pmap[pid] for pid in shown))
-    covers: dict[str, J.MeetingCover] = {}
-    judged = J.judge(ranked, B.keep_turns(corpus.iter_meetings(), need, kept), passages, policy, covers)
+    covered: dict[str, tuple[int, ...]] = {}
+    judged = J.judge(ranked, corpus.iter_meetings(), passages, policy, shown, covered, kept)
 
     ok = {qid: j for qid, j in judged.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
@@ -149,10 +166,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     meeting_of = {p.id: p.meeting for p in passages}
     # each query's meeting order is computed once: scoring, the tie report and the exports all read it
     m_order = {qid: meeting_order(run[qid], meeting_of) for qid in sorted(run) if qid in ranked_ids}
-    p_run = {qid: scored(run[qid]) for qid in p_qrels if qid in run}
-    m_run = {qid: scored(m_order[qid]) for qid in m_qrels if qid in run}
-    p_vals = M.evaluate(p_qrels, p_run, M.PASSAGE_MEASURES) if p_qrels else {}
-    m_vals = M.evaluate(m_qrels, m_run, M.MEETING_MEASURES) if m_qrels else {}
+    p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
+    m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
 
     def rescore(other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
         """Per-query values of a run given in another order, scored exactly as above."""
@@ -209,9 +224,6 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
-    first = itemgetter(0)
-    covered = {pid: tuple(map(first, covers[pmap[pid].meeting].covered[pid])) for pid in bound
-               if pmap[pid].meeting in covers}
     files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, covered))
     document = {
         "schema_version": SCHEMA_VERSION,

@@ -44,7 +44,7 @@ class View:
     that needs only the numbers never pays for reading megabytes of runs."""
 
     document: Mapping[str, Any]
-    files: Mapping[str, bytes]  # the exported run, qrels and bindings, as written
+    files: Mapping[str, X.Content]  # the exported run, qrels and bindings, as written
     texts: Texts
     corpus_dir: str | None = None  # what runinfo.json records, if anything
 
@@ -57,16 +57,16 @@ class View:
         """Rule-5 order, the top of each query (what the bindings cover)."""
         if not self.exported:
             return {}
-        parsed = X.parse_run(self.files[X.RUN_PASSAGES], X.RUN_PASSAGES)
-        return {qid: [d for d, _ in docs[:B.BIND_DEPTH]] for qid, docs in parsed.items()}
+        parsed = X.parse_run(self.files[X.RUN_PASSAGES], X.RUN_PASSAGES, depth=B.BIND_DEPTH)
+        return {qid: [d for d, _ in docs] for qid, docs in parsed.items()}
 
     @functools.cached_property
     def qrels(self) -> Mapping[str, Mapping[str, int]]:
-        return X.parse_qrels(self.files[X.QRELS_PASSAGES], X.QRELS_PASSAGES) if self.exported else {}
+        return X.parse_qrels(X.content_bytes(self.files[X.QRELS_PASSAGES]), X.QRELS_PASSAGES) if self.exported else {}
 
     @functools.cached_property
     def bindings(self) -> Sequence[Mapping[str, Any]]:
-        return B.parse(self.files[B.BINDINGS], B.BINDINGS) if self.exported else ()
+        return B.parse(X.content_bytes(self.files[B.BINDINGS]), B.BINDINGS) if self.exported else ()
 
     @property
     def label(self) -> str:
@@ -87,7 +87,7 @@ class View:
 NO_TEXTS = Texts("no corpus given and none recorded: texts are not shown (pass --corpus DIR)")
 
 
-def from_files(document: Mapping[str, Any], files: Mapping[str, bytes], corpus_dir: str | None = None) -> View:
+def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corpus_dir: str | None = None) -> View:
     view = View(document, {n: files[n] for n in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS) if n in files},
                 NO_TEXTS, corpus_dir)
     if not view.exported:

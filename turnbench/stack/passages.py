@@ -21,6 +21,7 @@ its segments (the last segment's end except where a short turn is nested inside 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -71,7 +72,9 @@ def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int =
              words: int) -> None:
         n = len(chunks)
         p = Passage(
-            id=passage_id(meeting_id, n), meeting=meeting_id, speaker=speaker, start=start, end=end, index=n,
+            # speaker names repeat across a million passages: one string each, not one per passage
+            id=passage_id(meeting_id, n), meeting=meeting_id, speaker=sys.intern(speaker), start=start, end=end,
+            index=n,
             kind=PASSAGE_KIND, text_sha256=text_sha256(texts), words=words,
         )
         chunks.append(Chunk(p, texts, turns))

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.unit.harness.helpers import reproduce_with_ir_measures, score, small_run
+from turnbench.errors import BadInput
 from turnbench.harness import exports as X
 from turnbench.harness.report import write_results
 from turnbench.runs import RankedPassage
@@ -40,7 +43,9 @@ def test_the_committed_baseline_reproduces_with_ir_measures():
 def test_file_formats_on_a_worked_example(small_corpus):
     corpus, passages = small_corpus
     res = score(corpus, passages, small_run())
-    f = res.extra_files
+    f = {name: X.content_bytes(content) for name, content in res.extra_files.items()}
+    # the runs are made as they are written, never held whole
+    assert all(isinstance(res.extra_files[n], X.Lazy) for n in (X.RUN_PASSAGES, X.RUN_MEETINGS, X.RUN_RAW))
     assert f[X.QRELS_PASSAGES].decode() == "q1 0 m1:00001 3\nq2 0 m1:00002 2\nq2 0 m2:00000 2\n"
     assert f[X.QRELS_MEETINGS].decode() == "q1 0 m1 1\nq2 0 m1 1\nq2 0 m2 1\nq3 0 m2 1\nq3 0 m3 1\n"
     # as scored: rule 5 put q2's three tied passages in (meeting, index) order, scores strictly decreasing
@@ -55,6 +60,10 @@ def test_raw_scores_round_trip_and_the_tag_is_one_token():
     data = X.raw_run_text([RankedPassage("q", "d", 1, 0.1 + 0.2)], X.run_tag("my arm/v2"))
     assert data == b"q Q0 d 1 0.30000000000000004 my_arm_v2\n"
     assert X.parse_run(data, "x") == {"q": [("d", 0.30000000000000004)]}
+    lazy = X.Lazy(lambda: iter([b"q Q0 a 1 3.0 t\nq Q0 b 2 2.0 t\n", b"q Q0 c 3 1.0 t\nr Q0 a 1 1.0 t\n"]))
+    assert X.parse_run(lazy, "x", depth=2) == {"q": [("a", 3.0), ("b", 2.0)], "r": [("a", 1.0)]}
+    with pytest.raises(BadInput, match="line 3 has 2 columns"):
+        X.parse_run(X.Lazy(lambda: iter([b"q Q0 a 1 3.0 t\nq Q0 b 2 2.0 t\n", b"q c\n"])), "x", depth=1)
     assert X.parse_qrels(b"q 0 d 2\n", "x") == {"q": {"d": 2}}
 
 
