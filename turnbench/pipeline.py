@@ -161,7 +161,7 @@ def bench(corpus_dir: Path, arms: Sequence[Arm], out: Path, *, scope: str = "cor
           control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
           policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
           echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-          index: str | None = None) -> list[BenchOutcome]:
+          index: str | None = None, knn_engine: str = "lucene") -> list[BenchOutcome]:
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
     where they can (bad arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
@@ -170,14 +170,15 @@ def bench(corpus_dir: Path, arms: Sequence[Arm], out: Path, *, scope: str = "cor
     dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
     corpus = open_corpus(Path(corpus_dir))
     return _bench([(Path(corpus_dir), corpus, dirs)], arms, scope=scope, provider=provider, answerer=answerer,
-                  policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index)
+                  policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index,
+                  knn_engine=knn_engine)
 
 
 def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm], out: Path, *, corpora: Path, workers: int = 1,
                 scope: str = "corpus", control_name: str | None = None, provider: str = "auto",
                 answerer: str = "reference", policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
                 echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-                index: str | None = None) -> list[BenchOutcome]:
+                index: str | None = None, knn_engine: str = "lucene") -> list[BenchOutcome]:
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
     ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
     already there is exactly that seed's corpus."""
@@ -196,7 +197,8 @@ def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm], out: Path, *, corpora
         corpus_dir = Path(corpora) / f"seed-{seed}"
         out_jobs.append((corpus_dir, seed_corpus(seed, corpus_dir, workers=workers, echo=say), dirs))
     return _bench(out_jobs, arms, scope=scope, provider=provider, answerer=answerer, policy=policy,
-                  show_progress=show_progress, echo=echo, stack_options=stack_options, index=index)
+                  show_progress=show_progress, echo=echo, stack_options=stack_options, index=index,
+                  knn_engine=knn_engine)
 
 
 def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable[[str], None]) -> Corpus:
@@ -232,8 +234,10 @@ def _check(arms: Sequence[Arm], answerer: str, scope: str) -> None:
 def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms: Sequence[Arm], *, scope: str,
            provider: str, answerer: str, policy: RelevancePolicy, show_progress: bool,
            echo: Callable[[str], None] | None, stack_options: Mapping[str, Any] | None,
-           index: str | None) -> list[BenchOutcome]:
-    """One stack; per corpus: load → answers → per arm: run → judge + score → report → write."""
+           index: str | None, knn_engine: str = "lucene") -> list[BenchOutcome]:
+    """One stack; per corpus: load (a vector field when an arm needs one) → answers → per arm: run → judge +
+    score → report → write."""
+    from turnbench.engines.embeddings import spec_for_arms
     from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm
     from turnbench.harness import answers as A
     from turnbench.harness.pages import attach_report
@@ -244,6 +248,7 @@ def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms
     from turnbench.stack.load import load_corpus
 
     by_name = {a.name: a for a in arms}
+    vectors = spec_for_arms(arms, engine=knn_engine)
     outcomes: list[BenchOutcome] = []
     total = 1 + sum(1 + (answerer != "skip") + 4 * len(dirs) for _, _, dirs in jobs)
     several = len(jobs) > 1
@@ -258,8 +263,9 @@ def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms
             for corpus_dir, corpus, dirs in jobs:
                 tag = f" {corpus.id}" if several else ""
                 with st.stage(f"load{tag}"):
-                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX,
-                                         progress=st.counter(f"index passages{tag}"))
+                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX, vectors=vectors,
+                                         progress=st.counter(f"index passages{tag}"),
+                                         embed_progress=st.counter(f"embed passages{tag}") if vectors else None)
                 answer_results = None
                 if answerer != "skip":
                     with st.stage(f"answers{tag}"):

@@ -171,11 +171,13 @@ def _seeds(text: str | None) -> list[int]:
 @click.option("--answerer", type=click.Choice(["reference", "none", "skip"]), default="reference", show_default=True,
               help="Answer the aggregation questions too (answers.md); skip leaves them out.")
 @click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
+@click.option("--knn-engine", type=click.Choice(["lucene", "faiss", "nmslib"]), default="lucene", show_default=True,
+              help="The k-NN engine of the vector field, when an arm needs one (faiss, nmslib: docker or external).")
 @_relevance_options
 @handle_errors
 def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
               arm_files: tuple[str, ...], out: str, control_name: str | None, scope: str, provider: str,
-              answerer: str, index: str | None, relevance_high: float, relevance_low: float,
+              answerer: str, index: str | None, knn_engine: str, relevance_high: float, relevance_low: float,
               binary_relevance: bool) -> None:
     """Stack -> load -> run -> judge -> score -> report -> write, for each arm (and each seed); prints the tables."""
     from turnbench.engines.arms import resolve
@@ -192,9 +194,12 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
     resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
+    if knn_engine != "lucene" and provider == "embedded":
+        raise errors.BadInput(f"--knn-engine {knn_engine}: the embedded node has no native k-NN libraries; use lucene, "
+                              "or a docker or external stack")
     common: dict[str, Any] = {"scope": scope, "control_name": control_name, "provider": provider,
                               "answerer": answerer, "policy": policy, "show_progress": tty, "index": index,
-                              "echo": None if tty else say}
+                              "echo": None if tty else say, "knn_engine": knn_engine}
     if seeds:
         outcomes = bench_seeds(seeds, resolved, Path(out), corpora=Path(corpora), workers=workers, **common)
     else:

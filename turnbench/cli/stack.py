@@ -133,21 +133,34 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
 @click.option("--max-words", default=200, show_default=True, type=click.IntRange(min=1),
               help="Most words in one passage.")
 @click.option("--index", default=None, help="OpenSearch index to (re)create [default: turnbench-passages].")
+@click.option("--encoder", default=None,
+              help="Also embed every passage with this encoder into the vector field `embedding`, for dense and "
+                   "hybrid arms (e.g. minilm-l6-v2-int8).")
+@click.option("--knn-engine", type=click.Choice(["lucene", "faiss", "nmslib"]), default="lucene", show_default=True,
+              help="With --encoder: the k-NN engine of the vector field (faiss and nmslib: docker or external only).")
 @handle_errors
-def load_cmd(corpus_dir: str, max_words: int, index: str | None) -> None:
+def load_cmd(corpus_dir: str, max_words: int, index: str | None, encoder: str | None, knn_engine: str) -> None:
     """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
 
     Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
     not create, and an index that does not settle at the expected counts.
     """
     from turnbench.corpus.format import open_corpus
+    from turnbench.engines.encoders import check_name
     from turnbench.stack import current_stack
     from turnbench.stack.index import DEFAULT_INDEX
     from turnbench.stack.load import load_corpus
 
     index = index or DEFAULT_INDEX
+    if encoder is None and knn_engine != "lucene":
+        raise errors.BadInput("--knn-engine chooses the engine of the vector field: give --encoder too")
+    spec = None
+    if encoder is not None:
+        from turnbench.engines.embeddings import vector_spec
+
+        spec = vector_spec(check_name(encoder, "--encoder"), engine=knn_engine)
     corpus = open_corpus(Path(corpus_dir))
-    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index)
+    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, vectors=spec)
     for line in result.summary(corpus.id):
         click.echo(line)
 

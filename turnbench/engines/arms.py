@@ -7,12 +7,14 @@ straight from OpenSearch's documentation. The file holds:
     name = "bm25"                       # [a-z0-9][a-z0-9._-]*, also the results directory's name
     description = "..."
     depth = 100                         # passages per query, 1..10000
+    approximates = "dense-exact"        # optional: a built-in arm this one approximates; its recall against
+                                        # that arm on the same queries is recorded with the results
     body = '''{ ... an OpenSearch _search body, with placeholders ... }'''
     [pipeline]                          # optional: a search pipeline the body runs through
     body = '''{ ... an OpenSearch search pipeline definition ... }'''
     [requires]                          # optional: what the index must hold for the arm
     vector_field = "embedding"
-    encoder = "minilm-l6-v2-int8"
+    encoder = "minilm-l6-v2-int8"       # a known encoder (turnbench.engines.encoders)
 
 Placeholders stand where a JSON value stands and are replaced by JSON values: ``{{query_text}}`` (a string),
 ``{{query_vector}}`` (the query's embedding, a list of numbers; needs ``requires.encoder``), ``{{filter}}`` (a
@@ -46,7 +48,7 @@ PLACEHOLDERS = ("query_text", "query_vector", "filter", "depth")
 OWNED_BY_TURNBENCH = ("size", "from", "sort", "_source", "stored_fields", "docvalue_fields", "track_total_hits",
                       "search_after", "timeout", "terminate_after", "search_pipeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-KEYS = {"name", "description", "depth", "body", "pipeline", "requires"}
+KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates"}
 REQUIRES_KEYS = {"vector_field", "encoder"}
 BUILTIN_PACKAGE = "turnbench.engines.builtin_arms"
 
@@ -64,6 +66,7 @@ class Arm:
     builtin: bool
     pipeline: str | None = None
     requires: Mapping[str, str] = field(default_factory=dict)
+    approximates: str | None = None  # a built-in arm whose results this one approximates (recall recorded)
 
     @property
     def placeholders(self) -> frozenset[str]:
@@ -96,6 +99,7 @@ class Arm:
             "name": self.name, "description": self.description, "depth": self.depth,
             "body": self.body, "pipeline": self.pipeline, "requires": dict(sorted(self.requires.items())),
             "file": {"name": self.file_name, "sha256": self.file_sha256, "builtin": self.builtin},
+            **({"approximates": self.approximates} if self.approximates else {}),
         }
 
 
@@ -155,8 +159,17 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
     if not isinstance(requires, dict) or set(requires) - REQUIRES_KEYS or \
             not all(isinstance(v, str) and v for v in requires.values()):
         raise BadInput(f"{file_name}: [requires] may name {', '.join(sorted(REQUIRES_KEYS))}, each a string")
+    if "encoder" in requires:
+        from turnbench.engines.encoders import check_name
+
+        check_name(requires["encoder"], file_name)
+    approximates = raw.get("approximates")
+    if approximates is not None and (not isinstance(approximates, str) or approximates not in builtin_names()
+                                     or approximates == name):
+        raise BadInput(f"{file_name}: approximates must name another built-in arm ({', '.join(builtin_names())}), "
+                       f"not {approximates!r}")
     arm = Arm(name, description, depth, body, Path(file_name).name, canonical.sha256_bytes(data), builtin, pipeline,
-              dict(requires))
+              dict(requires), approximates)
     _check(arm, file_name)
     return arm
 

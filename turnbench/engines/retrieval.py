@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.engines.arms import Arm, builtin
-from turnbench.errors import BadInput, SearchFailed, UnknownArm
+from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
 from turnbench.runs import Passage, RankedPassage, Scope, get_scope, inventory_sha256, normalise
 from turnbench.stack.info import StackInfo
 
@@ -145,6 +145,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     )
     from turnbench.stack.load import loaded_marker
     from turnbench.stack.passages import chunk_meeting
+    from turnbench.stack.vectors import require_plugins
 
     arm = builtin(arm) if isinstance(arm, str) else arm
     sc = get_scope(scope)
@@ -170,21 +171,78 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     if got != expected:
         raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
                               f"{describe_difference(expected, got)}")
+    reference = builtin(arm.approximates) if arm.approximates else None
+    for a in (arm, reference):
+        if a is not None:
+            require_index_holds(a, marker, index)
+    if any(a is not None and "hybrid" in _keys(a.request(query_text="", filters=[], depth=depth, query_vector=[0.0]))
+           for a in (arm, reference)):
+        shards = int(next(iter(client.indices.get_settings(index=index, name="index.number_of_shards").values()))
+                     ["settings"]["index"]["number_of_shards"])
+        if shards != 1:
+            raise StackStateError(f"arm {arm.name}: the hybrid query cannot use dfs_query_then_fetch, so its scores "
+                                  f"would depend on the split of index {index!r} into {shards} shards: load one shard")
+    if arm.vector_field:
+        require_plugins(client)
     timings["verify_s"] = time.perf_counter() - t0
 
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
-    bodies = [(q.id, search_body(arm, q, sc, depth)) for q in queries]
+    vectors = None
+    if arm.encoder:
+        from turnbench.engines import encoders
+        from turnbench.engines.embeddings import embed
+
+        t0 = time.perf_counter()
+        vectors = embed(encoders.get(arm.encoder), [(q.id, q.text) for q in queries])
+        timings["embed_queries_s"] = time.perf_counter() - t0
+    bodies = [(q.id, search_body(arm, q, sc, depth, vectors.vector(q.id) if vectors else None)) for q in queries]
     t0 = time.perf_counter()
     entries, latencies = run_queries(client, index, bodies, progress=progress)
     timings["search_s"] = time.perf_counter() - t0
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
 
+    config = _resolved_config(arm, sc, index, depth, len(queries), marker)
+    if vectors is not None:
+        config["query_vectors"] = vectors.provenance("queries")
+    if reference is not None:
+        from turnbench.engines.approximation import recall_against
+
+        if reference.encoder != arm.encoder:
+            raise BadInput(f"arm {arm.name} approximates {reference.name}, which uses another encoder")
+        t0 = time.perf_counter()
+        ref_entries, _ = run_queries(client, index, [(q.id, search_body(reference, q, sc, depth, vectors.vector(
+            q.id) if vectors else None)) for q in queries])
+        timings["reference_search_s"] = time.perf_counter() - t0
+        config["approximation"] = {"of": reference.name, "reference_sha256": reference.file_sha256,
+                                   **recall_against(entries, ref_entries)}
+
     by_id = {p.id: p for p in passages}
     run = normalise(entries, by_id)
-    return RunResult(arm_config=_resolved_config(arm, sc, index, depth, len(queries), marker), run=run,
-                     latencies=latencies, timings=timings, passages=passages, passages_sha256=sha,
-                     entries=tuple(entries))
+    return RunResult(arm_config=config, run=run, latencies=latencies, timings=timings, passages=passages,
+                     passages_sha256=sha, entries=tuple(entries))
+
+
+def _keys(obj: Any) -> set[str]:
+    """Every key anywhere in a JSON value."""
+    if isinstance(obj, dict):
+        return set(obj) | {k for v in obj.values() for k in _keys(v)}
+    if isinstance(obj, list):
+        return {k for v in obj for k in _keys(v)}
+    return set()
+
+
+def require_index_holds(arm: Arm, marker: Mapping[str, Any], index: str) -> None:
+    """Refuse an arm whose vector field the loaded index does not hold, before any query is sent."""
+    if not arm.vector_field:
+        return
+    held = marker.get("vectors") or {}
+    if held.get("field") == arm.vector_field and held.get("encoder") == arm.encoder:
+        return
+    has = f"its vector field {held.get('field')!r} by {held.get('encoder')}" if held else "no vector field"
+    raise StackStateError(f"{arm.file_name}: arm {arm.name} needs the vector field {arm.vector_field!r} by "
+                          f"{arm.encoder}, and index {index!r} holds {has}: load it with "
+                          f"`turnbench load --encoder {arm.encoder}` (bench does this itself)")
 
 
 def run_tag(arm_config: Mapping[str, Any]) -> str:

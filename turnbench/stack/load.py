@@ -29,6 +29,7 @@ from turnbench.stack import tables
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 from turnbench.stack.passages import DEFAULT_MAX_WORDS, Chunk, chunk_meeting
+from turnbench.stack.vectors import VectorSpec
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -98,20 +99,29 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
 
 def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS,
                 index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S,
-                progress: Callable[[int, int], None] | None = None) -> LoadResult:
+                progress: Callable[[int, int], None] | None = None, vectors: VectorSpec | None = None,
+                embed_progress: Callable[[int, int], None] | None = None) -> LoadResult:
     """Load ``corpus`` into the stack's PostgreSQL and OpenSearch and return the passages and provenance.
-    ``progress(done, total)`` is called with each bulk chunk's passage count and the number of passages."""
+    ``progress(done, total)`` is called with each bulk chunk's passage count and the number of passages.
+    ``vectors``: the index also gets a vector field, each passage embedded (``embed_progress``) and indexed
+    by the fixed recipe of turnbench.stack.vectors."""
     with stack_errors(stack):
         return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s,
-                            progress=progress)
+                            progress=progress, vectors=vectors, embed_progress=embed_progress)
 
 
 def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str,
-                 settle_timeout_s: float, progress: Callable[[int, int], None] | None) -> LoadResult:
+                 settle_timeout_s: float, progress: Callable[[int, int], None] | None,
+                 vectors: VectorSpec | None, embed_progress: Callable[[int, int], None] | None) -> LoadResult:
+    from turnbench.stack import vectors as vx
+
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     ix.check_index_name(index)
     client = opensearch_client(stack)
+    if vectors is not None:  # refused before anything is written
+        vx.check_engine(vectors, stack.provider)
+        vx.require_plugins(client)
     # Ownership is checked on both stores before either is written, so a refusal changes nothing.
     old_marker = ix.index_marker(client, index)
     tables.loaded_tables_marker(stack)
@@ -137,19 +147,40 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
         # a meeting with no segments yields no passage; the index could not show it, so refuse up front
         empty = counts.meetings - len(expected[1])
         raise IndexNotSettled(f"{empty} meeting(s) have no segments and would be absent from the index")
+    vector_of, vector_prov = None, None
+    if vectors is not None:
+        t0 = time.perf_counter()
+        vector_of, vector_prov = vectors.embed([(c.passage.id, c.text) for c, _, _ in chunks], embed_progress)
+        timings["embed_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     if old_marker is not None:
         client.indices.delete(index=index)
     marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, passages=len(passages),
                            meetings=counts.meetings, passages_sha256=passages_sha256, state="loading")
-    mappings = ix.index_mappings()
+    settings, mappings = ix.index_settings(), ix.index_mappings()
+    if vectors is not None and vector_prov is not None:
+        settings["index"].update(vx.load_settings(len(passages)))
+        mappings["properties"][vectors.field] = vectors.mapping()
+        marker["vectors"] = {"field": vectors.field, "encoder": vectors.encoder,
+                             "digest": vector_prov["digest"]["sha256"]}
     mappings["_meta"] = {ix.MARKER: marker}
-    client.indices.create(index=index, body={"settings": ix.index_settings(), "mappings": mappings})
+    client.indices.create(index=index, body={"settings": settings, "mappings": mappings})
     timings["create_index_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    indexed = _bulk(client, index, chunks, len(chunks), progress)
+    segments_before = 0
+    if vectors is not None and vector_of is not None:
+        docs = {c.passage.id: (c, title, date) for c, title, date in chunks}
+        actions = [{**a, "_source": {**a["_source"], vectors.field: vector_of(pid)}}
+                   for pid in vx.build_order(list(docs)) for a in _bulk_actions(index, [docs[pid]])]
+        indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
+        if segments_before != vx.expected_segments(len(actions)):
+            raise IndexNotSettled(f"index {index!r} held {segments_before} segments before the force-merge, not "
+                                  f"{vx.expected_segments(len(actions))}: a merge ran during the load, so the "
+                                  "vector graph would not be the reproducible one")
+    else:
+        indexed = _bulk(client, index, chunks, len(chunks), progress)
     timings["bulk_s"] = time.perf_counter() - t0
     chunks.clear()  # the passages stay; the texts are not needed again
     if indexed != len(passages):
@@ -179,6 +210,9 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
         "postgres_major": stack.postgres_major, "postgres_schema": tables.SCHEMA,
         "tables_format": tables.TABLES_FORMAT,
     })
+    if vectors is not None and vector_prov is not None:
+        prov["vectors"] = {**vectors.config(), "segments_before_merge": segments_before,
+                           "embeddings": dict(vector_prov)}
     ix.put_marker(client, index, {**marker, "state": "settled"})
     timings["provenance_s"] = time.perf_counter() - t0
     timings["total_s"] = time.perf_counter() - t_all
