@@ -136,10 +136,14 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
 @click.option("--encoder", default=None,
               help="Also embed every passage with this encoder into the vector field `embedding`, for dense and "
                    "hybrid arms (e.g. minilm-l6-v2-int8).")
+@click.option("--vector-index", type=click.Choice(["exact", "hnsw"]), default="hnsw", show_default=True,
+              help="With --encoder: hnsw also builds the graph approximate arms search; exact stores the vectors "
+                   "for exact scoring only.")
 @click.option("--knn-engine", type=click.Choice(["lucene", "faiss", "nmslib"]), default="lucene", show_default=True,
-              help="With --encoder: the k-NN engine of the vector field (faiss and nmslib: docker or external only).")
+              help="With --encoder: the k-NN engine of the graph (faiss and nmslib: docker or external only).")
 @handle_errors
-def load_cmd(corpus_dir: str, max_words: int, index: str | None, encoder: str | None, knn_engine: str) -> None:
+def load_cmd(corpus_dir: str, max_words: int, index: str | None, encoder: str | None, vector_index: str,
+             knn_engine: str) -> None:
     """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
 
     Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
@@ -158,7 +162,7 @@ def load_cmd(corpus_dir: str, max_words: int, index: str | None, encoder: str | 
     if encoder is not None:
         from turnbench.engines.embeddings import vector_spec
 
-        spec = vector_spec(check_name(encoder, "--encoder"), engine=knn_engine)
+        spec = vector_spec(check_name(encoder, "--encoder"), graph=vector_index == "hnsw", engine=knn_engine)
     corpus = open_corpus(Path(corpus_dir))
     result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, vectors=spec)
     for line in result.summary(corpus.id):

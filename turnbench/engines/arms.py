@@ -15,6 +15,8 @@ straight from OpenSearch's documentation. The file holds:
     [requires]                          # optional: what the index must hold for the arm
     vector_field = "embedding"
     encoder = "minilm-l6-v2-int8"       # a known encoder (turnbench.engines.encoders)
+    vector_index = "hnsw"               # optional: "hnsw" when the body searches the graph (a knn query); the
+                                        # default "exact" stores the vectors for scripts to score, no graph
 
 Placeholders stand where a JSON value stands and are replaced by JSON values: ``{{query_text}}`` (a string),
 ``{{query_vector}}`` (the query's embedding, a list of numbers; needs ``requires.encoder``), ``{{filter}}`` (a
@@ -49,7 +51,8 @@ OWNED_BY_TURNBENCH = ("size", "from", "sort", "_source", "stored_fields", "docva
                       "search_after", "timeout", "terminate_after", "search_pipeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates"}
-REQUIRES_KEYS = {"vector_field", "encoder"}
+REQUIRES_KEYS = {"vector_field", "encoder", "vector_index"}
+VECTOR_INDEXES = ("exact", "hnsw")  # exact: stored vectors scored by a script; hnsw: a graph for the knn query
 BUILTIN_PACKAGE = "turnbench.engines.builtin_arms"
 
 
@@ -79,6 +82,10 @@ class Arm:
     @property
     def vector_field(self) -> str | None:
         return self.requires.get("vector_field")
+
+    @property
+    def needs_graph(self) -> bool:
+        return self.requires.get("vector_index") == "hnsw"
 
     def request(self, *, query_text: str, filters: Sequence[Mapping[str, Any]], depth: int,
                 query_vector: Sequence[float] | None = None) -> dict[str, Any]:
@@ -159,6 +166,10 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
     if not isinstance(requires, dict) or set(requires) - REQUIRES_KEYS or \
             not all(isinstance(v, str) and v for v in requires.values()):
         raise BadInput(f"{file_name}: [requires] may name {', '.join(sorted(REQUIRES_KEYS))}, each a string")
+    if requires.get("vector_index", "exact") not in VECTOR_INDEXES or ("vector_index" in requires
+                                                                        and "vector_field" not in requires):
+        raise BadInput(f"{file_name}: [requires] vector_index is one of {', '.join(VECTOR_INDEXES)}, "
+                       "beside a vector_field")
     if "encoder" in requires:
         from turnbench.engines.encoders import check_name
 

@@ -144,7 +144,7 @@ def _write(directory: Path, key: str, vector: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def vector_spec(encoder_name: str, field: str = "embedding", *, engine: str = "lucene",
+def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = True, engine: str = "lucene",
                 root: Path | None = None) -> VectorSpec:
     """What ``load`` needs to give the index a vector field filled by ``encoder_name`` (cached embeddings)."""
     from turnbench.engines import encoders
@@ -157,15 +157,17 @@ def vector_spec(encoder_name: str, field: str = "embedding", *, engine: str = "l
         found = embed(encoder, items, root=root, progress=progress)
         return found.vector, found.provenance("passages")
 
-    return VectorSpec(field=field, encoder=encoder.id, dim=encoder.dim, embed=run, engine=engine)
+    return VectorSpec(field=field, encoder=encoder.id, dim=encoder.dim, embed=run, graph=graph, engine=engine)
 
 
 def spec_for_arms(arms: Sequence[Arm], *, engine: str = "lucene") -> VectorSpec | None:
-    """The vector field the arms need (None when none needs one); arms needing different ones are refused."""
+    """The vector field the arms need (None when none needs one), with a graph when one of them (or the arm one
+    approximates) searches it; arms needing different fields or encoders are refused."""
     from turnbench.errors import BadInput
 
     needed = sorted({(a.vector_field, a.encoder) for a in arms if a.vector_field and a.encoder})
     if len(needed) > 1:
         raise BadInput("the arms need different vector fields or encoders "
                        f"({'; '.join(f'{f} by {e}' for f, e in needed)}): one index holds one; bench them apart")
-    return vector_spec(needed[0][1], needed[0][0], engine=engine) if needed else None
+    graph = any(a.needs_graph for a in arms)
+    return vector_spec(needed[0][1], needed[0][0], graph=graph, engine=engine) if needed else None

@@ -237,12 +237,17 @@ def require_index_holds(arm: Arm, marker: Mapping[str, Any], index: str) -> None
     if not arm.vector_field:
         return
     held = marker.get("vectors") or {}
-    if held.get("field") == arm.vector_field and held.get("encoder") == arm.encoder:
+    if held.get("field") == arm.vector_field and held.get("encoder") == arm.encoder and (
+            held.get("graph") or not arm.needs_graph):
         return
-    has = f"its vector field {held.get('field')!r} by {held.get('encoder')}" if held else "no vector field"
-    raise StackStateError(f"{arm.file_name}: arm {arm.name} needs the vector field {arm.vector_field!r} by "
-                          f"{arm.encoder}, and index {index!r} holds {has}: load it with "
-                          f"`turnbench load --encoder {arm.encoder}` (bench does this itself)")
+    def what(field: Any, encoder: Any, graph: bool) -> str:
+        return f"{field!r} ({encoder}, {'HNSW graph' if graph else 'no graph'})"
+
+    has = what(held.get("field"), held.get("encoder"), bool(held.get("graph"))) if held else "no vector field"
+    option = " --vector-index hnsw" if arm.needs_graph else ""
+    raise StackStateError(f"{arm.file_name}: arm {arm.name} needs vector field "
+                          f"{what(arm.vector_field, arm.encoder, arm.needs_graph)}; index {index!r} holds {has}: load "
+                          f"with `turnbench load --encoder {arm.encoder}{option}` (bench does so)")
 
 
 def run_tag(arm_config: Mapping[str, Any]) -> str:

@@ -68,20 +68,25 @@ def corpus_marker(corpus: Corpus, **extra: Any) -> dict[str, Any]:
     return {"corpus_id": corpus.id, "corpus_sha256": corpus.sha256, **extra}
 
 
-def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]]) -> Iterator[dict[str, Any]]:
+def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
+                  vector: tuple[str, Callable[[str], list[float]]] | None = None) -> Iterator[dict[str, Any]]:
     for chunk, title, recorded_date in chunks:
-        yield {"_index": index, "_id": chunk.passage.id,
-               "_source": ix.passage_document(chunk, title, recorded_date)}
+        source = ix.passage_document(chunk, title, recorded_date)
+        if vector is not None:
+            source[vector[0]] = vector[1](chunk.passage.id)
+        yield {"_index": index, "_id": chunk.passage.id, "_source": source}
 
 
 def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
-          total: int = 0, progress: Callable[[int, int], None] | None = None) -> int:
+          total: int = 0, progress: Callable[[int, int], None] | None = None,
+          vector: tuple[str, Callable[[str], list[float]]] | None = None) -> int:
     from opensearchpy import helpers
     from opensearchpy.helpers import BulkIndexError
 
     ok = 0
     try:
-        for success, _info in helpers.parallel_bulk(client, _bulk_actions(index, chunks), thread_count=BULK_THREADS,
+        actions = _bulk_actions(index, chunks, vector)
+        for success, _info in helpers.parallel_bulk(client, actions, thread_count=BULK_THREADS,
                                                     chunk_size=BULK_CHUNK_DOCS, max_chunk_bytes=50 * 1024 * 1024,
                                                     raise_on_error=True, raise_on_exception=True):
             ok += bool(success)
@@ -160,9 +165,9 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
                            meetings=counts.meetings, passages_sha256=passages_sha256, state="loading")
     settings, mappings = ix.index_settings(), ix.index_mappings()
     if vectors is not None and vector_prov is not None:
-        settings["index"].update(vx.load_settings(len(passages)))
+        settings["index"].update(vectors.settings(len(passages)))
         mappings["properties"][vectors.field] = vectors.mapping()
-        marker["vectors"] = {"field": vectors.field, "encoder": vectors.encoder,
+        marker["vectors"] = {"field": vectors.field, "encoder": vectors.encoder, "graph": vectors.graph,
                              "digest": vector_prov["digest"]["sha256"]}
     mappings["_meta"] = {ix.MARKER: marker}
     client.indices.create(index=index, body={"settings": settings, "mappings": mappings})
@@ -170,17 +175,18 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
 
     t0 = time.perf_counter()
     segments_before = 0
-    if vectors is not None and vector_of is not None:
+    if vectors is not None and vector_of is not None and vectors.graph:
         docs = {c.passage.id: (c, title, date) for c, title, date in chunks}
-        actions = [{**a, "_source": {**a["_source"], vectors.field: vector_of(pid)}}
-                   for pid in vx.build_order(list(docs)) for a in _bulk_actions(index, [docs[pid]])]
+        actions = [a for pid in vx.build_order(list(docs))
+                   for a in _bulk_actions(index, [docs[pid]], (vectors.field, vector_of))]
         indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
         if segments_before != vx.expected_segments(len(actions)):
             raise IndexNotSettled(f"index {index!r} held {segments_before} segments before the force-merge, not "
                                   f"{vx.expected_segments(len(actions))}: a merge ran during the load, so the "
                                   "vector graph would not be the reproducible one")
     else:
-        indexed = _bulk(client, index, chunks, len(chunks), progress)
+        indexed = _bulk(client, index, chunks, len(chunks), progress,
+                        None if vectors is None or vector_of is None else (vectors.field, vector_of))
     timings["bulk_s"] = time.perf_counter() - t0
     chunks.clear()  # the passages stay; the texts are not needed again
     if indexed != len(passages):

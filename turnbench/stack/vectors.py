@@ -1,12 +1,14 @@
 """The index's vector field, when an arm needs one (DESIGN §11): definition, build recipe, plugin checks.
 
-The field is a ``knn_vector`` of the encoder's dimension with HNSW from the Lucene engine, pinned: faiss and
-nmslib need native libraries that the embedded node does not have (faiss fails at the first flush and leaves a bulk
-request hanging), so they are refused there. Space ``cosinesimil``, ``m`` 16, ``ef_construction`` 100.
+The field is a ``knn_vector`` of the encoder's dimension. Exact scoring (the ``knn_score`` script) reads only the
+stored vectors, so for arms that score exactly the field is just that (``index.knn`` false, no graph): cheap to
+build and the same bytes whatever order passages arrive in. Only an arm that declares ``[requires] vector_index =
+"hnsw"`` (an approximate ``knn`` query) gets a graph: HNSW from the Lucene engine, pinned — faiss and nmslib need
+native libraries that the embedded node does not have (faiss fails at the first flush and leaves a bulk request
+hanging), so they are refused there — space ``cosinesimil``, ``m`` 16, ``ef_construction`` 100.
 
-Exact scoring (``knn_score``) reads the vectors and is the same whatever the graph. The HNSW graph is not: it
-depends on the order vectors arrive in and on how segments are merged. So that two loads build the same graph,
-the load is sequential and fixed: passages in the order of the sha256 of their id (a fixed order unrelated to
+The graph depends on the order vectors arrive in and on how segments are merged. So that two loads build the same
+graph, a graph load is sequential and fixed: passages in the order of the sha256 of their id (a fixed order unrelated to
 meetings, which keeps the graph's early layers spread over the corpus), one bulk request at a time, a refresh
 (one new segment) every 1,000 passages, background merges held off during the load (``segments_per_tier`` above
 the number of segments), then a force-merge to one segment; the segment count before the merge is checked, and
@@ -51,6 +53,7 @@ class VectorSpec:
     encoder: str
     dim: int
     embed: Embed
+    graph: bool = True  # an HNSW graph for approximate search; False: stored vectors for exact scoring only
     engine: str = "lucene"
     m: int = 16
     ef_construction: int = 100
@@ -60,14 +63,25 @@ class VectorSpec:
             raise BadInput(f"k-NN engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
 
     def mapping(self) -> dict[str, Any]:
+        if not self.graph:
+            return {"type": "knn_vector", "dimension": self.dim}
         return {"type": "knn_vector", "dimension": self.dim,
                 "method": {"name": "hnsw", "engine": self.engine, "space_type": SPACE,
                            "parameters": {"m": self.m, "ef_construction": self.ef_construction}}}
 
+    def settings(self, n_docs: int) -> dict[str, Any]:
+        """Index settings the field adds: k-NN on (with merges held off while the segments are written) for a
+        graph, off (written out, so the record says so) for exact scoring."""
+        if not self.graph:
+            return {"knn": False}
+        return {"knn": True, "merge.policy.segments_per_tier": max(10, expected_segments(n_docs) + 10)}
+
     def config(self) -> dict[str, Any]:
-        return {"field": self.field, "encoder": self.encoder, "mapping": self.mapping(),
-                "build": {"order": "sha256 of the passage id", "bulk": f"sequential, {BULK_DOCS} per request",
-                          "refresh_every": REFRESH_EVERY, "then": "force-merge to 1 segment"}}
+        build = ({"order": "sha256 of the passage id", "bulk": f"sequential, {BULK_DOCS} per request",
+                  "refresh_every": REFRESH_EVERY, "then": "force-merge to 1 segment"} if self.graph
+                 else {"graph": "none: exact scoring only", "then": "force-merge to 1 segment"})
+        return {"field": self.field, "encoder": self.encoder, "graph": "hnsw" if self.graph else "none",
+                "mapping": self.mapping(), "build": build}
 
 
 def check_engine(spec: VectorSpec, provider: str) -> None:
@@ -88,11 +102,6 @@ def require_plugins(client: OpenSearch) -> None:
 
 def build_order(ids: Sequence[str]) -> list[str]:
     return sorted(ids, key=lambda i: hashlib.sha256(i.encode("utf-8")).hexdigest())
-
-
-def load_settings(n_docs: int) -> dict[str, Any]:
-    """Index settings the vector field adds: k-NN on, and merges held off while the segments are written."""
-    return {"knn": True, "merge.policy.segments_per_tier": max(10, expected_segments(n_docs) + 10)}
 
 
 def expected_segments(n_docs: int) -> int:

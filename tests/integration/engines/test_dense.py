@@ -50,6 +50,12 @@ def test_two_loads_with_vectors_give_the_same_index_and_the_same_dense_and_hybri
     assert all(len(r) > 0 for r in runs.values())
     hnsw = run_arm(stack, corpus, "dense-hnsw", index=INDEX)
     approx = hnsw.arm_config["approximation"]
+    # exact scoring reads the stored vectors only: without a graph the exact and hybrid arms rank the same
+    flat = load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False))
+    assert flat.provenance["vectors"]["mapping"] == {"type": "knn_vector", "dimension": 384}
+    assert flat.provenance["vectors"]["embeddings"] == v["embeddings"]
+    for a in ("dense-exact", "hybrid-rrf", "hybrid-minmax"):
+        assert _raw(run_arm(stack, corpus, a, index=INDEX)) == runs[a], a
     assert approx["of"] == "dense-exact" and approx["recall@10"] >= 0.95 and approx["recall@100"] >= 0.95
     assert hnsw.arm_config["query_vectors"]["digest"]["count"] == hnsw.arm_config["queries"]["count"]
 
@@ -83,9 +89,17 @@ def test_a_dense_arm_on_an_index_without_vectors_is_refused_before_any_query(sta
                                   "--out", str(tmp_path / "run")])
     assert r.exit_code == 3, r.output
     assert r.output.strip().splitlines() == [
-        f"turnbench: StackStateError: dense-exact.toml: arm dense-exact needs the vector field 'embedding' by "
-        f"minilm-l6-v2-int8, and index '{INDEX}' holds no vector field: load it with `turnbench load --encoder "
-        "minilm-l6-v2-int8` (bench does this itself)"]
+        "turnbench: StackStateError: dense-exact.toml: arm dense-exact needs vector field 'embedding' "
+        f"(minilm-l6-v2-int8, no graph); index '{INDEX}' holds no vector field: load with `turnbench load "
+        "--encoder minilm-l6-v2-int8` (bench does so)"]
+    assert not (tmp_path / "run").exists()
+    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False))
+    r = CliRunner().invoke(main, ["run", "--corpus", str(SMALL), "--arm", "dense-hnsw", "--index", INDEX,
+                                  "--out", str(tmp_path / "run")])
+    assert r.exit_code == 3 and r.output.strip().splitlines() == [
+        "turnbench: StackStateError: dense-hnsw.toml: arm dense-hnsw needs vector field 'embedding' "
+        f"(minilm-l6-v2-int8, HNSW graph); index '{INDEX}' holds 'embedding' (minilm-l6-v2-int8, no graph): load "
+        "with `turnbench load --encoder minilm-l6-v2-int8 --vector-index hnsw` (bench does so)"], r.output
     assert not (tmp_path / "run").exists()
 
 

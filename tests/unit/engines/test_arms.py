@@ -101,9 +101,11 @@ def test_the_cli_refuses_a_bad_arm_file_before_any_stack_starts(tmp_path: Path) 
 def test_the_dense_and_hybrid_built_ins_need_the_embedding_field_and_declare_their_reference() -> None:
     for name in ("dense-exact", "dense-hnsw", "hybrid-rrf", "hybrid-minmax"):
         arm = builtin(name)
-        assert arm.requires == {"vector_field": "embedding", "encoder": "minilm-l6-v2-int8"}
+        assert {k: arm.requires[k] for k in ("vector_field", "encoder")} == {"vector_field": "embedding",
+                                                                              "encoder": "minilm-l6-v2-int8"}
         assert "query_vector" in arm.placeholders and "filter" in arm.placeholders
-    assert builtin("dense-hnsw").approximates == "dense-exact"
+    assert builtin("dense-hnsw").approximates == "dense-exact" and builtin("dense-hnsw").needs_graph
+    assert not any(builtin(n).needs_graph for n in ("dense-exact", "hybrid-rrf", "hybrid-minmax"))
     assert builtin("dense-hnsw").config()["approximates"] == "dense-exact"
     assert "approximates" not in builtin("bm25").config()  # a lexical arm's record is as it was
     assert builtin("hybrid-rrf").pipeline_body() == {"phase_results_processors": [
@@ -120,6 +122,7 @@ KNN_BODY = b"""body = '{"query": {"knn": {"embedding": {"vector": {{query_vector
     (b'name = "mine"\napproximates = "nowhere"\n' + KNN_BODY + REQUIRES,
      r"mine\.toml: approximates must name another built-in arm"),
     (b'name = "mine"\napproximates = 3\n' + KNN_BODY + REQUIRES, r"approximates must name another built-in arm"),
+    (b'name = "mine"\n' + KNN_BODY + REQUIRES + b'vector_index = "ivf"\n', r"vector_index is one of exact, hnsw"),
 ])
 def test_a_dense_arm_naming_an_unknown_encoder_or_reference_is_refused_before_any_stack(tmp_path: Path,
                                                                                        content: bytes,
