@@ -101,6 +101,10 @@ verify-answers-none: setup
 bench-load: corpus jars
 	$(PY) -m benchmarks.load --corpus $(DEFAULT_CORPUS)
 
+## bench-dense: encoding passages/s; load with vectors, index size, JVM heap and dense-exact / dense-hnsw queries/s on the default corpus; size and heap for 2,000 meetings; `make bench ARM=hybrid-rrf` end to end with a warm cache
+bench-dense: corpus jars
+	$(PY) -m benchmarks.dense --corpus $(DEFAULT_CORPUS)
+
 ## faults: the fault-injection table (area x tried x held); PYTHON=path/to/other/venv/bin/python tries another turnbench
 faults: setup
 	$(PY) -m benchmarks.faults $(if $(PYTHON),--python $(PYTHON),)
@@ -171,15 +175,16 @@ baseline: jars
 	rm -rf baselines/$(CONTROL) && \
 	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out baselines --control-name $(CONTROL) --provider $(VERIFY_PROVIDER)
 
-# The built-in arms in the two groups one bench can load for: the lexical index, and the index with a vector field
-# (a lexical arm benched beside a dense one records the vector index, so each group is benched on its own).
+# The built-in arms by the index one bench loads for them: lexical; with stored vectors (exact scoring); with an HNSW
+# graph too. An arm's claim records its index, so each group is benched on its own and verify benches the same way.
 LEXICAL_ARMS = bm25 bm25-title
-VECTOR_ARMS = dense-exact dense-hnsw hybrid-rrf hybrid-minmax
-## baselines: rewrite baselines/<arm> for every built-in arm (bm25 bm25-title; dense-exact dense-hnsw hybrid-rrf hybrid-minmax) on a regenerated default corpus, embedded stack (then commit them)
+EXACT_ARMS = dense-exact hybrid-rrf hybrid-minmax
+HNSW_ARMS = dense-hnsw
+## baselines: rewrite baselines/<arm> for every built-in arm, one bench per index kind (bm25 bm25-title; dense-exact hybrid-rrf hybrid-minmax; dense-hnsw), regenerated default corpus, embedded stack (then commit them)
 baselines: jars
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
-	for group in "$(LEXICAL_ARMS)" "$(VECTOR_ARMS)"; do \
+	for group in "$(LEXICAL_ARMS)" "$(EXACT_ARMS)" "$(HNSW_ARMS)"; do \
 	  for arm in $$group; do rm -rf baselines/$$arm; done; \
 	  $(TURNBENCH) bench --corpus "$$tmp/corpus" $$(for arm in $$group; do printf -- '--arm %s ' $$arm; done) \
 	    --out baselines --provider $(VERIFY_PROVIDER) || exit 1; \
