@@ -61,7 +61,10 @@ class LoadResult:
             f"{p['postgres_major']}; passages sha256 {self.passages_sha256}",
             f"time {t['total_s']:.2f} s: postgres {t['postgres_s']:.2f}, chunk {t['chunk_s']:.2f}, "
             f"bulk {t['bulk_s']:.2f}, force-merge {t['force_merge_s']:.2f}, settle {t['settle_s']:.2f}",
-        ]
+        ] + ([] if "vectors" not in p else [
+            f"vectors: {p['vectors']['field']!r} by {p['vectors']['encoder']} ({p['vectors']['graph']} graph), "
+            f"embedded in {t.get('embed_s', 0.0):.2f} s; passage embeddings digest "
+            f"{p['vectors']['embeddings']['digest']['sha256']}"])
 
 
 def corpus_marker(corpus: Corpus, **extra: Any) -> dict[str, Any]:
