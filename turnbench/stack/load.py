@@ -185,8 +185,8 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
         indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
         if segments_before != vx.expected_segments(len(actions)):
             raise IndexNotSettled(f"index {index!r} held {segments_before} segments before the force-merge, not "
-                                  f"{vx.expected_segments(len(actions))}: a merge ran during the load, so the "
-                                  "vector graph would not be the reproducible one")
+                                  f"{vx.expected_segments(len(actions))} (one per refresh): a merge or flush cut them "
+                                  "otherwise, so the vector graph would not be the reproducible one")
     else:
         indexed = _bulk(client, index, chunks, len(chunks), progress,
                         None if vectors is None or vector_of is None else (vectors.field, vector_of))

@@ -74,7 +74,10 @@ class VectorSpec:
         graph, off (written out, so the record says so) for exact scoring."""
         if not self.graph:
             return {"knn": False}
-        return {"knn": True, "merge.policy.segments_per_tier": max(10, expected_segments(n_docs) + 10)}
+        # no segment but the explicit refreshes': merges held off, and no flush forced by a full translog (a
+        # 2,000-meeting corpus writes ~600 MB of it, past the 512 MB default, which cut two extra segments)
+        return {"knn": True, "merge.policy.segments_per_tier": max(10, expected_segments(n_docs) + 10),
+                "translog.flush_threshold_size": "16gb"}
 
     def config(self) -> dict[str, Any]:
         build = ({"order": "sha256 of the passage id", "bulk": f"sequential, {BULK_DOCS} per request",
