@@ -197,7 +197,9 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
 
     t0 = time.perf_counter()
     client.indices.refresh(index=index)
-    client.indices.forcemerge(index=index, max_num_segments=1)
+    # building one HNSW graph over every vector can outlast the client's default timeout (2,000 meetings: > 5 min)
+    client.indices.forcemerge(index=index, max_num_segments=1,
+                              params={"request_timeout": 3600} if vectors is not None and vectors.graph else None)
     client.indices.put_settings(index=index, body={"index": {"refresh_interval": "1s"}})
     client.indices.refresh(index=index)
     timings["force_merge_s"] = time.perf_counter() - t0
