@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-harness bench gate baseline verify measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-harness bench gate baseline baselines verify bench-dense measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -132,6 +132,10 @@ verify-answers-none: setup
 bench-load: corpus jars
 	$(PY) -m benchmarks.load --corpus $(DEFAULT_CORPUS)
 
+## bench-dense: encoding passages/s; load with vectors, index size, JVM heap and dense-exact / dense-hnsw queries/s on the default corpus; size and heap for 2,000 meetings; `make bench ARM=hybrid-rrf` end to end with a warm cache
+bench-dense: corpus jars
+	$(PY) -m benchmarks.dense --corpus $(DEFAULT_CORPUS)
+
 ## faults: the fault-injection table (area x tried x held); PYTHON=path/to/other/venv/bin/python tries another turnbench
 faults: setup
 	$(PY) -m benchmarks.faults $(if $(PYTHON),--python $(PYTHON),)
@@ -139,6 +143,10 @@ faults: setup
 ## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split
 bench-harness: setup
 	$(PY) -m benchmarks.harness
+
+## bench-run: `run` against a bare _msearch loop sending the same bodies, at concurrency 1, 2 and 4 (target: >= 0.8x at 2), on $(DEFAULT_CORPUS); the same run at every concurrency
+bench-run: corpus jars
+	$(PY) -m benchmarks.run --corpus $(DEFAULT_CORPUS)
 
 ## bench-report: time `report` (target <= 3 s) and `compare` (target <= 2 s) for $(RESULTS)/bm25-title vs baselines/$(CONTROL) on the default corpus (benches bm25-title first when missing)
 bench-report: corpus
@@ -204,23 +212,46 @@ baseline: $(call needs,$(VERIFY_PROVIDER))
 	rm -rf baselines/$(CONTROL) && \
 	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out baselines --control-name $(CONTROL) --provider $(VERIFY_PROVIDER)
 
+# The built-in arms by the index one bench loads for them: lexical; with stored vectors (exact scoring); with an HNSW
+# graph too. An arm's claim records its index, so each group is benched on its own and verify benches the same way.
+LEXICAL_ARMS = bm25 bm25-title
+EXACT_ARMS = dense-exact hybrid-rrf hybrid-minmax
+HNSW_ARMS = dense-hnsw
+## baselines: rewrite baselines/<arm> for every built-in arm, one bench per index kind (bm25 bm25-title; dense-exact hybrid-rrf hybrid-minmax; dense-hnsw), regenerated default corpus, embedded stack (then commit them)
+baselines: jars
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
+	for group in "$(LEXICAL_ARMS)" "$(EXACT_ARMS)" "$(HNSW_ARMS)"; do \
+	  for arm in $$group; do rm -rf baselines/$$arm; done; \
+	  $(TURNBENCH) bench --corpus "$$tmp/corpus" $$(for arm in $$group; do printf -- '--arm %s ' $$arm; done) \
+	    --out baselines --provider $(VERIFY_PROVIDER) || exit 1; \
+	done
+
 # every deterministic file of a results directory (runinfo.json holds timings and is outside the claim)
 CLAIMED = metrics.json metrics.md answers.md report.html qrels.passages.txt qrels.meetings.txt run.passages.trec \
   run.meetings.trec run.raw.trec trec.json bindings.jsonl claim.sha256
-## verify: regenerate the default corpus, bench bm25 (VERIFY_PROVIDER=embedded, or docker; PROVIDER=docker says the same), require byte-identical claim files vs baselines/$(CONTROL)
+# arms benched together share a load: comma-separated within a group, groups separated by spaces
+VERIFY_GROUPS ?= bm25 dense-exact,hybrid-rrf
+## verify: regenerate the default corpus, bench bm25, then dense-exact and hybrid-rrf (VERIFY_GROUPS), on the embedded stack (VERIFY_PROVIDER=docker, or PROVIDER=docker: on Docker); per arm, the embeddings digests first, then byte-identical claim files vs baselines/<arm>
 verify: $(call needs,$(VERIFY_PROVIDER))
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
-	$(TURNBENCH) bench --corpus "$$tmp/corpus" --arm bm25 --out "$$tmp/results" --control-name $(CONTROL) \
-	  --provider $(VERIFY_PROVIDER) >/dev/null && \
-	status=0 && for f in $(CLAIMED); do \
-	  if cmp -s baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f"; then echo "verify: $$f byte-identical to baselines/$(CONTROL)"; \
-	  else echo "verify: $$f DIFFERS from baselines/$(CONTROL)/$$f"; \
-	    diff -u baselines/$(CONTROL)/$$f "$$tmp/results/$(CONTROL)/$$f" | head -40; status=1; fi; \
+	for group in $(VERIFY_GROUPS); do \
+	  $(TURNBENCH) bench --corpus "$$tmp/corpus" $$(echo $$group | tr ',' ' ' | xargs -n1 printf -- '--arm %s ') \
+	    --out "$$tmp/results" --provider $(VERIFY_PROVIDER) >/dev/null || exit 1; \
 	done; \
-	if [ $$status -ne 0 ]; then \
-	  $(TURNBENCH) compare baselines/$(CONTROL) "$$tmp/results/$(CONTROL)" | head -40 || true; \
-	  echo "verify: FAILED (if the change is intended, run 'make baseline' and commit baselines/$(CONTROL))"; fi; \
+	status=0 && for arm in $$(echo $(VERIFY_GROUPS) | tr ',' ' '); do \
+	  if ! $(PY) -c 'import sys; from turnbench.harness.integrity import verify_digests; \
+	    ok, lines = verify_digests(*sys.argv[1:]); print(*lines, sep="\n"); sys.exit(0 if ok else 1)' \
+	    $$arm baselines/$$arm "$$tmp/results/$$arm"; then status=1; continue; fi; \
+	  differ=0; for f in $(CLAIMED); do \
+	    if cmp -s baselines/$$arm/$$f "$$tmp/results/$$arm/$$f"; then echo "verify: $$arm: $$f byte-identical to baselines/$$arm"; \
+	    else echo "verify: $$arm: $$f DIFFERS from baselines/$$arm/$$f"; \
+	      diff -u baselines/$$arm/$$f "$$tmp/results/$$arm/$$f" | head -40; differ=1; status=1; fi; \
+	  done; \
+	  if [ $$differ -ne 0 ]; then $(TURNBENCH) compare baselines/$$arm "$$tmp/results/$$arm" | head -40 || true; fi; \
+	done; \
+	if [ $$status -ne 0 ]; then echo "verify: FAILED (if the change is intended, run 'make baselines' and commit baselines/)"; fi; \
 	exit $$status
 
 # -- self-measure and the QMSum adapter --

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from turnbench.corpus.format import open_corpus
-    from turnbench.engines.arms import builtin_names
+    from turnbench.engines.arms import builtin, builtin_names
     from turnbench.engines.retrieval import run_arm
     from turnbench.stack import current_stack, open_stack
     from turnbench.stack.load import load_corpus
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
               f"bulk {t['bulk_s']:.2f} s, force-merge {t['force_merge_s']:.2f} s, settle {t['settle_s']:.2f} s "
               f"({int(t['settle_reads'])} reads), provenance {t['provenance_s']:.2f} s")
         print(f"passages/s: {p['passages'] / wall:.0f} over the whole load, {p['passages'] / t['bulk_s']:.0f} in bulk")
-        for name in builtin_names():
+        for name in (n for n in builtin_names() if not builtin(n).vector_field):  # dense arms: make bench-dense
             cold = run_arm(stack, corpus, name, depth=100)  # the first pass also warms the JVM's compiled code
             rates, lat = [], []
             for _ in range(args.repeat):

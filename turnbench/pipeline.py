@@ -161,7 +161,8 @@ def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, *, scope: str 
           control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
           policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
           echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-          index: str | None = None, shards: int = 1, concurrency: int | None = None) -> list[BenchOutcome]:
+          index: str | None = None, shards: int = 1, concurrency: int | None = None,
+          knn_engine: str = "lucene") -> list[BenchOutcome]:
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
     where they can (bad arm, occupied results directory, bad corpus)."""
     from turnbench.corpus.format import open_corpus
@@ -171,14 +172,15 @@ def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, *, scope: str 
     corpus = open_corpus(Path(corpus_dir))
     return _bench([(Path(corpus_dir), corpus, dirs)], arms, scope=scope, provider=provider, answerer=answerer,
                   policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index,
-                  shards=shards, concurrency=concurrency)
+                  shards=shards, concurrency=concurrency, knn_engine=knn_engine)
 
 
 def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, corpora: Path, workers: int = 1,
                 scope: str = "corpus", control_name: str | None = None, provider: str = "auto",
                 answerer: str = "reference", policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
                 echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-                index: str | None = None, shards: int = 1, concurrency: int | None = None) -> list[BenchOutcome]:
+                index: str | None = None, shards: int = 1, concurrency: int | None = None,
+                knn_engine: str = "lucene") -> list[BenchOutcome]:
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
     ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
     already there is exactly that seed's corpus."""
@@ -198,7 +200,7 @@ def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, c
         out_jobs.append((corpus_dir, seed_corpus(seed, corpus_dir, workers=workers, echo=say), dirs))
     return _bench(out_jobs, arms, scope=scope, provider=provider, answerer=answerer, policy=policy,
                   show_progress=show_progress, echo=echo, stack_options=stack_options, index=index, shards=shards,
-                  concurrency=concurrency)
+                  concurrency=concurrency, knn_engine=knn_engine)
 
 
 def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable[[str], None]) -> Corpus:
@@ -237,8 +239,11 @@ def _check(arms: Sequence[Arm | str], answerer: str, scope: str) -> list[Arm]:
 def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms: Sequence[Arm], *, scope: str,
            provider: str, answerer: str, policy: RelevancePolicy, show_progress: bool,
            echo: Callable[[str], None] | None, stack_options: Mapping[str, Any] | None,
-           index: str | None, shards: int = 1, concurrency: int | None = None) -> list[BenchOutcome]:
-    """One stack; per corpus: load → answers → per arm: run → judge + score → report → write."""
+           index: str | None, shards: int = 1, concurrency: int | None = None,
+           knn_engine: str = "lucene") -> list[BenchOutcome]:
+    """One stack; per corpus: load (a vector field when an arm needs one) → answers → per arm: run → judge +
+    score → report → write."""
+    from turnbench.engines.embeddings import spec_for_arms
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, MSEARCH_BATCH, run_arm, search_plan
     from turnbench.harness import answers as A
     from turnbench.harness.pages import attach_report
@@ -253,6 +258,7 @@ def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms
     for a in arms:
         search_plan(a, shards)  # an arm that cannot run on this many shards is refused before the stack starts
     concurrency = DEFAULT_CONCURRENCY if concurrency is None else concurrency
+    vectors = spec_for_arms(arms, engine=knn_engine)
     outcomes: list[BenchOutcome] = []
     total = 1 + sum(1 + (answerer != "skip") + 4 * len(dirs) for _, _, dirs in jobs)
     several = len(jobs) > 1
@@ -267,8 +273,9 @@ def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms
             for corpus_dir, corpus, dirs in jobs:
                 tag = f" {corpus.id}" if several else ""
                 with st.stage(f"load{tag}"):
-                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX, shards=shards,
-                                         progress=st.counter(f"index passages{tag}"))
+                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX, shards=shards, vectors=vectors,
+                                         progress=st.counter(f"index passages{tag}"),
+                                         embed_progress=st.counter(f"embed passages{tag}") if vectors else None)
                 answer_results = None
                 if answerer != "skip":
                     with st.stage(f"answers{tag}"):

@@ -186,12 +186,15 @@ def _seeds(text: str | None) -> list[int]:
 @click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Primary shards of the index (no replicas); lexical arms search several shard-invariantly.")
 @_concurrency_option
+@click.option("--knn-engine", type=click.Choice(["lucene", "faiss", "nmslib"]), default="lucene", show_default=True,
+              help="The k-NN engine of the vector field, when an arm needs one (faiss, nmslib: docker or external).")
 @_relevance_options
 @handle_errors
 def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
               arm_files: tuple[str, ...], out: str, control_name: str | None, scope: str, provider: str,
               answerer: str, index: str | None, opensearch_image: str | None, postgres_image: str | None,
-              nodes: int | None, shards: int, concurrency: int, relevance_high: float, relevance_low: float,
+              nodes: int | None, shards: int, concurrency: int, knn_engine: str, relevance_high: float,
+              relevance_low: float,
               binary_relevance: bool) -> None:
     """Stack -> load -> run -> judge -> score -> report -> write, for each arm (and each seed); prints the tables."""
     from turnbench.engines.arms import resolve
@@ -208,9 +211,12 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
     resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
+    if knn_engine != "lucene" and provider == "embedded":
+        raise errors.BadInput(f"--knn-engine {knn_engine}: the embedded node has no native k-NN libraries; use lucene, "
+                              "or a docker or external stack")
     common: dict[str, Any] = {"scope": scope, "control_name": control_name, "provider": provider,
                               "answerer": answerer, "policy": policy, "show_progress": tty, "index": index,
-                              "echo": None if tty else say,
+                              "echo": None if tty else say, "knn_engine": knn_engine,
                               "stack_options": {**image_choice(opensearch_image, postgres_image, provider),
                                                 **nodes_choice(nodes, provider)},
                               "shards": shards, "concurrency": concurrency}

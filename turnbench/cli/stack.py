@@ -188,21 +188,38 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
 @click.option("--index", default=None, help="OpenSearch index to (re)create [default: turnbench-passages].")
 @click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Primary shards (no replicas); lexical arms search several shard-invariantly.")
+@click.option("--encoder", default=None,
+              help="Also embed every passage with this encoder into the vector field `embedding`, for dense and "
+                   "hybrid arms (e.g. minilm-l6-v2-int8).")
+@click.option("--vector-index", type=click.Choice(["exact", "hnsw"]), default="hnsw", show_default=True,
+              help="With --encoder: hnsw also builds the graph approximate arms search; exact stores the vectors "
+                   "for exact scoring only.")
+@click.option("--knn-engine", type=click.Choice(["lucene", "faiss", "nmslib"]), default="lucene", show_default=True,
+              help="With --encoder: the k-NN engine of the graph (faiss and nmslib: docker or external only).")
 @handle_errors
-def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int) -> None:
+def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, encoder: str | None,
+             vector_index: str, knn_engine: str) -> None:
     """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
 
     Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
     not create, and an index that does not settle at the expected counts.
     """
     from turnbench.corpus.format import open_corpus
+    from turnbench.engines.encoders import check_name
     from turnbench.stack import current_stack
     from turnbench.stack.index import DEFAULT_INDEX
     from turnbench.stack.load import load_corpus
 
     index = index or DEFAULT_INDEX
+    if encoder is None and knn_engine != "lucene":
+        raise errors.BadInput("--knn-engine chooses the engine of the vector field: give --encoder too")
+    spec = None
+    if encoder is not None:
+        from turnbench.engines.embeddings import vector_spec
+
+        spec = vector_spec(check_name(encoder, "--encoder"), graph=vector_index == "hnsw", engine=knn_engine)
     corpus = open_corpus(Path(corpus_dir))
-    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, shards=shards)
+    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, shards=shards, vectors=spec)
     for line in result.summary(corpus.id):
         click.echo(line)
 

@@ -7,13 +7,17 @@ straight from OpenSearch's documentation. The file holds:
     name = "bm25"                       # [a-z0-9][a-z0-9._-]*, also the results directory's name
     description = "..."
     depth = 100                         # passages per query, 1..10000
+    approximates = "dense-exact"        # optional: a built-in arm this one approximates; its recall against
+                                        # that arm on the same queries is recorded with the results
     body = '''{ ... an OpenSearch _search body, with placeholders ... }'''
     [pipeline]                          # optional: a search pipeline the body runs through
     body = '''{ ... an OpenSearch search pipeline definition ... }'''
     [requires]                          # optional: what the index must hold for the arm
     vector_field = "embedding"
-    encoder = "minilm-l6-v2-int8"
-    shards = "one"                      # it cannot be searched shard-invariantly over several shards
+    encoder = "minilm-l6-v2-int8"       # a known encoder (turnbench.engines.encoders)
+    vector_index = "hnsw"               # optional: "hnsw" when the body searches the graph (a knn query); the
+                                        # default "exact" stores the vectors for scripts to score, no graph
+    shards = "one"                      # optional: it cannot be searched shard-invariantly over several shards
 
 Placeholders stand where a JSON value stands and are replaced by JSON values: ``{{query_text}}`` (a string),
 ``{{query_vector}}`` (the query's embedding, a list of numbers; needs ``requires.encoder``), ``{{filter}}`` (a
@@ -47,8 +51,9 @@ PLACEHOLDERS = ("query_text", "query_vector", "filter", "depth")
 OWNED_BY_TURNBENCH = ("size", "from", "sort", "_source", "stored_fields", "docvalue_fields", "track_total_hits",
                       "search_after", "timeout", "terminate_after", "search_pipeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-KEYS = {"name", "description", "depth", "body", "pipeline", "requires"}
-REQUIRES_KEYS = {"vector_field", "encoder", "shards"}
+KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates"}
+REQUIRES_KEYS = {"vector_field", "encoder", "vector_index", "shards"}
+VECTOR_INDEXES = ("exact", "hnsw")  # exact: stored vectors scored by a script; hnsw: a graph for the knn query
 BUILTIN_PACKAGE = "turnbench.engines.builtin_arms"
 
 
@@ -65,6 +70,7 @@ class Arm:
     builtin: bool
     pipeline: str | None = None
     requires: Mapping[str, str] = field(default_factory=dict)
+    approximates: str | None = None  # a built-in arm whose results this one approximates (recall recorded)
 
     @property
     def placeholders(self) -> frozenset[str]:
@@ -79,10 +85,17 @@ class Arm:
         return self.requires.get("vector_field")
 
     @property
+    def needs_graph(self) -> bool:
+        return self.requires.get("vector_index") == "hnsw"
+
+    @property
     def one_shard(self) -> bool:
-        """Whether the arm can only run on a one-shard index: it says so, or it runs a search pipeline — the
-        hybrid query's normalisation is skipped under dfs_query_then_fetch, which several shards need."""
-        return self.requires.get("shards") == "one" or self.pipeline is not None
+        """Whether the arm can only run on a one-shard index: it says so; or it runs a search pipeline (the
+        hybrid query's normalisation is skipped under dfs_query_then_fetch, which several shards need — a body with
+        a hybrid query is taken to need one); or it searches an HNSW graph (one graph per shard finds other
+        neighbours than one graph over all)."""
+        return (self.requires.get("shards") == "one" or self.pipeline is not None or self.needs_graph
+                or '"hybrid"' in self.body)
 
     def request(self, *, query_text: str, filters: Sequence[Mapping[str, Any]], depth: int,
                 query_vector: Sequence[float] | None = None) -> dict[str, Any]:
@@ -103,6 +116,7 @@ class Arm:
             "name": self.name, "description": self.description, "depth": self.depth,
             "body": self.body, "pipeline": self.pipeline, "requires": dict(sorted(self.requires.items())),
             "file": {"name": self.file_name, "sha256": self.file_sha256, "builtin": self.builtin},
+            **({"approximates": self.approximates} if self.approximates else {}),
         }
 
 
@@ -164,8 +178,21 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
         raise BadInput(f"{file_name}: [requires] may name {', '.join(sorted(REQUIRES_KEYS))}, each a string")
     if requires.get("shards", "one") != "one":
         raise BadInput(f"{file_name}: [requires] shards may only be \"one\" (an arm needing a one-shard index)")
+    if requires.get("vector_index", "exact") not in VECTOR_INDEXES or ("vector_index" in requires
+                                                                        and "vector_field" not in requires):
+        raise BadInput(f"{file_name}: [requires] vector_index is one of {', '.join(VECTOR_INDEXES)}, "
+                       "beside a vector_field")
+    if "encoder" in requires:
+        from turnbench.engines.encoders import check_name
+
+        check_name(requires["encoder"], file_name)
+    approximates = raw.get("approximates")
+    if approximates is not None and (not isinstance(approximates, str) or approximates not in builtin_names()
+                                     or approximates == name):
+        raise BadInput(f"{file_name}: approximates must name another built-in arm ({', '.join(builtin_names())}), "
+                       f"not {approximates!r}")
     arm = Arm(name, description, depth, body, Path(file_name).name, canonical.sha256_bytes(data), builtin, pipeline,
-              dict(requires))
+              dict(requires), approximates)
     _check(arm, file_name)
     return arm
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.engines.arms import Arm, builtin
-from turnbench.errors import BadInput, SearchFailed, UnknownArm
+from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
 from turnbench.runs import Passage, RankedPassage, Ranking, Scope, get_scope, inventory_sha256, normalise
 from turnbench.stack.info import StackInfo
 
@@ -223,6 +223,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
         observed_counts,
     )
     from turnbench.stack.load import loaded_marker
+    from turnbench.stack.vectors import require_plugins
 
     arm = builtin(arm) if isinstance(arm, str) else arm
     sc = get_scope(scope)
@@ -251,19 +252,68 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     if got != expected:
         raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
                               f"{describe_difference(expected, got)}")
+    reference = builtin(arm.approximates) if arm.approximates else None
+    for a in (arm, reference):
+        if a is not None:
+            require_index_holds(a, marker, index)
+            search_plan(a, plan.shards)  # the reference arm, too, must run on this many shards
+    if arm.vector_field:
+        require_plugins(client)
     timings["verify_s"] = time.perf_counter() - t0
 
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
-    bodies = [(q.id, search_body(arm, q, sc, depth)) for q in queries]
+    vectors = None
+    if arm.encoder:
+        from turnbench.engines import encoders
+        from turnbench.engines.embeddings import embed
+
+        t0 = time.perf_counter()
+        vectors = embed(encoders.get(arm.encoder), [(q.id, q.text) for q in queries])
+        timings["embed_queries_s"] = time.perf_counter() - t0
+    bodies = [(q.id, search_body(arm, q, sc, depth, vectors.vector(q.id) if vectors else None)) for q in queries]
     t0 = time.perf_counter()
     entries, latencies = run_queries(client, index, bodies, progress=progress, concurrency=concurrency, plan=plan,
                                      known={p.id: p.id for p in passages})
     timings["search_s"] = time.perf_counter() - t0
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
+
+    config = _resolved_config(arm, sc, index, depth, len(queries), marker)
+    if vectors is not None:
+        config["query_vectors"] = vectors.provenance("queries")
+    if reference is not None:
+        from turnbench.engines.approximation import recall_against
+
+        if reference.encoder != arm.encoder:
+            raise BadInput(f"arm {arm.name} approximates {reference.name}, which uses another encoder")
+        t0 = time.perf_counter()
+        ref_entries, _ = run_queries(client, index, [(q.id, search_body(reference, q, sc, depth, vectors.vector(
+            q.id) if vectors else None)) for q in queries], concurrency=concurrency, plan=plan)
+        timings["reference_search_s"] = time.perf_counter() - t0
+        config["approximation"] = {"of": reference.name, "reference_sha256": reference.file_sha256,
+                                   **recall_against(list(entries), list(ref_entries))}
+
     timings["concurrency"] = float(concurrency)
-    return RunResult(arm_config=_resolved_config(arm, sc, index, depth, len(queries), marker), latencies=latencies,
-                     timings=timings, passages=passages, passages_sha256=sha, entries=entries, plan=plan)
+    return RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
+                     passages_sha256=sha, entries=entries, plan=plan)
+
+
+def require_index_holds(arm: Arm, marker: Mapping[str, Any], index: str) -> None:
+    """Refuse an arm whose vector field the loaded index does not hold, before any query is sent."""
+    if not arm.vector_field:
+        return
+    held = marker.get("vectors") or {}
+    if held.get("field") == arm.vector_field and held.get("encoder") == arm.encoder and (
+            held.get("graph") or not arm.needs_graph):
+        return
+    def what(field: Any, encoder: Any, graph: bool) -> str:
+        return f"{field!r} ({encoder}, {'HNSW graph' if graph else 'no graph'})"
+
+    has = what(held.get("field"), held.get("encoder"), bool(held.get("graph"))) if held else "no vector field"
+    option = " --vector-index hnsw" if arm.needs_graph else ""
+    raise StackStateError(f"{arm.file_name}: arm {arm.name} needs vector field "
+                          f"{what(arm.vector_field, arm.encoder, arm.needs_graph)}; index {index!r} holds {has}: load "
+                          f"with `turnbench load --encoder {arm.encoder}{option}` (bench does so)")
 
 
 def run_tag(arm_config: Mapping[str, Any]) -> str:

@@ -182,3 +182,35 @@ def read_results(directory: Path) -> dict[str, Any]:
     doc = load_json(path)
     check_document(doc, str(directory))
     return dict(doc)
+
+
+def embedding_digests(document: Mapping[str, Any]) -> dict[str, str]:
+    """The digests of the vectors a result was computed from (passages in the index, the queries'), by what they
+    cover; empty for a result that used none."""
+    prov = document.get("provenance", {})
+    found = {}
+    index_vectors = (prov.get("index") or {}).get("vectors")
+    if index_vectors:
+        found["passages"] = str(index_vectors["embeddings"]["digest"]["sha256"])
+    query_vectors = (prov.get("arm") or {}).get("query_vectors")
+    if query_vectors:
+        found["queries"] = str(query_vectors["digest"]["sha256"])
+    return found
+
+
+def digest_differences(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> list[str]:
+    """One line per vector digest that differs: when the vectors differ, every metric difference follows from
+    them (another encoder, runtime or CPU), and a metric diff would be the wrong thing to show first."""
+    a, b = embedding_digests(baseline), embedding_digests(candidate)
+    return [f"the {what} embeddings differ: digest {str(a.get(what))[:12]}… in the baseline, {str(b.get(what))[:12]}… "
+            "now" for what in sorted(set(a) | set(b)) if a.get(what) != b.get(what)]
+
+
+def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[bool, list[str]]:
+    """What ``make verify`` says first about one arm: whether the vectors are the baseline's."""
+    docs = [json.loads((Path(d) / "metrics.json").read_text(encoding="utf-8")) for d in (baseline_dir, candidate_dir)]
+    differ = digest_differences(*docs)
+    if differ:
+        return False, [f"verify: {name}: {line}; metrics not compared: they follow from the vectors" for line in differ]
+    held = ", ".join(sorted(embedding_digests(docs[0]))) or "none"
+    return True, [f"verify: {name}: embeddings digests equal to the baseline's (vectors: {held})"]

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
-from turnbench.errors import IndexNotSettled, StackStateError
+from turnbench.errors import BadInput, IndexNotSettled, StackStateError
 from turnbench.runs import Passage, inventory_sha256
 from turnbench.stack import index as ix
 from turnbench.stack import tables
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 from turnbench.stack.passages import DEFAULT_MAX_WORDS, Chunk, chunk_meeting
+from turnbench.stack.vectors import VectorSpec
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -62,27 +63,35 @@ class LoadResult:
             f"{p['postgres_major']}; passages sha256 {self.passages_sha256}",
             f"time {t['total_s']:.2f} s: postgres {t['postgres_s']:.2f}, chunk {t['chunk_s']:.2f}, "
             f"bulk {t['bulk_s']:.2f}, force-merge {t['force_merge_s']:.2f}, settle {t['settle_s']:.2f}",
-        ]
+        ] + ([] if "vectors" not in p else [
+            f"vectors: {p['vectors']['field']!r} by {p['vectors']['encoder']} ({p['vectors']['graph']} graph), "
+            f"embedded in {t.get('embed_s', 0.0):.2f} s; passage embeddings digest "
+            f"{p['vectors']['embeddings']['digest']['sha256']}"])
 
 
 def corpus_marker(corpus: Corpus, **extra: Any) -> dict[str, Any]:
     return {"corpus_id": corpus.id, "corpus_sha256": corpus.sha256, **extra}
 
 
-def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]]) -> Iterator[dict[str, Any]]:
+def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
+                  vector: tuple[str, Callable[[str], list[float]]] | None = None) -> Iterator[dict[str, Any]]:
     for chunk, title, recorded_date in chunks:
-        yield {"_index": index, "_id": chunk.passage.id,
-               "_source": ix.passage_document(chunk, title, recorded_date)}
+        source = ix.passage_document(chunk, title, recorded_date)
+        if vector is not None:
+            source[vector[0]] = vector[1](chunk.passage.id)
+        yield {"_index": index, "_id": chunk.passage.id, "_source": source}
 
 
 def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
-          progress: Callable[[int, int], None] | None = None) -> int:
+          progress: Callable[[int, int], None] | None = None,
+          vector: tuple[str, Callable[[str], list[float]]] | None = None) -> int:
     from opensearchpy import helpers
     from opensearchpy.helpers import BulkIndexError
 
     ok = 0
     try:
-        for success, _info in helpers.parallel_bulk(client, _bulk_actions(index, chunks), thread_count=BULK_THREADS,
+        actions = _bulk_actions(index, chunks, vector)
+        for success, _info in helpers.parallel_bulk(client, actions, thread_count=BULK_THREADS,
                                                     chunk_size=BULK_CHUNK_DOCS, max_chunk_bytes=50 * 1024 * 1024,
                                                     raise_on_error=True, raise_on_exception=True):
             ok += bool(success)
@@ -100,41 +109,43 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
 
 def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS,
                 index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, shards: int = 1,
-                progress: Callable[[int, int], None] | None = None) -> LoadResult:
+                progress: Callable[[int, int], None] | None = None, vectors: VectorSpec | None = None,
+                embed_progress: Callable[[int, int], None] | None = None) -> LoadResult:
     """Load ``corpus`` into the stack's PostgreSQL and OpenSearch (``shards`` primary shards, no replicas) and return
     the passages and provenance. ``progress(done, total)`` is called with each bulk chunk's passage count and the
-    number of passages loaded so far (the total is not known until the corpus has been read once)."""
+    number of passages loaded so far (without vectors the total is not known until the corpus has been read once).
+    ``vectors``: the index also gets a vector field, each passage embedded (``embed_progress``) and indexed by the
+    fixed recipe of turnbench.stack.vectors."""
     with stack_errors(stack):
         return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s,
-                            shards=shards, progress=progress)
+                            shards=shards, progress=progress, vectors=vectors, embed_progress=embed_progress)
 
 
 def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str, settle_timeout_s: float,
-                 shards: int, progress: Callable[[int, int], None] | None) -> LoadResult:
+                 shards: int, progress: Callable[[int, int], None] | None, vectors: VectorSpec | None,
+                 embed_progress: Callable[[int, int], None] | None) -> LoadResult:
     from concurrent.futures import ThreadPoolExecutor
+
+    from turnbench.stack import vectors as vx
 
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     ix.check_index_name(index)
     ix.check_shards(shards)
     client = opensearch_client(stack)
+    if vectors is not None:  # refused before anything is written
+        vx.check_engine(vectors, stack.provider)
+        vx.require_plugins(client)
+        if vectors.graph and shards > 1:
+            raise BadInput("an HNSW graph is built reproducibly on one shard only; load it with --shards 1")
     # Ownership is checked on both stores before either is written, so a refusal changes nothing.
     old_marker = ix.index_marker(client, index)
     tables.loaded_tables_marker(stack)
     chunk_meeting("validate", (), max_words=max_words)  # a bad max_words is refused before any write
 
-    t0 = time.perf_counter()
-    if old_marker is not None:
-        client.indices.delete(index=index)
-    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards, state="loading")
-    mappings = ix.index_mappings()
-    mappings["_meta"] = {ix.MARKER: marker}
-    client.indices.create(index=index, body={"settings": ix.index_settings(shards), "mappings": mappings},
-                          params={"wait_for_active_shards": "all"})
-    timings["create_index_s"] = time.perf_counter() - t0
-
-    # Two streams over the corpus at once, neither holding it: PostgreSQL's COPY in a thread, and here the passages
-    # cut meeting by meeting into bulk requests. Only the passages' records stay (the inventory), never their text.
+    # The corpus is read twice at once, neither time held: PostgreSQL's COPY in a thread, and here the passages cut
+    # meeting by meeting straight into bulk requests, only their records kept (the inventory). Vectors are the
+    # exception: every passage is embedded (and a graph's build order fixed) before the first one is indexed.
     passages: list[Passage] = []
     meetings_cut = 0
     chunk_s = 0.0
@@ -154,10 +165,47 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
     with ThreadPoolExecutor(1, thread_name_prefix="turnbench-copy") as pool:
         copied = pool.submit(_timed, tables.copy_corpus, stack, corpus.iter_meetings(), corpus_marker(corpus))
         try:
-            indexed = _bulk(client, index, cut(), progress)
+            held = list(cut()) if vectors is not None else None
+            vector_of, vector_prov = None, None
+            if vectors is not None and held is not None:
+                t1 = time.perf_counter()
+                vector_of, vector_prov = vectors.embed([(c.passage.id, c.text) for c, _, _ in held], embed_progress)
+                timings["embed_s"] = time.perf_counter() - t1
+
+            t1 = time.perf_counter()
+            if old_marker is not None:
+                client.indices.delete(index=index)
+            marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards,
+                                   state="loading")
+            settings, mappings = ix.index_settings(shards), ix.index_mappings()
+            if vectors is not None and vector_prov is not None:
+                settings["index"].update(vectors.settings(len(passages)))
+                mappings["properties"][vectors.field] = vectors.mapping()
+                marker["vectors"] = {"field": vectors.field, "encoder": vectors.encoder, "graph": vectors.graph,
+                                     "digest": vector_prov["digest"]["sha256"]}
+            mappings["_meta"] = {ix.MARKER: marker}
+            client.indices.create(index=index, body={"settings": settings, "mappings": mappings},
+                                  params={"wait_for_active_shards": "all"})
+            timings["create_index_s"] = time.perf_counter() - t1
+
+            segments_before = 0
+            if vectors is not None and held is not None and vector_of is not None and vectors.graph:
+                docs = {c.passage.id: (c, title, date) for c, title, date in held}
+                actions = [a for pid in vx.build_order(list(docs))
+                           for a in _bulk_actions(index, [docs[pid]], (vectors.field, vector_of))]
+                indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
+                if segments_before != vx.expected_segments(len(actions)):
+                    raise IndexNotSettled(
+                        f"index {index!r} held {segments_before} segments before the force-merge, not "
+                        f"{vx.expected_segments(len(actions))} (one per refresh): a merge or flush cut them "
+                        "otherwise, so the vector graph would not be the reproducible one")
+            else:
+                indexed = _bulk(client, index, held if held is not None else cut(), progress,
+                                None if vectors is None or vector_of is None else (vectors.field, vector_of))
+            held = None
         finally:
             counts, timings["postgres_s"] = copied.result()  # waited for whatever happened, so no thread outlives us
-    timings["bulk_s"] = time.perf_counter() - t0
+    timings["bulk_s"] = time.perf_counter() - t0 - timings.get("embed_s", 0.0) - timings["create_index_s"]
     timings["chunk_s"] = chunk_s
     passages.sort(key=lambda p: (p.meeting, p.index))
     if indexed != len(passages):
@@ -171,7 +219,9 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
 
     t0 = time.perf_counter()
     client.indices.refresh(index=index)
-    client.indices.forcemerge(index=index, max_num_segments=1)
+    # building one HNSW graph over every vector can outlast the client's default timeout (2,000 meetings: > 5 min)
+    client.indices.forcemerge(index=index, max_num_segments=1,
+                              params={"request_timeout": 3600} if vectors is not None and vectors.graph else None)
     client.indices.put_settings(index=index, body={"index": {"refresh_interval": "1s"}})
     client.indices.refresh(index=index)
     timings["force_merge_s"] = time.perf_counter() - t0
@@ -199,6 +249,9 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
         "postgres_major": stack.postgres_major, "postgres_schema": tables.SCHEMA,
         "tables_format": tables.TABLES_FORMAT,
     })
+    if vectors is not None and vector_prov is not None:
+        prov["vectors"] = {**vectors.config(), "segments_before_merge": segments_before,
+                           "embeddings": dict(vector_prov)}
     ix.put_marker(client, index, {**marker, "passages": len(passages), "meetings": counts.meetings,
                                   "passages_sha256": passages_sha256, "state": "settled"})
     timings["provenance_s"] = time.perf_counter() - t0

@@ -33,7 +33,16 @@ OPENSEARCH_PLUGINS = (
     ("lang-painless", "org.opensearch.painless.PainlessPlugin"),
     ("search-pipeline-common", "org.opensearch.search.pipeline.common.SearchPipelineCommonModulePlugin"),
     ("reindex-client", "org.opensearch.index.reindex.ReindexPlugin"),
+    # the dense and hybrid arms (zips on Maven Central, their jars unpacked onto the classpath): knn_vector with the
+    # Lucene engine, knn_score, the knn query; the hybrid query, normalization- and score-ranker-processor
+    ("opensearch-knn", "org.opensearch.knn.plugin.KNNPlugin"),
+    ("neural-search", "org.opensearch.neuralsearch.plugin.NeuralSearch"),
 )
+# What a stack must hold for an arm that needs a vector field, as _cat/plugins names the installed components
+# (an OpenSearch distribution installs them as opensearch-knn and opensearch-neural-search).
+VECTOR_PLUGINS = ("opensearch-knn", "opensearch-neural-search")
+# k-NN engines with native libraries: not on the embedded node's classpath (faiss fails at flush, nmslib is gone)
+NATIVE_KNN_ENGINES = ("faiss", "nmslib")
 
 
 def plugin_classes() -> tuple[str, ...]:

@@ -96,3 +96,42 @@ def test_the_cli_refuses_a_bad_arm_file_before_any_stack_starts(tmp_path: Path) 
         assert out.stderr.startswith(f"turnbench: BadInput: {bad}: unknown placeholder {{{{nope}}}}")
     out = CliRunner().invoke(main, ["run", "--corpus", str(small), "--out", str(tmp_path / "r")])
     assert out.exit_code == 2 and "give one arm" in out.stderr
+
+
+def test_the_dense_and_hybrid_built_ins_need_the_embedding_field_and_declare_their_reference() -> None:
+    for name in ("dense-exact", "dense-hnsw", "hybrid-rrf", "hybrid-minmax"):
+        arm = builtin(name)
+        assert {k: arm.requires[k] for k in ("vector_field", "encoder")} == {"vector_field": "embedding",
+                                                                              "encoder": "minilm-l6-v2-int8"}
+        assert "query_vector" in arm.placeholders and "filter" in arm.placeholders
+    assert builtin("dense-hnsw").approximates == "dense-exact" and builtin("dense-hnsw").needs_graph
+    assert not any(builtin(n).needs_graph for n in ("dense-exact", "hybrid-rrf", "hybrid-minmax"))
+    assert builtin("dense-hnsw").config()["approximates"] == "dense-exact"
+    assert "approximates" not in builtin("bm25").config()  # a lexical arm's record is as it was
+    assert builtin("hybrid-rrf").pipeline_body() == {"phase_results_processors": [
+        {"score-ranker-processor": {"combination": {"technique": "rrf", "rank_constant": 60}}}]}
+
+
+REQUIRES = b'[requires]\nvector_field = "embedding"\nencoder = "minilm-l6-v2-int8"\n'
+KNN_BODY = b"""body = '{"query": {"knn": {"embedding": {"vector": {{query_vector}}, "k": 10}}}}'\n"""
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b'name = "mine"\n' + KNN_BODY + REQUIRES.replace(b"minilm-l6-v2-int8", b"bert-huge"),
+     r"mine\.toml: unknown encoder 'bert-huge'; known encoders: minilm-l6-v2-int8"),
+    (b'name = "mine"\napproximates = "nowhere"\n' + KNN_BODY + REQUIRES,
+     r"mine\.toml: approximates must name another built-in arm"),
+    (b'name = "mine"\napproximates = 3\n' + KNN_BODY + REQUIRES, r"approximates must name another built-in arm"),
+    (b'name = "mine"\n' + KNN_BODY + REQUIRES + b'vector_index = "ivf"\n', r"vector_index is one of exact, hnsw"),
+])
+def test_a_dense_arm_naming_an_unknown_encoder_or_reference_is_refused_before_any_stack(tmp_path: Path,
+                                                                                       content: bytes,
+                                                                                       reason: str) -> None:
+    import re
+
+    path = tmp_path / "mine.toml"
+    path.write_bytes(content)
+    r = CliRunner().invoke(main, ["bench", "--corpus", str(tmp_path), "--arm-file", str(path), "--out",
+                                  str(tmp_path / "out")])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1 and re.search(reason, r.output), r.output

@@ -179,9 +179,13 @@ def test_the_image_build_says_what_the_pins_say():
     assert var("POSTGRES_MAJOR") == pins.POSTGRES_MAJOR
     assert re.search(r"^PREFIX=\$\{TURNBENCH_IMAGE_PREFIX:-(\S+)\}$", BUILD, re.M).group(1) == pins.LOCAL_IMAGE_PREFIX
     assert '"$PREFIX/opensearch:$OPENSEARCH_VERSION"' in BUILD and '"$PREFIX/postgres:$POSTGRES_MAJOR"' in BUILD
-    # every pinned module is in the distribution zip (transport-netty4) or assembled by the build
+    # every pinned module is in the distribution zip (transport-netty4), assembled by the build, or a plugin zip the
+    # image installs (k-NN, neural search)
     assembled = set(re.findall(r'^\s+"[a-z-]+\|([\w.]+)\|', BUILD, re.M))
-    assert assembled | {"org.opensearch.transport.Netty4Plugin"} == set(pins.plugin_classes())
+    zips = set(re.findall(r'^\s+"([a-z-]+)-[\d.]+\.zip\|', BUILD, re.M))
+    installed = {cls for name, cls in pins.OPENSEARCH_PLUGINS if name in zips}
+    assert installed == {"org.opensearch.knn.plugin.KNNPlugin", "org.opensearch.neuralsearch.plugin.NeuralSearch"}
+    assert assembled | installed | {"org.opensearch.transport.Netty4Plugin"} == set(pins.plugin_classes())
     assert not any(name.startswith(("opensearchproject/", "postgres:")) for name in re.findall(r"-t \"(\S+)\"", BUILD))
 
 

@@ -1,0 +1,132 @@
+"""Dense and hybrid arms on the real embedded stack: a vector field built reproducibly, exact and HNSW search,
+server-side hybrid fusion against client-side fusion of the same legs, and the refusals."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from turnbench.cli import main
+from turnbench.corpus.format import open_corpus
+from turnbench.engines.embeddings import vector_spec
+from turnbench.engines.fusion import Fusion, fuse
+from turnbench.engines.retrieval import run_arm
+from turnbench.errors import BadInput
+from turnbench.stack.load import load_corpus
+
+pytestmark = pytest.mark.integration
+
+SMALL = Path(__file__).resolve().parents[3] / "fixtures" / "small"
+INDEX = "turnbench-dense-test"
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return open_corpus(SMALL)
+
+
+def _raw(result):
+    return [(e.query_id, e.passage_id, e.rank, e.score) for e in result.entries]
+
+
+def test_two_loads_with_vectors_give_the_same_index_and_the_same_dense_and_hybrid_results(stack, corpus):
+    arms = ("dense-exact", "dense-hnsw", "hybrid-rrf", "hybrid-minmax")
+    seen = []
+    for _ in range(2):
+        loaded = load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+        seen.append((dict(loaded.provenance), {a: _raw(run_arm(stack, corpus, a, index=INDEX)) for a in arms}))
+    (prov, runs), (prov2, runs2) = seen
+    assert prov == prov2 and runs == runs2
+    v = prov["vectors"]
+    assert v["mapping"] == {"type": "knn_vector", "dimension": 384, "method": {
+        "name": "hnsw", "engine": "lucene", "space_type": "cosinesimil",
+        "parameters": {"m": 16, "ef_construction": 100}}}
+    assert v["segments_before_merge"] == 1 and prov["segments_per_shard"] == 1  # 481 passages: one refresh
+    assert v["embeddings"]["digest"]["count"] == prov["passages"]
+    assert all(len(r) > 0 for r in runs.values())
+    hnsw = run_arm(stack, corpus, "dense-hnsw", index=INDEX)
+    approx = hnsw.arm_config["approximation"]
+    # exact scoring reads the stored vectors only: without a graph the exact and hybrid arms rank the same
+    flat = load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False))
+    assert flat.provenance["vectors"]["mapping"] == {"type": "knn_vector", "dimension": 384}
+    assert flat.provenance["vectors"]["embeddings"] == v["embeddings"]
+    for a in ("dense-exact", "hybrid-rrf", "hybrid-minmax"):
+        assert _raw(run_arm(stack, corpus, a, index=INDEX)) == runs[a], a
+    assert approx["of"] == "dense-exact" and approx["recall@10"] >= 0.95 and approx["recall@100"] >= 0.95
+    assert hnsw.arm_config["query_vectors"]["digest"]["count"] == hnsw.arm_config["queries"]["count"]
+
+
+def test_server_side_rrf_against_client_side_fuse_of_the_same_two_legs(stack, corpus, capsys):
+    """hybrid-rrf fuses bm25 and dense-exact inside OpenSearch; `fuse --method rrf --k 60` fuses the bm25 and
+    dense-exact runs on the client. Same legs, same depth, same constant: they should rank alike."""
+    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+    server = run_arm(stack, corpus, "hybrid-rrf", index=INDEX)
+    legs = [run_arm(stack, corpus, a, index=INDEX) for a in ("bm25", "dense-exact")]
+    by_id = {p.id: p for p in server.passages}
+    client = fuse([list(r.entries) for r in legs], by_id, Fusion("rrf", 60, (), 100))
+    same_top10, overlap10, n = 0, 0.0, 0
+    for qid, fused in client.items():
+        mine = [e.passage_id for e in sorted(fused, key=lambda e: e.rank)][:10]
+        theirs = [e.passage_id for e in server.run.get(qid, [])][:10]
+        same_top10 += mine == theirs
+        overlap10 += len(set(mine) & set(theirs)) / max(1, len(theirs))
+        n += 1
+    with capsys.disabled():
+        print(f"\nhybrid-rrf vs fuse rrf k=60 on {n} queries: identical top 10 in {same_top10}, "
+              f"mean top-10 overlap {overlap10 / n:.4f}")
+    assert overlap10 / n >= 0.9
+
+
+def test_a_dense_arm_on_an_index_without_vectors_is_refused_before_any_query(stack, corpus, tmp_path, monkeypatch):
+    monkeypatch.setenv("TURNBENCH_OPENSEARCH_URL", stack.opensearch_url)
+    monkeypatch.setenv("TURNBENCH_POSTGRES_DSN", stack.postgres_dsn)
+    load_corpus(stack, corpus, index=INDEX)
+    r = CliRunner().invoke(main, ["run", "--corpus", str(SMALL), "--arm", "dense-exact", "--index", INDEX,
+                                  "--out", str(tmp_path / "run")])
+    assert r.exit_code == 3, r.output
+    assert r.output.strip().splitlines() == [
+        "turnbench: StackStateError: dense-exact.toml: arm dense-exact needs vector field 'embedding' "
+        f"(minilm-l6-v2-int8, no graph); index '{INDEX}' holds no vector field: load with `turnbench load "
+        "--encoder minilm-l6-v2-int8` (bench does so)"]
+    assert not (tmp_path / "run").exists()
+    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False))
+    r = CliRunner().invoke(main, ["run", "--corpus", str(SMALL), "--arm", "dense-hnsw", "--index", INDEX,
+                                  "--out", str(tmp_path / "run")])
+    assert r.exit_code == 3 and r.output.strip().splitlines() == [
+        "turnbench: StackStateError: dense-hnsw.toml: arm dense-hnsw needs vector field 'embedding' "
+        f"(minilm-l6-v2-int8, HNSW graph); index '{INDEX}' holds 'embedding' (minilm-l6-v2-int8, no graph): load "
+        "with `turnbench load --encoder minilm-l6-v2-int8 --vector-index hnsw` (bench does so)"], r.output
+    assert not (tmp_path / "run").exists()
+
+
+def test_native_knn_engines_are_refused_on_the_embedded_node_before_anything_is_written(stack, corpus, tmp_path):
+    with pytest.raises(BadInput, match="the k-NN engine faiss needs native libraries the embedded node does not"):
+        load_corpus(stack, corpus, index="turnbench-faiss-test", vectors=vector_spec("minilm-l6-v2-int8",
+                                                                                    engine="faiss"))
+    r = CliRunner().invoke(main, ["bench", "--corpus", str(SMALL), "--arm", "dense-exact", "--knn-engine", "nmslib",
+                                  "--provider", "embedded", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "no native k-NN libraries" in r.output and not (tmp_path / "o").exists()
+
+
+def test_an_external_stack_without_the_plugins_is_refused_naming_them(tmp_path, monkeypatch):
+    """A real node without k-NN and neural-search (the embedded node with those two plugin classes left out),
+    reached as an external stack."""
+    from turnbench.stack import open_stack, pins
+
+    monkeypatch.setattr(pins, "OPENSEARCH_PLUGINS", tuple(p for p in pins.OPENSEARCH_PLUGINS
+                                                         if p[0] not in ("opensearch-knn", "neural-search")))
+    with open_stack("embedded") as bare:
+        monkeypatch.setenv("TURNBENCH_OPENSEARCH_URL", bare.opensearch_url)
+        monkeypatch.setenv("TURNBENCH_POSTGRES_DSN", bare.postgres_dsn)
+        r = CliRunner().invoke(main, ["load", "--corpus", str(SMALL), "--encoder", "minilm-l6-v2-int8"])
+        assert r.exit_code == 3, r.output
+        assert "lacks the plugin(s) opensearch-knn, opensearch-neural-search" in r.output
+        r = CliRunner().invoke(main, ["bench", "--corpus", str(SMALL), "--arm", "hybrid-rrf", "--provider", "external",
+                                      "--out", str(tmp_path / "o")])
+        assert r.exit_code == 3 and "lacks the plugin(s)" in r.output, r.output
+        with urllib.request.urlopen(f"{bare.opensearch_url}/_cat/indices?format=json") as resp:
+            assert json.loads(resp.read()) == []  # refused before anything was written

@@ -1,0 +1,114 @@
+"""The offline encoder: pinned files, a numpy fp32 reference, determinism, and the embeddings cache and digest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.unit.engines.minilm_reference import ReferenceMiniLM
+from turnbench.corpus.format import open_corpus
+from turnbench.engines import encoders
+from turnbench.engines.embeddings import SCALE, digest, embed, round_micro, store
+from turnbench.engines.encoders import minilm
+from turnbench.errors import BadInput
+from turnbench.stack.passages import chunk_meeting
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return encoders.get("minilm-l6-v2-int8")
+
+
+@pytest.fixture(scope="module")
+def real_texts():
+    """60 texts of fixtures/small: every third query (30), every eighth passage in id order (29) and the longest
+    passage (247 tokens, under the 256 cap), from a 4-token backchannel up."""
+    corpus = open_corpus(ROOT / "fixtures" / "small")
+    queries = sorted(corpus.queries(), key=lambda q: q.id)
+    chunks = sorted((c for m in corpus.iter_meetings() for c in chunk_meeting(m.id, m.turns)),
+                    key=lambda c: c.passage.id)
+    longest = max(chunks, key=lambda c: (len(c.text), c.passage.id))
+    return [q.text for q in queries[::3]][:30] + [c.text for c in chunks[::8]][:29] + [longest.text]
+
+
+def test_an_unknown_encoder_is_refused_in_one_line():
+    with pytest.raises(BadInput, match=r"arm\.toml: unknown encoder 'bert-huge'; known encoders: minilm-l6-v2-int8"):
+        encoders.check_name("bert-huge", "arm.toml")
+
+
+def test_provenance_names_every_file_by_sha256_and_every_setting(encoder):
+    p = encoder.provenance()
+    assert p["id"] == "minilm-l6-v2-int8" and p["dim"] == encoder.dim == 384
+    assert p["files"]["model.onnx"]["sha256"] == minilm.MODEL_SHA256
+    assert p["files"]["tokenizer.json"]["sha256"] == minilm.TOKENIZER.sha256
+    assert p["tokens"]["max"] == 256 and p["tokens"]["padding"] == "to the longest text of its batch"
+    assert "mean" in p["pooling"] and p["normalisation"].startswith("L2")
+    assert p["runtime"]["onnxruntime"] == "1.32.0" and p["runtime"]["tokenizers"] == "0.23.3"
+    assert p["runtime"]["allow_spinning"] == 0 and p["runtime"]["graph_optimization"] == "all"
+
+
+def test_int8_encoder_agrees_with_a_numpy_fp32_forward_pass(encoder, real_texts):
+    """Cosine between the int8 ONNX vector and the fp32 reference, on 60 real texts. Measured: mean 0.99936; every
+    text of more than 4 tokens at least 0.99923; the three 4-token backchannels ("Sure.", "Yeah.") 0.9959-0.9962
+    — int8 quantisation moves a vector pooled from two word pieces the most. Asserted: mean >= 0.999, >= 0.999 for
+    every text of more than 4 tokens, >= 0.995 for every text."""
+    assert len(real_texts) == 60
+    reference = ReferenceMiniLM(minilm.reference_weights())
+    ids = encoder.token_ids(real_texts)
+    assert min(len(i) for i in ids) == 4 and max(len(i) for i in ids) == 247  # a backchannel .. the longest
+    ref = np.stack([reference.encode_one(i) for i in ids]).astype(np.float64)
+    cos = (ref * encoder.encode(real_texts)).sum(axis=1)
+    assert cos.mean() >= 0.999
+    assert all(c >= 0.999 for c, i in zip(cos, ids, strict=True) if len(i) > 4), sorted(cos)[:5]
+    assert cos.min() >= 0.995
+
+
+def test_vectors_do_not_depend_on_batch_company_or_order(encoder, real_texts):
+    together = encoder.encode(real_texts)
+    alone = np.stack([encoder.encode([t])[0] for t in real_texts[::7]])
+    assert together[::7].tobytes() == alone.tobytes()
+    reversed_ = encoder.encode(real_texts[::-1])[::-1]
+    assert together.tobytes() == reversed_.tobytes()
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-6)
+
+
+def test_rounding_keeps_six_decimals_half_to_even():
+    v = np.array([[0.1234565, -0.0000005, 0.9999996, -1.0]], dtype=np.float64)
+    assert round_micro(v).tolist() == [[123456, 0, 1000000, -1000000]]
+    assert SCALE == 10 ** 6
+
+
+def test_digest_is_over_ids_in_order_not_over_input_order():
+    micro = np.array([[1, 2], [3, 4]], dtype="<i4")
+    assert digest(["b", "a"], micro) == digest(["a", "b"], micro[::-1])
+    assert digest(["a", "b"], micro) != digest(["a", "b"], micro[::-1])
+
+
+def test_cache_is_keyed_by_encoder_and_text_and_a_second_embed_reads_it(encoder, tmp_path):
+    items = [("p2", "we ship on friday"), ("p1", "Right."), ("p3", "Right.")]
+    calls = []
+
+    def progress(n, total):
+        calls.append((n, total))
+
+    first = embed(encoder, items, root=tmp_path, progress=progress)
+    assert first.ids == ("p1", "p2", "p3") and first.encoded == 2 and first.cached == 0
+    assert calls == [(2, 2)]  # two distinct texts ran through the model
+    files = sorted(store(encoder, tmp_path).rglob("*.f32"))
+    assert len(files) == 2 and all(f.stat().st_size == 4 * 384 for f in files)
+    second = embed(encoder, list(reversed(items)), root=tmp_path)
+    assert second.encoded == 0 and second.cached == 3 and second.digest == first.digest
+    assert first.vector("p1") == first.vector("p3")
+    assert all(abs(x * SCALE - round(x * SCALE)) < 1e-6 for x in first.vector("p2"))
+    files[0].write_bytes(b"short")  # a damaged entry is ignored and rewritten, never read
+    third = embed(encoder, items, root=tmp_path)
+    assert third.encoded == 1 and third.digest == first.digest
+
+
+def test_the_reference_weights_are_the_pinned_snapshot():
+    path = minilm.reference_weights()
+    assert path.name == "model.safetensors" and path.parent.name == minilm.REFERENCE_WEIGHTS.sha256

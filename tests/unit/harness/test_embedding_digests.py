@@ -1,0 +1,36 @@
+"""`make verify` reads the embeddings digests first: differing vectors are said to differ, not shown as metrics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from turnbench.harness.integrity import digest_differences, embedding_digests, verify_digests
+
+
+def _doc(passages: str | None, queries: str | None) -> dict:
+    prov: dict = {"index": {}, "arm": {}}
+    if passages:
+        prov["index"]["vectors"] = {"embeddings": {"digest": {"sha256": passages}}}
+    if queries:
+        prov["arm"]["query_vectors"] = {"digest": {"sha256": queries}}
+    return {"provenance": prov}
+
+
+def test_a_lexical_result_has_no_digests_and_nothing_differs():
+    assert embedding_digests(_doc(None, None)) == {}
+    assert digest_differences(_doc(None, None), _doc(None, None)) == []
+
+
+def test_differing_passage_vectors_are_named_first(tmp_path: Path):
+    base, new = tmp_path / "base", tmp_path / "new"
+    for d, doc in ((base, _doc("a" * 64, "c" * 64)), (new, _doc("b" * 64, "c" * 64))):
+        d.mkdir()
+        (d / "metrics.json").write_text(json.dumps(doc))
+    ok, lines = verify_digests("dense-exact", base, new)
+    assert not ok and lines == [
+        "verify: dense-exact: the passages embeddings differ: digest aaaaaaaaaaaa… in the baseline, bbbbbbbbbbbb… now; "
+        "metrics not compared: they follow from the vectors"]
+    ok, lines = verify_digests("dense-exact", base, base)
+    assert ok and lines == ["verify: dense-exact: embeddings digests equal to the baseline's (vectors: passages, "
+                            "queries)"]

@@ -1,0 +1,173 @@
+"""Embeddings as data: texts embedded once, cached by encoder and text hash, rounded, digested (DESIGN §11).
+
+The cache lives in the user cache (``~/.cache/turnbench``, ``$XDG_CACHE_HOME/turnbench`` or
+``TURNBENCH_CACHE_DIR``) under ``embeddings/<encoder id>-<fingerprint>/<sha[:2]>/<sha>.f32``: ``sha`` is the
+sha256 of the text's UTF-8 bytes, the fingerprint the first 12 hex digits of the sha256 of the encoder's
+provenance (model and tokenizer hashes, settings, runtime versions), so a changed model never reads another's
+vectors. A file holds the encoder's float32 output, little-endian, exactly ``dim`` values; a file of another size
+is ignored and rewritten. Files are written atomically.
+
+Vectors are made reproducible before they reach an index: each component is rounded to 6 decimals, kept as the
+integer ``rint(x * 10**6)`` (half to even) and sent as that integer / 10**6, so last-bit differences between CPUs
+rarely move a ranking. The digest is the sha256 over, in id order, each id's UTF-8 bytes, a NUL byte and its
+rounded components as little-endian int32: equal digests mean equal vectors in the index.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from turnbench import canonical
+from turnbench.engines.arms import Arm
+from turnbench.engines.encoders import Encoder
+from turnbench.stack.jars import cache_dir
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from turnbench.stack.vectors import VectorSpec
+
+DECIMALS = 6
+SCALE = 10 ** DECIMALS
+ROUNDING = f"each component rounded to {DECIMALS} decimals: rint(x * 1e{DECIMALS}), half to even"
+DIGEST = "sha256 over ids in sorted order: id UTF-8, NUL, rounded components as int32 little-endian"
+ENCODE_CHUNK = 256  # texts handed to the encoder at once: the progress bar's step
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    """Rounded vectors of some texts by one encoder, in id order."""
+
+    encoder: dict[str, Any]  # the encoder's provenance
+    ids: tuple[str, ...]
+    micro: np.ndarray  # int32 (len(ids), dim): the components times 10**6
+    digest: str
+    cached: int = 0  # texts read from the cache
+    encoded: int = 0  # texts the model ran on
+    seconds: float = 0.0
+    index: dict[str, int] = field(default_factory=dict, compare=False)
+
+    def vector(self, item_id: str) -> list[float]:
+        """The rounded vector of ``item_id`` as the index receives it."""
+        return [int(x) / SCALE for x in self.micro[self.index[item_id]]]
+
+    def provenance(self, what: str) -> dict[str, Any]:
+        """What a results file records: the encoder, the rounding and the digest of these vectors."""
+        return {"encoder": self.encoder, "rounding": ROUNDING, "digest": {"of": what, "count": len(self.ids),
+                                                                          "method": DIGEST, "sha256": self.digest}}
+
+
+def store(encoder: Encoder, root: Path | None = None) -> Path:
+    fingerprint = canonical.sha256_bytes(canonical.dumps(encoder.provenance()).encode())[:12]
+    return (root or cache_dir()) / "embeddings" / f"{encoder.id}-{fingerprint}"
+
+
+def round_micro(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    return np.rint(vectors.astype(np.float64) * SCALE).astype("<i4")
+
+
+def digest(ids: Sequence[str], micro: np.ndarray) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for i in sorted(range(len(ids)), key=lambda k: ids[k]):
+        h.update(ids[i].encode("utf-8") + b"\0")
+        h.update(micro[i].astype("<i4").tobytes())
+    return h.hexdigest()
+
+
+def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | None = None,
+          progress: Callable[[int, int], None] | None = None) -> Embeddings:
+    """The rounded vectors of ``(id, text)`` items (ids distinct), from the cache where it holds them, the rest
+    encoded and cached. ``progress(done, total)`` is called with each chunk of texts encoded and the number of
+    texts the model has to run on."""
+    import numpy as np
+
+    t0 = time.perf_counter()
+    pairs = sorted(items)
+    ids = tuple(i for i, _ in pairs)
+    if len(set(ids)) != len(ids):
+        raise ValueError("embed: two items share an id")
+    directory = store(encoder, root)
+    out = np.empty((len(pairs), encoder.dim), dtype=np.float32)
+    keys = [canonical.sha256_bytes(text.encode("utf-8")) for _, text in pairs]
+    todo: dict[str, list[int]] = {}
+    for n, key in enumerate(keys):
+        vec = _read(directory, key, encoder.dim)
+        if vec is None:
+            todo.setdefault(key, []).append(n)
+        else:
+            out[n] = vec
+    fresh = list(todo)
+    for lo in range(0, len(fresh), ENCODE_CHUNK):
+        chunk = fresh[lo:lo + ENCODE_CHUNK]
+        vectors = encoder.encode([pairs[todo[k][0]][1] for k in chunk])
+        for key, vec in zip(chunk, vectors, strict=True):
+            _write(directory, key, vec)
+            out[todo[key]] = vec
+        if progress is not None:
+            progress(len(chunk), len(fresh))
+    micro = round_micro(out)
+    encoded = sum(len(v) for v in todo.values())
+    return Embeddings(encoder.provenance(), ids, micro, digest(ids, micro), cached=len(pairs) - encoded,
+                      encoded=len(fresh), seconds=time.perf_counter() - t0, index={i: n for n, i in enumerate(ids)})
+
+
+def _path(directory: Path, key: str) -> Path:
+    return directory / key[:2] / f"{key}.f32"
+
+
+def _read(directory: Path, key: str, dim: int) -> np.ndarray | None:
+    import numpy as np
+
+    try:
+        data = _path(directory, key).read_bytes()
+    except OSError:
+        return None
+    if len(data) != 4 * dim:
+        return None
+    return np.frombuffer(data, dtype="<f4")
+
+
+def _write(directory: Path, key: str, vector: np.ndarray) -> None:
+    path = _path(directory, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(vector.astype("<f4").tobytes())
+    os.replace(tmp, path)
+
+
+def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = True, engine: str = "lucene",
+                root: Path | None = None) -> VectorSpec:
+    """What ``load`` needs to give the index a vector field filled by ``encoder_name`` (cached embeddings)."""
+    from turnbench.engines import encoders
+    from turnbench.stack.vectors import VectorSpec
+
+    encoder = encoders.get(encoder_name)
+
+    def run(items: Sequence[tuple[str, str]], progress: Callable[[int, int], None] | None
+            ) -> tuple[Callable[[str], list[float]], dict[str, Any]]:
+        found = embed(encoder, items, root=root, progress=progress)
+        return found.vector, found.provenance("passages")
+
+    return VectorSpec(field=field, encoder=encoder.id, dim=encoder.dim, embed=run, graph=graph, engine=engine)
+
+
+def spec_for_arms(arms: Sequence[Arm], *, engine: str = "lucene") -> VectorSpec | None:
+    """The vector field the arms need (None when none needs one), with a graph when one of them (or the arm one
+    approximates) searches it; arms needing different fields or encoders are refused."""
+    from turnbench.errors import BadInput
+
+    needed = sorted({(a.vector_field, a.encoder) for a in arms if a.vector_field and a.encoder})
+    if len(needed) > 1:
+        raise BadInput("the arms need different vector fields or encoders "
+                       f"({'; '.join(f'{f} by {e}' for f, e in needed)}): one index holds one; bench them apart")
+    graph = any(a.needs_graph for a in arms)
+    return vector_spec(needed[0][1], needed[0][0], graph=graph, engine=engine) if needed else None
