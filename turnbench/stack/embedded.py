@@ -233,6 +233,8 @@ class EmbeddedStack(Provider):
             "transport.port": ports[_port("transport", node)],
             "cluster.routing.allocation.disk.threshold_enabled": "false",
             "action.auto_create_index": "true",
+            # no native k-NN libraries on this classpath: said where any client (an external stack too) reads it
+            f"node.attr.{pins.KNN_NATIVE_ATTRIBUTE}": "none",
         }
         if self.nodes == 1:
             settings["discovery.type"] = "single-node"

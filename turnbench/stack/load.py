@@ -135,7 +135,7 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
     client = opensearch_client(stack)
     if vectors is not None:  # refused before anything is written
         vx.check_engine(vectors, stack.provider)
-        vx.require_plugins(client)
+        vx.require_plugins(client, vectors.engine)
         if vectors.graph and shards > 1:
             raise BadInput("an HNSW graph is built reproducibly on one shard only; load it with --shards 1")
     # Ownership is checked on both stores before either is written, so a refusal changes nothing.

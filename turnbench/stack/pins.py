@@ -43,6 +43,8 @@ OPENSEARCH_PLUGINS = (
 VECTOR_PLUGINS = ("opensearch-knn", "opensearch-neural-search")
 # k-NN engines with native libraries: not on the embedded node's classpath (faiss fails at flush, nmslib is gone)
 NATIVE_KNN_ENGINES = ("faiss", "nmslib")
+# set to "none" by an image built without those libraries (compose/images/opensearch), read back before a load
+KNN_NATIVE_ATTRIBUTE = "turnbench_knn_native"
 
 
 def plugin_classes() -> tuple[str, ...]:

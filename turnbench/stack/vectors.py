@@ -88,19 +88,28 @@ class VectorSpec:
 
 
 def check_engine(spec: VectorSpec, provider: str) -> None:
+    """Refuse a native engine before any stack starts where the provider is known to lack the libraries."""
     if provider == "embedded" and spec.engine in pins.NATIVE_KNN_ENGINES:
         raise BadInput(f"the k-NN engine {spec.engine} needs native libraries the embedded node does not load; "
                        "use lucene (the default), or a docker or external stack")
 
 
-def require_plugins(client: OpenSearch) -> None:
-    """Refuse a node without the k-NN and neural-search plugins, naming the missing ones."""
+def require_plugins(client: OpenSearch, engine: str = "lucene") -> None:
+    """Refuse a node without the k-NN and neural-search plugins, naming the missing ones, and a native k-NN engine
+    on a node that says it was built without the native libraries (the local image): creating a faiss index there
+    takes the whole node down, not just the request."""
     nodes = client.nodes.info(metric="plugins")["nodes"]
     seen = {p.get(k) for n in nodes.values() for p in n.get("plugins", []) for k in ("name", "classname")}
     missing = [name for name, cls in PLUGIN_CLASSES.items() if name not in seen and cls not in seen]
     if missing:
         raise StackStateError(f"OpenSearch at this stack lacks the plugin(s) {', '.join(missing)} that vector and "
                               "hybrid arms need: install them (2.19.6.0) or use the embedded provider")
+    bare = sorted(str(n.get("name", node_id)) for node_id, n in nodes.items()
+                  if (n.get("attributes") or {}).get(pins.KNN_NATIVE_ATTRIBUTE) == "none")
+    if engine in pins.NATIVE_KNN_ENGINES and bare:
+        raise BadInput(f"the k-NN engine {engine} needs native libraries node {bare[0]} was built without "
+                       f"(node.attr.{pins.KNN_NATIVE_ATTRIBUTE}: none); use lucene (the default), or an image "
+                       "that ships them")
 
 
 def build_order(ids: Sequence[str]) -> list[str]:

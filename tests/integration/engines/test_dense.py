@@ -103,10 +103,24 @@ def test_a_dense_arm_on_an_index_without_vectors_is_refused_before_any_query(sta
     assert not (tmp_path / "run").exists()
 
 
-def test_native_knn_engines_are_refused_on_the_embedded_node_before_anything_is_written(stack, corpus, tmp_path):
+def test_native_knn_engines_are_refused_on_a_node_without_their_libraries_before_anything_is_written(
+        stack, corpus, tmp_path):
+    """Neither the embedded node nor the local image has faiss or nmslib (a faiss index took the docker node down
+    in CI): the provider refuses them before a stack starts, and the node's own attribute before a load, whether
+    the session's stack is reached as itself or as an external one."""
+    import dataclasses
+
+    from opensearchpy import OpenSearch
+
     with pytest.raises(BadInput, match="the k-NN engine faiss needs native libraries the embedded node does not"):
-        load_corpus(stack, corpus, index="turnbench-faiss-test", vectors=vector_spec("minilm-l6-v2-int8",
-                                                                                    engine="faiss"))
+        load_corpus(dataclasses.replace(stack, provider="embedded"), corpus, index="turnbench-faiss-test",
+                    vectors=vector_spec("minilm-l6-v2-int8", engine="faiss"))
+    for provider in sorted({"external", stack.provider} - {"embedded"}):
+        with pytest.raises(BadInput, match=r"the k-NN engine nmslib needs native libraries node \S+ was built "
+                                           r"without \(node.attr.turnbench_knn_native: none\)"):
+            load_corpus(dataclasses.replace(stack, provider=provider), corpus, index="turnbench-faiss-test",
+                        vectors=vector_spec("minilm-l6-v2-int8", engine="nmslib"))
+    assert not OpenSearch([stack.opensearch_url]).indices.exists(index="turnbench-faiss-test")
     r = CliRunner().invoke(main, ["bench", "--corpus", str(SMALL), "--arm", "dense-exact", "--knn-engine", "nmslib",
                                   "--provider", "embedded", "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "no native k-NN libraries" in r.output and not (tmp_path / "o").exists()

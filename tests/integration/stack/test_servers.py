@@ -27,14 +27,19 @@ def test_versions_equal_the_pins(stack):
 
 def test_every_pinned_plugin_is_loaded(stack):
     """The embedded node loads exactly the pinned classes as classpath plugins; a distribution (an image) ships the
-    same classes as modules, beside whatever plugins it installs."""
+    same classes as modules, except k-NN and neural-search, which it installs as plugins."""
     nodes = _os(stack, "/_nodes/plugins")["nodes"]
     plugins = sorted(p.get("classname") or p["name"] for node in nodes.values() for p in node["plugins"])
     modules = sorted(p["classname"] for node in nodes.values() for p in node["modules"])
     if stack.provider == "embedded":
         assert plugins == sorted(pins.plugin_classes()) and modules == []
     else:
-        assert set(pins.plugin_classes()) <= set(modules), sorted(set(pins.plugin_classes()) - set(modules))
+        from turnbench.stack.vectors import PLUGIN_CLASSES
+
+        installed = set(PLUGIN_CLASSES.values())
+        assert installed and installed <= set(plugins), sorted(installed - set(plugins))
+        assert set(pins.plugin_classes()) - installed <= set(modules), \
+            sorted(set(pins.plugin_classes()) - installed - set(modules))
 
 
 def test_english_analyzer_stems_and_drops_stopwords(stack):
