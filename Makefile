@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-harness bench gate baseline baselines verify bench-dense measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-scale bench-harness bench gate baseline baselines verify bench-dense measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -139,6 +139,11 @@ bench-dense: corpus jars
 ## faults: the fault-injection table (area x tried x held); PYTHON=path/to/other/venv/bin/python tries another turnbench
 faults: setup
 	$(PY) -m benchmarks.faults $(if $(PYTHON),--python $(PYTHON),)
+
+## bench-scale: generate and bench SCALE meetings (default 200,2000; 200,2000,20000 for the full run, ~10 min more) end to end; stage seconds, peak Python RSS, index store, growth exponents and a 200,000-meeting projection; CLUSTER=1 adds 3 nodes x 3 shards beside 1 x 1
+SCALE ?= 200,2000
+bench-scale: corpus jars
+	$(PY) -m benchmarks.scale --meetings $(SCALE) $(if $(CLUSTER),--cluster,)
 
 ## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split
 bench-harness: setup

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.childproc import interruptible
 from turnbench.procs import is_running
 
 CLI = [sys.executable, "-c", "from turnbench.cli import main; main()"]
@@ -77,7 +78,8 @@ def test_score_on_a_full_disk_leaves_no_partial_results(small_disk, tmp_path: Pa
 
 def _generate(out: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([*CLI, "generate", "--meetings", "2000", "--workers", "2", "--out", str(out)], cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=interruptible)
 
 
 def _staging(parent: Path) -> list[Path]:

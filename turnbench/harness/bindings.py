@@ -42,11 +42,73 @@ def _turn(t: Turn) -> str:
     return _UNIT.join((str(t.index), t.speaker, repr(t.start), repr(t.end), t.text))
 
 
+def _bound_turns(q: Query) -> dict[str, list[int]]:
+    """Per meeting, the gold and answer turn indices ``q``'s binding reads, in order."""
+    wanted: dict[str, set[int]] = {}
+    for m, rs in q.gold_turns.items():
+        wanted.setdefault(m, set()).update(i for a, b in rs for i in range(a, b + 1))
+    for m, ts in q.answer_turns.items():
+        wanted.setdefault(m, set()).update(ts)
+    return {m: sorted(wanted[m]) for m in sorted(wanted)}
+
+
+def _gold_lines(meeting_id: str, indices: Sequence[int], text_of: Mapping[int, str]) -> str:
+    return "".join(_RECORD + _UNIT.join((meeting_id, str(i), text_of.get(i, "\x00"))) for i in indices)
+
+
 def query_sha256(q: Query, turns: Mapping[str, Mapping[int, Turn]]) -> str:
-    wanted = sorted({(m, i) for m, rs in q.gold_turns.items() for a, b in rs for i in range(a, b + 1)}
-                    | {(m, i) for m, ts in q.answer_turns.items() for i in ts})
-    gold = [_UNIT.join((m, str(i), turns[m][i].text if i in turns.get(m, {}) else "\x00")) for m, i in wanted]
-    return canonical.sha256_bytes(_RECORD.join([canonical.dumps(q.to_json()), *gold]).encode("utf-8"))
+    """sha256 of the query's record, then (meeting, turn, text) of every gold and answer turn in (meeting, turn)
+    order, ``\x00`` for a turn the corpus lacks; fields and lines separated by the unit and record separators."""
+    parts = [canonical.dumps(q.to_json())]
+    for m, indices in _bound_turns(q).items():
+        here = turns.get(m, {})
+        parts.append(_gold_lines(m, indices, {i: here[i].text for i in indices if i in here}))
+    return canonical.sha256_bytes("".join(parts).encode("utf-8"))
+
+
+class QueryDigests:
+    """Every query's :func:`query_sha256`, fed one meeting at a time (``see``) as the judge's single pass over the
+    corpus goes by, so no meeting's text outlives its turn. A query's meetings are hashed in id order; the lines of
+    a meeting that arrives before an earlier one of the same query wait for it (a corpus stored in id order never
+    makes any wait)."""
+
+    def __init__(self, queries: Iterable[Query]) -> None:
+        import hashlib
+
+        self._hash: dict[str, Any] = {}
+        self._todo: dict[str, list[tuple[str, list[int]]]] = {}  # per query, its meetings still to hash, in order
+        self._waiting: dict[str, dict[str, str]] = {}
+        self._of_meeting: dict[str, list[str]] = {}
+        for q in queries:
+            self._hash[q.id] = hashlib.sha256(canonical.dumps(q.to_json()).encode("utf-8"))
+            bound = list(_bound_turns(q).items())
+            self._todo[q.id] = bound
+            for m, _ in bound:
+                self._of_meeting.setdefault(m, []).append(q.id)
+
+    def see(self, meeting: Meeting) -> None:
+        qids = self._of_meeting.pop(meeting.id, ())
+        if not qids:
+            return
+        text_of = {t.index: t.text for t in meeting.turns}
+        for qid in qids:
+            todo = self._todo[qid]
+            indices = next(ix for m, ix in todo if m == meeting.id)
+            self._waiting.setdefault(qid, {})[meeting.id] = _gold_lines(meeting.id, indices, text_of)
+            self._drain(qid, done=False)
+
+    def _drain(self, qid: str, *, done: bool) -> None:
+        todo, waiting, h = self._todo[qid], self._waiting.get(qid, {}), self._hash[qid]
+        while todo and (todo[0][0] in waiting or done):
+            m, indices = todo.pop(0)
+            lines = waiting.pop(m, None)
+            h.update((lines if lines is not None else _gold_lines(m, indices, {})).encode("utf-8"))
+
+    def digests(self) -> dict[str, str]:
+        """The digests, every meeting not seen hashed as the corpus lacking its turns (as query_sha256 does)."""
+        for qid in self._todo:
+            self._drain(qid, done=True)
+        return {qid: h.hexdigest() for qid, h in self._hash.items()}
 
 
 def passage_sha256(p: Passage, covered: Sequence[Turn]) -> str:
@@ -72,12 +134,16 @@ def keep_turns(meetings: Iterable[Meeting], need: set[str], into: dict[str, Meet
 
 
 def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Mapping[str, Meeting],
-            covered: Mapping[str, tuple[int, ...]] | None = None) -> list[dict[str, Any]]:
+            covered: Mapping[str, tuple[int, ...]] | None = None,
+            query_digests: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """The binding rows of ``queries`` and ``passages`` against ``meetings`` (which must hold every one needed).
-    ``covered``: the turns each passage covers, when the caller has judged them already."""
+    ``covered``: the turns each passage covers, when the caller has judged them already; ``query_digests``: the
+    queries' digests, when the caller has hashed them as the corpus went by (:class:`QueryDigests`)."""
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
-    rows: list[dict[str, Any]] = [{"target": QUERY, "id": q.id, "sha256": query_sha256(q, turns)}
-                                  for q in sorted(queries, key=lambda q: q.id)]
+    rows: list[dict[str, Any]] = [
+        {"target": QUERY, "id": q.id,
+         "sha256": query_digests[q.id] if query_digests is not None else query_sha256(q, turns)}
+        for q in sorted(queries, key=lambda q: q.id)]
     by_meeting: dict[str, list[Passage]] = {}
     for p in passages:
         by_meeting.setdefault(p.meeting, []).append(p)

@@ -32,7 +32,7 @@ judged against the same gold. The rule, stated once:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from turnbench.corpus.records import Meeting, Query, Turn
@@ -257,20 +257,20 @@ def _judgements(query: Query, grades: Mapping[str, int], covered: Container[str]
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],
           policy: RelevancePolicy, covered_of: Container[str] = (),
           covered_out: dict[str, tuple[int, ...]] | None = None,
-          kept_out: dict[str, Meeting] | None = None) -> dict[str, QueryJudgements]:
+          kept_out: dict[str, Meeting] | None = None,
+          visit: Callable[[Meeting], None] | None = None) -> dict[str, QueryJudgements]:
     """Judge every query against a passage inventory. Passages must belong to the corpus's meetings.
 
     One pass over the meetings: each is checked against its passages, covered, and every query naming it in its
     gold or answer turns graded there; then its cover and text are dropped, so a large corpus is never held whole.
     ``covered_out`` receives the turns each passage covers, for the passages in ``covered_of`` and every passage
-    that was graded; ``kept_out`` each meeting with only those turns and the queries' gold and answer turns (what
-    the bindings of these judgements read)."""
+    that was graded; ``kept_out`` each meeting with only those turns (what the passages' bindings read); ``visit``
+    sees every meeting as it passes (the queries' bindings are hashed there, not from a kept copy of the corpus:
+    summaries' gold spans whole meetings)."""
     queries = sorted(queries, key=lambda q: q.id)
     touching: dict[str, list[Query]] = {}  # graded in the meeting
-    binds: dict[str, list[Query]] = {}  # their gold and answer turns there are bound to text
     for q in queries:
         for mid in sorted(set(q.gold_turns) | set(q.answer_turns)):
-            binds.setdefault(mid, []).append(q)
             if q.gold_level != "meeting":
                 touching.setdefault(mid, []).append(q)
     by_meeting: dict[str, list[Passage]] = {}
@@ -282,6 +282,8 @@ def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Itera
     stale: list[str] = []
     for m in meetings:
         known.add(m.id)
+        if visit is not None:
+            visit(m)
         ps = by_meeting.get(m.id, [])
         wanted: dict[str, tuple[int, ...]] = {}
         if ps:
@@ -298,11 +300,8 @@ def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Itera
                       if p.id in graded or p.id in covered_of}
         if covered_out is not None:
             covered_out.update(wanted)
-        if kept_out is not None and (wanted or m.id in binds):
+        if kept_out is not None and wanted:
             turns = {i for idx in wanted.values() for i in idx}
-            for q in binds.get(m.id, ()):
-                turns.update(i for a, b in q.gold_turns.get(m.id, ()) for i in range(a, b + 1))
-                turns.update(q.answer_turns.get(m.id, ()))
             kept_out[m.id] = replace(m, turns=tuple(t for t in m.turns if t.index in turns), agenda=(), meta={})
     unknown = sorted(set(by_meeting) - known)
     if unknown:

@@ -157,7 +157,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
     kept: dict[str, Meeting] = {}
     covered: dict[str, tuple[int, ...]] = {}
-    judged = J.judge(ranked, corpus.iter_meetings(), passages, policy, shown, covered, kept)
+    query_digests = B.QueryDigests(ranked)
+    judged = J.judge(ranked, corpus.iter_meetings(), passages, policy, shown, covered, kept, query_digests.see)
 
     ok = {qid: j for qid, j in judged.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
@@ -224,7 +225,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
-    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, covered))
+    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, covered,
+                                             query_digests.digests()))
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": {

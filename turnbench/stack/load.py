@@ -23,8 +23,8 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, IndexNotSettled, StackStateError
 from turnbench.runs import Passage, inventory_sha256
+from turnbench.stack import capacity, tables
 from turnbench.stack import index as ix
-from turnbench.stack import tables
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 from turnbench.stack.passages import DEFAULT_MAX_WORDS, Chunk, chunk_meeting
@@ -138,6 +138,10 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
         vx.require_plugins(client, vectors.engine)
         if vectors.graph and shards > 1:
             raise BadInput("an HNSW graph is built reproducibly on one shard only; load it with --shards 1")
+    want = capacity.need(corpus.manifest.get("counts") or {}, vector_dim=vectors.dim if vectors else None,
+                         graph=bool(vectors and vectors.graph))
+    if want is not None:
+        capacity.check_stack(client, want, shards=shards, postgres_beside=stack.provider == "embedded")
     # Ownership is checked on both stores before either is written, so a refusal changes nothing.
     old_marker = ix.index_marker(client, index)
     tables.loaded_tables_marker(stack)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.childproc import interruptible
 from tests.integration.legs import only_on
 from turnbench.cli import main
 from turnbench.errors import StackStartError
@@ -82,7 +83,8 @@ def test_signal_tears_the_stack_down(workdir, sig):
             time.sleep(600)
         """
     )
-    proc = subprocess.Popen([sys.executable, "-c", script, str(workdir)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", script, str(workdir)], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     try:
         info = json.loads(proc.stdout.readline())
         pids = [p["pid"] for p in info["details"]["processes"]]

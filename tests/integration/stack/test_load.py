@@ -226,3 +226,26 @@ def test_score_ties_at_the_depth_cut_off_resolve_by_meeting_not_by_load_order(st
     for scope in ("corpus", "gold-meetings"):
         top = run_arm(stack, tiny, "bm25", depth=1, scope=scope).run["q07"]
         assert [e.passage_id for e in top] == (["mtg-0001:00001"] if scope == "corpus" else ["mtg-0002:00004"])
+
+
+def test_a_load_the_node_cannot_hold_is_refused_before_anything_is_written(stack, monkeypatch):
+    """The node's own disk and heap figures (GET _nodes/stats), against a need made larger than any machine's;
+    sized from the manifest's word and turn counts (the fixture corpus has them, the tiny one does not)."""
+    from pathlib import Path
+
+    from turnbench.stack import capacity
+
+    small = open_corpus(Path(__file__).resolve().parents[3] / "fixtures" / "small")
+    client = opensearch_client(stack)
+    index = "turnbench-capacity-test"
+    before = _sql(stack, "SELECT count(*) FROM pg_tables WHERE schemaname = %s", (SCHEMA,))
+    monkeypatch.setattr(capacity, "INDEX_BYTES_PER_WORD", 1 << 40)
+    with pytest.raises(StackStateError, match=r"^OpenSearch node \S+ has [\d.]+ [KMG]?B free on its data path; "
+                                              r"loading 35,658 words \(467 passages\) needs about .* GB there"):
+        load_corpus(stack, small, index=index)
+    monkeypatch.setattr(capacity, "INDEX_BYTES_PER_WORD", 1)
+    monkeypatch.setattr(capacity, "HEAP_FLOOR_BYTES", 1 << 50)
+    with pytest.raises(StackStateError, match=r"heap; this load needs at least .*start the stack with --heap"):
+        load_corpus(stack, small, index=index)
+    assert not client.indices.exists(index=index)
+    assert _sql(stack, "SELECT count(*) FROM pg_tables WHERE schemaname = %s", (SCHEMA,)) == before

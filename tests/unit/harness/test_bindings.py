@@ -3,6 +3,8 @@ refused naming the first stale target."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.unit.harness.helpers import meeting, score, small_run, small_world, turn, write_corpus
@@ -71,3 +73,22 @@ def test_first_difference_names_a_shared_target_only():
     assert B.first_difference(a, [{"target": "query", "id": "q3", "sha256": "z"}]) is None
     with pytest.raises(Exception, match="line 1 is not a binding"):
         B.parse(b'{"target": "meeting"}\n', "b")
+
+
+@pytest.mark.parametrize("order", ["corpus", "reversed", "half missing"])
+def test_query_digests_fed_meeting_by_meeting_equal_the_digests_of_the_whole_corpus(order):
+    """The judge's one pass hashes each query as its meetings go by; any arrival order, and meetings the pass never
+    sees (hashed as turns the corpus lacks), give the bytes query_sha256 gives from every meeting at once."""
+    corpus = open_corpus(Path(__file__).resolve().parents[3] / "fixtures" / "small")
+    queries, meetings = corpus.queries(), list(corpus.iter_meetings())
+    seen = {"corpus": meetings, "reversed": meetings[::-1], "half missing": meetings[::2]}[order]
+    digests = B.QueryDigests(queries)
+    for m in seen:
+        digests.see(m)
+    turns = {m.id: {t.index: t for t in m.turns} for m in seen}
+    want = {q.id: B.query_sha256(q, turns) for q in queries}
+    assert digests.digests() == want
+    assert len(set(want.values())) == len(queries)  # none collapsed to the record alone
+    if order == "half missing":  # a meeting that is gone changes the digest of every query bound to it
+        whole = {m.id: {t.index: t for t in m.turns} for m in meetings}
+        assert sum(want[q.id] != B.query_sha256(q, whole) for q in queries) > len(queries) // 3
