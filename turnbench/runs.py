@@ -174,7 +174,10 @@ class Ranking:
         return self.passage_ids[lo:hi], self.scores[lo:hi]
 
     def only(self, keep: Container[str]) -> Ranking:
-        """The queries in ``keep``, in this ranking's order."""
+        """The queries in ``keep``, in this ranking's order (itself when that is every query: no copy of the
+        columns, which are millions of hits on a large corpus)."""
+        if all(qid in keep for qid in self.query_ids):
+            return self
         return Ranking.build((qid, *self.hits(k)) for k, qid in enumerate(self.query_ids) if qid in keep)
 
     @classmethod

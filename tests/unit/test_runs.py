@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from tests.unit.stack.helpers import words
 from turnbench.corpus.records import Turn
 from turnbench.errors import UnjudgedPassage
-from turnbench.runs import Passage, RankedPassage, inventory_sha256, write_passages
+from turnbench.runs import Passage, RankedPassage, Ranking, inventory_sha256, write_passages
 from turnbench.stack.passages import chunk_meeting
 
 
@@ -112,3 +113,11 @@ def test_a_ranking_naming_a_passage_outside_the_inventory_is_refused_naming_the_
         normalised_order(Ranking.build([("q1", ["m1:00000"], [1.0]), ("q2", ["ghost"], [1.0])]), pmap)
     with pytest.raises(ValueError, match="bounds must cover"):
         Ranking(("q1",), (0, 2), ["a"], [1.0])
+
+
+def test_only_keeps_the_queries_asked_for_in_order_and_is_no_copy_when_that_is_all():
+    r = Ranking.build([("q2", ["a", "b"], [2.0, 1.0]), ("q1", ["c"], [0.5]), ("q3", [], [])])
+    some = r.only({"q3", "q2"})
+    assert (some.query_ids, list(some.passage_ids), list(some.scores)) == (("q2", "q3"), ["a", "b"], [2.0, 1.0])
+    assert some.hits(1) == ([], array("d"))
+    assert r.only({"q1", "q2", "q3", "q9"}) is r
