@@ -3,7 +3,10 @@
 Builds a synthetic corpus on disk (not timed: 1,000 meetings × 100 turns, one passage per turn, 10,000
 ranked queries across the three classes), a run of 100 passages per query, then times ``score_run`` end to
 end (reading meetings and queries, judging, normalising, pytrec_eval, aggregation), its stages alone, and
-writing the results directory. Prints figures; asserts nothing, so it never fails a test run.
+writing the results directory. Then whole processes, start to exit: ``turnbench score`` on the run and inventory
+as files, against a bare pytrec_eval process given what it needs prebuilt — the qrels and runs ``score`` exported
+(passage and meeting level), parsed by pytrec_eval itself and evaluated on the same measures (target: ``score``
+within 2× of it). Prints figures; asserts nothing, so it never fails a test run.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ def build(root: Path, n_meetings: int, turns: int, n_queries: int, depth: int, s
             n_words = rng.randint(3, 80)
             ts.append(Turn(i, speakers[rng.randrange(4)], round(t0, 3), round(t0 + dur, 3), " ".join(["w"] * n_words)))
             t0 += dur * rng.uniform(0.7, 1.0)  # some overlap between speakers
-        meetings.append(Meeting(mid, f"meeting {m}", "2026-01-05", round(t0, 3), "synthetic", speakers, tuple(ts)))
+        length = max(t0, max(t.end for t in ts))  # the last turn may overrun the clock: the meeting holds it
+        meetings.append(Meeting(mid, f"meeting {m}", "2026-01-05", round(length, 3), "synthetic", speakers,
+                                tuple(ts)))
         passages += [Passage(f"{mid}:{t.index:05d}", mid, t.speaker, t.start, t.end, t.index) for t in ts]
     queries, entries = [], []
     for q in range(n_queries):
@@ -66,6 +71,44 @@ def build(root: Path, n_meetings: int, turns: int, n_queries: int, depth: int, s
                          producer={"name": "benchmarks.harness", "version": "1", "seed": seed},
                          counts={"meetings": n_meetings, "queries": n_queries})
     return passages, entries
+
+
+BARE = """import sys, pytrec_eval
+from turnbench.harness import metrics as M
+for level, measures in (("passages", M.PASSAGE_MEASURES), ("meetings", M.MEETING_MEASURES)):
+    with open(f"{sys.argv[1]}/qrels.{level}.txt") as q, open(f"{sys.argv[1]}/run.{level}.trec") as r:
+        qrels, run = pytrec_eval.parse_qrel(q), pytrec_eval.parse_run(r)
+    pytrec_eval.RelevanceEvaluator(qrels, M._trec_measure_set(measures)).evaluate(run)
+"""
+
+
+def whole_processes(tmp: Path, passages, entries, repeat: int) -> None:
+    """``turnbench score`` start to exit against a bare pytrec_eval process on the qrels and runs it exported."""
+    import statistics
+    import subprocess
+    import sys
+
+    from turnbench.runs import write_passages, write_trec_run
+
+    write_passages(tmp / "passages.jsonl", passages)
+    by_query: dict = {}
+    for e in entries:
+        by_query.setdefault(e.query_id, []).append(e)
+    write_trec_run(tmp / "run.trec", by_query, "speed")
+    exe = str(Path(sys.executable).with_name("turnbench"))
+    score_s, bare_s = [], []
+    for i in range(max(1, repeat)):
+        out = tmp / f"scored-{i}"
+        t0 = time.perf_counter()
+        subprocess.run([exe, "score", "--corpus", str(tmp / "corpus"), "--passages", str(tmp / "passages.jsonl"),
+                        "--run", str(tmp / "run.trec"), "--out", str(out)], check=True, capture_output=True)
+        score_s.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", BARE, str(out)], check=True, capture_output=True)
+        bare_s.append(time.perf_counter() - t0)
+    s, b = statistics.median(score_s), statistics.median(bare_s)
+    print(f"whole process: turnbench score {s:.2f} s, bare pytrec_eval on its exported qrels and runs {b:.2f} s: "
+          f"{s / b:.2f}x   [target <= 2x]")
 
 
 def main(argv=None) -> None:
@@ -128,6 +171,7 @@ def main(argv=None) -> None:
         print(f"  normalise run (rule 5):         {s3 - s2:.2f} s")
         print(f"  pytrec_eval (passage level):    {s4 - s3:.2f} s")
         print(f"write results (metrics.json/md):  {t2 - t1:.2f} s")
+        whole_processes(tmp, passages, entries, args.repeat)
         import os
 
         print(f"(load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()})")
