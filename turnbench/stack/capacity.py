@@ -41,10 +41,6 @@ class Need:
     postgres_disk: int
     heap: int
 
-    @property
-    def shared_disk(self) -> int:
-        return self.index_disk + self.postgres_disk
-
 
 def need(counts: Mapping[str, Any], *, vector_dim: int | None = None, graph: bool = False) -> Need | None:
     """The need of a corpus whose manifest ``counts`` are given (``words``, ``turns``); None when the manifest does
