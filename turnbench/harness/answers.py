@@ -314,7 +314,8 @@ def rebuild(block: Mapping[str, Any]) -> list[AnswerResults]:
     recorded policy: what a block must equal to be trusted."""
     policy_json = block["policy"]
     policy = AnswerPolicy(policy_json["count_tolerance"], policy_json["set_credit"])
-    by_corpus: dict[str, list[AnswerScore]] = {}
+    # a corpus with no answer-scored query (QMSum) still has its rows, all counting 0 questions
+    by_corpus: dict[str, list[AnswerScore]] = {str(row["corpus"]): [] for row in block["rows"]}
     for rec in block["per_query"]:
         gold = Answer.from_json(rec["gold"])
         given = Answer.from_json(rec["submitted"]) if rec["submitted"] is not None else None

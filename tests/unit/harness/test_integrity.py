@@ -123,3 +123,18 @@ def test_compare_refuses_a_forged_candidate_with_exit_3(results: Path, tmp_path:
     assert out.stderr.startswith("turnbench: ResultsIntegrityError: ") and "per-query rows give" in out.stderr
     # the genuine pair still compares
     assert compare(read_results(results), read_results(results)).gate_failures() == []
+
+
+def test_a_corpus_without_answer_questions_reads_back_and_a_row_claiming_some_is_refused(
+        tmp_path: Path, small_corpus) -> None:
+    """QMSum has no aggregation question: its answers block holds three rows of 0 questions and no per-query row.
+    bench wrote that and then refused to read it (agreement and compare on QMSum results failed)."""
+    corpus, passages = small_corpus
+    res = attach(score(corpus, passages, small_run()), [score_answers([], {}, corpus="tiny")])
+    written = write_results(tmp_path / "r", res)
+    doc = read_results(written)
+    assert doc["answers"]["per_query"] == [] and [r["questions"] for r in doc["answers"]["rows"]] == [0, 0, 0]
+    _edit(written, lambda d: d["answers"]["rows"][-1].update({"questions": 5}), rehash=True)
+    with pytest.raises(ResultsIntegrityError, match="answers row all/all/all says questions = 5, its per-query rows "
+                                                    "give 0"):
+        read_results(written)
