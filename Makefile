@@ -145,7 +145,7 @@ SCALE ?= 200,2000
 bench-scale: corpus jars
 	$(PY) -m benchmarks.scale --meetings $(SCALE) $(if $(CLUSTER),--cluster,)
 
-## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split
+## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split, and `turnbench score` start to exit against a bare pytrec_eval process (target <= 2x)
 bench-harness: setup
 	$(PY) -m benchmarks.harness
 
