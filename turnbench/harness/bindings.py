@@ -186,11 +186,20 @@ def passage_of(row: Mapping[str, Any]) -> Passage:
                    float(row["end"]), 0)
 
 
+def _memo_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a row's digest is computed from, besides the corpus: a passage's own record, or a query's id."""
+    if row["target"] == PASSAGE:
+        return (PASSAGE, row["id"], row["meeting"], row["speaker"], row["start"], row["end"])
+    return (QUERY, row["id"])
+
+
 def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
-          read: Mapping[str, Meeting] | None = None) -> dict[str, Meeting]:
+          read: Mapping[str, Meeting] | None = None,
+          memo: dict[tuple[Any, ...], str] | None = None) -> dict[str, Meeting]:
     """Refuse (StaleBinding) the first row whose target the corpus text no longer gives; return the meetings
     the rows bind to, so a caller can show their text knowing it is the text that was judged. ``read``: the
-    corpus's meetings when the caller has already read them."""
+    corpus's meetings when the caller has already read them; ``memo``: digests already computed from this same
+    corpus text (two results directories of one corpus share most targets: each is computed once)."""
     queries = {q.id: q for q in corpus.queries()}
     wanted_q = [queries[r["id"]] for r in rows if r["target"] == QUERY and r["id"] in queries]
     wanted_p = [passage_of(r) for r in rows if r["target"] == PASSAGE]
@@ -201,7 +210,14 @@ def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
     else:
         for _ in keep_turns(corpus.iter_meetings(), need, meetings):
             pass
-    again = {(r["target"], r["id"]): r for r in compute(wanted_q, wanted_p, meetings)}
+    memo = {} if memo is None else memo
+    fresh = [r for r in rows if _memo_key(r) not in memo]
+    fresh_q = [queries[r["id"]] for r in fresh if r["target"] == QUERY and r["id"] in queries]
+    fresh_p = [passage_of(r) for r in fresh if r["target"] == PASSAGE]
+    by_id = {(r["target"], r["id"]): r for r in fresh}
+    for row in compute(fresh_q, fresh_p, meetings):
+        memo[_memo_key(by_id[(row["target"], row["id"])])] = row["sha256"]
+    again = {(r["target"], r["id"]): {"sha256": memo[_memo_key(r)]} for r in rows if _memo_key(r) in memo}
     for r in rows:
         mine = again.get((r["target"], r["id"]))
         if mine is None:

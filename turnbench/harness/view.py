@@ -118,12 +118,13 @@ def read(directory: Path) -> View:
     return from_files(document, files, recorded)
 
 
-def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting] | None = None) -> Texts:
+def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting] | None = None,
+               memo: dict[tuple[Any, ...], str] | None = None) -> Texts:
     """The texts ``view``'s bindings stand for in ``corpus``, after checking every binding against it (``read``:
-    the corpus's meetings, when already read)."""
+    the corpus's meetings, when already read; ``memo``: digests computed from this corpus for another view)."""
     if corpus.id != view.corpus_id:
         raise BadInput(f"corpus {corpus.id} is not the corpus of the {view.label} results ({view.corpus_id})")
-    meetings: dict[str, Meeting] = B.check(view.bindings, corpus, f"{view.label} results", read)
+    meetings: dict[str, Meeting] = B.check(view.bindings, corpus, f"{view.label} results", read, memo)
     note = "" if corpus.sha256 == view.corpus_sha256 else (
         f"; its sha256 differs from the results' ({view.corpus_sha256[:12]}…) but every bound target's text is "
         "unchanged")
@@ -148,16 +149,21 @@ def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting]
 
 
 class Meetings:
-    """Each corpus's meetings read once, however many results directories bind to it."""
+    """Each corpus's meetings read once, and each bound target's digest computed once, however many results
+    directories bind to it."""
 
     def __init__(self) -> None:
         self._read: dict[str, dict[str, Meeting]] = {}
+        self._memo: dict[str, dict[tuple[Any, ...], str]] = {}
 
     def of(self, corpus: Corpus) -> dict[str, Meeting]:
         key = f"{corpus.id}/{corpus.sha256}"
         if key not in self._read:
             self._read[key] = {m.id: m for m in corpus.iter_meetings()}
         return self._read[key]
+
+    def memo(self, corpus: Corpus) -> dict[tuple[Any, ...], str]:
+        return self._memo.setdefault(f"{corpus.id}/{corpus.sha256}", {})
 
 
 def attach_texts(view: View, corpora: Sequence[Corpus], cache: Meetings | None = None) -> View:
@@ -170,7 +176,7 @@ def attach_texts(view: View, corpora: Sequence[Corpus], cache: Meetings | None =
         return view
     for c in corpora:
         if c.id == view.corpus_id:
-            return view.with_texts(texts_from(view, c, "named with --corpus", cache.of(c)))
+            return view.with_texts(texts_from(view, c, "named with --corpus", cache.of(c), cache.memo(c)))
     if view.corpus_dir is None:
         return view
     try:
@@ -181,4 +187,5 @@ def attach_texts(view: View, corpora: Sequence[Corpus], cache: Meetings | None =
     if recorded.sha256 != view.corpus_sha256:
         return view.with_texts(Texts("the corpus recorded in runinfo.json now holds other text: texts are not "
                                      "shown (pass --corpus DIR)"))
-    return view.with_texts(texts_from(view, recorded, "found where runinfo.json records it", cache.of(recorded)))
+    return view.with_texts(texts_from(view, recorded, "found where runinfo.json records it", cache.of(recorded),
+                                      cache.memo(recorded)))

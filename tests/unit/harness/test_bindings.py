@@ -92,3 +92,26 @@ def test_query_digests_fed_meeting_by_meeting_equal_the_digests_of_the_whole_cor
     if order == "half missing":  # a meeting that is gone changes the digest of every query bound to it
         whole = {m.id: {t.index: t for t in m.turns} for m in meetings}
         assert sum(want[q.id] != B.query_sha256(q, whole) for q in queries) > len(queries) // 3
+
+
+def test_a_memo_shared_by_two_results_of_one_corpus_computes_each_target_once_and_still_refuses_a_stale_one(
+        small_corpus, monkeypatch):
+    """compare and report check both sides' bindings against one corpus: the second side reuses the first's
+    digests (same corpus text, same target record), and a row whose recorded digest differs is still stale."""
+    corpus, passages = small_corpus
+    rows = _rows(score(corpus, passages, small_run()))
+    computed = []
+    real = B.compute
+    monkeypatch.setattr(B, "compute", lambda q, p, *a, **k: computed.append(len(q) + len(p)) or real(q, p, *a, **k))
+    memo: dict = {}
+    B.check(rows, corpus, "base", memo=memo)
+    B.check(rows, corpus, "candidate", memo=memo)
+    assert computed == [len(rows), 0] and len(memo) == len(rows)
+    # a passage record that differs (another speaker) is its own target, computed and checked on its own
+    moved = [dict(r, speaker="zed") if r["id"] == "m1:00001" else r for r in rows]
+    with pytest.raises(StaleBinding, match=r"candidate: passage m1:00001 is stale: the turns it covers"):
+        B.check(moved, corpus, "candidate", memo=memo)
+    assert computed[-1] == 1
+    forged = [dict(r, sha256="0" * 64) if r["id"] == "q2" else r for r in rows]
+    with pytest.raises(StaleBinding, match=r"candidate: query q2 is stale"):
+        B.check(forged, corpus, "candidate", memo=memo)
