@@ -195,12 +195,14 @@ def _memo_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
 
 def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
           read: Mapping[str, Meeting] | None = None,
-          memo: dict[tuple[Any, ...], str] | None = None) -> dict[str, Meeting]:
+          memo: dict[tuple[Any, ...], str] | None = None,
+          queries: Mapping[str, Query] | None = None) -> dict[str, Meeting]:
     """Refuse (StaleBinding) the first row whose target the corpus text no longer gives; return the meetings
     the rows bind to, so a caller can show their text knowing it is the text that was judged. ``read``: the
     corpus's meetings when the caller has already read them; ``memo``: digests already computed from this same
-    corpus text (two results directories of one corpus share most targets: each is computed once)."""
-    queries = {q.id: q for q in corpus.queries()}
+    corpus text (two results directories of one corpus share most targets: each is computed once); ``queries``:
+    the corpus's queries by id, when the caller has already read them."""
+    queries = queries if queries is not None else {q.id: q for q in corpus.queries()}
     wanted_q = [queries[r["id"]] for r in rows if r["target"] == QUERY and r["id"] in queries]
     wanted_p = [passage_of(r) for r in rows if r["target"] == PASSAGE]
     need = needed(wanted_q, wanted_p)
@@ -211,26 +213,24 @@ def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
         for _ in keep_turns(corpus.iter_meetings(), need, meetings):
             pass
     memo = {} if memo is None else memo
-    fresh = [r for r in rows if _memo_key(r) not in memo]
-    fresh_q = [queries[r["id"]] for r in fresh if r["target"] == QUERY and r["id"] in queries]
-    fresh_p = [passage_of(r) for r in fresh if r["target"] == PASSAGE]
-    by_id = {(r["target"], r["id"]): r for r in fresh}
+    fresh = {(r["target"], r["id"]): r for r in rows if _memo_key(r) not in memo}
+    fresh_q = [queries[i] for t, i in fresh if t == QUERY and i in queries]
+    fresh_p = [passage_of(r) for (t, _), r in fresh.items() if t == PASSAGE]
     for row in compute(fresh_q, fresh_p, meetings):
-        memo[_memo_key(by_id[(row["target"], row["id"])])] = row["sha256"]
-    again = {(r["target"], r["id"]): {"sha256": memo[_memo_key(r)]} for r in rows if _memo_key(r) in memo}
+        memo[_memo_key(fresh[(row["target"], row["id"])])] = row["sha256"]
     for r in rows:
-        mine = again.get((r["target"], r["id"]))
-        if mine is None:
+        given = memo.get(_memo_key(r))
+        if given is None:
             raise StaleBinding(f"{where}: {r['target']} {r['id']} is bound to text of corpus {corpus.id} that it "
                                "no longer holds (the query is gone)")
         if r["target"] == PASSAGE and r["meeting"] not in meetings:
             raise StaleBinding(f"{where}: passage {r['id']} is bound to meeting {r['meeting']}, which corpus "
                                f"{corpus.id} no longer holds")
-        if mine["sha256"] != r["sha256"]:
+        if given != r["sha256"]:
             what = "its gold turns or record" if r["target"] == QUERY else "the turns it covers"
             raise StaleBinding(f"{where}: {r['target']} {r['id']} is stale: {what} in corpus {corpus.id} no longer "
                                f"match the text it was judged on (sha256 {r['sha256'][:12]}…, corpus gives "
-                               f"{mine['sha256'][:12]}…)")
+                               f"{given[:12]}…)")
     return meetings
 
 

@@ -124,12 +124,12 @@ def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting]
     the corpus's meetings, when already read; ``memo``: digests computed from this corpus for another view)."""
     if corpus.id != view.corpus_id:
         raise BadInput(f"corpus {corpus.id} is not the corpus of the {view.label} results ({view.corpus_id})")
-    meetings: dict[str, Meeting] = B.check(view.bindings, corpus, f"{view.label} results", read, memo)
+    queries = {q.id: q for q in corpus.queries()}
+    meetings: dict[str, Meeting] = B.check(view.bindings, corpus, f"{view.label} results", read, memo, queries)
     note = "" if corpus.sha256 == view.corpus_sha256 else (
         f"; its sha256 differs from the results' ({view.corpus_sha256[:12]}…) but every bound target's text is "
         "unchanged")
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
-    queries = {q.id: q for q in corpus.queries()}
     bound_q = [r["id"] for r in view.bindings if r["target"] == B.QUERY]
     gold: dict[str, tuple[tuple[str, str], ...]] = {}
     for qid in bound_q:
