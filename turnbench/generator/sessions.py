@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from turnbench.generator.config import GeneratorConfig, rng_for
@@ -80,24 +80,23 @@ def draw_sessions(cfg: GeneratorConfig, org: Organisation) -> list[Session]:
     return out
 
 
-def speaker_counts(sessions: Iterable[Session]) -> dict[str, dict[str, int]]:
-    """Series id -> person -> how many of the series' sessions they speak in."""
+def _per_series(sessions: Iterable[Session], people: Callable[[Session], Iterable[str]]) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
     for sess in sessions:
         c = counts.setdefault(sess.series.id, {})
-        for p in sess.speakers:
+        for p in people(sess):
             c[p] = c.get(p, 0) + 1
     return counts
+
+
+def speaker_counts(sessions: Iterable[Session]) -> dict[str, dict[str, int]]:
+    """Series id -> person -> how many of the series' sessions they speak in."""
+    return _per_series(sessions, lambda s: s.speakers)
 
 
 def invitee_counts(sessions: Iterable[Session]) -> dict[str, dict[str, int]]:
     """Series id -> person -> how many of the series' sessions they are invited to."""
-    counts: dict[str, dict[str, int]] = {}
-    for sess in sessions:
-        c = counts.setdefault(sess.series.id, {})
-        for p in sess.invitees:
-            c[p] = c.get(p, 0) + 1
-    return counts
+    return _per_series(sessions, lambda s: s.invitees)
 
 
 def leaders(counts: Mapping[str, int]) -> list[tuple[str, int]]:
