@@ -214,17 +214,6 @@ def covering(meeting: Meeting, passages: Sequence[Passage]) -> dict[str, tuple[i
     return {p.id: tuple(i for i, _ in cover.covered[p.id]) for p in passages}
 
 
-def judge_query(query: Query, covers: Mapping[str, MeetingCover], policy: RelevancePolicy) -> QueryJudgements:
-    """One query judged against the covers of its meetings (those absent have no passage)."""
-    grades: dict[str, int] = {}
-    if query.gold_level != "meeting":
-        for m in sorted(set(query.gold_turns) | set(query.answer_turns)):
-            cover = covers.get(m)
-            if cover is not None:
-                grades.update(_grades_in(query, m, cover, policy))
-    return _judgements(query, grades, covers)
-
-
 def _grades_in(query: Query, meeting_id: str, cover: MeetingCover, policy: RelevancePolicy) -> dict[str, int]:
     """The positive grades of ``meeting_id``'s passages for ``query``: a meeting's grades need only its cover."""
     gold = union_ranges(query.gold_turns.get(meeting_id, ()))
