@@ -88,7 +88,7 @@ class VectorSpec:
 
 
 def check_engine(spec: VectorSpec, provider: str) -> None:
-    """Refuse a native engine before any stack starts where the provider is known to lack the libraries."""
+    """Refuse a native engine by the provider alone, before the node is asked (``require_plugins`` asks it)."""
     if provider == "embedded" and spec.engine in pins.NATIVE_KNN_ENGINES:
         raise BadInput(f"the k-NN engine {spec.engine} needs native libraries the embedded node does not load; "
                        "use lucene (the default), or a docker or external stack")
