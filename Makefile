@@ -197,7 +197,7 @@ gate: setup
 
 ## report: the HTML report of $(RESULTS)/<arm> against baselines/$(CONTROL), with the default corpus's texts: $(RESULTS)/report.html
 report: setup
-	$(TURNBENCH) report $(RESULTS)/$(ARM_NAME) baselines/$(CONTROL) --corpus $(DEFAULT_CORPUS) --out $(RESULTS)/report.html
+	$(TURNBENCH) report $(RESULTS)/$(ARM_NAME) --baseline baselines/$(CONTROL) --corpus $(DEFAULT_CORPUS) --out $(RESULTS)/report.html
 
 CHROMIUM ?= chromium
 CHROMIUM_FLAGS = --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \

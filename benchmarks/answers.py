@@ -32,8 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     from turnbench.engines.answer.engine import answer_queries
     from turnbench.engines.answer.mechanisms import ReferenceAnswerer
     from turnbench.harness.answers import score_answers
+    from turnbench.loading.load import load_corpus
     from turnbench.stack import current_stack, open_stack
-    from turnbench.stack.load import load_corpus
 
     corpus = open_corpus(Path(args.corpus))
     queries = corpus.queries()

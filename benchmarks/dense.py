@@ -44,7 +44,7 @@ def load_average() -> str:
 
 
 def passages_of(corpus):
-    from turnbench.stack.passages import chunk_meeting
+    from turnbench.loading.chunking import chunk_meeting
 
     return sorted((c for m in corpus.iter_meetings() for c in chunk_meeting(m.id, m.turns)), key=lambda c: c.passage.id)
 
@@ -94,7 +94,7 @@ def arm_rates(stack, corpus, name: str, repeat: int) -> None:
 
 def load_figures(stack, corpus, *, graph: bool, label: str, spec=None) -> None:
     from turnbench.engines.embeddings import vector_spec
-    from turnbench.stack.load import load_corpus
+    from turnbench.loading.load import load_corpus
 
     t0 = time.perf_counter()
     loaded = load_corpus(stack, corpus, vectors=spec or vector_spec("minilm-l6-v2-int8", graph=graph))
@@ -110,7 +110,7 @@ def random_spec(dim: int = 384):
     """A vector field of seeded pseudo-random unit vectors (sha256 of the passage id seeds each)."""
     import numpy as np
 
-    from turnbench.stack.vectors import VectorSpec
+    from turnbench.loading.vectors import VectorSpec
 
     def embed(items, progress):
         vectors = {}

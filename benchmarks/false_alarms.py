@@ -34,8 +34,7 @@ def _swap(a: dict, b: dict, seed: int) -> tuple[dict, dict]:
 
 def main(argv: list[str] | None = None) -> None:
     from turnbench.harness.compare import STRICT_CLASS, WORSE, compare
-    from turnbench.harness.report import read_metrics
-    from turnbench.harness.seeds import seed_dirs
+    from turnbench.resultsdir import read_metrics, seed_dirs
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--arm-a", required=True, help="results of one arm: a directory or a set of seed-<S>/ dirs")

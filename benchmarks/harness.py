@@ -21,7 +21,8 @@ from pathlib import Path
 
 def build(root: Path, n_meetings: int, turns: int, n_queries: int, depth: int, seed: int):
     from turnbench.corpus import CorpusWriter, Meeting, Query, Turn
-    from turnbench.runs import Passage, RankedPassage
+    from turnbench.passages import Passage
+    from turnbench.rankings import RankedPassage
 
     rng = random.Random(seed)
     speakers = ("ann", "bob", "cat", "dan")
@@ -88,7 +89,8 @@ def whole_processes(tmp: Path, passages, entries, repeat: int) -> None:
     import subprocess
     import sys
 
-    from turnbench.runs import write_passages, write_trec_run
+    from turnbench.passages import write_passages
+    from turnbench.rankings import write_trec_run
 
     write_passages(tmp / "passages.jsonl", passages)
     by_query: dict = {}
@@ -124,9 +126,9 @@ def main(argv=None) -> None:
     from turnbench.corpus import open_corpus
     from turnbench.harness import judgements as J
     from turnbench.harness import metrics as M
-    from turnbench.harness.report import write_results
     from turnbench.harness.score import UNKNOWN, score_run
-    from turnbench.runs import normalised_order
+    from turnbench.rankings import normalised_order
+    from turnbench.resultsdir import write_results
 
     tmp = Path(tempfile.mkdtemp(prefix="turnbench-speed-"))
     try:

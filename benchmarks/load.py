@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.arms import builtin, builtin_names
     from turnbench.engines.retrieval import run_arm
+    from turnbench.loading.load import load_corpus
     from turnbench.stack import current_stack, open_stack
-    from turnbench.stack.load import load_corpus
 
     corpus_dir = Path(args.corpus)
     ensure_corpus(corpus_dir)

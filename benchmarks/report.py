@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     turnbench = str(Path(sys.executable).parent / "turnbench")
     with tempfile.TemporaryDirectory(prefix="turnbench-report-") as tmp:
         out = Path(tmp)
-        report = [_timed([turnbench, "report", args.candidate, args.baseline, "--corpus", args.corpus,
+        report = [_timed([turnbench, "report", args.candidate, "--baseline", args.baseline, "--corpus", args.corpus,
                           "--out", str(out / f"r{i}.html")]) for i in range(args.repeat)]
         compare = [_timed([turnbench, "compare", args.baseline, args.candidate]) for _ in range(args.repeat)]
         with_page = [_timed([turnbench, "compare", args.baseline, args.candidate, "--out", str(out / f"c{i}.md")])

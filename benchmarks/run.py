@@ -52,10 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.arms import builtin
     from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm, search_body
-    from turnbench.runs import get_scope, inventory_sha256
-    from turnbench.stack import current_stack, open_stack, tables
-    from turnbench.stack.index import DEFAULT_INDEX
-    from turnbench.stack.load import load_corpus, loaded_marker
+    from turnbench.loading import tables
+    from turnbench.loading.index import DEFAULT_INDEX
+    from turnbench.loading.load import load_corpus, loaded_marker
+    from turnbench.passages import inventory_sha256
+    from turnbench.stack import current_stack, open_stack
+    from turnbench.vocab import get_scope
 
     corpus = open_corpus(Path(args.corpus))
     arm = builtin(args.arm)

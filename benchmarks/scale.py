@@ -6,7 +6,7 @@ result against itself (the bootstrap and randomisation test run in full either w
 stages' seconds (from runinfo.json), the bench process's peak RSS (its rusage, children included), the index's
 store and the JVM heap it ran with; then each stage's growth exponent fitted by least squares on log time against
 log meetings, the worst stage named, and the fit extrapolated to 200,000 meetings with the disk that
-turnbench.stack.capacity asks for at that size. ``--cluster`` also benches the default corpus on 3 nodes × 3
+turnbench.loading.capacity asks for at that size. ``--cluster`` also benches the default corpus on 3 nodes × 3
 shards beside 1 × 1: start times, bench times, and whether the claim files are the same bytes.
 
 The figures are only as good as the machine is quiet: compare sizes within one run.
@@ -108,7 +108,7 @@ def bench_size(work: Path, meetings: int, heap: str) -> dict[str, float]:
 
 def cluster(work: Path) -> int:
     from turnbench.corpus.format import open_corpus
-    from turnbench.harness.report import CLAIM_FILES
+    from turnbench.resultsdir import CLAIM_FILES
 
     corpus = Path("corpora/default")
     open_corpus(corpus)
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{human(r['peak_rss'])} (target <= {human(m)}): {'ok' if ok else 'MISSED'}")
 
     if len(rows) >= 2:
-        from turnbench.stack import capacity
+        from turnbench.loading import capacity
 
         # sizes below 2,000 meetings are mostly fixed costs (a stack start, a JIT warming up): fitting them in would
         # flatten every exponent, so they are left out whenever two larger sizes were measured

@@ -1,3 +1,5 @@
 """turnbench: reproducible evaluation of meeting-transcript search."""
 
-__version__ = "0.1.0"
+from turnbench.version import __version__
+
+__all__ = ["__version__"]

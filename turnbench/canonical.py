@@ -188,7 +188,7 @@ def write_error(dest: Path, exc: OSError) -> Exception:
 def _sweep_stale_stages(final: Path) -> None:
     """Remove staging directories for ``final`` left by a run that was killed outright (SIGKILL): only those
     whose recorded owner process is gone, so a run writing the same destination right now keeps its own."""
-    from turnbench.procs import is_running
+    from turnbench.processes import is_running
 
     for stage in final.parent.glob(f".{glob.escape(final.name)}.*.partial"):
         try:
@@ -217,7 +217,7 @@ def staged_directory(final: Path) -> Iterator[Path]:
     staging directory goes too (a SIGKILLed run's is swept by the next run writing the same destination). An
     unwritable destination is BadInput; a full disk is DiskFull; both are one line.
     """
-    from turnbench.procs import start_ticks
+    from turnbench.processes import start_ticks
 
     final = Path(final)
     _require_directories_above(final)

@@ -3,8 +3,9 @@
 An answerer turns each answer-scored query into a :class:`SubmittedAnswer` — a typed answer, or ``None``
 when it declines — together with the mechanism that produced it, so every results file says how each
 number was obtained. Another team's answerer plugs in by writing the same records as ``answers.jsonl``.
-This is the answer side's contract, as :mod:`turnbench.runs` is the retrieval side's: the answer engines
-(``turnbench.engines.answer``) write these records and the harness reads them, neither importing the other.
+This is the answer side's contract, as :mod:`turnbench.passages` and :mod:`turnbench.rankings` are the retrieval
+side's: the answer engines (``turnbench.engines.answer``) write these records and the harness reads them, neither
+importing the other.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.childproc import interruptible
-from turnbench.procs import is_running
+from turnbench.processes import is_running
 
 CLI = [sys.executable, "-c", "from turnbench.cli import main; main()"]
 REPO = Path(__file__).resolve().parents[2]
@@ -59,8 +59,8 @@ def test_generate_on_a_full_disk_is_one_line_exit_3_and_leaves_nothing(small_dis
 def test_score_on_a_full_disk_leaves_no_partial_results(small_disk, tmp_path: Path) -> None:
     disk, kw = small_disk
     from turnbench.corpus.format import open_corpus
-    from turnbench.runs import write_passages
-    from turnbench.stack.passages import chunk_meeting
+    from turnbench.loading.chunking import chunk_meeting
+    from turnbench.passages import write_passages
 
     small = REPO / "fixtures" / "small"
     passages = [c.passage for m in open_corpus(small).iter_meetings() for c in chunk_meeting(m.id, m.turns)]
@@ -126,6 +126,6 @@ def test_a_killed_generate_s_staging_is_swept_by_the_next_generate_to_the_same_p
 
 
 def _ticks() -> int | None:
-    from turnbench.procs import start_ticks
+    from turnbench.processes import start_ticks
 
     return start_ticks(os.getpid())

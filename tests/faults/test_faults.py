@@ -91,8 +91,8 @@ def first_meeting_edit(change: Callable[[dict], None]) -> Callable[[Path], None]
 
 def inventory(w: Path, change: Callable[[list[dict]], None] | None = None, raw: bytes | None = None) -> Path:
     from turnbench.corpus.format import open_corpus
-    from turnbench.runs import write_passages
-    from turnbench.stack.passages import chunk_meeting
+    from turnbench.loading.chunking import chunk_meeting
+    from turnbench.passages import write_passages
 
     path = w / "passages.jsonl"
     passages = [c.passage for m in open_corpus(SMALL).iter_meetings() for c in chunk_meeting(m.id, m.turns)]
@@ -115,7 +115,7 @@ def trec(w: Path, text: str | bytes) -> Path:
 def first_passage(w: Path | None = None) -> str:
     """The id of fixtures/small's first passage, as turnbench cuts it."""
     from turnbench.corpus.format import open_corpus
-    from turnbench.stack.passages import chunk_meeting
+    from turnbench.loading.chunking import chunk_meeting
 
     m = next(open_corpus(SMALL).iter_meetings())
     return chunk_meeting(m.id, m.turns)[0].passage.id
@@ -130,7 +130,7 @@ def score(w: Path, run_file: Path | None = None, passages: Path | None = None, *
 def results(w: Path, change: Callable[[dict], object] | None = None, *, rehash_digest: bool = True,
             name: str = "res") -> Path:
     """A real results directory of fixtures/small (scored from a one-passage run), optionally forged."""
-    from turnbench.harness.integrity import write_digest
+    from turnbench.resultsdir import write_digest
 
     src = w / f"{name}-src"
     src.mkdir()

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from turnbench import pipeline
 from turnbench.engines.arms import builtin
 from turnbench.harness.compare import SAME, compare
-from turnbench.harness.report import CLAIM_FILES, read_metrics
+from turnbench.pipeline import bench as pipeline
+from turnbench.pipeline.runs import write_run
+from turnbench.resultsdir import CLAIM_FILES, read_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "fixtures" / "small"
@@ -64,7 +65,7 @@ def test_scoring_the_written_run_with_turnbench_score_gives_the_bench_numbers(st
     benched = bench(stack, tmp_path / "bench", answerer="skip")[0]
     rr = run_arm(stack, open_corpus(SMALL), "bm25", index=INDEX)
     run_dir = tmp_path / "run"
-    pipeline.write_run(run_dir, rr)
+    write_run(run_dir, rr)
     r = CliRunner().invoke(main, ["score", "--corpus", str(SMALL), "--passages", str(run_dir / "passages.jsonl"),
                                   "--run", str(run_dir / "run.trec"), "--arm-config", str(run_dir / "arm.json"),
                                   "--out", str(tmp_path / "scored")])
@@ -117,8 +118,8 @@ def test_an_equivalent_arm_passes_the_gate_and_the_exports_reproduce_with_ir_mea
     from turnbench.engines.arms import parse_arm
     from turnbench.engines.retrieval import run_arm
     from turnbench.harness.judgements import RelevancePolicy
-    from turnbench.harness.report import write_results
     from turnbench.harness.score import score_run
+    from turnbench.resultsdir import write_results
 
     benched = bench(stack, tmp_path / "a", answerer="skip")[0]
     corpus = open_corpus(SMALL)
@@ -146,7 +147,7 @@ def test_any_concurrency_gives_the_same_run_byte_for_byte(stack, tmp_path):
     corpus = open_corpus(SMALL)
     runs = {n: run_arm(stack, corpus, "bm25", index=INDEX, concurrency=n) for n in (1, 4)}
     for n, rr in runs.items():
-        pipeline.write_run(tmp_path / f"c{n}", rr)
+        write_run(tmp_path / f"c{n}", rr)
     one, four = runs[1].entries, runs[4].entries
     assert (one.query_ids, list(one.passage_ids), list(one.scores)) == (
         four.query_ids, list(four.passage_ids), list(four.scores))

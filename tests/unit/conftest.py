@@ -13,7 +13,7 @@ import pytest
 
 from tests.unit.harness.helpers import meeting, small_world, turn, turn_passages, write_corpus
 from turnbench.corpus import Corpus, open_corpus
-from turnbench.runs import Passage
+from turnbench.passages import Passage
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from turnbench.errors import BadInput
-from turnbench.pipeline import result_dirs
+from turnbench.pipeline.bench import result_dirs
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOW = ROOT / "examples" / "github-actions" / "turnbench-pr.yml"
@@ -36,7 +36,7 @@ def test_result_directories_one_per_arm_or_the_control_name(tmp_path):
 
 
 def test_progress_counters_exist_only_on_a_terminal_and_take_batches_with_their_total():
-    from turnbench.pipeline import _Stages
+    from turnbench.pipeline.bench import _Stages
 
     with _Stages(3, show=False) as quiet:
         assert quiet.counter("queries bm25") is None  # off a terminal the engines do no progress work
@@ -53,7 +53,7 @@ def test_progress_counters_exist_only_on_a_terminal_and_take_batches_with_their_
 def test_seed_corpus_refuses_a_directory_holding_another_corpus(tmp_path):
     from tests.unit.cli.helpers import one_meeting_corpus
     from turnbench.engines.arms import builtin
-    from turnbench.pipeline import bench_seeds, seed_corpus
+    from turnbench.pipeline.bench import bench_seeds, seed_corpus
 
     bm25 = [builtin("bm25")]
     other = one_meeting_corpus(tmp_path / "seed-5")

@@ -10,9 +10,9 @@ import os
 
 import click
 
-from turnbench import __version__
 from turnbench.cli import compare, corpus, evaluate, stack
 from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors
+from turnbench.version import __version__
 
 __all__ = ["main", "EXIT_CODES", "exit_code_for", "handle_errors"]
 

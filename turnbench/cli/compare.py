@@ -44,36 +44,34 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
     from turnbench import canonical
-    from turnbench.harness import pages
     from turnbench.harness.compare import SEED
+    from turnbench.pipeline.comparing import compare_dirs
 
     if out and Path(out).suffix == ".html":
         raise errors.BadInput(f"--out {out}: the markdown goes there and the report beside it as .html; "
                               "give a .md name")
-    corpora = _corpora(corpus_dirs)
-    base, cand = pages.load_side(Path(baseline)), pages.load_side(Path(candidate))
-    if corpora or out:  # texts are read (and their bindings checked) only for a report or when a corpus is named
-        base, cand = pages.with_texts([base, cand], corpora)
-    result = pages.compare_sides(base, cand, resamples=resamples, seed=SEED if seed is None else seed)
-    result = pages.with_stack_notes(result, Path(baseline), Path(candidate))
-    text = pages.markdown(result, gate=gate if gate else None)
-    page = pages.comparison_html(base, cand, result) if out else None
+    # texts are read (and their bindings checked) only for a page or when a corpus is named
+    compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(out),
+                            resamples=resamples, seed=SEED if seed is None else seed)
+    text = compared.markdown(gate=gate if gate else None)
+    page = compared.html() if out else None
     if json_out:
-        canonical.write_json(Path(json_out), result.to_json())
+        canonical.write_json(Path(json_out), compared.result.to_json())
     if out and page is not None:
         canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
         canonical.write_bytes_atomic(Path(out).with_suffix(".html"), page)
     click.echo(text, nl=False)
     if out:
         say(f"wrote {out} and {Path(out).with_suffix('.html')}")
-    failures = result.gate_failures()
+    failures = compared.gate_failures()
     if gate and failures:
         raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
 
 
 @click.command("report")
 @click.argument("results", type=click.Path(exists=True))
-@click.argument("baseline", type=click.Path(exists=True), required=False)
+@click.option("--baseline", type=click.Path(exists=True), default=None,
+              help="Draw RESULTS against this results directory (or set of seeds), as compare BASELINE RESULTS does.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
@@ -83,22 +81,15 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
 def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[str, ...], resamples: int,
                seed: int | None) -> None:
     """One self-contained HTML page (inline SVG, no script, no network) of RESULTS, or of RESULTS against
-    BASELINE: metrics, the forest plot of deltas, per-query deltas, the worst regressions with their texts,
+    --baseline: metrics, the forest plot of deltas, per-query deltas, the worst regressions with their texts,
     answers."""
     from turnbench import canonical
-    from turnbench.harness import pages
     from turnbench.harness.compare import SEED
+    from turnbench.pipeline.comparing import report_page
 
     if Path(out).suffix not in (".html", ".htm"):
         raise errors.BadInput(f"--out {out}: the report is HTML; give a .html name")
-    corpora = _corpora(corpus_dirs)
-    if baseline is None:
-        (cand,) = pages.with_texts([pages.load_side(Path(results))], corpora)
-        page = pages.results_html(cand)
-    else:
-        cand, base = pages.with_texts([pages.load_side(Path(results)), pages.load_side(Path(baseline))], corpora)
-        result = pages.compare_sides(base, cand, resamples=resamples, seed=SEED if seed is None else seed)
-        result = pages.with_stack_notes(result, Path(baseline), Path(results))
-        page = pages.comparison_html(base, cand, result)
+    page = report_page(Path(results), Path(baseline) if baseline else None, corpora=_corpora(corpus_dirs),
+                       resamples=resamples, seed=SEED if seed is None else seed)
     canonical.write_bytes_atomic(Path(out), page)
     click.echo(f"wrote {out} ({len(page):,} bytes)")

@@ -48,7 +48,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.arms import resolve
     from turnbench.engines.retrieval import run_arm
-    from turnbench.pipeline import write_run
+    from turnbench.pipeline.runs import write_run
     from turnbench.stack import current_stack
 
     if (arm_name is None) == (arm_file is None):
@@ -83,8 +83,9 @@ def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: 
                answers_file: str | None) -> None:
     """Answer a corpus's aggregation questions on the current stack and score them by exact match."""
     from turnbench.corpus.format import open_corpus
-    from turnbench.harness.answers import GRAMMAR_LABELS, score_answers, write_answer_results
-    from turnbench.pipeline import answer, answer_provenance
+    from turnbench.harness.answers import GRAMMAR_LABELS, score_answers
+    from turnbench.pipeline.answering import answer, answer_provenance
+    from turnbench.resultsdir import write_answer_results
     from turnbench.stack import current_stack
     from turnbench.submissions import read_answers
 
@@ -136,8 +137,8 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
               relevance_low: float, binary_relevance: bool, scope: str, arm_config: str | None) -> None:
     """Score another engine's output (or ours): judge its passages, evaluate its run, write a results directory."""
     from turnbench.harness.judgements import RelevancePolicy
-    from turnbench.harness.report import render_metrics_md
-    from turnbench.harness.score import score_files
+    from turnbench.pipeline.scoring import score_files
+    from turnbench.render.markdown import render_metrics_md
 
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
     results = score_files(Path(corpus_dir), Path(passages_file), Path(run_file), Path(out), policy=policy,
@@ -200,8 +201,8 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     from turnbench.engines.arms import resolve
     from turnbench.harness.answers import overall_row
     from turnbench.harness.judgements import RelevancePolicy
-    from turnbench.harness.report import render_metrics_md
-    from turnbench.pipeline import bench, bench_seeds
+    from turnbench.pipeline.bench import bench, bench_seeds
+    from turnbench.render.markdown import render_metrics_md
 
     seeds = _seeds(seeds_text)
     if (corpus_dir is None) == (not seeds):
@@ -258,7 +259,7 @@ def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: st
              passages_file: str | None, out: str) -> None:
     """Fuse two or more runs of the same queries (ours or another team's) into one run `score` takes."""
     from turnbench.engines.fusion import Fusion
-    from turnbench.pipeline import fuse_runs
+    from turnbench.pipeline.runs import fuse_runs
 
     try:
         parsed = tuple(float(w) for w in weights.split(",")) if weights else ()
@@ -278,8 +279,9 @@ def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: st
 def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | None) -> None:
     """Do two corpora rank the same arms alike? Per class and measure: both orderings and Kendall's tau-b."""
     from turnbench import canonical
-    from turnbench.harness.agreement import agreement, render_md
-    from turnbench.harness.report import read_metrics
+    from turnbench.harness.agreement import agreement
+    from turnbench.render.markdown import render_agreement_md as render_md
+    from turnbench.resultsdir import read_metrics
 
     cells = agreement([read_metrics(Path(r)) for r in results])
     text = render_md(cells)

@@ -206,9 +206,9 @@ def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, en
     """
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.encoders import check_name
+    from turnbench.loading.index import DEFAULT_INDEX
+    from turnbench.loading.load import load_corpus
     from turnbench.stack import current_stack
-    from turnbench.stack.index import DEFAULT_INDEX
-    from turnbench.stack.load import load_corpus
 
     index = index or DEFAULT_INDEX
     if encoder is None and knn_engine != "lucene":

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from turnbench import canonical
-from turnbench.runs import RankedPassage
+from turnbench.rankings import RankedPassage
 
 CUTOFFS = (10, 100)
 

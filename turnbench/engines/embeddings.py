@@ -30,7 +30,7 @@ from turnbench.stack.jars import cache_dir
 if TYPE_CHECKING:
     import numpy as np
 
-    from turnbench.stack.vectors import VectorSpec
+    from turnbench.loading.vectors import VectorSpec
 
 DECIMALS = 6
 SCALE = 10 ** DECIMALS
@@ -148,7 +148,7 @@ def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = Tr
                 root: Path | None = None) -> VectorSpec:
     """What ``load`` needs to give the index a vector field filled by ``encoder_name`` (cached embeddings)."""
     from turnbench.engines import encoders
-    from turnbench.stack.vectors import VectorSpec
+    from turnbench.loading.vectors import VectorSpec
 
     encoder = encoders.get(encoder_name)
 

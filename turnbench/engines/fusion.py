@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from turnbench.errors import BadInput, UnpairedComparison
-from turnbench.runs import Passage, RankedPassage, normalised_order
+from turnbench.passages import Passage
+from turnbench.rankings import RankedPassage, normalised_order
 
 METHODS = ("rrf", "minmax")
 DEFAULT_K = 60

@@ -12,7 +12,7 @@ configuration.
 Queries go out in ``_msearch`` batches, from ``concurrency`` threads; batches are answered independently and
 collected in query-id order, so the run is the same bytes at any concurrency. On one shard the index is sorted
 on (passage kind, meeting id, passage index) and force-merged to one segment, so Lucene's tie-break among equal
-scores (lower document first) is the order ``turnbench.runs.normalise`` applies, and queries keep Lucene's fast
+scores (lower document first) is the order ``turnbench.rankings.normalise`` applies, and queries keep Lucene's fast
 top-k path. On several shards every search is ``dfs_query_then_fetch`` (corpus-wide term statistics, so a
 passage scores as it would on one shard) and sorts explicitly by (score, kind, meeting, index), so the merged
 top-k — and which tied passage makes the depth cut-off — is the one-shard answer. An arm that cannot be searched
@@ -32,8 +32,10 @@ from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.engines.arms import Arm, builtin
 from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
-from turnbench.runs import Passage, RankedPassage, Ranking, Scope, get_scope, inventory_sha256, normalise
+from turnbench.passages import Passage, inventory_sha256
+from turnbench.rankings import RankedPassage, Ranking, normalise
 from turnbench.stack.info import StackInfo
+from turnbench.vocab import Scope, get_scope
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -107,7 +109,7 @@ def search_body(arm: Arm, query: Query, scope: Scope, depth: int,
 
 def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: int,
                      marker: Mapping[str, Any]) -> dict[str, Any]:
-    from turnbench.stack.index import SIMILARITY as similarity  # the index's scoring function is part of the arm
+    from turnbench.loading.index import SIMILARITY as similarity
 
     return {
         "arm": {**arm.config(), "depth": depth},
@@ -212,18 +214,9 @@ def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "c
 def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None,
              progress: Callable[[int, int], None] | None, concurrency: int,
              inventory: tuple[Sequence[Passage], str] | None) -> RunResult:
-    from turnbench.errors import IndexNotSettled
-    from turnbench.stack import tables
+    from turnbench.loading.index import DEFAULT_INDEX, check_index_name
+    from turnbench.loading.vectors import require_plugins
     from turnbench.stack.clients import opensearch_client
-    from turnbench.stack.index import (
-        DEFAULT_INDEX,
-        check_index_name,
-        describe_difference,
-        expected_counts,
-        observed_counts,
-    )
-    from turnbench.stack.load import loaded_marker
-    from turnbench.stack.vectors import require_plugins
 
     arm = builtin(arm) if isinstance(arm, str) else arm
     sc = get_scope(scope)
@@ -235,23 +228,8 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
 
     t0 = time.perf_counter()
     client = opensearch_client(stack)
-    marker = loaded_marker(stack, corpus, index=index, client=client)
+    marker, passages, sha = _verified_index(stack, client, corpus, index, inventory)
     plan = search_plan(arm, int(marker.get("shards", 1)))
-    # The inventory the index was built from: handed over by the load that just built it, or read back from where
-    # that load stored it; either way its hash must be the one the index's marker records.
-    if inventory is not None:
-        passages, sha = tuple(inventory[0]), inventory[1]
-    else:
-        passages = tuple(tables.read_passages(stack))
-        sha = inventory_sha256(passages)
-    if sha != marker["passages_sha256"]:
-        raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
-                              f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
-    expected = expected_counts(passages)
-    got = observed_counts(client, index)
-    if got != expected:
-        raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
-                              f"{describe_difference(expected, got)}")
     reference = builtin(arm.approximates) if arm.approximates else None
     for a in (arm, reference):
         if a is not None:
@@ -296,6 +274,34 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     timings["concurrency"] = float(concurrency)
     return RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
                      passages_sha256=sha, entries=entries, plan=plan)
+
+
+def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str,
+                    inventory: tuple[Sequence[Passage], str] | None
+                    ) -> tuple[Mapping[str, Any], tuple[Passage, ...], str]:
+    """The index's marker and the inventory it was built from — handed over by the load that just built it, or read
+    back from where that load stored it — refused unless the inventory's hash is the one the marker records and the
+    index still holds exactly its passages."""
+    from turnbench.errors import IndexNotSettled
+    from turnbench.loading import tables
+    from turnbench.loading.index import describe_difference, expected_counts, observed_counts
+    from turnbench.loading.load import loaded_marker
+
+    marker = loaded_marker(stack, corpus, index=index, client=client)
+    if inventory is not None:
+        passages, sha = tuple(inventory[0]), inventory[1]
+    else:
+        passages = tuple(tables.read_passages(stack))
+        sha = inventory_sha256(passages)
+    if sha != marker["passages_sha256"]:
+        raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
+                              f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
+    expected = expected_counts(passages)
+    got = observed_counts(client, index)
+    if got != expected:
+        raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
+                              f"{describe_difference(expected, got)}")
+    return marker, passages, sha
 
 
 def require_index_holds(arm: Arm, marker: Mapping[str, Any], index: str) -> None:

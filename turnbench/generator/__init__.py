@@ -19,6 +19,6 @@ PRODUCER_NAME = "turnbench.generator"
 
 
 def generator_version() -> str:
-    from turnbench import __version__
+    from turnbench.version import __version__
 
     return f"{__version__}+g{GENERATOR_VERSION}"

@@ -163,6 +163,24 @@ def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[LocatedFact], dict[str,
         series_bulk = _Bulk(random.Random(mp.bank_seed), mp.topic_words)
         bank = tuple(series_bulk.sentence()[0] for _ in range(BANK_SIZE))
     bulk = _Bulk(rng, mp.topic_words, bank)
+    drafts, closing = _drafts(mp, rng, voice, bulk)
+    turns = _speak(mp, drafts, closing, rng, bulk)
+    out_turns, facts, duration = _timed(mp, turns, rng, voice)
+    meeting = Meeting(
+        id=mp.id, title=mp.title, recorded_date=mp.date, duration=duration, timing="synthetic",
+        speakers=tuple(sorted({t.speaker for t in out_turns})), turns=tuple(out_turns),
+        attendees=mp.attendees, agenda=mp.agenda,
+        meta={"team": mp.team, "kind": mp.kind, "series": mp.series, "session": str(mp.session),
+              "near_duplicate": "true" if mp.near_duplicate else "false"},
+    )
+    words_total = sum(len(t.text.split()) for t in out_turns)
+    return canonical.dumps_line(meeting.to_json()), facts, {"turns": len(out_turns), "words": words_total}
+
+
+def _drafts(mp: MeetingPlan, rng: random.Random, voice: Register, bulk: _Bulk
+            ) -> tuple[list[_Draft], _Draft | None]:
+    """The meeting's turns before speakers and times, in order (opening first), and its closing turn if any. The
+    draws from ``rng`` are the meeting's bytes: their order is fixed."""
     opener = mp.speakers[0]
     # a block's turns stay together when blocks are shuffled (a lookup's setup, backchannels, answer)
     blocks: list[list[_Draft]] = []
@@ -210,8 +228,13 @@ def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[LocatedFact], dict[str,
     drafts = [opening]
     for block in blocks:
         drafts.extend(block)
+    return drafts, closing
 
-    # speakers: constrained turns keep theirs; the rest go first to whoever has not spoken yet
+
+def _speak(mp: MeetingPlan, drafts: list[_Draft], closing: _Draft | None, rng: random.Random, bulk: _Bulk
+           ) -> list[_Spoken]:
+    """Speakers for the drafts: constrained turns keep theirs; the rest go first to whoever has not spoken yet."""
+    opener = mp.speakers[0]
     spoken_constrained = {d.speaker for d in (*drafts, closing) if d is not None and d.speaker is not None}
     unspoken = [p for p in mp.speakers[1:] if p not in spoken_constrained]
     prev = opener
@@ -232,16 +255,7 @@ def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[LocatedFact], dict[str,
         turns.append(_Spoken(" ".join(sentences), w, "bulk", p, None))
     if closing is not None:
         turns.append(_Spoken(closing.text, closing.words, closing.role, opener, closing.plant))
-    out_turns, facts, duration = _timed(mp, turns, rng, voice)
-    meeting = Meeting(
-        id=mp.id, title=mp.title, recorded_date=mp.date, duration=duration, timing="synthetic",
-        speakers=tuple(sorted({t.speaker for t in out_turns})), turns=tuple(out_turns),
-        attendees=mp.attendees, agenda=mp.agenda,
-        meta={"team": mp.team, "kind": mp.kind, "series": mp.series, "session": str(mp.session),
-              "near_duplicate": "true" if mp.near_duplicate else "false"},
-    )
-    words_total = sum(len(t.text.split()) for t in out_turns)
-    return canonical.dumps_line(meeting.to_json()), facts, {"turns": len(out_turns), "words": words_total}
+    return turns
 
 
 def _timed(mp: MeetingPlan, turns: list[_Spoken], rng: random.Random,

@@ -19,8 +19,7 @@ from itertools import combinations
 from typing import Any
 
 from turnbench.errors import BadInput
-from turnbench.harness import markdown
-from turnbench.harness.report import arm_label, fmt4
+from turnbench.harness.score import arm_label
 
 MIN_ARMS = 3
 
@@ -104,17 +103,3 @@ def agreement(documents: Sequence[Mapping[str, Any]]) -> list[Cell]:
     return cells
 
 
-def render_md(cells: Sequence[Cell]) -> str:
-    corpora = sorted(cells[0].orders) if cells else []
-    lines = ["# Agreement: do the corpora rank the arms alike?", "",
-             f"corpora: {' and '.join(f'`{c}`' for c in corpora)} · arms on both: "
-             f"{', '.join(cells[0].arms) if cells else 'none'} · Kendall's tau-b over the arms both corpora have; "
-             "undefined (—) when a corpus ties every pair", ""]
-    rows = []
-    for c in cells:
-        orders = [" > ".join(f"{arm} {fmt4(v)}" for arm, v in c.orders[k]) for k in corpora]
-        swaps = "; ".join(f"{x} ↔ {y}" for x, y in c.swaps) or "none"
-        rows.append([c.cls, c.measure, fmt4(c.tau_b), *orders, swaps])
-    lines += markdown.table(["class", "measure", "tau-b", *(f"order on {k}" for k in corpora), "pairs that swap"],
-                            rows, "llr")
-    return "\n".join(lines) + "\n"

@@ -25,7 +25,6 @@ from typing import Any
 from turnbench.canonical import DECIMALS, q6
 from turnbench.corpus.records import AGGREGATION_RULES, Answer, Query
 from turnbench.errors import BadInput
-from turnbench.harness import markdown
 from turnbench.submissions import SubmittedAnswer
 
 SET_CREDITS = ("f1", "exact")
@@ -240,7 +239,7 @@ def _grammar(q: Query) -> str:
 # -- reports ---------------------------------------------------------------------------------------------
 
 
-def _check_same(results: Sequence[AnswerResults]) -> tuple[str, AnswerPolicy]:
+def check_same(results: Sequence[AnswerResults]) -> tuple[str, AnswerPolicy]:
     if not results:
         raise BadInput("no answer results to report")
     answerers = {r.answerer for r in results}
@@ -252,7 +251,7 @@ def _check_same(results: Sequence[AnswerResults]) -> tuple[str, AnswerPolicy]:
 
 def answers_block(results: Sequence[AnswerResults]) -> dict[str, Any]:
     """The ``answers`` block of metrics.json: policy, rows and per-query records, all in sorted order."""
-    answerer, policy = _check_same(results)
+    answerer, policy = check_same(results)
     results = sorted(results, key=lambda r: r.corpus)
     return {
         "answerer": answerer,
@@ -264,49 +263,7 @@ def answers_block(results: Sequence[AnswerResults]) -> dict[str, Any]:
     }
 
 
-def _fmt(x: float | None) -> str:
-    return "–" if x is None else f"{x:.4f}"
-
-
 GRAMMAR_LABELS = {GRAMMAR_IN: "in grammar", GRAMMAR_OUT: "OUT of grammar", ALL: "all", "mixed": "mixed"}
-
-
-def _measures(row: AnswerRow) -> list[str]:
-    return [str(row.questions), str(row.declined), _fmt(row.em), _fmt(row.partial), _fmt(row.answered),
-            _fmt(row.set_f1)]
-
-
-def render_answers_md(results: Sequence[AnswerResults]) -> str:
-    """answers.md: per corpus × rule, × grammar side and × surface, each with an ``all`` row."""
-    answerer, policy = _check_same(results)
-    results = sorted(results, key=lambda r: r.corpus)
-    measures = ["questions", "declined", "EM", "partial", "answered", "set F1"]
-    out = [
-        "# Answers (aggregation questions, scored on the answer)",
-        "",
-        f"answerer: `{answerer}` · count tolerance: {policy.count_tolerance} · set partial credit: "
-        f"{policy.set_credit} · names: {NAME_MATCH}",
-        "",
-        "EM is the measure. `declined` questions were not answered: they score 0 and are counted. `answered` is "
-        "the share attempted. `partial` and `set F1` are diagnostics, never a substitute for EM. Surfaces marked "
-        "OUT of grammar are phrasings the reference answerer is not built to understand; it should decline them.",
-        "",
-        "## By rule",
-        "",
-    ]
-    out += markdown.table(["corpus", "rule", *measures],
-                  ([r.corpus, row.rule, *_measures(row)] for r in results for row in r.rule_rows()))
-    out += ["", "## By grammar", ""]
-    out += markdown.table(["corpus", "grammar", *measures],
-                  ([r.corpus, GRAMMAR_LABELS[row.grammar], *_measures(row)]
-                   for r in results for row in r.grammar_rows()))
-    out += ["", "## By surface", ""]
-    out += markdown.table(["corpus", "rule", "surface", "grammar", *measures],
-                  ([r.corpus, row.rule, row.surface, GRAMMAR_LABELS[row.grammar], *_measures(row)]
-                   for r in results for row in r.surface_rows()))
-    out += ["", "## Mechanisms", ""]
-    out += markdown.table(["mechanism", "answers"], ([m, str(n)] for m, n in mechanisms_used(results).items()))
-    return "\n".join(out) + "\n"
 
 
 def rebuild(block: Mapping[str, Any]) -> list[AnswerResults]:
@@ -348,33 +305,6 @@ def mechanisms_used(results: Sequence[AnswerResults]) -> dict[str, int]:
 
 # -- the stage as bench and `turnbench answer` run it --------------------------------------------------
 
-ANSWERS_MD = "answers.md"
-ANSWERS_JSON = "answers.json"
-ANSWERS_JSONL = "answers.jsonl"
 BLOCK = "answers"  # the metrics.json block name
 
 
-def attach(results: Any, answer_results: Sequence[AnswerResults]) -> Any:
-    """``results`` (a :class:`turnbench.harness.score.Results`) with the ``answers`` block and answers.md."""
-    return results.with_block(BLOCK, answers_block(answer_results),
-                              {ANSWERS_MD: render_answers_md(answer_results).encode("utf-8")})
-
-
-def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted: Sequence[SubmittedAnswer],
-                         provenance: Mapping[str, Any]) -> Any:
-    """A results directory of the answer stage alone: answers.json (provenance + the block), answers.md and
-    answers.jsonl (what was submitted, re-scorable). It must not exist or be empty."""
-    from pathlib import Path
-
-    from turnbench import canonical
-    from turnbench.harness.integrity import write_digest
-    from turnbench.submissions import write_answers
-
-    out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
-    with canonical.staged_directory(out_dir) as tmp:
-        canonical.write_json(tmp / ANSWERS_JSON, {"provenance": dict(provenance),
-                                                  BLOCK: answers_block([answer_results])})
-        canonical.write_bytes_atomic(tmp / ANSWERS_MD, render_answers_md([answer_results]).encode("utf-8"))
-        write_answers(tmp / ANSWERS_JSONL, submitted)
-        write_digest(tmp)
-    return out_dir

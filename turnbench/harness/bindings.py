@@ -26,7 +26,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, StaleBinding
 from turnbench.harness.judgements import covering
-from turnbench.runs import Passage
+from turnbench.passages import Passage
 
 BINDINGS = "bindings.jsonl"
 BIND_DEPTH = 3

@@ -35,10 +35,9 @@ from typing import TYPE_CHECKING, Any
 from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
 from turnbench.errors import StaleBinding, UnpairedComparison
-from turnbench.harness import markdown
 from turnbench.harness.bindings import first_difference
-from turnbench.harness.report import arm_label, nearest_rank
-from turnbench.harness.stats import bootstrap_means, holm, randomisation_p
+from turnbench.harness.score import arm_label
+from turnbench.harness.stats import bootstrap_means, holm, nearest_rank, randomisation_p
 
 if TYPE_CHECKING:
     import numpy as np
@@ -348,63 +347,3 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
     return Comparison(label_of(base), label_of(cand), facts, tuple(notes), family)
 
 
-def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
-    """A markdown report fit for a pull-request description."""
-    counts = cmp.counts()
-    f = cmp.facts
-    lines = [f"## turnbench compare: `{cmp.candidate}` vs baseline `{cmp.baseline}`", ""]
-    if gate is not None:
-        failures = cmp.gate_failures()
-        lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
-                                                                    else ""), ""]
-        lines += [f"- {x}" for x in failures] + ([""] if failures else [])
-    if f["oracle"]:
-        lines += [f"**ORACLE scope `{f['scope']}`: an upper bound, not a system result.**", ""]
-    queries = ", ".join(f"{n} {name}" for name, n in f["queries"].items())
-    lines += [
-        f"corpus `{f['corpus']}` (sha256 `{f['corpus_sha256'][:12]}`) · relevance `{f['relevance_policy']}` · "
-        f"scope `{f['scope']}` · paired queries: {queries}",
-        f"paired bootstrap: {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}, "
-        f"95% nearest-rank interval, two-sided paired randomisation p · verdicts Holm-adjusted over "
-        f"{len(cmp.rows)} rows at α = {ALPHA} · {counts[BETTER]} better, {counts[WORSE]} worse, "
-        f"{counts[SAME]} no measurable difference",
-        "",
-    ]
-    unadjusted = [r for r in cmp.rows if r.verdict_unadjusted != r.verdict]
-    if unadjusted:
-        lines += [f"> {len(unadjusted)} row(s) whose 95% interval excludes zero are not named after Holm's "
-                  "adjustment (column `95%`).", ""]
-    lines += [f"> note: {n}" for n in cmp.notes] + ([""] if cmp.notes else [])
-    blocks = []
-    for r in cmp.rows:
-        if r.block not in blocks:
-            blocks.append(r.block)
-    named = [r for r in cmp.rows if r.verdict != SAME]
-    if named:
-        lines += ["### Named differences", ""]
-        lines += _rows_table(named, with_block=len(blocks) > 1) + [""]
-    else:
-        lines += ["No row's interval excludes zero: no measurable difference anywhere.", ""]
-    for name in blocks:
-        rows = [r for r in cmp.rows if r.block == name]
-        lines += [f"<details><summary>{name}: all {len(rows)} rows</summary>", ""]
-        lines += _rows_table(rows, with_block=False)
-        lines += ["", "</details>", ""]
-    return "\n".join(lines)
-
-
-def _rows_table(rows: Sequence[Row], *, with_block: bool) -> list[str]:
-    keys = [k for k, _ in rows[0].groups]
-    header = [*(["block"] if with_block else []), *keys, "measure", "n", "baseline", "candidate", "Δ", "rel.",
-              "95% interval", "p", "Holm p", "W/T/L", "verdict", "95%"]
-    cells = ([*([r.block] if with_block else []), *(val for _, val in r.groups), r.measure, str(r.n),
-              f"{r.baseline:.4f}", f"{r.candidate:.4f}", f"{r.delta:+.4f}" if r.delta else "0.0000",
-              relative_text(r.relative), f"[{r.low:+.4f}, {r.high:+.4f}]", f"{r.p:.4f}", f"{r.p_holm:.4f}",
-              f"{r.wins}/{r.ties}/{r.losses}", r.verdict if r.verdict == SAME else f"**{r.verdict}**",
-              "" if r.verdict_unadjusted == SAME else r.verdict_unadjusted]
-             for r in rows)
-    return markdown.table(header, cells, "l" * (len(header) - 12) + "r" * 10 + "ll")
-
-
-def relative_text(relative: float | None) -> str:
-    return "—" if relative is None else ("0.0%" if relative == 0 else f"{100 * relative:+.1f}%")

@@ -29,7 +29,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput
-from turnbench.runs import RankedPassage, Ranking
+from turnbench.rankings import RankedPassage, Ranking
 
 QRELS_PASSAGES = "qrels.passages.txt"
 QRELS_MEETINGS = "qrels.meetings.txt"

@@ -11,70 +11,11 @@ A hand-edited file is refused (exit 3) naming what differs; it can never pass a 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from turnbench import canonical
 from turnbench.errors import BadInput, ResultsIntegrityError
-
-DIGEST = "claim.sha256"
-NOT_CLAIMED = frozenset({"runinfo.json", DIGEST})
-
-
-def claimed_files(directory: Path) -> list[str]:
-    # hidden files are the staging machinery (an owner marker), never results
-    return sorted(p.name for p in Path(directory).iterdir()
-                  if p.is_file() and p.name not in NOT_CLAIMED and not p.name.startswith("."))
-
-
-def digest_text(directory: Path) -> str:
-    return "".join(f"{canonical.sha256_file(Path(directory) / name)}  {name}\n" for name in claimed_files(directory))
-
-
-def write_digest(directory: Path) -> None:
-    canonical.write_bytes_atomic(Path(directory) / DIGEST, digest_text(directory).encode("utf-8"))
-
-
-def verify_digest(directory: Path) -> None:
-    """Refuse unless ``claim.sha256`` lists exactly the directory's claim files, each with its hash."""
-    directory = Path(directory)
-    path = directory / DIGEST
-    if not path.is_file():
-        raise ResultsIntegrityError(f"{directory}: no {DIGEST}, so nothing vouches for these results; "
-                                    "write them with `turnbench bench` or `turnbench score`")
-    recorded: dict[str, str] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-        sha, _, name = line.partition("  ")
-        if len(sha) != 64 or not name or "/" in name:
-            raise ResultsIntegrityError(f"{path}: line {n} is not '<sha256>  <file>'")
-        recorded[name] = sha
-    present = set(claimed_files(directory))
-    for name in sorted(set(recorded) | present):
-        if name not in present:
-            raise ResultsIntegrityError(f"{directory}: {name} is listed in {DIGEST} but missing")
-        if name not in recorded:
-            raise ResultsIntegrityError(f"{directory}: {name} is not listed in {DIGEST}")
-        if canonical.sha256_file(directory / name) != recorded[name]:
-            raise ResultsIntegrityError(f"{directory}: {name} was changed after it was written "
-                                        f"(its sha256 no longer matches {DIGEST})")
-
-
-def load_json(path: Path) -> Any:
-    """JSON as turnbench writes it: UTF-8, and no NaN or infinity (Python's json would accept both)."""
-
-    def no_constants(token: str) -> Any:
-        raise ValueError(f"{token} is not a number turnbench writes")
-
-    try:
-        return json.loads(Path(path).read_bytes().decode("utf-8"), parse_constant=no_constants)
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: not UTF-8 text") from None
-    except ValueError as exc:  # JSONDecodeError is a ValueError
-        raise BadInput(f"{path}: not valid JSON ({exc})") from None
-
 
 # -- the document consistent with itself -----------------------------------------------------------------------
 
@@ -168,22 +109,6 @@ def _check_answers(block: Mapping[str, Any], where: str) -> None:
     _same_rows(list(block["rows"]), [row.to_json() for r in again for row in r.rows()], where, "answers")
 
 
-def read_results(directory: Path) -> dict[str, Any]:
-    """metrics.json of a results directory, refused unless its digest and its own numbers agree."""
-    directory = Path(directory)
-    if directory.is_file() and directory.name == "metrics.json":
-        directory = directory.parent
-    path = directory / "metrics.json"
-    if not directory.is_dir():
-        raise BadInput(f"{directory}: no such results directory")
-    if not path.is_file():
-        raise BadInput(f"{directory}: no metrics.json here; not a results directory")
-    verify_digest(directory)
-    doc = load_json(path)
-    check_document(doc, str(directory))
-    return dict(doc)
-
-
 def embedding_digests(document: Mapping[str, Any]) -> dict[str, str]:
     """The digests of the vectors a result was computed from (passages in the index, the queries'), by what they
     cover; empty for a result that used none."""
@@ -206,11 +131,3 @@ def digest_differences(baseline: Mapping[str, Any], candidate: Mapping[str, Any]
             "now" for what in sorted(set(a) | set(b)) if a.get(what) != b.get(what)]
 
 
-def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[bool, list[str]]:
-    """What ``make verify`` says first about one arm: whether the vectors are the baseline's."""
-    docs = [json.loads((Path(d) / "metrics.json").read_text(encoding="utf-8")) for d in (baseline_dir, candidate_dir)]
-    differ = digest_differences(*docs)
-    if differ:
-        return False, [f"verify: {name}: {line}; metrics not compared: they follow from the vectors" for line in differ]
-    held = ", ".join(sorted(embedding_digests(docs[0]))) or "none"
-    return True, [f"verify: {name}: embeddings digests equal to the baseline's (vectors: {held})"]

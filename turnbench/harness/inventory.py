@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Sequence
 
 from turnbench.corpus.records import Meeting, Turn
-from turnbench.runs import Passage
+from turnbench.passages import Passage
 
 EPSILON_SECONDS = 1e-6
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
 from turnbench.harness.inventory import problems_in
-from turnbench.runs import Passage
+from turnbench.passages import Passage
 
 EPSILON_SECONDS = 1e-6
 ZERO_DURATION_RULE = (

@@ -94,7 +94,7 @@ def evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[s
 
     ``run`` maps each query to ``{doc id: score}``. A query in ``qrels`` that ``run`` lacks, or maps
     to nothing, scores 0.0 on every measure (``trec_eval -c``); pytrec_eval alone would omit it.
-    Scores should already be tie-free (``turnbench.runs.normalise``): trec_eval breaks ties by doc id.
+    Scores should already be tie-free (``turnbench.rankings.normalise``): trec_eval breaks ties by doc id.
     """
     import pytrec_eval
 

@@ -1,6 +1,6 @@
 """Score one run of one corpus: judge, normalise, evaluate, aggregate (DESIGN §3, §6, §7).
 
-``score_run`` is what ``turnbench score`` and ``turnbench bench`` both call. It returns ``Results``, a
+``score_run`` is what ``turnbench score`` and ``turnbench bench`` both call. It returns ``Scored``, a
 thin wrapper around the metrics.json document, so the markdown is rendered from exactly what the JSON
 claims and ``compare`` can recompute everything from files alone.
 
@@ -16,20 +16,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from turnbench import canonical
 from turnbench.canonical import q6
 from turnbench.corpus.format import Corpus
-from turnbench.corpus.records import RANKED_CLASSES, Meeting
+from turnbench.corpus.records import RANKED_CLASSES, Meeting, Query
 from turnbench.errors import BadInput
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
 from turnbench.harness import metrics as M
 from turnbench.harness import ties as T
-from turnbench.runs import Passage, RankedPassage, Ranking, get_scope, inventory_sha256, normalised_order
+from turnbench.passages import Passage, inventory_sha256
+from turnbench.rankings import RankedPassage, Ranking, normalised_order
+from turnbench.vocab import get_scope
 
 SCHEMA_VERSION = 1
 ALL = "all"
@@ -44,20 +45,21 @@ def fmean(values: Sequence[float]) -> float | None:
 
 
 @dataclass(frozen=True)
-class Results:
-    """The metrics.json document of one scored run (plus blocks other stages add, e.g. ``answers``)."""
+class Scored:
+    """What scoring one run gives: the metrics.json document (plus blocks other stages add, e.g. ``answers``) and
+    the files written beside it (the exported qrels and runs, bindings, answers.md)."""
 
     document: Mapping[str, Any]
     # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
     extra_files: Mapping[str, X.Content] = field(default_factory=dict)
 
     def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, X.Content] | None = None
-                   ) -> Results:
+                   ) -> Scored:
         if name in self.document:
             raise BadInput(f"metrics.json already has a {name!r} block")
         doc = dict(self.document)
         doc[name] = block
-        return Results(doc, {**self.extra_files, **(files or {})})
+        return Scored(doc, {**self.extra_files, **(files or {})})
 
     @property
     def retrieval(self) -> Mapping[str, Any]:
@@ -122,7 +124,7 @@ def _evaluate(qrels: Mapping[str, Mapping[str, int]], ranked: Mapping[str, Seque
 
 
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable[RankedPassage], *,
-              policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Results:
+              policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
@@ -136,23 +138,17 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     pmap = {p.id: p for p in passages}
     if len(pmap) != len(passages):
         raise BadInput("the passage inventory holds a passage id more than once")
-
     all_queries = corpus.queries()
-    known_ids = {q.id for q in all_queries}
-    ranked = sorted((q for q in all_queries if q.scored_on == "retrieval"), key=lambda q: q.id)
-    for q in ranked:
-        if q.cls not in RANKED_CLASSES:
-            raise BadInput(f"query {q.id} is scored on retrieval but its class {q.cls!r} is not a ranked class")
-
+    ranked = _ranked_queries(all_queries)
     if not isinstance(run_entries, Ranking):
         run_entries = list(run_entries)
     best: dict[str, list[float]] = {}
     run = normalised_order(run_entries, pmap, best)
-    foreign = sorted(set(run) - known_ids)
+    ranked_ids = {q.id for q in ranked}
+    foreign = sorted(set(run) - {q.id for q in all_queries})
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
                        f"e.g. {', '.join(foreign[:3])}")
-    ranked_ids = {q.id for q in ranked}
     ignored = sorted(set(run) - ranked_ids)
     shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
     kept: dict[str, Meeting] = {}
@@ -169,16 +165,93 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     m_order = {qid: meeting_order(run[qid], meeting_of) for qid in sorted(run) if qid in ranked_ids}
     p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
     m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
+    per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
 
-    def rescore(other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
-        """Per-query values of a run given in another order, scored exactly as above."""
-        pq = {qid: p_qrels[qid] for qid in other if qid in p_qrels}
-        mq = {qid: m_qrels[qid] for qid in other}
-        pv = M.evaluate(pq, {qid: scored(other[qid]) for qid in pq}, M.PASSAGE_MEASURES) if pq else {}
-        mv = M.evaluate(mq, {qid: scored(meeting_order(other[qid], meeting_of)) for qid in mq},
+    measures = [str(m) for m in M.ALL_MEASURES]
+    dropped = {c: sum(1 for q in ranked if q.cls == c and not judged[q.id].judgeable) for c in RANKED_CLASSES}
+    counts = _counts(ranked, per_query, ok, judged, dropped, ignored)
+    ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
+    judged_ids = [r["query_id"] for r in per_query]
+    tie_block = T.report(ranked_run, best, [qid for qid in judged_ids if qid in ranked_run],
+                         _Rescorer(p_qrels, m_qrels, scored, meeting_of),
+                         {r["query_id"]: r["values"] for r in per_query},
+                         {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of)
+    tag = X.run_tag(arm_label(engine_side["arm"]))
+    side = X.sidecar(policy.to_json(), measures, [q.id for q in ranked if not judged[q.id].judgeable],
+                     [r["query_id"] for r in per_query if not r["answered"]], tag)
+    raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
+           else [e for e in run_entries if e.query_id in ranked_ids])
+    files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
+    bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
+    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, covered,
+                                         query_digests.digests()))
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "provenance": _provenance(corpus_prov, engine_side, policy, passages, run),
+        "scope": {"label": sc.name, "oracle": sc.oracle, "meaning": sc.meaning},
+        "retrieval": {
+            "group_by": list(GROUP_BY),
+            "measures": measures,
+            "rows": aggregate_rows(corpus_id, per_query, measures, dropped),
+            **_domain_rows(corpus_id, per_query, measures, ranked, judged),
+            "per_query": per_query,
+            "dropped_unjudgeable": [q.id for q in ranked if not judged[q.id].judgeable],
+            "counts": counts,
+            "ties": tie_block,
+        },
+    }
+    return Scored(document, files)
+
+
+def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: J.RelevancePolicy,
+                passages: Sequence[Passage], run: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Where every number of the results comes from (DESIGN §3 rule 1): corpus, engine side, metric engine, policy,
+    and the identity of the inventory and the run as scored."""
+    depths = [len(v) for v in run.values()]
+    return {
+        "corpus": corpus_prov,
+        "licence_tier": (corpus_prov.get("licence") or {}).get("tier", "unrecorded"),
+        **engine_side,
+        "metric_engine": M.engine_provenance(),
+        "relevance_policy": policy.to_json(),
+        "inputs": {
+            "passages": {"count": len(passages), "sha256": inventory_sha256(passages)},
+            "run": {"queries": len(run), "entries": sum(depths), "max_depth": max(depths, default=0),
+                    "sha256_normalised": _run_sha256(run),
+                    "order": "best score per passage, then -score, kind, meeting, index, id"},
+        },
+    }
+
+
+def _ranked_queries(queries: Iterable[Query]) -> list[Query]:
+    """The retrieval-scored queries in id order, each of a ranked class."""
+    ranked = sorted((q for q in queries if q.scored_on == "retrieval"), key=lambda q: q.id)
+    for q in ranked:
+        if q.cls not in RANKED_CLASSES:
+            raise BadInput(f"query {q.id} is scored on retrieval but its class {q.cls!r} is not a ranked class")
+    return ranked
+
+
+class _Rescorer:
+    """Per-query values of a run given in another order, scored exactly as ``score_run`` scores (the tie report)."""
+
+    def __init__(self, p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
+                 scored: _Scorer, meeting_of: Mapping[str, str]) -> None:
+        self.p_qrels, self.m_qrels, self.scored, self.meeting_of = p_qrels, m_qrels, scored, meeting_of
+
+    def __call__(self, other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
+        pq = {qid: self.p_qrels[qid] for qid in other if qid in self.p_qrels}
+        mq = {qid: self.m_qrels[qid] for qid in other}
+        pv = M.evaluate(pq, {qid: self.scored(other[qid]) for qid in pq}, M.PASSAGE_MEASURES) if pq else {}
+        mv = M.evaluate(mq, {qid: self.scored(meeting_order(other[qid], self.meeting_of)) for qid in mq},
                         M.MEETING_MEASURES)
         return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv[qid]}.items()} for qid in other}
 
+
+def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, J.QueryJudgements],
+                    run: Mapping[str, Sequence[str]], p_vals: Mapping[str, Mapping[M.Measure, float]],
+                    m_vals: Mapping[str, Mapping[M.Measure, float]]) -> list[dict[str, Any]]:
+    """One row per judged query, in id order: its groups and its values (6 decimals)."""
     names = {m: str(m) for m in M.ALL_MEASURES}
     per_query = []
     for q in ranked:
@@ -193,15 +266,17 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
             # real corpora mix domains (QMSum: product, academic, committee) that differ more than arms do
             row["domain"] = q.meta["domain"]
         per_query.append(row)
+    return per_query
 
-    measures = [str(m) for m in M.ALL_MEASURES]
-    dropped = {c: sum(1 for q in ranked if q.cls == c and not judged[q.id].judgeable) for c in RANKED_CLASSES}
-    rows = aggregate_rows(corpus_id, per_query, measures, dropped)
+
+def _counts(ranked: Sequence[Query], per_query: Sequence[Mapping[str, Any]], ok: Mapping[str, J.QueryJudgements],
+            judged: Mapping[str, J.QueryJudgements], dropped: Mapping[str, int], ignored: Sequence[str]
+            ) -> dict[str, Any]:
     grades: dict[str, int] = {}
     for j in ok.values():
         for g in j.passages.values():
             grades[str(g)] = grades.get(str(g), 0) + 1
-    counts = {
+    return {
         "queries_ranked": len(ranked),
         "queries_judged": len(per_query),
         "queries_unanswered": sum(1 for r in per_query if not r["answered"]),
@@ -211,50 +286,6 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         "gold_meetings_without_passages": sum(j.gold_meetings_without_passages for j in judged.values()),
         "run_queries_not_ranked": len(ignored),
     }
-    depths = [len(v) for v in run.values()]
-    ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
-    judged_ids = [r["query_id"] for r in per_query]
-    tie_block = T.report(ranked_run, best,
-                         [qid for qid in judged_ids if qid in ranked_run], rescore,
-                         {r["query_id"]: r["values"] for r in per_query},
-                         {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of)
-    tag = X.run_tag(arm_label(engine_side["arm"]))
-    side = X.sidecar(policy.to_json(), measures, [q.id for q in ranked if not judged[q.id].judgeable],
-                     [r["query_id"] for r in per_query if not r["answered"]], tag)
-    raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
-           else [e for e in run_entries if e.query_id in ranked_ids])
-    files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
-    bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
-    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, covered,
-                                             query_digests.digests()))
-    document = {
-        "schema_version": SCHEMA_VERSION,
-        "provenance": {
-            "corpus": corpus_prov,
-            "licence_tier": (corpus_prov.get("licence") or {}).get("tier", "unrecorded"),
-            **engine_side,
-            "metric_engine": M.engine_provenance(),
-            "relevance_policy": policy.to_json(),
-            "inputs": {
-                "passages": {"count": len(passages), "sha256": inventory_sha256(passages)},
-                "run": {"queries": len(run), "entries": sum(depths), "max_depth": max(depths, default=0),
-                        "sha256_normalised": _run_sha256(run),
-                        "order": "best score per passage, then -score, kind, meeting, index, id"},
-            },
-        },
-        "scope": {"label": sc.name, "oracle": sc.oracle, "meaning": sc.meaning},
-        "retrieval": {
-            "group_by": list(GROUP_BY),
-            "measures": measures,
-            "rows": rows,
-            **_domain_rows(corpus_id, per_query, measures, ranked, judged),
-            "per_query": per_query,
-            "dropped_unjudgeable": [q.id for q in ranked if not judged[q.id].judgeable],
-            "counts": counts,
-            "ties": tie_block,
-        },
-    }
-    return Results(document, files)
 
 
 def _domain_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
@@ -294,41 +325,3 @@ def aggregate_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measu
     return rows
 
 
-def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: J.RelevancePolicy,
-                scope: str = "corpus", arm_config: Path | None = None) -> Results:
-    """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
-    else ``UNKNOWN``), score them against the corpus and write a results directory."""
-    import json
-    import time
-
-    from turnbench.corpus.format import open_corpus
-    from turnbench.harness.pages import attach_report
-    from turnbench.harness.report import runinfo, write_results
-    from turnbench.runs import read_passages, read_run
-
-    t0 = time.perf_counter()
-    canonical.refuse_non_empty(out, "results directory")
-    corpus = open_corpus(corpus_dir)
-    passages = read_passages(passages_file)
-    entries = read_run(run_file)
-    arm: object = UNKNOWN
-    if arm_config is not None:
-        try:
-            arm = json.loads(arm_config.read_bytes().decode("utf-8"))
-        except OSError as exc:
-            raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise BadInput(f"{arm_config}: the arm configuration is not UTF-8 text") from None
-        except ValueError as exc:
-            raise BadInput(f"{arm_config}: the arm configuration is not JSON ({exc})") from None
-        if not isinstance(arm, dict):
-            raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
-    t1 = time.perf_counter()
-    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
-                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
-    t2 = time.perf_counter()
-    results = attach_report(results, corpus)
-    t3 = time.perf_counter()
-    write_results(out, results, runinfo({"read": t1 - t0, "judge_and_score": t2 - t1, "report": t3 - t2},
-                                        corpus_dir=str(Path(corpus_dir).resolve())))
-    return results

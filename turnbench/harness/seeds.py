@@ -16,19 +16,15 @@ another worse, *unstable* when some seeds name a difference and others do not.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from turnbench.errors import BadInput, UnpairedComparison
-from turnbench.harness import markdown
 from turnbench.harness.compare import (
     BETTER,
     BOOTSTRAP_FACTS,
     RESAMPLES,
-    SAME,
     SEED,
     VERDICT_FACTS,
     WORSE,
@@ -38,25 +34,8 @@ from turnbench.harness.compare import (
     compare,
     compare_table,
     label_of,
-    render_compare_md,
     tables_of,
 )
-
-SEED_DIR = re.compile(r"^seed-([0-9]+)$")
-
-
-def seed_dirs(path: Path) -> dict[int, Path] | None:
-    """``{seed: results directory}`` when ``path`` holds ``seed-<S>/`` results directories; None when ``path`` is
-    a results directory itself."""
-    path = Path(path)
-    if (path / "metrics.json").is_file() or path.name == "metrics.json":
-        return None
-    found = {int(m.group(1)): d for d in sorted(path.iterdir()) if d.is_dir() and (m := SEED_DIR.match(d.name))
-             and (d / "metrics.json").is_file()} if path.is_dir() else {}
-    if not found:
-        raise BadInput(f"{path}: neither a results directory (metrics.json) nor a set of seed-<S>/ results "
-                       "directories")
-    return dict(sorted(found.items()))
 
 
 @dataclass(frozen=True)
@@ -90,7 +69,7 @@ def _pooled_table(tables: Mapping[int, Table]) -> Table:
     return Table(first.name, first.group_keys[1:], first.measures, records, strata)
 
 
-def _cell(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
+def cell_of(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
     return (row.block, tuple((k, v) for k, v in row.groups if k != "corpus"), row.measure)
 
 
@@ -130,7 +109,7 @@ def _callouts(seeds: Sequence[int], per_seed: Mapping[int, Comparison]) -> tuple
     verdicts: dict[tuple[str, tuple[tuple[str, str], ...], str], dict[int, str]] = {}
     for s in seeds:
         for r in per_seed[s].rows:
-            verdicts.setdefault(_cell(r), {})[s] = r.verdict
+            verdicts.setdefault(cell_of(r), {})[s] = r.verdict
     out = []
     for (block, groups, measure), by_seed in verdicts.items():
         kinds = set(by_seed.values())
@@ -142,25 +121,3 @@ def _callouts(seeds: Sequence[int], per_seed: Mapping[int, Comparison]) -> tuple
     return tuple(out)
 
 
-_SHORT = {BETTER: "better", WORSE: "**worse**", SAME: "·"}
-
-
-def render_seeds_md(cmp: SeedsComparison, *, gate: bool | None = None) -> str:
-    lines = render_compare_md(cmp.pooled, gate=gate).splitlines()
-    lines[0] = f"{lines[0]} — pooled over seeds {', '.join(str(s) for s in cmp.seeds)}"
-    lines += ["", "### Verdicts per seed", ""]
-    if cmp.callouts:
-        lines += [f"**{len(cmp.callouts)} cell(s) do not get the same verdict in every seed:**", ""]
-        lines += [f"- {c}" for c in cmp.callouts] + [""]
-    else:
-        lines += ["Every cell gets the same verdict in every seed.", ""]
-    header = ["block", "group", "measure", "pooled Δ", *(f"seed {s}" for s in cmp.seeds)]
-    by_cell = {s: {_cell(r): r for r in cmp.per_seed[s].rows} for s in cmp.seeds}
-    cells = []
-    for r in cmp.pooled.rows:
-        key = (r.block, r.groups, r.measure)
-        per = [by_cell[s].get(key) for s in cmp.seeds]
-        cells.append([r.block, " ".join(v for _, v in r.groups), r.measure, f"{r.delta:+.4f}",
-                      *("—" if p is None else f"{p.delta:+.4f} {_SHORT[p.verdict]}" for p in per)])
-    lines += markdown.table(header, cells, "lll" + "r" * (len(header) - 3))
-    return "\n".join(lines) + "\n"

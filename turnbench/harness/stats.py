@@ -17,8 +17,12 @@ i-th smallest of m p-values is multiplied by (m − i + 1), and the adjusted val
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING
+
+from turnbench.errors import BadInput
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,3 +105,12 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * pvalues[i]))
         adjusted[i] = running
     return adjusted
+
+
+def nearest_rank(sorted_values: Sequence[float], p: float | str) -> float:
+    """The nearest-rank p-th percentile: the value at 1-based rank ⌈p/100 · n⌉ (rank 1 when p is 0)."""
+    n = len(sorted_values)
+    if n == 0:
+        raise BadInput("no values to take a percentile of")
+    rank = max(1, math.ceil(Fraction(str(p)) * n / 100))
+    return sorted_values[min(rank, n) - 1]

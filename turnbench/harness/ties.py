@@ -15,7 +15,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import Any
 
 from turnbench.canonical import q6
-from turnbench.runs import RankedPassage
+from turnbench.rankings import RankedPassage
 
 CUTOFFS = (5, 10, 20)
 RULE = ("a query's top k holds a tie when two of its first k passages, or its k-th and (k+1)-th, share a raw "

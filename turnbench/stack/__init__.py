@@ -19,7 +19,7 @@ from typing import Any
 from turnbench.errors import StackStartError, StackStateError
 from turnbench.signals import blocked, terminating_raises
 from turnbench.stack.info import StackInfo
-from turnbench.stack.provider import PROVIDERS, RECORDED, choose, provider_class
+from turnbench.stack.registry import PROVIDERS, RECORDED, choose, provider_class
 
 __all__ = ["StackInfo", "open_stack", "current_stack", "PROVIDERS"]
 

@@ -20,8 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from turnbench.procs import is_running, start_ticks
-from turnbench.stack._proc import Started, stop_processes
+from turnbench.processes import Started, is_running, start_ticks, stop_processes
 
 PROCESSES_FILE = "processes.json"
 HANDED_OVER = "handed-over"
@@ -42,7 +41,7 @@ def _remove_containers(root: Path) -> None:
         label = json.loads((root / CONTAINERS_FILE).read_text())["label"]
     except (OSError, ValueError, KeyError, TypeError):
         return
-    from turnbench.stack.docker import remove_labelled
+    from turnbench.stack.containers import remove_labelled
 
     remove_labelled(str(label))
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError
-from turnbench.stack._proc import require_free_port
 from turnbench.stack.images import image_facts
+from turnbench.stack.net import require_free_port
 
 DEFAULT_PORTS = {"opensearch": 9200, "postgres": 5432}
 # the compose file's own variables: a port they name is the default when none is given

@@ -30,11 +30,12 @@ from urllib.parse import urlparse
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError
 from turnbench.stack import _watchdog, pins
-from turnbench.stack._proc import LOOPBACK, http_json
 from turnbench.stack._watchdog import CONTAINERS_FILE, MARKER
+from turnbench.stack.containers import remove_labelled
 from turnbench.stack.external import describe
 from turnbench.stack.images import IMAGE_OPTIONS, LOCAL_IMAGES, PINNED_IMAGES, chosen_images, image_facts
 from turnbench.stack.info import StackInfo
+from turnbench.stack.net import LOOPBACK, http_json
 from turnbench.stack.provider import Provider
 
 DEFAULT_SOCKET = "/var/run/docker.sock"
@@ -326,21 +327,6 @@ class DockerStack(Provider):
         from turnbench.stack import compose
 
         compose.down(details)
-
-
-def remove_labelled(label: str) -> None:
-    """Remove every container carrying ``label`` (key=value), volumes included; quiet when the engine is gone."""
-    try:
-        import docker
-
-        client = docker.from_env(timeout=30)
-        try:
-            for container in client.containers.list(all=True, filters={"label": label}):
-                container.remove(force=True, v=True)
-        finally:
-            client.close()
-    except Exception:  # the engine went away: nothing left that we could remove
-        pass
 
 
 def _log_tail(container: Any, n: int = LOG_TAIL) -> tuple[str, ...]:

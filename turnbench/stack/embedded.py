@@ -25,23 +25,12 @@ from typing import Any, ClassVar
 
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError, StackStateError
-from turnbench.procs import is_running
+from turnbench.processes import Started, exit_code, forget, is_running, spawn, stop_processes, tail
 from turnbench.stack import _watchdog, jars, jdk, pins, switches
-from turnbench.stack._proc import (
-    LOOPBACK,
-    Started,
-    exit_code,
-    forget,
-    free_port,
-    http_json,
-    require_free_port,
-    spawn,
-    stop_processes,
-    tail,
-)
 from turnbench.stack._watchdog import HANDED_OVER, MARKER, PROCESSES_FILE
 from turnbench.stack.external import describe
 from turnbench.stack.info import StackInfo
+from turnbench.stack.net import LOOPBACK, free_port, http_json, require_free_port
 from turnbench.stack.postgres import (
     DURABILITY,
     find_postgres,

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from turnbench.errors import BadInput, StackStartError
-from turnbench.stack._proc import http_json
 from turnbench.stack.info import StackInfo
+from turnbench.stack.net import http_json
 from turnbench.stack.provider import Provider
 
 ENV_URL = "TURNBENCH_OPENSEARCH_URL"

@@ -29,7 +29,7 @@ from typing import IO
 
 from turnbench import canonical
 from turnbench.errors import ArtifactMismatch, BadInput, FetchFailed
-from turnbench.procs import is_running, start_ticks
+from turnbench.processes import is_running, start_ticks
 
 WORKERS = 4  # measured: 4 parallel downloads fill the 76 jars in ~3 s; more only adds load on 2 cores
 TIMEOUT = 60.0

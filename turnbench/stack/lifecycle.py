@@ -15,7 +15,7 @@ from turnbench.errors import StackStartError, StackStateError
 from turnbench.signals import terminating_raises
 from turnbench.stack import state
 from turnbench.stack.info import StackInfo
-from turnbench.stack.provider import choose, provider_class
+from turnbench.stack.registry import choose, provider_class
 
 
 def up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options: Any) -> StackInfo:

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from turnbench.errors import BadInput, StackStartError
+from turnbench.processes import Started, is_running
 from turnbench.stack import pins, switches
-from turnbench.stack._proc import LOOPBACK, Started, is_running
+from turnbench.stack.net import LOOPBACK
 
 PG_USER = "turnbench"
 PG_DB = "turnbench"
@@ -183,7 +184,7 @@ def start_postgres(pg: PostgresBinaries, base: Path, log: Path, user: ServerUser
     deadline = time.monotonic() + min(timeout, 60.0)
     while True:
         if not is_running(proc.pid, proc.ticks):
-            from turnbench.stack._proc import exit_code
+            from turnbench.processes import exit_code
 
             raise failed(f"PostgreSQL exited during start (code {exit_code(proc.pid)})", log)
         try:

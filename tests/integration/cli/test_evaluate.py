@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.corpus.format import open_corpus
-from turnbench.stack.load import load_corpus
+from turnbench.loading.load import load_corpus
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from turnbench.engines.embeddings import vector_spec
 from turnbench.engines.fusion import Fusion, fuse
 from turnbench.engines.retrieval import run_arm
 from turnbench.errors import BadInput
-from turnbench.stack.load import load_corpus
+from turnbench.loading.load import load_corpus
 
 pytestmark = pytest.mark.integration
 

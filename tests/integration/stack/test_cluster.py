@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from turnbench import pipeline
-from turnbench.harness.report import CLAIM_FILES
+from turnbench.pipeline.bench import bench
+from turnbench.resultsdir import CLAIM_FILES
 
 ROOT = Path(__file__).resolve().parents[3]
 SMALL = ROOT / "fixtures" / "small"
@@ -20,17 +20,16 @@ pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
 
 def test_three_nodes_and_three_shards_write_the_one_shard_claim_files(stack, tmp_path):
-    from turnbench.procs import is_running
+    from turnbench.processes import Started, is_running
     from turnbench.stack import open_stack
-    from turnbench.stack._proc import Started
 
     arms = ["bm25", "bm25-title"]
-    one = pipeline.bench(SMALL, arms, tmp_path / "one", provider="external", index="turnbench-cluster-test",
+    one = bench(SMALL, arms, tmp_path / "one", provider="external", index="turnbench-cluster-test",
                          stack_options={"opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn})
     with open_stack("embedded", nodes=3, heap="512m") as cluster:
         started = [Started.from_json(p) for p in cluster.details["processes"]]
         assert len([p for p in started if p.name.startswith("opensearch")]) == 3
-        three = pipeline.bench(SMALL, arms, tmp_path / "three", provider="external", shards=3, concurrency=3,
+        three = bench(SMALL, arms, tmp_path / "three", provider="external", shards=3, concurrency=3,
                                index="turnbench-cluster-test",
                                stack_options={"opensearch_url": cluster.opensearch_url,
                                               "postgres_dsn": cluster.postgres_dsn})

@@ -22,7 +22,7 @@ from tests.integration.legs import only_on
 from turnbench.cli import main
 from turnbench.errors import StackStartError
 from turnbench.stack import docker, images, open_stack
-from turnbench.stack._proc import free_port, http_json
+from turnbench.stack.net import free_port, http_json
 
 pytestmark = [pytest.mark.integration, only_on("docker")]
 ROOT = Path(__file__).resolve().parents[3]
@@ -181,13 +181,13 @@ def test_cli_up_status_down_through_compose_removes_exactly_what_up_made(engine,
 
 def test_claim_files_are_byte_identical_to_the_embedded_providers(stack, tmp_path):
     """The session's docker stack (reached as an external one) and a fresh embedded stack give the same claim."""
-    from turnbench import pipeline
-    from turnbench.harness.report import CLAIM_FILES, runinfo_notes
+    from turnbench.pipeline.bench import bench
+    from turnbench.resultsdir import CLAIM_FILES, runinfo_notes
 
-    on_docker = pipeline.bench(SMALL, ["bm25"], tmp_path / "docker", provider="external",
+    on_docker = bench(SMALL, ["bm25"], tmp_path / "docker", provider="external",
                                stack_options={"opensearch_url": stack.opensearch_url,
                                               "postgres_dsn": stack.postgres_dsn})[0].out_dir
-    on_embedded = pipeline.bench(SMALL, ["bm25"], tmp_path / "embedded", provider="embedded")[0].out_dir
+    on_embedded = bench(SMALL, ["bm25"], tmp_path / "embedded", provider="embedded")[0].out_dir
     for name in (*CLAIM_FILES, "answers.md", "claim.sha256"):
         assert (on_docker / name).read_bytes() == (on_embedded / name).read_bytes(), name
     # what differs is said beside the claim, in runinfo.json

@@ -19,8 +19,8 @@ from tests.childproc import interruptible
 from tests.integration.legs import only_on
 from turnbench.cli import main
 from turnbench.errors import StackStartError
+from turnbench.processes import is_running
 from turnbench.stack import open_stack, pins
-from turnbench.stack._proc import is_running
 
 pytestmark = [pytest.mark.integration, only_on("embedded")]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from turnbench.stack import jars, launcher
-from turnbench.stack._proc import http_json
+from turnbench.stack.net import http_json
 
 pytestmark = pytest.mark.integration
 

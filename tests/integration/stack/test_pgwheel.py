@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from turnbench.errors import StackStartError
+from turnbench.processes import spawn, stop_processes
 from turnbench.stack import pins
-from turnbench.stack._proc import free_port, spawn, stop_processes
+from turnbench.stack.net import free_port
 from turnbench.stack.postgres import find_postgres, reachable, server_user, start_postgres
 
 pytestmark = pytest.mark.integration

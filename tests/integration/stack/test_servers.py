@@ -7,7 +7,7 @@ import io
 import pytest
 
 from turnbench.stack import pins
-from turnbench.stack._proc import http_json
+from turnbench.stack.net import http_json
 
 pytestmark = pytest.mark.integration
 
@@ -34,7 +34,7 @@ def test_every_pinned_plugin_is_loaded(stack):
     if stack.provider == "embedded":
         assert plugins == sorted(pins.plugin_classes()) and modules == []
     else:
-        from turnbench.stack.vectors import PLUGIN_CLASSES
+        from turnbench.loading.vectors import PLUGIN_CLASSES
 
         installed = set(PLUGIN_CLASSES.values())
         assert installed and installed <= set(plugins), sorted(installed - set(plugins))

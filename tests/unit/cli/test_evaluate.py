@@ -11,16 +11,17 @@ from click.testing import CliRunner
 from tests.unit.cli.helpers import one_meeting_corpus
 from tests.unit.harness.helpers import small_run
 from turnbench.cli import main
-from turnbench.harness.report import CLAIM_FILES, read_metrics
 from turnbench.harness.score import UNKNOWN
-from turnbench.runs import write_jsonl_run, write_passages, write_trec_run
+from turnbench.passages import write_passages
+from turnbench.rankings import write_jsonl_run, write_trec_run
+from turnbench.resultsdir import CLAIM_FILES, read_metrics
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_score_cli_scores_trec_and_jsonl_runs_alike(tmp_path, small_corpus):
     corpus, passages = small_corpus
-    from turnbench.runs import normalise
+    from turnbench.rankings import normalise
 
     run = normalise(small_run(), {p.id: p for p in passages})
     write_passages(tmp_path / "passages.jsonl", passages)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from turnbench.engines.approximation import recall_against
-from turnbench.runs import RankedPassage
+from turnbench.rankings import RankedPassage
 
 
 def _run(qid, ranked):

@@ -13,7 +13,7 @@ from turnbench.engines import encoders
 from turnbench.engines.embeddings import SCALE, digest, embed, round_micro, store
 from turnbench.engines.encoders import minilm
 from turnbench.errors import BadInput
-from turnbench.stack.passages import chunk_meeting
+from turnbench.loading.chunking import chunk_meeting
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -79,7 +79,7 @@ def test_no_judged_passage_holds_none_of_its_querys_gold_text():
     would break this: a one-word backchannel overlapping that speaker's answer turn gets grade 3."""
     from turnbench.generator.queries import build_queries
     from turnbench.harness.judgements import RelevancePolicy, judge, union_ranges
-    from turnbench.stack.passages import chunk_meeting
+    from turnbench.loading.chunking import chunk_meeting
 
     plan, meetings, facts, counts = _meetings(GeneratorConfig(seed=20261130, meetings=80))
     queries = [q for q in build_queries(plan, facts, counts) if q.scored_on == "retrieval"]

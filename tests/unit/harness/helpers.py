@@ -9,7 +9,8 @@ from turnbench.corpus import CorpusWriter, Meeting, Query, Turn
 from turnbench.corpus.records import Answer
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import UNKNOWN, score_run
-from turnbench.runs import Passage, RankedPassage
+from turnbench.passages import Passage
+from turnbench.rankings import RankedPassage
 from turnbench.submissions import SubmittedAnswer, declined
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from turnbench.errors import BadInput
-from turnbench.harness.agreement import agreement, render_md, tau_b
+from turnbench.harness.agreement import agreement, tau_b
+from turnbench.render.markdown import render_agreement_md as render_md
 
 
 def test_tau_b_by_hand() -> None:

@@ -11,15 +11,8 @@ import pytest
 from tests.unit.harness.helpers import QUERIES, SUBMITTED, count, mset, q, spk, sub
 from turnbench.engines.answer.engine import answer_queries
 from turnbench.errors import BadInput
-from turnbench.harness.answers import (
-    AnswerPolicy,
-    answers_block,
-    normalise_name,
-    render_answers_md,
-    score_answer,
-    score_answers,
-    set_f1,
-)
+from turnbench.harness.answers import AnswerPolicy, answers_block, normalise_name, score_answer, score_answers, set_f1
+from turnbench.render.markdown import render_answers_md
 
 
 def test_count_is_exact_and_tolerance_is_a_parameter():
@@ -177,7 +170,8 @@ _SCRIPT = """
 import sys
 from tests.unit.harness.helpers import QUERIES, SUBMITTED
 from turnbench import canonical
-from turnbench.harness.answers import answers_block, render_answers_md, score_answers
+from turnbench.harness.answers import answers_block, score_answers
+from turnbench.render.markdown import render_answers_md
 res = score_answers(QUERIES, SUBMITTED, corpus="c", answerer="reference")
 sys.stdout.buffer.write(canonical.pretty(answers_block([res])) + render_answers_md([res]).encode())
 """

@@ -12,19 +12,11 @@ from tests.unit.harness.helpers import count, mset, q, sub
 from turnbench.cli import main
 from turnbench.errors import UnpairedComparison
 from turnbench.harness.answers import answers_block, score_answers
-from turnbench.harness.compare import (
-    BETTER,
-    SAME,
-    WORSE,
-    bootstrap_means,
-    compare,
-    paired_interval,
-    render_compare_md,
-    verdict,
-)
-from turnbench.harness.integrity import write_digest
-from turnbench.harness.report import nearest_rank
+from turnbench.harness.compare import BETTER, SAME, WORSE, bootstrap_means, compare, paired_interval, verdict
 from turnbench.harness.score import aggregate_rows
+from turnbench.harness.stats import nearest_rank
+from turnbench.render.markdown import render_compare_md
+from turnbench.resultsdir import write_digest
 
 MEASURES = ["nDCG@10", "MRR"]
 
@@ -327,8 +319,8 @@ def test_a_changed_corpus_text_under_a_shared_target_is_a_stale_binding():
 
 def test_stack_differences_outside_the_claim_are_noted_not_refused(tmp_path):
     from turnbench import canonical
-    from turnbench.harness.pages import with_stack_notes
     from turnbench.harness.seeds import SeedsComparison
+    from turnbench.pipeline.comparing import with_stack_notes
 
     d = doc({"q1": ("lookup", 0.5), "q2": ("lookup", 1.0)})
     cmp = compare(d, d)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from turnbench.harness.integrity import digest_differences, embedding_digests, verify_digests
+from turnbench.harness.integrity import digest_differences, embedding_digests
+from turnbench.resultsdir import verify_digests
 
 
 def _doc(passages: str | None, queries: str | None) -> dict:

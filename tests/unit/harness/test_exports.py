@@ -10,8 +10,8 @@ import pytest
 from tests.unit.harness.helpers import reproduce_with_ir_measures, score, small_run
 from turnbench.errors import BadInput
 from turnbench.harness import exports as X
-from turnbench.harness.report import write_results
-from turnbench.runs import RankedPassage
+from turnbench.rankings import RankedPassage
+from turnbench.resultsdir import write_results
 
 ROOT = Path(__file__).resolve().parents[3]
 

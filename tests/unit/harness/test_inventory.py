@@ -17,8 +17,9 @@ from turnbench.corpus.records import Meeting, Turn
 from turnbench.errors import ForeignInventory, StaleBinding
 from turnbench.harness.inventory import problems_in
 from turnbench.harness.judgements import RelevancePolicy, judge
-from turnbench.runs import Passage, write_passages, write_trec_run
-from turnbench.stack.passages import chunk_meeting
+from turnbench.loading.chunking import chunk_meeting
+from turnbench.passages import Passage, write_passages
+from turnbench.rankings import write_trec_run
 
 
 def sha(text: str) -> str:

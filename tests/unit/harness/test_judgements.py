@@ -7,7 +7,7 @@ import pytest
 from tests.unit.harness.helpers import meeting, query, turn
 from turnbench.errors import BadInput, ForeignInventory
 from turnbench.harness.judgements import RelevancePolicy, covered_turns, judge, union_ranges
-from turnbench.runs import Passage
+from turnbench.passages import Passage
 
 POLICY = RelevancePolicy()
 

@@ -9,7 +9,8 @@ import pytest
 
 from turnbench.errors import BadInput
 from turnbench.harness.metrics import ALL_MEASURES, MEETING_MEASURES, PASSAGE_MEASURES, Measure, evaluate
-from turnbench.runs import Passage, RankedPassage, normalise
+from turnbench.passages import Passage
+from turnbench.rankings import RankedPassage, normalise
 
 NDCG5, NDCG10, NDCG20 = (Measure("nDCG", k) for k in (5, 10, 20))
 R5, R10, R20 = (Measure("R", k) for k in (5, 10, 20))

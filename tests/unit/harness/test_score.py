@@ -10,9 +10,9 @@ from tests.unit.harness.helpers import RP, meeting, query, score, small_run, tur
 from turnbench.corpus import open_corpus
 from turnbench.errors import BadInput, UnjudgedPassage
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.harness.report import render_metrics_md
 from turnbench.harness.score import UNKNOWN, score_run
-from turnbench.runs import Passage
+from turnbench.passages import Passage
+from turnbench.render.markdown import render_metrics_md
 
 HERE = Path(__file__).parent
 

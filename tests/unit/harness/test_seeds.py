@@ -11,8 +11,9 @@ from tests.unit.harness.test_compare import doc
 from turnbench.cli import main
 from turnbench.errors import BadInput, UnpairedComparison
 from turnbench.harness.compare import BETTER, SAME, WORSE
-from turnbench.harness.integrity import write_digest
-from turnbench.harness.seeds import compare_seeds, render_seeds_md, seed_dirs
+from turnbench.harness.seeds import compare_seeds
+from turnbench.render.markdown import render_seeds_md
+from turnbench.resultsdir import seed_dirs, write_digest
 
 
 def seeded(seed: int, values, arm="base"):

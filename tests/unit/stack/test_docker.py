@@ -10,7 +10,7 @@ import pytest
 
 from turnbench.errors import BadInput, StackStartError
 from turnbench.stack import compose, docker, images, pins
-from turnbench.stack.provider import choose
+from turnbench.stack.registry import choose
 
 REPO = Path(__file__).resolve().parents[3]
 COMPOSE = (REPO / "compose" / "docker-compose.yml").read_text()

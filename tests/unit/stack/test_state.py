@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.errors import StackStateError
-from turnbench.procs import is_running, start_ticks
+from turnbench.processes import is_running, start_ticks
 from turnbench.stack import lifecycle, state
 from turnbench.stack._watchdog import MARKER
 

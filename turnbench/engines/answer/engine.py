@@ -35,8 +35,8 @@ def answer_queries(stack: StackInfo | None, queries: Iterable[Query], *, answere
 
     with stack_errors(stack):
         if corpus is not None:
-            from turnbench.stack.index import DEFAULT_INDEX
-            from turnbench.stack.load import loaded_marker
+            from turnbench.loading.index import DEFAULT_INDEX
+            from turnbench.loading.load import loaded_marker
 
             loaded_marker(stack, corpus, index=index or DEFAULT_INDEX)
         with ReferenceAnswerer.connect(stack, index=index) as ref:

@@ -37,7 +37,7 @@ from turnbench.submissions import SubmittedAnswer, declined
 
 T = TypeVar("T")
 
-# Field names of the passage index (turnbench.stack.index.index_mappings; a unit test keeps them in step).
+# Field names of the passage index (turnbench.loading.index.index_mappings; a unit test keeps them in step).
 PHRASE_FIELD = "content.exact"
 MEETING_FIELD = "meeting_id"
 # The largest bucket list one aggregation may return; a phrase in more meetings than this raises.
@@ -150,9 +150,9 @@ class ReferenceAnswerer:
     @contextlib.contextmanager
     def connect(cls, stack: Any, *, index: str | None = None,
                 bucket_limit: int = DEFAULT_BUCKET_LIMIT) -> Iterator[ReferenceAnswerer]:
+        from turnbench.loading.index import DEFAULT_INDEX
+        from turnbench.loading.tables import SCHEMA
         from turnbench.stack.clients import opensearch_client, postgres_connect
-        from turnbench.stack.index import DEFAULT_INDEX
-        from turnbench.stack.tables import SCHEMA
 
         client = opensearch_client(stack)
         conn = postgres_connect(stack)

@@ -9,8 +9,9 @@ import pytest
 from turnbench import canonical
 from turnbench.corpus.format import open_corpus
 from turnbench.engines.answer.engine import answer_queries
-from turnbench.harness.answers import answers_block, render_answers_md, score_answers
-from turnbench.stack.load import load_corpus
+from turnbench.harness.answers import answers_block, score_answers
+from turnbench.loading.load import load_corpus
+from turnbench.render.markdown import render_answers_md
 
 pytestmark = pytest.mark.integration
 

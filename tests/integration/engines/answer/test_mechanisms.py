@@ -25,8 +25,9 @@ from turnbench.engines.answer.engine import answer_queries
 from turnbench.engines.answer.mechanisms import ReferenceAnswerer
 from turnbench.errors import StackStateError, TruncatedAggregation
 from turnbench.harness.answers import score_answers
-from turnbench.stack import clients, index, tables
-from turnbench.stack.load import load_corpus
+from turnbench.loading import index, tables
+from turnbench.loading.load import load_corpus
+from turnbench.stack import clients
 
 pytestmark = pytest.mark.integration
 

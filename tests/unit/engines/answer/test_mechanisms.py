@@ -11,7 +11,7 @@ from turnbench.engines.answer.mechanisms import (
     series_of,
     word_bounded,
 )
-from turnbench.stack.index import index_mappings
+from turnbench.loading.index import index_mappings
 
 
 def test_are_literal_escapes_every_non_alphanumeric_and_nothing_else():

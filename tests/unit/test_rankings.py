@@ -1,0 +1,125 @@
+"""turnbench.rankings and turnbench.passages: the inventory's identity and DESIGN rule 5 (ties cannot move a
+result), against plain sorting."""
+
+from __future__ import annotations
+
+from array import array
+from pathlib import Path
+
+import pytest
+
+from tests.unit.stack.helpers import words
+from turnbench.corpus.records import Turn
+from turnbench.errors import UnjudgedPassage
+from turnbench.loading.chunking import chunk_meeting
+from turnbench.passages import Passage, inventory_sha256, write_passages
+from turnbench.rankings import RankedPassage, Ranking
+
+
+def test_inventory_sha256_equals_the_written_file(tmp_path: Path):
+    segs = [Turn(i, "AB"[i % 3 == 0], float(i), float(i + 1), words(i + 1)) for i in range(9)]
+    passages = [c.passage for c in chunk_meeting("m2", segs, max_words=4)] + \
+               [c.passage for c in chunk_meeting("m1", segs, max_words=4)]
+    assert write_passages(tmp_path / "p.jsonl", passages) == inventory_sha256(reversed(passages))
+
+
+def _rule5_by_plain_sorting(entries, pmap):
+    """DESIGN rule 5 spelled out with Python sorts: best score per passage, then (-score, kind, meeting, index, id)."""
+    best = {}
+    for e in entries:
+        seen = best.setdefault(e.query_id, {})
+        seen[e.passage_id] = max(e.score, seen.get(e.passage_id, e.score))
+    return {q: [RankedPassage(q, pid, 0, 0.0) for pid in sorted(
+        s, key=lambda pid: (-s[pid], pmap[pid].kind, pmap[pid].meeting, pmap[pid].index, pid))]
+        for q, s in sorted(best.items())}
+
+
+def test_the_fast_normalised_order_equals_runs_normalise_on_tie_heavy_input():
+    import random
+
+    from turnbench.rankings import normalised_order as normalised_run
+
+    normalise = _rule5_by_plain_sorting
+
+    rng = random.Random(3)
+    passages = [Passage(f"{rng.choice('abcxyz')}{i:03d}", f"m{rng.randrange(4)}", "s", 0.0, 1.0, rng.randrange(5),
+                        rng.choice(("turn", "title"))) for i in range(60)]
+    pmap = {p.id: p for p in passages}
+    entries = [RankedPassage(f"q{rng.randrange(7)}", rng.choice(passages).id, 0, float(rng.choice((1, 1, 2, 0.5, 3))))
+               for _ in range(600)]  # many repeats of one passage in one query, most scores tied
+    reference = normalise(entries, pmap)
+    assert normalised_run(entries, pmap) == {q: [e.passage_id for e in v] for q, v in reference.items()}
+    assert normalised_run([], pmap) == {}
+    with pytest.raises(UnjudgedPassage):
+        normalised_run([RankedPassage("q", "nope", 1, 1.0)], pmap)
+
+
+@pytest.mark.parametrize("passage", [
+    Passage("m1:00000", "m1", "Ana", 0.0, 1.5, 0, "turn", "a" * 64, 12),
+    Passage('q"uote\\back:1', "m\u00e9eting \u2603", "Zo\u00eb \"Z\"", 1e-7, 123456789.125, 7, "title", "", 0),
+    Passage("tab\there\n", "m\x01", "s", 3.0, 3.0, 0),
+])
+def test_a_passages_canonical_line_is_canonical_json_byte_for_byte(passage):
+    from turnbench import canonical
+
+    assert passage.canonical_line() == canonical.dumps_line(passage.to_json())
+    with_text = Passage(passage.id, passage.meeting, passage.speaker, passage.start, passage.end, passage.index,
+                        text="said \"so\"")
+    assert with_text.canonical_line() == canonical.dumps_line(with_text.to_json())
+
+
+def _ranking_case():
+    from turnbench.rankings import Ranking
+
+    passages = [Passage(f"m{m}:{i:05d}", f"m{m}", "s", 0.0, 1.0, i) for m in (1, 2) for i in range(4)]
+    pmap = {p.id: p for p in passages}
+    # q1: falling scores, a tie broken in inventory order (m1 before m2); q2: one hit; q3: none
+    ranking = Ranking.build([("q1", ["m2:00001", "m1:00003", "m2:00000", "m1:00000"], [9.0, 4.0, 4.0, 1.5]),
+                             ("q2", ["m1:00002"], [0.25]), ("q3", [], [])])
+    return pmap, ranking
+
+
+def test_a_ranking_already_in_rule_5_order_is_read_as_it_is_and_equals_the_sorted_answer():
+    from turnbench.rankings import _already_in_order, normalised_order
+
+    pmap, ranking = _ranking_case()
+    assert len(ranking) == 5 and [e.rank for e in ranking] == [1, 2, 3, 4, 1]
+    rank = {p.id: i for i, p in enumerate(sorted(pmap.values(), key=lambda p: (p.kind, p.meeting, p.index)))}
+    best: dict = {}
+    fast = _already_in_order(ranking, rank, best)
+    assert fast == {"q1": ["m2:00001", "m1:00003", "m2:00000", "m1:00000"], "q2": ["m1:00002"]}
+    assert best == {"q1": [9.0, 4.0, 4.0, 1.5], "q2": [0.25]}
+    assert normalised_order(ranking, pmap) == normalised_order(list(ranking), pmap) == fast
+
+
+@pytest.mark.parametrize("breach", ["tie out of order", "score rises", "passage twice", "queries unsorted"])
+def test_a_ranking_out_of_rule_5_order_is_sorted_not_trusted(breach):
+    from turnbench.rankings import Ranking, _already_in_order, normalised_order
+
+    pmap, _ = _ranking_case()
+    rows = {"tie out of order": [("q1", ["m1:00003", "m2:00000", "m1:00000"], [4.0, 4.0, 4.0])],
+            "score rises": [("q1", ["m1:00003", "m2:00000"], [1.0, 2.0])],
+            "passage twice": [("q1", ["m1:00003", "m2:00000", "m1:00003"], [5.0, 4.0, 3.0])],
+            "queries unsorted": [("q2", ["m1:00002"], [1.0]), ("q1", ["m1:00003"], [1.0])]}[breach]
+    ranking = Ranking.build(rows)
+    rank = {p.id: i for i, p in enumerate(sorted(pmap.values(), key=lambda p: (p.kind, p.meeting, p.index)))}
+    assert _already_in_order(ranking, rank, None) is None
+    assert normalised_order(ranking, pmap) == normalised_order(list(ranking), pmap)
+
+
+def test_a_ranking_naming_a_passage_outside_the_inventory_is_refused_naming_the_query():
+    from turnbench.rankings import Ranking, normalised_order
+
+    pmap, _ = _ranking_case()
+    with pytest.raises(UnjudgedPassage, match="query q2: ranked passage 'ghost' is not in the passage inventory"):
+        normalised_order(Ranking.build([("q1", ["m1:00000"], [1.0]), ("q2", ["ghost"], [1.0])]), pmap)
+    with pytest.raises(ValueError, match="bounds must cover"):
+        Ranking(("q1",), (0, 2), ["a"], [1.0])
+
+
+def test_only_keeps_the_queries_asked_for_in_order_and_is_no_copy_when_that_is_all():
+    r = Ranking.build([("q2", ["a", "b"], [2.0, 1.0]), ("q1", ["c"], [0.5]), ("q3", [], [])])
+    some = r.only({"q3", "q2"})
+    assert (some.query_ids, list(some.passage_ids), list(some.scores)) == (("q2", "q3"), ["a", "b"], [2.0, 1.0])
+    assert some.hits(1) == ([], array("d"))
+    assert r.only({"q1", "q2", "q3", "q9"}) is r

@@ -1,0 +1,140 @@
+"""turnbench.resultsdir and turnbench.harness.integrity: a results directory is read only as it was written.
+
+Each forgery here once passed the gate: per-query values edited to NaN read as "no measurable difference",
+edited to 1.0 they read "better" while the file's own rows disagreed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.unit.harness.helpers import QUERIES, SUBMITTED, score, small_run
+from turnbench.cli import main
+from turnbench.errors import BadInput, ResultsIntegrityError
+from turnbench.harness.answers import score_answers
+from turnbench.harness.compare import compare
+from turnbench.harness.exports import FILES
+from turnbench.pipeline.answering import attach
+from turnbench.resultsdir import DIGEST, read_results, write_digest, write_results
+
+
+@pytest.fixture
+def results(tmp_path: Path, small_corpus) -> Path:
+    corpus, passages = small_corpus
+    res = attach(score(corpus, passages, small_run()), [score_answers(QUERIES, SUBMITTED, corpus="tiny")])
+    return write_results(tmp_path / "r", res)
+
+
+def _edit(directory: Path, change, *, rehash: bool) -> None:
+    path = directory / "metrics.json"
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(doc, allow_nan=True))
+    if rehash:  # the forger also rewrites the digest: the document must then give itself away
+        write_digest(directory)
+
+
+def test_the_digest_is_what_sha256sum_checks(results: Path) -> None:
+    import subprocess
+
+    done = subprocess.run(["sha256sum", "-c", DIGEST], cwd=results, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = [line.split("  ")[1] for line in (results / DIGEST).read_text().splitlines()]
+    # runinfo.json holds timings: never claimed; everything else is
+    assert listed == sorted(["answers.md", "bindings.jsonl", "metrics.json", "metrics.md", *FILES])
+    assert read_results(results)["schema_version"] == 1
+
+
+def test_an_edited_file_is_refused_naming_it(results: Path) -> None:
+    _edit(results, lambda d: d["retrieval"]["per_query"][0]["values"].update({"MRR": 1.0}), rehash=False)
+    with pytest.raises(ResultsIntegrityError, match=r"metrics.json was changed after it was written"):
+        read_results(results)
+
+
+def test_a_missing_or_extra_file_is_refused(results: Path) -> None:
+    (results / "answers.md").unlink()
+    with pytest.raises(ResultsIntegrityError, match="answers.md is listed in claim.sha256 but missing"):
+        read_results(results)
+    write_digest(results)
+    (results / "notes.txt").write_text("added later")
+    with pytest.raises(ResultsIntegrityError, match="notes.txt is not listed"):
+        read_results(results)
+    (results / "notes.txt").unlink()
+    (results / DIGEST).unlink()
+    with pytest.raises(ResultsIntegrityError, match="no claim.sha256"):
+        read_results(results)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_nan_and_infinity_are_refused_even_with_a_matching_digest(results: Path, value: float) -> None:
+    _edit(results, lambda d: d["retrieval"]["per_query"][0]["values"].update({"MRR": value}), rehash=True)
+    with pytest.raises(BadInput, match=r"not valid JSON \((NaN|Infinity) is not a number turnbench writes"):
+        read_results(results)
+
+
+def test_a_per_query_value_that_disagrees_with_its_row_is_refused(results: Path) -> None:
+    _edit(results, lambda d: d["retrieval"]["per_query"][0]["values"].update({"MRR": 0.123}), rehash=True)
+    with pytest.raises(ResultsIntegrityError, match=r"retrieval row .* says MRR = .*per-query rows give"):
+        read_results(results)
+
+
+def test_a_row_edited_alone_is_refused(results: Path) -> None:
+    _edit(results, lambda d: d["retrieval"]["rows"][-1]["means"].update({"MRR": 0.99}), rehash=True)
+    with pytest.raises(ResultsIntegrityError, match="retrieval row all says MRR = 0.99, its per-query rows give"):
+        read_results(results)
+
+
+def test_a_value_outside_zero_one_is_refused(results: Path) -> None:
+    _edit(results, lambda d: d["retrieval"]["per_query"][0]["values"].update({"MRR": 7}), rehash=True)
+    with pytest.raises(ResultsIntegrityError, match="not a number in"):
+        read_results(results)
+
+
+def test_an_answer_score_that_its_answers_do_not_give_is_refused(results: Path) -> None:
+    def flip(d):
+        row = next(r for r in d["answers"]["per_query"] if r["em"] == 0.0)
+        row["em"] = 1.0
+
+    _edit(results, flip, rehash=True)
+    with pytest.raises(ResultsIntegrityError, match=r"answer q\d says em = 1.0, but its gold and submitted"):
+        read_results(results)
+
+
+def test_a_list_is_not_a_results_document(results: Path) -> None:
+    (results / "metrics.json").write_text("[1, 2, 3]\n")
+    write_digest(results)
+    with pytest.raises(BadInput, match="holds a list, not a results document"):
+        read_results(results)
+
+
+def test_compare_refuses_a_forged_candidate_with_exit_3(results: Path, tmp_path: Path) -> None:
+    import shutil
+
+    forged = tmp_path / "forged"
+    shutil.copytree(results, forged)
+    _edit(forged, lambda d: [r["values"].update({m: 1.0 for m in r["values"]})
+                             for r in d["retrieval"]["per_query"]], rehash=True)
+    out = CliRunner().invoke(main, ["compare", str(results), str(forged), "--gate"])
+    assert out.exit_code == 3
+    assert out.stderr.startswith("turnbench: ResultsIntegrityError: ") and "per-query rows give" in out.stderr
+    # the genuine pair still compares
+    assert compare(read_results(results), read_results(results)).gate_failures() == []
+
+
+def test_a_corpus_without_answer_questions_reads_back_and_a_row_claiming_some_is_refused(
+        tmp_path: Path, small_corpus) -> None:
+    """QMSum has no aggregation question: its answers block holds three rows of 0 questions and no per-query row.
+    bench wrote that and then refused to read it (agreement and compare on QMSum results failed)."""
+    corpus, passages = small_corpus
+    res = attach(score(corpus, passages, small_run()), [score_answers([], {}, corpus="tiny")])
+    written = write_results(tmp_path / "r", res)
+    doc = read_results(written)
+    assert doc["answers"]["per_query"] == [] and [r["questions"] for r in doc["answers"]["rows"]] == [0, 0, 0]
+    _edit(written, lambda d: d["answers"]["rows"][-1].update({"questions": 5}), rehash=True)
+    with pytest.raises(ResultsIntegrityError, match="answers row all/all/all says questions = 5, its per-query rows "
+                                                    "give 0"):
+        read_results(written)

@@ -1,0 +1,349 @@
+"""Load a corpus into the stack: PostgreSQL tables, OpenSearch passages, settle, provenance (DESIGN §9).
+
+Sequence: check ownership of both stores (a refusal changes nothing) → PostgreSQL (COPY, cutting passages
+from the same single read of the corpus) → create index → bulk → refresh → force-merge to one segment →
+refresh → settle → provenance → marker ``settled``. Loading deletes and recreates an index or schema that
+carries turnbench's marker, whichever corpus it held (one stack serves one corpus at a time); a run checks
+the markers name its corpus and ``settled`` before searching (:func:`loaded_marker`), so a run can never be
+scored against passages of another corpus.
+
+``LoadResult.provenance`` is equal across two loads of one corpus and fit for a claim file: the index
+provenance (:mod:`turnbench.loading.index`) plus passage/meeting/segment counts, passages sha256, ``max_words``
+and the PostgreSQL version.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from turnbench import canonical
+from turnbench.corpus.format import Corpus
+from turnbench.errors import BadInput, IndexNotSettled, StackStateError
+from turnbench.loading import capacity, tables
+from turnbench.loading import index as ix
+from turnbench.loading.chunking import DEFAULT_MAX_WORDS, Chunk, chunk_meeting
+from turnbench.loading.vectors import VectorSpec
+from turnbench.passages import Passage, inventory_sha256
+from turnbench.stack.clients import opensearch_client, stack_errors
+from turnbench.stack.info import StackInfo
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+T = TypeVar("T")
+
+BULK_CHUNK_DOCS = 500
+# Two bulk requests in flight keep both of a small machine's cores busy. Safe for determinism: index sorting
+# fixes the document order of the force-merged segment whatever order the documents arrived in.
+BULK_THREADS = 2
+CHUNKING = "speaker-turn-whole-segments/1"
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    index: str
+    passages: tuple[Passage, ...]
+    passages_sha256: str
+    provenance: Mapping[str, Any]  # claim-safe: equal across two loads of the same corpus
+    # seconds per step, plus host-dependent figures (store_size_bytes: Lucene's segment files carry the OS and
+    # JVM version strings, so the size can differ by a few bytes between machines); outside any claim
+    timings: Mapping[str, float]
+    topology: Mapping[str, Any] = field(default_factory=dict)  # nodes, shards, segments: runinfo.json's
+
+    def summary(self, corpus_id: str) -> list[str]:
+        """What ``turnbench load`` prints: counts, versions, the inventory's hash and the time per step."""
+        p, t = self.provenance, self.timings
+        return [
+            f"loaded {corpus_id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
+            f"(max {p['max_words']} words) into {self.index!r}; settled in {int(t['settle_reads'])} reads",
+            f"OpenSearch {p['opensearch_version']} (Lucene {p['lucene_version']}), PostgreSQL "
+            f"{p['postgres_major']}; passages sha256 {self.passages_sha256}",
+            f"time {t['total_s']:.2f} s: postgres {t['postgres_s']:.2f}, chunk {t['chunk_s']:.2f}, "
+            f"bulk {t['bulk_s']:.2f}, force-merge {t['force_merge_s']:.2f}, settle {t['settle_s']:.2f}",
+        ] + ([] if "vectors" not in p else [
+            f"vectors: {p['vectors']['field']!r} by {p['vectors']['encoder']} ({p['vectors']['graph']} graph), "
+            f"embedded in {t.get('embed_s', 0.0):.2f} s; passage embeddings digest "
+            f"{p['vectors']['embeddings']['digest']['sha256']}"])
+
+
+def corpus_marker(corpus: Corpus, **extra: Any) -> dict[str, Any]:
+    return {"corpus_id": corpus.id, "corpus_sha256": corpus.sha256, **extra}
+
+
+def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
+                  vector: tuple[str, Callable[[str], list[float]]] | None = None) -> Iterator[dict[str, Any]]:
+    for chunk, title, recorded_date in chunks:
+        source = ix.passage_document(chunk, title, recorded_date)
+        if vector is not None:
+            source[vector[0]] = vector[1](chunk.passage.id)
+        yield {"_index": index, "_id": chunk.passage.id, "_source": source}
+
+
+def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
+          progress: Callable[[int, int], None] | None = None,
+          vector: tuple[str, Callable[[str], list[float]]] | None = None) -> int:
+    from opensearchpy import helpers
+    from opensearchpy.helpers import BulkIndexError
+
+    ok = 0
+    try:
+        actions = _bulk_actions(index, chunks, vector)
+        for success, _info in helpers.parallel_bulk(client, actions, thread_count=BULK_THREADS,
+                                                    chunk_size=BULK_CHUNK_DOCS, max_chunk_bytes=50 * 1024 * 1024,
+                                                    raise_on_error=True, raise_on_exception=True):
+            ok += bool(success)
+            if progress is not None and ok % BULK_CHUNK_DOCS == 0:
+                progress(BULK_CHUNK_DOCS, ok)  # once per bulk chunk: a chunk's items arrive together
+        if progress is not None and ok % BULK_CHUNK_DOCS:
+            progress(ok % BULK_CHUNK_DOCS, ok)
+    except BulkIndexError as exc:
+        first = exc.errors[0] if exc.errors else {}
+        raise IndexNotSettled(
+            f"OpenSearch rejected {len(exc.errors)} passage(s) during bulk indexing; first: {canonical.dumps(first)}"
+        ) from None
+    return ok
+
+
+def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS,
+                index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, shards: int = 1,
+                progress: Callable[[int, int], None] | None = None, vectors: VectorSpec | None = None,
+                embed_progress: Callable[[int, int], None] | None = None) -> LoadResult:
+    """Load ``corpus`` into the stack's PostgreSQL and OpenSearch (``shards`` primary shards, no replicas) and return
+    the passages and provenance. ``progress(done, total)`` is called with each bulk chunk's passage count and the
+    number of passages loaded so far (without vectors the total is not known until the corpus has been read once).
+    ``vectors``: the index also gets a vector field, each passage embedded (``embed_progress``) and indexed by the
+    fixed recipe of turnbench.loading.vectors."""
+    with stack_errors(stack):
+        return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s,
+                            shards=shards, progress=progress, vectors=vectors, embed_progress=embed_progress)
+
+
+def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str, settle_timeout_s: float,
+                 shards: int, progress: Callable[[int, int], None] | None, vectors: VectorSpec | None,
+                 embed_progress: Callable[[int, int], None] | None) -> LoadResult:
+    timings: dict[str, float] = {}
+    t_all = time.perf_counter()
+    client = opensearch_client(stack)
+    old_marker = _refuse_before_writing(stack, client, corpus, index=index, shards=shards, vectors=vectors,
+                                        max_words=max_words)
+    written = _write(stack, client, corpus, index=index, shards=shards, vectors=vectors, max_words=max_words,
+                     old_marker=old_marker, progress=progress, embed_progress=embed_progress, timings=timings)
+    passages = written.passages
+    expected = ix.expected_counts(passages)
+    if len(expected[1]) != written.counts.meetings or written.meetings_cut != written.counts.meetings:
+        # a meeting with no segments yields no passage; the index could not show it
+        empty = written.counts.meetings - len(expected[1])
+        raise IndexNotSettled(f"{empty} meeting(s) have no segments and would be absent from the index")
+    passages_sha256 = inventory_sha256(passages)
+    _merge_and_settle(stack, client, index, passages, expected, graph=bool(vectors is not None and vectors.graph),
+                      settle_timeout_s=settle_timeout_s, timings=timings)
+
+    t0 = time.perf_counter()
+    prov = ix.index_provenance(client, index)
+    topology = ix.index_topology(client, index)
+    timings["store_size_bytes"] = float(ix.store_size_bytes(client, index))
+    if any(n != 1 for n in topology["segments_per_shard"]):
+        raise IndexNotSettled(f"index {index!r} has {topology['segments_per_shard']} segments per shard after "
+                              "force-merge, not 1")
+    prov.update({
+        "passages": len(passages), "meetings": written.counts.meetings, "segments": written.counts.segments,
+        "passages_sha256": passages_sha256, "max_words": max_words, "chunking": CHUNKING,
+        # the major only: the pin; the full string (a distribution's point release) goes to runinfo.json
+        "postgres_major": stack.postgres_major, "postgres_schema": tables.SCHEMA,
+        "tables_format": tables.TABLES_FORMAT,
+    })
+    if vectors is not None and written.vector_prov is not None:
+        prov["vectors"] = {**vectors.config(), "segments_before_merge": written.segments_before,
+                           "embeddings": dict(written.vector_prov)}
+    ix.put_marker(client, index, {**written.marker, "passages": len(passages), "meetings": written.counts.meetings,
+                                  "passages_sha256": passages_sha256, "state": "settled"})
+    timings["provenance_s"] = time.perf_counter() - t0
+    timings["total_s"] = time.perf_counter() - t_all
+    return LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
+                      timings=timings, topology=topology)
+
+
+def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
+                           vectors: VectorSpec | None, max_words: int) -> Mapping[str, Any] | None:
+    """Everything that can refuse the load, checked before either store is written, so a refusal changes nothing;
+    returns the index's marker when turnbench made the index there before (it is replaced)."""
+    from turnbench.loading import vectors as vx
+
+    ix.check_index_name(index)
+    ix.check_shards(shards)
+    if vectors is not None:
+        vx.check_engine(vectors, stack.provider)
+        vx.require_plugins(client, vectors.engine)
+        if vectors.graph and shards > 1:
+            raise BadInput("an HNSW graph is built reproducibly on one shard only; load it with --shards 1")
+    want = capacity.need(corpus.manifest.get("counts") or {}, vector_dim=vectors.dim if vectors else None,
+                         graph=bool(vectors and vectors.graph))
+    if want is not None:
+        capacity.check_stack(client, want, shards=shards, postgres_beside=stack.provider == "embedded")
+    old_marker = ix.index_marker(client, index)
+    tables.loaded_tables_marker(stack)
+    chunk_meeting("validate", (), max_words=max_words)  # a bad max_words is refused before any write
+    return old_marker
+
+
+@dataclass
+class _Written:
+    """What writing both stores left: the inventory (sorted), PostgreSQL's counts, the index marker."""
+
+    passages: list[Passage]
+    counts: tables.TableCounts
+    meetings_cut: int
+    marker: dict[str, Any]
+    vector_prov: Mapping[str, Any] | None = None
+    segments_before: int = 0
+
+
+def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
+           vectors: VectorSpec | None, max_words: int, old_marker: Mapping[str, Any] | None,
+           progress: Callable[[int, int], None] | None, embed_progress: Callable[[int, int], None] | None,
+           timings: dict[str, float]) -> _Written:
+    """PostgreSQL's COPY in a thread while the passages are cut meeting by meeting straight into bulk requests, only
+    their records kept (the inventory): the corpus is read twice at once, neither time held. Vectors are the
+    exception: every passage is embedded (and a graph's build order fixed) before the first one is indexed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    passages: list[Passage] = []
+    meetings_cut = 0
+    chunk_s = 0.0
+
+    def cut() -> Iterator[tuple[Chunk, str, str | None]]:
+        nonlocal meetings_cut, chunk_s
+        for m in corpus.iter_meetings():
+            t = time.perf_counter()
+            chunks = chunk_meeting(m.id, m.turns, max_words=max_words)
+            chunk_s += time.perf_counter() - t
+            meetings_cut += 1
+            for c in chunks:
+                passages.append(c.passage)
+                yield c, m.title, m.recorded_date
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(1, thread_name_prefix="turnbench-copy") as pool:
+        copied = pool.submit(_timed, tables.copy_corpus, stack, corpus.iter_meetings(), corpus_marker(corpus))
+        try:
+            held = list(cut()) if vectors is not None else None
+            vector_of, vector_prov = None, None
+            if vectors is not None and held is not None:
+                t1 = time.perf_counter()
+                vector_of, vector_prov = vectors.embed([(c.passage.id, c.text) for c, _, _ in held], embed_progress)
+                timings["embed_s"] = time.perf_counter() - t1
+            t1 = time.perf_counter()
+            marker = _create_index(client, corpus, index=index, shards=shards, max_words=max_words,
+                                   vectors=vectors, vector_prov=vector_prov, n_passages=len(passages),
+                                   replace=old_marker is not None)
+            timings["create_index_s"] = time.perf_counter() - t1
+            segments_before = 0
+            if vectors is not None and held is not None and vector_of is not None and vectors.graph:
+                indexed, segments_before = _index_graph(client, index, held, vectors, vector_of, progress)
+            else:
+                indexed = _bulk(client, index, held if held is not None else cut(), progress,
+                                None if vectors is None or vector_of is None else (vectors.field, vector_of))
+            held = None
+        finally:
+            counts, timings["postgres_s"] = copied.result()  # waited for whatever happened, so no thread outlives us
+    timings["bulk_s"] = time.perf_counter() - t0 - timings.get("embed_s", 0.0) - timings["create_index_s"]
+    timings["chunk_s"] = chunk_s
+    passages.sort(key=lambda p: (p.meeting, p.index))
+    if indexed != len(passages):
+        raise IndexNotSettled(f"bulk indexing acknowledged {indexed} of {len(passages)} passages")
+    return _Written(passages, counts, meetings_cut, marker, vector_prov, segments_before)
+
+
+def _create_index(client: OpenSearch, corpus: Corpus, *, index: str, shards: int, max_words: int,
+                  vectors: VectorSpec | None, vector_prov: Mapping[str, Any] | None, n_passages: int,
+                  replace: bool) -> dict[str, Any]:
+    """The index, created empty with its settings, mappings and a marker saying it is loading; returns the marker."""
+    if replace:
+        client.indices.delete(index=index)
+    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards, state="loading")
+    settings, mappings = ix.index_settings(shards), ix.index_mappings()
+    if vectors is not None and vector_prov is not None:
+        settings["index"].update(vectors.settings(n_passages))
+        mappings["properties"][vectors.field] = vectors.mapping()
+        marker["vectors"] = {"field": vectors.field, "encoder": vectors.encoder, "graph": vectors.graph,
+                             "digest": vector_prov["digest"]["sha256"]}
+    mappings["_meta"] = {ix.MARKER: marker}
+    client.indices.create(index=index, body={"settings": settings, "mappings": mappings},
+                          params={"wait_for_active_shards": "all"})
+    return marker
+
+
+def _index_graph(client: OpenSearch, index: str, held: Sequence[tuple[Chunk, str, str | None]], vectors: VectorSpec,
+                 vector_of: Callable[[str], list[float]], progress: Callable[[int, int], None] | None
+                 ) -> tuple[int, int]:
+    """The passages with their vectors in the fixed build order of a reproducible HNSW graph, one refresh per
+    segment; returns (indexed, segments before the force-merge)."""
+    from turnbench.loading import vectors as vx
+
+    docs = {c.passage.id: (c, title, date) for c, title, date in held}
+    actions = [a for pid in vx.build_order(list(docs)) for a in _bulk_actions(index, [docs[pid]], (vectors.field,
+                                                                                                    vector_of))]
+    indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
+    if segments_before != vx.expected_segments(len(actions)):
+        raise IndexNotSettled(
+            f"index {index!r} held {segments_before} segments before the force-merge, not "
+            f"{vx.expected_segments(len(actions))} (one per refresh): a merge or flush cut them otherwise, so the "
+            "vector graph would not be the reproducible one")
+    return indexed, segments_before
+
+
+def _merge_and_settle(stack: StackInfo, client: OpenSearch, index: str, passages: Sequence[Passage],
+                      expected: Any, *, graph: bool, settle_timeout_s: float, timings: dict[str, float]) -> None:
+    """Refresh, force-merge to one segment, settle (the expected counts on two consecutive reads), then store the
+    inventory in PostgreSQL beside the rows."""
+    t0 = time.perf_counter()
+    client.indices.refresh(index=index)
+    # building one HNSW graph over every vector can outlast the client's default timeout (2,000 meetings: > 5 min)
+    client.indices.forcemerge(index=index, max_num_segments=1, params={"request_timeout": 3600} if graph else None)
+    client.indices.put_settings(index=index, body={"index": {"refresh_interval": "1s"}})
+    client.indices.refresh(index=index)
+    timings["force_merge_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    reads = ix.settle(client, index, expected, timeout_s=settle_timeout_s)
+    timings["settle_s"] = time.perf_counter() - t0
+    timings["settle_reads"] = float(reads)
+    t0 = time.perf_counter()
+    tables.copy_passages(stack, passages)
+    timings["passages_table_s"] = time.perf_counter() - t0
+
+
+def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
+    t0 = time.perf_counter()
+    return fn(*args), time.perf_counter() - t0
+
+
+def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = ix.DEFAULT_INDEX,
+                  client: OpenSearch | None = None) -> dict[str, Any]:
+    """Refuse unless the index and the PostgreSQL schema hold ``corpus``, fully loaded; returns the index marker.
+
+    What a run (or the answer engine) calls before reading the stack, so it can never read another
+    corpus's passages or a half-finished load.
+    """
+    client = client or opensearch_client(stack)
+    marker = ix.index_marker(client, index)
+    if marker is None:
+        raise StackStateError(f"OpenSearch index {index!r} does not exist; run `turnbench load` first")
+    if marker.get("corpus_sha256") != corpus.sha256:
+        raise StackStateError(
+            f"index {index!r} holds corpus {marker.get('corpus_id')!r} "
+            f"(sha256 {str(marker.get('corpus_sha256'))[:12]}…), not {corpus.id!r} (sha256 {corpus.sha256[:12]}…); "
+            f"run `turnbench load --corpus` for it first"
+        )
+    if marker.get("state") != "settled":
+        raise IndexNotSettled(f"index {index!r} was never settled (state {marker.get('state')!r}): "
+                              "a load did not finish")
+    held = tables.loaded_tables_marker(stack)
+    if held is None or held.get("corpus_sha256") != corpus.sha256:
+        raise StackStateError(
+            f"PostgreSQL schema {tables.SCHEMA!r} does not hold corpus {corpus.id!r}; "
+            "run `turnbench load --corpus` for it"
+        )
+    return marker

@@ -1,0 +1,138 @@
+"""Passage inventories: the passages an engine ranks, as any engine (ours or another team's) hands them over.
+
+A passage is ``(meeting, speaker, start, end)`` plus its id, its position in its meeting and, optionally, the hash
+of its text or the text itself (docs/formats.md states the fields and the rules an inventory must meet). An
+inventory's identity is the sha256 of its canonical lines in (meeting, index, id) order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from turnbench import canonical
+from turnbench.errors import BadInput
+
+T = TypeVar("T")
+# the encoder canonical.dumps uses for a string (ensure_ascii off): the same escapes, byte for byte
+_json_string = json.encoder.encode_basestring
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    id: str
+    meeting: str
+    speaker: str
+    start: float
+    end: float
+    index: int  # position of the passage within its meeting, 0-based
+    kind: str = "turn"  # "turn" for speaker-turn passages; other kinds (titles, digests) sort after
+    text_sha256: str = ""
+    words: int = 0
+    # Another engine may hand in the passage's text itself; turnbench's own inventories carry only its hash.
+    text: str | None = None
+
+    def canonical_line(self) -> bytes:
+        """``canonical.dumps_line(self.to_json())``, written out: an inventory of a million passages is hashed
+        (:func:`inventory_sha256`) in a second instead of ten. A passage carrying its text takes the general path."""
+        if self.text is not None:
+            return canonical.dumps_line(self.to_json())
+        s = _json_string
+        return (f'{{"end":{float.__repr__(self.end)},"id":{s(self.id)},"index":{int.__repr__(self.index)},'
+                f'"kind":{s(self.kind)},"meeting":{s(self.meeting)},"speaker":{s(self.speaker)},'
+                f'"start":{float.__repr__(self.start)},"text_sha256":{s(self.text_sha256)},'
+                f'"words":{int.__repr__(self.words)}}}\n').encode()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id, "meeting": self.meeting, "speaker": self.speaker, "start": self.start,
+            "end": self.end, "index": self.index, "kind": self.kind, "text_sha256": self.text_sha256,
+            "words": self.words,
+        }
+        if self.text is not None:
+            out["text"] = self.text
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Passage:
+        """A passage record, every field of its type: a malformed record raises ValueError or TypeError."""
+        text = d.get("text")
+        sha = _of_type(d, "text_sha256", str, "")
+        if text is not None:
+            if not isinstance(text, str):
+                raise TypeError(f"text is a {type(text).__name__}, not a string")
+            own = canonical.sha256_bytes(text.encode("utf-8"))
+            if sha and sha != own:
+                raise ValueError("text_sha256 is not the sha256 of the passage's own text")
+        if sha and not (len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
+            raise ValueError(f"text_sha256 {sha[:80]!r} is not a sha256")
+        start, end = _number(d, "start"), _number(d, "end")
+        if end < start:
+            raise ValueError(f"it ends ({end}) before it starts ({start})")
+        index, words = _of_type(d, "index", int), _of_type(d, "words", int, 0)
+        if index < 0 or words < 0:
+            raise ValueError("index and words must not be negative")
+        return cls(_name(d, "id"), _name(d, "meeting"), _name(d, "speaker"), start, end, index,
+                   _of_type(d, "kind", str, "turn"), sha, words, text)
+
+
+def _of_type(d: Mapping[str, Any], key: str, kind: type[T], default: T | None = None) -> T:
+    if key not in d:
+        if default is None:
+            raise KeyError(key)
+        return default
+    value = d[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TypeError(f"{key} is a {type(value).__name__}, not a {kind.__name__}")
+    return value
+
+
+def _name(d: Mapping[str, Any], key: str) -> str:
+    value = _of_type(d, key, str)
+    if not value.strip():
+        raise ValueError(f"{key} is empty")
+    return value
+
+
+def _number(d: Mapping[str, Any], key: str) -> float:
+    value = d[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{key} is {value!r}, not a finite number")
+    return float(value)
+
+
+def write_passages(path: Path, passages: Iterable[Passage]) -> str:
+    """Write ``passages.jsonl`` sorted by (meeting, index); returns its sha256."""
+    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    data = b"".join(p.canonical_line() for p in rows)
+    canonical.write_bytes_atomic(Path(path), data)
+    return canonical.sha256_bytes(data)
+
+
+def inventory_sha256(passages: Iterable[Passage]) -> str:
+    """The sha256 ``write_passages`` would return for these passages, without writing: the inventory's identity."""
+    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    h = hashlib.sha256()
+    for p in rows:
+        h.update(p.canonical_line())
+    return h.hexdigest()
+
+
+def read_passages(path: Path) -> list[Passage]:
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: passage inventory not found")
+    passages = list(canonical.read_records(path, Passage.from_json, "a passage record", BadInput))
+    seen: set[str] = set()
+    for p in passages:
+        if p.id in seen:
+            raise BadInput(f"{path}: passage id {p.id!r} appears more than once")
+        seen.add(p.id)
+    return passages
+
+

@@ -1,0 +1,312 @@
+"""The orchestration (DESIGN §1): stack → load → answers → per arm: run → judge + score → write.
+
+``bench`` is one readable function over the rooms that own each stage; ``answer`` runs the answer stage alone
+and ``write_run`` writes what a run hands another engine's scorer. Nothing here computes a number itself.
+
+Layout: one results directory per arm, ``OUT/<arm>/`` — or ``OUT/<control-name>/`` when a single arm is
+benched as a named control (``baselines/bm25`` is ``--out baselines --control-name bm25``). Each holds
+metrics.json (retrieval block, plus the answers block when an answerer ran), metrics.md, answers.md and
+runinfo.json. Aggregation questions are answered once per bench and attached to every arm's results, so
+any arm's directory is complete on its own and ``compare`` pairs them without other files.
+
+What goes into the claim: the server versions (not the provider: embedded, docker and external stacks with
+the same versions must produce the same bytes), the index provenance from the load, the arm's resolved
+configuration, the corpus, policy and metric engine. Provider, endpoints, timings and latency quantiles go
+to runinfo.json.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from turnbench import canonical
+from turnbench.corpus.format import Corpus
+from turnbench.engines.arms import Arm
+from turnbench.errors import BadInput
+from turnbench.harness.judgements import RelevancePolicy
+from turnbench.harness.score import Scored
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+
+ANSWERERS = ("reference", "none", "skip")
+
+
+@dataclass(frozen=True)
+class BenchOutcome:
+    name: str  # the results directory's name: the arm, or the control name
+    arm: str
+    out_dir: Path
+    results: Scored
+    stages: Mapping[str, float] = field(default_factory=dict)  # seconds per stage of the whole bench
+
+
+def _rate_column() -> Any:
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Items per second of a counted task (queries, passages); blank for the stage bar."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            shown = task.fields.get("counted") and speed is not None
+            return Text(f"{speed:,.0f}/s" if shown else "", style="progress.data.speed")
+
+    return RateColumn()
+
+
+@dataclass
+class _Stages:
+    """Times each stage and drives an optional rich progress bar (only when stderr is a terminal)."""
+
+    total: int
+    show: bool
+    elapsed: dict[str, float] = field(default_factory=dict)
+    _progress: Progress | None = None
+    _task: TaskID | None = None
+
+    def __enter__(self) -> _Stages:
+        if self.show:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<34}"), BarColumn(),
+                                      MofNCompleteColumn(), _rate_column(), TimeRemainingColumn(),
+                                      TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+            self._progress.__enter__()
+            self._task = self._progress.add_task("bench", total=self.total)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(kind, exc, tb)
+
+    def begin(self, name: str) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, description=name)
+
+    def finish(self, name: str, seconds: float) -> None:
+        self.elapsed[name] = self.elapsed.get(name, 0.0) + seconds
+        if self._progress is not None and self._task is not None:
+            self._progress.advance(self._task)
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self.begin(name)
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.finish(name, time.perf_counter() - t0)
+
+    def counter(self, name: str) -> Callable[[int, int], None] | None:
+        """A callback an engine calls with each batch it finishes and its total, drawn as its own bar with rate and
+        time left; None off a terminal, so the engines do no progress work at all."""
+        if self._progress is None:
+            return None
+        progress = self._progress
+        task = progress.add_task(name, total=None, counted=True)
+
+        def advance(n: int, total: int) -> None:
+            progress.update(task, total=total, advance=n)
+
+        return advance
+
+    def log(self, line: str) -> None:
+        if self._progress is not None:
+            self._progress.console.print(line, markup=False, highlight=False)
+
+
+def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> list[tuple[str, Path]]:
+    """(arm name, results directory) per arm, refused up front when a directory already holds files."""
+    if control_name is not None and len(arms) != 1:
+        raise BadInput("--control-name names one arm's results; give exactly one arm with it")
+    if len(set(arms)) != len(arms):
+        raise BadInput("an arm is given more than once")
+    names = [control_name] if control_name is not None else list(arms)
+    for n in names:
+        if not n or "/" in n or n.startswith("."):
+            raise BadInput(f"{n!r} cannot name a results directory")
+    dirs = [(arm, Path(out) / n) for arm, n in zip(arms, names, strict=True)]
+    for _, d in dirs:
+        canonical.refuse_non_empty(d, "results directory", "choose a new --out")
+    return dirs
+
+
+def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, *, scope: str = "corpus",
+          control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
+          policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
+          echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
+          index: str | None = None, shards: int = 1, concurrency: int | None = None,
+          knn_engine: str = "lucene") -> list[BenchOutcome]:
+    """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
+    where they can (bad arm, occupied results directory, bad corpus)."""
+    from turnbench.corpus.format import open_corpus
+
+    arms = _check(arms, answerer, scope)
+    dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
+    corpus = open_corpus(Path(corpus_dir))
+    return _bench([(Path(corpus_dir), corpus, dirs)], arms, scope=scope, provider=provider, answerer=answerer,
+                  policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index,
+                  shards=shards, concurrency=concurrency, knn_engine=knn_engine)
+
+
+def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, corpora: Path, workers: int = 1,
+                scope: str = "corpus", control_name: str | None = None, provider: str = "auto",
+                answerer: str = "reference", policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
+                echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
+                index: str | None = None, shards: int = 1, concurrency: int | None = None,
+                knn_engine: str = "lucene") -> list[BenchOutcome]:
+    """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
+    ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
+    already there is exactly that seed's corpus."""
+    arms = _check(arms, answerer, scope)
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise BadInput("--seeds takes distinct seeds, e.g. 1,2,3")
+    jobs = []
+    for seed in seeds:
+        dirs = [(arm, d / f"seed-{seed}") for arm, d in result_dirs(Path(out), [a.name for a in arms], control_name)]
+        for _, d in dirs:
+            canonical.refuse_non_empty(d, "results directory", "choose a new --out")
+        jobs.append((seed, dirs))
+    say = echo or (lambda _line: None)
+    out_jobs = []
+    for seed, dirs in jobs:
+        corpus_dir = Path(corpora) / f"seed-{seed}"
+        out_jobs.append((corpus_dir, seed_corpus(seed, corpus_dir, workers=workers, echo=say), dirs))
+    return _bench(out_jobs, arms, scope=scope, provider=provider, answerer=answerer, policy=policy,
+                  show_progress=show_progress, echo=echo, stack_options=stack_options, index=index, shards=shards,
+                  concurrency=concurrency, knn_engine=knn_engine)
+
+
+def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable[[str], None]) -> Corpus:
+    """The default-configuration corpus of ``seed`` at ``corpus_dir``: reused when it is exactly that, generated
+    when the directory is empty or absent, refused otherwise (an old corpus is never overwritten)."""
+    from turnbench.corpus.format import open_corpus, read_manifest
+    from turnbench.generator.config import GeneratorConfig
+    from turnbench.generator.generate import generate
+
+    cfg = GeneratorConfig(seed=seed)
+    if corpus_dir.is_dir() and any(corpus_dir.iterdir()):
+        recorded = (read_manifest(corpus_dir).get("producer") or {}).get("config")
+        if recorded != cfg.to_json():
+            raise BadInput(f"{corpus_dir}: holds a corpus that is not seed {seed}'s default corpus; choose another "
+                           "--corpora")
+        echo(f"seed {seed}: reusing {corpus_dir}")
+        return open_corpus(corpus_dir)
+    echo(f"seed {seed}: generating {corpus_dir}")
+    generate(cfg, corpus_dir, workers=workers)
+    return open_corpus(corpus_dir)
+
+
+def _check(arms: Sequence[Arm | str], answerer: str, scope: str) -> list[Arm]:
+    """The arms resolved (a name is a built-in arm), refused with the answerer or scope before anything starts."""
+    from turnbench.engines.arms import builtin
+    from turnbench.vocab import get_scope
+
+    if answerer not in ANSWERERS:
+        raise BadInput(f"answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")
+    if not arms:
+        raise BadInput("give at least one --arm or --arm-file")
+    get_scope(scope)
+    return [builtin(a) if isinstance(a, str) else a for a in arms]
+
+
+def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms: Sequence[Arm], *, scope: str,
+           provider: str, answerer: str, policy: RelevancePolicy, show_progress: bool,
+           echo: Callable[[str], None] | None, stack_options: Mapping[str, Any] | None,
+           index: str | None, shards: int = 1, concurrency: int | None = None,
+           knn_engine: str = "lucene") -> list[BenchOutcome]:
+    """One stack; per corpus: load (a vector field when an arm needs one) → answers → per arm: run → judge +
+    score → report → write."""
+    from turnbench.engines.embeddings import spec_for_arms
+    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, MSEARCH_BATCH, run_arm, search_plan
+    from turnbench.harness.score import score_run
+    from turnbench.loading.index import DEFAULT_INDEX, check_shards
+    from turnbench.loading.load import load_corpus
+    from turnbench.pipeline.answering import answer, attach
+    from turnbench.pipeline.scoring import attach_report
+    from turnbench.resultsdir import runinfo, write_results
+    from turnbench.stack import open_stack
+
+    by_name = {a.name: a for a in arms}
+    check_shards(shards)
+    for a in arms:
+        search_plan(a, shards)  # an arm that cannot run on this many shards is refused before the stack starts
+    concurrency = DEFAULT_CONCURRENCY if concurrency is None else concurrency
+    vectors = spec_for_arms(arms, engine=knn_engine)
+    outcomes: list[BenchOutcome] = []
+    total = 1 + sum(1 + (answerer != "skip") + 4 * len(dirs) for _, _, dirs in jobs)
+    several = len(jobs) > 1
+    with _Stages(total, show_progress) as st:
+        say = echo or st.log
+        # the stack stays open for the whole bench, so its stage is timed by hand rather than by st.stage
+        st.begin("stack")
+        t_stack = time.perf_counter()
+        with open_stack(provider, echo=say, **(stack_options or {})) as stack:
+            st.finish("stack", time.perf_counter() - t_stack)
+            claim_stack = stack.versions()
+            for corpus_dir, corpus, dirs in jobs:
+                tag = f" {corpus.id}" if several else ""
+                with st.stage(f"load{tag}"):
+                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX, shards=shards, vectors=vectors,
+                                         progress=st.counter(f"index passages{tag}"),
+                                         embed_progress=st.counter(f"embed passages{tag}") if vectors else None)
+                answer_results = None
+                if answerer != "skip":
+                    with st.stage(f"answers{tag}"):
+                        answer_results, _ = answer(stack, corpus, answerer=answerer, index=loaded.index)
+                for arm, out_dir in dirs:
+                    with st.stage(f"run {arm}{tag}"):
+                        rr = run_arm(stack, corpus, by_name[arm], scope=scope, index=loaded.index,
+                                     progress=st.counter(f"queries {arm}{tag}"), concurrency=concurrency,
+                                     inventory=(loaded.passages, loaded.passages_sha256))
+                    with st.stage(f"judge + score {arm}{tag}"):
+                        # the raw entries, so the results record the engine's own scores and their ties
+                        results = score_run(corpus, rr.passages, rr.entries, policy=policy, scope=scope,
+                                            provenance={"stack": claim_stack, "index": dict(loaded.provenance),
+                                                        "arm": rr.arm_config})
+                        if answer_results is not None:
+                            results = attach(results, [answer_results])
+                    with st.stage(f"report {arm}{tag}"):
+                        results = attach_report(results, corpus)
+                    info = runinfo(
+                        {"stack": st.elapsed["stack"], "load": st.elapsed[f"load{tag}"],
+                         **({"answers": st.elapsed[f"answers{tag}"]} if answer_results is not None else {}),
+                         "run": st.elapsed[f"run {arm}{tag}"],
+                         "judge_and_score": st.elapsed[f"judge + score {arm}{tag}"],
+                         "report": st.elapsed[f"report {arm}{tag}"]},
+                        [1000.0 * x for x in rr.latencies],
+                        concurrency=concurrency,
+                        search={"client": f"{concurrency} thread(s)", "msearch_batch": MSEARCH_BATCH,
+                                **dict(rr.timings), **rr.plan.runinfo()},
+                        load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
+                        # topology is where the index lived: compare notes a difference, the claim never holds it
+                        stack={**stack.runinfo(), "topology": dict(loaded.topology)},
+                        # where `turnbench report` finds the texts again; a path, so never inside the claim
+                        corpus_dir=str(Path(corpus_dir).resolve()),
+                    )
+                    with st.stage(f"write {arm}{tag}"):
+                        write_results(out_dir, results, info)
+                    outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
+    stages = dict(st.elapsed)
+    return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
+
+

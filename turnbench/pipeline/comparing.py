@@ -1,0 +1,99 @@
+"""Two sides read from disk, compared: a single pair of results directories, or two sets of seeds pooled.
+
+What ``compare`` and ``report`` share: pairing the sides, the statistics (``turnbench.harness.compare`` and
+``.seeds``), and the notes on what differs between the two stacks outside the claim (runinfo.json).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from turnbench.corpus.format import Corpus
+from turnbench.errors import BadInput
+from turnbench.harness.compare import RESAMPLES, SEED, Comparison, compare
+from turnbench.harness.seeds import SeedsComparison, compare_seeds
+from turnbench.render import view as V
+from turnbench.render.html import comparison_html, results_html
+from turnbench.render.markdown import render_comparison_md
+from turnbench.resultsdir import Side, load_side, runinfo_notes, seed_dirs, with_texts
+
+
+def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED
+                  ) -> Comparison | SeedsComparison:
+    if (base[0][0] is None) != (cand[0][0] is None):
+        raise BadInput("one side is a single results directory and the other a set of seed-<S>/ directories")
+    if base[0][0] is None:
+        b, c = base[0][1], cand[0][1]
+        return compare(b.document, c.document, resamples=resamples, seed=seed, bindings=_bindings_if_needed(b, c))
+    bmap = {s: v for s, v in base if s is not None}
+    cmap = {s: v for s, v in cand if s is not None}
+    return compare_seeds({s: v.document for s, v in bmap.items()}, {s: v.document for s, v in cmap.items()},
+                         resamples=resamples, seed=seed,
+                         bindings={s: pair for s in bmap if s in cmap
+                                   and (pair := _bindings_if_needed(bmap[s], cmap[s])) is not None})
+
+
+def with_stack_notes(result: Comparison | SeedsComparison, baseline: Path, candidate: Path
+                     ) -> Comparison | SeedsComparison:
+    """``result`` noting where the two sides' stacks differ outside the claim (runinfo.json: provider, exact
+    versions, JVM, images); for seed sets, every seed's differences once each, on the pooled comparison."""
+    base, cand = seed_dirs(Path(baseline)), seed_dirs(Path(candidate))
+    if base is None or cand is None:
+        pairs = [(Path(baseline), Path(candidate))]
+    else:
+        pairs = [(base[s], cand[s]) for s in sorted(base) if s in cand]
+    extra = tuple(dict.fromkeys(n for b, c in pairs for n in runinfo_notes(b, c)))
+    if not extra:
+        return result
+    if isinstance(result, SeedsComparison):
+        return replace(result, pooled=replace(result.pooled, notes=result.pooled.notes + extra))
+    return replace(result, notes=result.notes + extra)
+
+
+def _bindings_if_needed(b: V.View, c: V.View) -> tuple[Sequence[Any], Sequence[Any]] | None:
+    """Both sides' bindings, read only when their corpora differ (the one case compare consults them)."""
+    if b.corpus_sha256 == c.corpus_sha256 or not (b.exported and c.exported):
+        return None
+    return b.bindings, c.bindings
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Two sides read from disk and compared: what ``compare`` prints and writes, and ``report`` draws."""
+
+    baseline: Side
+    candidate: Side
+    result: Comparison | SeedsComparison
+
+    def markdown(self, *, gate: bool | None = None) -> str:
+        return render_comparison_md(self.result, gate=gate)
+
+    def html(self) -> bytes:
+        return comparison_html(self.baseline, self.candidate, self.result)
+
+    def gate_failures(self) -> list[str]:
+        return self.result.gate_failures()
+
+
+def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] = (), texts: bool = False,
+                 resamples: int = RESAMPLES, seed: int = SEED) -> Compared:
+    """Read two results directories (or two sets of seeds) and compare them. Texts are read — and every binding
+    checked against the named corpora — only when ``texts`` or a corpus is named (a page needs them, a verdict
+    does not)."""
+    base, cand = load_side(Path(baseline)), load_side(Path(candidate))
+    if corpora or texts:
+        base, cand = with_texts([base, cand], corpora)
+    result = compare_sides(base, cand, resamples=resamples, seed=seed)
+    return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
+
+
+def report_page(results: Path, baseline: Path | None = None, *, corpora: Sequence[Corpus] = (),
+                resamples: int = RESAMPLES, seed: int = SEED) -> bytes:
+    """report.html of ``results`` alone, or of ``results`` against ``baseline``."""
+    if baseline is None:
+        (side,) = with_texts([load_side(Path(results))], corpora)
+        return results_html(side)
+    return compare_dirs(baseline, results, corpora=corpora, texts=True, resamples=resamples, seed=seed).html()

@@ -1,0 +1,63 @@
+"""``turnbench score``: another engine's passage inventory and run (or ours), judged, scored and written.
+
+The scoring itself is ``turnbench.harness.score.score_run``; this module reads the files, draws the report page
+with the corpus's texts and writes the results directory.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from turnbench import canonical
+from turnbench.corpus.format import Corpus
+from turnbench.errors import BadInput
+from turnbench.harness import judgements as J
+from turnbench.harness.score import UNKNOWN, Scored, score_run
+from turnbench.render import html as H
+from turnbench.render import view as V
+from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
+
+
+def attach_report(results: Scored, corpus: Corpus) -> Scored:
+    """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on."""
+    view = V.from_results(results)
+    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on"))
+    return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
+
+
+def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: J.RelevancePolicy,
+                scope: str = "corpus", arm_config: Path | None = None) -> Scored:
+    """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
+    else ``UNKNOWN``), score them against the corpus and write a results directory."""
+    from turnbench.corpus.format import open_corpus
+    from turnbench.passages import read_passages
+    from turnbench.rankings import read_run
+
+    t0 = time.perf_counter()
+    canonical.refuse_non_empty(out, "results directory")
+    corpus = open_corpus(corpus_dir)
+    passages = read_passages(passages_file)
+    entries = read_run(run_file)
+    arm: object = UNKNOWN
+    if arm_config is not None:
+        try:
+            arm = json.loads(arm_config.read_bytes().decode("utf-8"))
+        except OSError as exc:
+            raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise BadInput(f"{arm_config}: the arm configuration is not UTF-8 text") from None
+        except ValueError as exc:
+            raise BadInput(f"{arm_config}: the arm configuration is not JSON ({exc})") from None
+        if not isinstance(arm, dict):
+            raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
+    t1 = time.perf_counter()
+    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
+                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+    t2 = time.perf_counter()
+    results = attach_report(results, corpus)
+    t3 = time.perf_counter()
+    write_results(out, results, runinfo({"read": t1 - t0, "judge_and_score": t2 - t1, "report": t3 - t2},
+                                        corpus_dir=str(Path(corpus_dir).resolve())))
+    return results

@@ -1,0 +1,166 @@
+"""Processes: which process is which, and starting and stopping the servers turnbench runs.
+
+A pid names a process only together with its start time, read from /proc: after a process exits its pid can be
+reused by an unrelated one, so turnbench records a process it starts as (pid, start ticks, command line) and
+treats a pid as its own only while all three match: a stop never signals a process that reused the pid.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def start_ticks(pid: int) -> int | None:
+    """The process start time in clock ticks since boot; None when no such process exists."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    # comm (field 2) may contain spaces and parentheses: split after the last ')'
+    fields = stat[stat.rindex(")") + 2:].split()
+    return int(fields[19])
+
+
+def is_running(pid: int, ticks: int | None = None) -> bool:
+    """True while the process exists, is not a zombie, and (when given) started at ``ticks``."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return False
+    rest = stat[stat.rindex(")") + 2:].split()
+    if rest[0] in ("Z", "X"):
+        return False
+    return ticks is None or int(rest[19]) == ticks
+
+
+def cmdline(pid: int) -> tuple[str, ...] | None:
+    """The process's argument vector; None when it cannot be read (gone, or not ours to read)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return tuple(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
+
+
+
+@dataclass(frozen=True)
+class Started:
+    """A process a stack started, named so that a later ``stop`` can be sure it is still the same one: its pid,
+    its start time and its command line must all match before it is signalled."""
+
+    name: str
+    pid: int
+    ticks: int
+    stop_signal: int
+    argv: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "pid": self.pid, "ticks": self.ticks, "stop_signal": int(self.stop_signal),
+                "argv": list(self.argv)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Started:
+        """A recorded process; ValueError unless every field that proves its identity is there and well typed."""
+        numbers = []
+        for key in ("pid", "ticks", "stop_signal"):
+            value = d.get(key)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"process {d.get('name', '?')!r}: {key} is {value!r}, not a positive integer")
+            numbers.append(value)
+        argv = d.get("argv")
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise ValueError(f"process {d.get('name', '?')!r}: no command line recorded to prove it is ours")
+        return cls(str(d.get("name", "")), numbers[0], numbers[1], numbers[2], tuple(argv))
+
+    def is_ours(self) -> bool:
+        """Still the process we started: the same pid, start time and command line, and not a zombie."""
+        return is_running(self.pid, self.ticks) and cmdline(self.pid) == self.argv
+
+
+# Popen objects of the servers this process started, so their exit codes can be read and they are reaped.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def spawn(name: str, cmd: list[str], log: Path, stop_signal: int, **kwargs: Any) -> Started:
+    """Start a server with its output appended to ``log``, in a session of its own: a terminal's Ctrl-C then
+    reaches only turnbench, which stops the servers in order, and a detached stack outlives its starter."""
+    with open(log, "ab") as out:
+        popen = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 start_new_session=True, **kwargs)
+    _CHILDREN[popen.pid] = popen
+    ticks = start_ticks(popen.pid)
+    if ticks is None:  # exited before it could be looked at: nothing to record or stop
+        ticks = 1
+    return Started(name, popen.pid, ticks, stop_signal, tuple(str(a) for a in cmd))
+
+
+def exit_code(pid: int) -> int | None:
+    """The exit code of a server this process started and that has exited; None otherwise."""
+    popen = _CHILDREN.get(pid)
+    if popen is None:
+        return None
+    try:
+        return popen.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def forget(pids: list[int]) -> None:
+    """Reap and forget servers that have been stopped."""
+    for pid in pids:
+        popen = _CHILDREN.pop(pid, None)
+        if popen is not None:
+            try:
+                popen.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+def stop_processes(procs: Sequence[Started], timeout: float = 10.0) -> None:
+    """Signal each process still ours (pid, start time and command line all match), wait up to ``timeout`` for all,
+    then SIGKILL what is left. A process that is not provably ours is never signalled."""
+    mine = [p for p in procs if p.is_ours()]
+    for p in mine:
+        _signal(p.pid, p.stop_signal)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(is_running(p.pid, p.ticks) for p in mine):
+        _reap(mine)
+        time.sleep(0.05)
+    for p in mine:
+        if p.is_ours():
+            _signal(p.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline and any(is_running(p.pid, p.ticks) for p in mine):
+        _reap(mine)
+        time.sleep(0.05)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(procs: Sequence[Started]) -> None:
+    """Collect those of ``procs`` that are exited children of this process, so no zombie lingers."""
+    for p in procs:
+        try:
+            os.waitpid(p.pid, os.WNOHANG)
+        except ChildProcessError:
+            pass  # not our child (a detached stack): its parent or init reaps it
+
+
+def tail(path: Path, lines: int = 20) -> list[str]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    return text.splitlines()[-lines:]

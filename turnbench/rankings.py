@@ -1,0 +1,246 @@
+"""Runs: per query, ranked passage ids with the engine's raw scores — read, written and put in rule-5 order.
+
+``normalised_order`` applies DESIGN §3 rule 5 (docs/design.md) so that score ties and id conventions cannot move a
+metric: a passage listed twice keeps its best score, then (-score, kind, meeting, index, id).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from turnbench import canonical
+from turnbench.errors import BadInput, UnjudgedPassage
+from turnbench.passages import Passage
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPassage:
+    query_id: str
+    passage_id: str
+    rank: int  # 1-based
+    score: float
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A run column by column, as an engine handed it over: per query, in the order given, its passage ids and raw
+    scores (ranks are positions). What the retrieval arms return: millions of hits without an object each; iterating
+    yields :class:`RankedPassage` records one at a time for the code that wants them."""
+
+    query_ids: tuple[str, ...]
+    bounds: tuple[int, ...]  # query k's hits are passage_ids[bounds[k]:bounds[k + 1]]
+    passage_ids: Sequence[str]
+    scores: Sequence[float]
+
+    def __post_init__(self) -> None:
+        if not (len(self.bounds) == len(self.query_ids) + 1 and self.bounds[-1] == len(self.passage_ids)
+                == len(self.scores)):
+            raise ValueError("a ranking's bounds must cover its passage ids and scores exactly")
+
+    def __len__(self) -> int:
+        return len(self.passage_ids)
+
+    def __iter__(self) -> Iterator[RankedPassage]:
+        pids, scores, bounds = self.passage_ids, self.scores, self.bounds
+        for k, qid in enumerate(self.query_ids):
+            for rank, i in enumerate(range(bounds[k], bounds[k + 1]), 1):
+                yield RankedPassage(qid, pids[i], rank, scores[i])
+
+    def hits(self, k: int) -> tuple[Sequence[str], Sequence[float]]:
+        """Query ``k``'s passage ids and scores, in rank order."""
+        lo, hi = self.bounds[k], self.bounds[k + 1]
+        return self.passage_ids[lo:hi], self.scores[lo:hi]
+
+    def only(self, keep: Container[str]) -> Ranking:
+        """The queries in ``keep``, in this ranking's order (itself when that is every query: no copy of the
+        columns, which are millions of hits on a large corpus)."""
+        if all(qid in keep for qid in self.query_ids):
+            return self
+        return Ranking.build((qid, *self.hits(k)) for k, qid in enumerate(self.query_ids) if qid in keep)
+
+    @classmethod
+    def build(cls, per_query: Iterable[tuple[str, Sequence[str], Sequence[float]]]) -> Ranking:
+        """From ``(query id, passage ids, scores)`` per query, queries in the order given."""
+        qids: list[str] = []
+        bounds = [0]
+        pids: list[str] = []
+        scores = array("d")
+        for qid, ids, sc in per_query:
+            qids.append(qid)
+            pids.extend(ids)
+            scores.extend(sc)
+            bounds.append(len(pids))
+        return cls(tuple(qids), tuple(bounds), pids, scores)
+
+
+def _score(text: Any, where: str) -> float:
+    """A run's score: a finite number. An infinite one would silently hand the order to the tie-break."""
+    try:
+        value = float(text) if not isinstance(text, bool) else float("nan")
+    except (TypeError, ValueError):
+        raise BadInput(f"{where}: score {str(text)[:40]!r} is not a number") from None
+    if not math.isfinite(value):
+        raise BadInput(f"{where}: score {value} is not a finite number")
+    return value
+
+
+def read_trec_run(path: Path) -> list[RankedPassage]:
+    """Read a six-column TREC run (``qid Q0 docid rank score tag``)."""
+    out = []
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise BadInput(f"{path}: line {n} is not UTF-8 text") from None
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise BadInput(f"{path}: line {n} has {len(parts)} columns, a TREC run has 6")
+            qid, _q0, docid, rank, score, _tag = parts
+            try:
+                rank_n = int(rank)
+            except ValueError:
+                raise BadInput(f"{path}: line {n}: rank {rank[:40]!r} is not a whole number") from None
+            out.append(RankedPassage(qid, docid, rank_n, _score(score, f"{path}: line {n}")))
+    return out
+
+
+def read_jsonl_run(path: Path) -> list[RankedPassage]:
+    """Read ``run.jsonl``: one line per query, ``{"query": id, "passages": [[id, score], ...]}``."""
+    out = []
+    for n, d in canonical.read_jsonl_numbered(path, BadInput):
+        where = f"{path}: line {n}"
+        if not isinstance(d, dict) or not isinstance(d.get("query"), str) or not isinstance(d.get("passages"), list):
+            raise BadInput(f'{where} is not {{"query": id, "passages": [[id, score], ...]}}')
+        for rank, item in enumerate(d["passages"], 1):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+                raise BadInput(f"{where}: passage {rank} is not a [passage id, score] pair")
+            out.append(RankedPassage(d["query"], item[0], rank, _score(item[1], where)))
+    return out
+
+
+def read_run(path: Path) -> list[RankedPassage]:
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: run file not found")
+    return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_run(path)
+
+
+def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],
+                     scores_out: dict[str, list[float]] | None = None) -> dict[str, list[str]]:
+    """Each query's passage ids in DESIGN §3 rule 5 order: a passage listed twice keeps its best score, then
+    (-score, kind, meeting, index, id). ``scores_out``, when given, receives each query's best raw scores in
+    that order (what a tie report reads).
+
+    trec_eval breaks score ties by document id, other tools by insertion order; after this neither can change
+    a metric. A ranked passage missing from the inventory is refused, never skipped. Sorted with numpy
+    because scoring orders up to millions of entries.
+    """
+    import numpy as np
+
+    order = sorted(passages.values(), key=lambda p: (p.kind, p.meeting, p.index, p.id))
+    rank = {p.id: i for i, p in enumerate(order)}
+    if isinstance(entries, Ranking):
+        # our own arms hand over hits already in rule-5 order (index sorting, or an explicit sort): checked, not sorted
+        done = _already_in_order(entries, rank, scores_out)
+        if done is not None:
+            return done
+    entries = entries if isinstance(entries, list) else list(entries)
+    if not entries:
+        return {}
+    qids = [e.query_id for e in entries]
+    ranks = list(map(rank.get, [e.passage_id for e in entries]))
+    if None in ranks:
+        e = entries[ranks.index(None)]
+        raise UnjudgedPassage(f"query {e.query_id}: ranked passage {e.passage_id!r} is not in the passage inventory")
+    uq = sorted(set(qids))
+    code = {q: i for i, q in enumerate(uq)}
+    q_arr = np.fromiter(map(code.__getitem__, qids), dtype=np.int64, count=len(qids))
+    r_arr = np.array(ranks, dtype=np.int64)
+    s_arr = np.array([e.score for e in entries], dtype=np.float64)
+    if not np.isfinite(s_arr).all():
+        raise BadInput("the run holds a score that is not a finite number")
+    # best score per (query, passage): sort by (query, passage, -score) and keep the first of each pair
+    i = np.lexsort((-s_arr, r_arr, q_arr))
+    q_arr, r_arr, s_arr = q_arr[i], r_arr[i], s_arr[i]
+    first = np.ones(len(q_arr), dtype=bool)
+    first[1:] = (q_arr[1:] != q_arr[:-1]) | (r_arr[1:] != r_arr[:-1])
+    q_arr, r_arr, s_arr = q_arr[first], r_arr[first], s_arr[first]
+    i = np.lexsort((r_arr, -s_arr, q_arr))
+    q_arr, r_arr = q_arr[i], r_arr[i]
+    cuts = (np.flatnonzero(q_arr[1:] != q_arr[:-1]) + 1).tolist()
+    ids = [p.id for p in order]
+    flat = list(map(ids.__getitem__, r_arr.tolist()))
+    bounds = [0, *cuts, len(flat)]
+    present = [uq[c] for c in q_arr[[0, *cuts]].tolist()]
+    if scores_out is not None:
+        best = s_arr[i].tolist()
+        scores_out.update({qid: best[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
+    return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
+
+
+def _already_in_order(ranking: Ranking, rank: Mapping[str, int],
+                      scores_out: dict[str, list[float]] | None) -> dict[str, list[str]] | None:
+    """The rule-5 order of ``ranking`` when it is already in it — queries in id order, each query's hits by falling
+    score then inventory order, no passage twice — else None (the caller sorts). One pass over arrays."""
+    import numpy as np
+
+    qids, bounds = ranking.query_ids, ranking.bounds
+    if any(a >= b for a, b in zip(qids, qids[1:], strict=False)):
+        return None
+    r = np.fromiter((rank.get(pid, -1) for pid in ranking.passage_ids), dtype=np.int64, count=len(ranking))
+    if len(r) and r.min() < 0:
+        i = int(np.flatnonzero(r < 0)[0])
+        k = int(np.searchsorted(np.asarray(bounds), i, side="right")) - 1
+        raise UnjudgedPassage(f"query {qids[k]}: ranked passage {ranking.passage_ids[i]!r} is not in the passage "
+                              "inventory")
+    s = np.asarray(ranking.scores, dtype=np.float64)
+    if not np.isfinite(s).all():
+        raise BadInput("the run holds a score that is not a finite number")
+    counts = [b - a for a, b in zip(bounds, bounds[1:], strict=False)]
+    q = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+    same = q[1:] == q[:-1]
+    if (same & ((s[1:] > s[:-1]) | ((s[1:] == s[:-1]) & (r[1:] <= r[:-1])))).any():
+        return None
+    if len(np.unique(q * max(len(rank), 1) + r)) != len(r):
+        return None
+    pids = ranking.passage_ids
+    present = [k for k in range(len(qids)) if bounds[k + 1] > bounds[k]]
+    if scores_out is not None:
+        scores = s.tolist()
+        scores_out.update({qids[k]: scores[bounds[k]:bounds[k + 1]] for k in present})
+    return {qids[k]: list(pids[bounds[k]:bounds[k + 1]]) for k in present}
+
+
+def normalise(entries: Iterable[RankedPassage], passages: Mapping[str, Passage]) -> dict[str, list[RankedPassage]]:
+    """``normalised_order`` with strictly decreasing scores, so no tie is left for any tool to break."""
+    out: dict[str, list[RankedPassage]] = {}
+    for qid, pids in normalised_order(entries, passages).items():
+        n = len(pids)
+        out[qid] = [RankedPassage(qid, pid, r, float(n - r + 1)) for r, pid in enumerate(pids, 1)]
+    return out
+
+
+def write_trec_run(path: Path, run: Mapping[str, Sequence[RankedPassage]], tag: str) -> str:
+    lines = []
+    for qid in sorted(run):
+        for e in run[qid]:
+            # repr: the float round-trips, so no rounding can create or break a tie
+            lines.append(f"{qid} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n")
+    data = "".join(lines).encode()
+    canonical.write_bytes_atomic(Path(path), data)
+    return canonical.sha256_bytes(data)
+
+
+def write_jsonl_run(path: Path, run: Mapping[str, Sequence[RankedPassage]]) -> str:
+    return canonical.write_jsonl(
+        Path(path),
+        ({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]} for qid in sorted(run)),
+    )

@@ -1,0 +1,294 @@
+"""report.html: one self-contained page a person can decide a pull request from (DESIGN §10).
+
+No script, no stylesheet or font from anywhere, no network: inline CSS and inline SVG (``plots``), so the page
+reads the same with scripts off, offline, in any browser. Byte-identical from run to run: everything is drawn
+from the results files (sorted, fixed formatting) and the corpus text they bind to; nothing from the clock, the
+host or a path.
+
+A comparison page holds the metric table per class for both sides, the forest plot of Δ per class × measure,
+the per-query Δ of each class sorted (small multiples), win/tie/loss counts, the ten worst regressions with
+the query, its gold turns and the top passages of both runs, and the answer tables. A single results page (what
+``bench`` and ``score`` write beside metrics.json) holds the metric table, each class's per-query values, the
+ten weakest queries and the answer table.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from turnbench.errors import BadInput
+from turnbench.harness.compare import SAME, Comparison, Row
+from turnbench.harness.seeds import SeedsComparison
+from turnbench.render import plots
+from turnbench.render.markdown import relative_text
+from turnbench.render.view import Side, View
+
+PRIMARY = ("nDCG@10", "meeting:nDCG@10")  # the measure a class is shown by: passage level where it has one
+WORST = 10
+SNIPPET = 420
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;margin:24px auto;
+max-width:1100px;padding:0 16px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}
+h3{font-size:14px;margin:14px 0 4px}
+table{border-collapse:collapse;margin:6px 0 10px;font-size:12.5px}
+th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:right;vertical-align:top}
+th{background:#f6f8fa}td.l,th.l{text-align:left}
+.meta{color:#57606a;font-size:12.5px}.pass{color:#1a7f37;font-weight:700}.fail{color:#cf222e;font-weight:700}
+.better{color:#1a7f37}.worse{color:#cf222e;font-weight:600}.note{background:#fff8c5;padding:6px 10px;
+border:1px solid #d4a72c;border-radius:4px;font-size:12.5px}
+.q{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:10px 0}
+.q .text{font-size:14px;font-weight:600}.cols{display:flex;gap:14px}.cols>div{flex:1;min-width:0}
+ol{margin:4px 0;padding-left:22px}li{margin:2px 0;font-size:12.5px}.g{font-weight:700;color:#1a7f37}
+.gold{font-size:12.5px;background:#f6f8fa;padding:4px 8px;border-left:3px solid #1a7f37;margin:4px 0}
+svg{max-width:100%;height:auto}
+"""
+
+
+def esc(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _f4(x: float | None) -> str:
+    return "—" if x is None else f"{x:.4f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
+    """An HTML table; cells are already escaped. The first ``left`` columns are text, the rest numbers."""
+    def cell(tag: str, i: int, v: str) -> str:
+        return f'<{tag}{" class=l" if i < left else ""}>{v}</{tag}>'
+
+    head = "".join(cell("th", i, esc(h)) for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(cell("td", i, v) for i, v in enumerate(r)) + "</tr>\n" for r in rows)
+    return f"<table><tr>{head}</tr>\n{body}</table>\n"
+
+
+def _page(title: str, body: Sequence[str]) -> bytes:
+    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n"
+            f"<meta name=viewport content=\"width=device-width,initial-scale=1\">\n<title>{esc(title)}</title>\n"
+            f"<style>{CSS}</style></head><body>\n" + "".join(body) + "</body></html>\n").encode("utf-8")
+
+
+def _metric_table(doc: Mapping[str, Any]) -> str:
+    block = doc["retrieval"]
+    measures = block["measures"]
+    rows = [[esc(r["class"]), str(r["queries"]), str(r["unanswered"]), str(r["dropped_unjudgeable"]),
+             *(_f4(r["means"][m]) for m in measures)] for r in block["rows"]]
+    return _table(["class", "n", "unanswered", "dropped", *measures], rows)
+
+
+def _answers_table(doc: Mapping[str, Any]) -> str:
+    block = doc.get("answers")
+    if block is None:
+        return "<p class=meta>No answers block: the aggregation questions were not answered in this run.</p>\n"
+    rows = [[esc(r["rule"]), esc(r["grammar"]), str(r["questions"]), str(r["declined"]), _f4(r["em"]),
+             _f4(r["partial"]), _f4(r["answered"]), _f4(r["set_f1"])]
+            for r in block["rows"] if r["surface"] == "all"]
+    return (f"<p class=meta>answerer <b>{esc(block['answerer'])}</b> · EM is the measure; declined questions "
+            "score 0 and are counted.</p>\n"
+            + _table(["rule", "grammar", "questions", "declined", "EM", "partial", "answered", "set F1"], rows, 2))
+
+
+def _primary(values: Mapping[str, float]) -> tuple[str, float] | None:
+    for m in PRIMARY:
+        if m in values:
+            return m, values[m]
+    return None
+
+
+def _per_query(view: View) -> dict[str, tuple[str, Mapping[str, float]]]:
+    return {r["query_id"]: (r["class"], r["values"]) for r in view.document["retrieval"]["per_query"]}
+
+
+def _passages(view: View, qid: str) -> str:
+    grades = view.qrels.get(qid, {})
+    items = []
+    for pid in view.run.get(qid, []):
+        g = grades.get(pid, 0)
+        text = view.texts.passages.get(pid)
+        shown = "" if text is None else " — " + esc(text[:SNIPPET] + ("…" if len(text) > SNIPPET else ""))
+        mark = f'<span class=g>grade {g}</span>' if g else "grade 0"
+        items.append(f"<li><code>{esc(pid)}</code> {mark}{shown}</li>")
+    return "<ol>" + "".join(items) + "</ol>" if items else "<p class=meta>(no passage returned)</p>"
+
+
+def _query_card(qid: str, head: str, sides: Sequence[tuple[str, View]]) -> str:
+    view = sides[0][1]
+    t = view.texts
+    parts = [f"<div class=q><div class=meta>{head}</div>"]
+    if t.available:
+        parts.append(f"<div class=text>{esc(t.queries.get(qid, '(query text not bound)'))}</div>")
+        gold = t.gold.get(qid, ())
+        parts += [f"<div class=gold><b>{esc(w)}</b>: {esc(x[:SNIPPET])}</div>" for w, x in gold[:4]]
+        if len(gold) > 4:
+            parts.append(f"<div class=meta>… and {len(gold) - 4} more gold turn(s)</div>")
+        if not gold:
+            parts.append("<div class=meta>gold at meeting level (no gold turns)</div>")
+    parts.append("<div class=cols>" + "".join(f"<div><h3>top passages: {esc(name)}</h3>{_passages(v, qid)}</div>"
+                                              for name, v in sides) + "</div></div>\n")
+    return "".join(parts)
+
+
+def _forest_rows(rows: Sequence[Row], per_seed: Mapping[int, Comparison] | None) -> list[plots.ForestRow]:
+    out = []
+    for r in rows:
+        if r.block != "retrieval":
+            continue
+        label = " ".join(v for k, v in r.groups if k != "corpus") + " · " + r.measure
+        seeds: tuple[float, ...] = ()
+        if per_seed:
+            key = (r.block, r.groups, r.measure)
+            seeds = tuple(x.delta for c in per_seed.values() for x in c.rows
+                          if (x.block, tuple(g for g in x.groups if g[0] != "corpus"), x.measure) == key)
+        out.append(plots.ForestRow(label, r.delta, r.low, r.high, r.verdict, seeds))
+    return out
+
+
+def _effects_table(rows: Sequence[Row]) -> str:
+    cells = [[esc(" ".join(v for k, v in r.groups if k != "corpus")), esc(r.measure), str(r.n), f"{r.delta:+.4f}",
+              relative_text(r.relative), f"[{r.low:+.4f}, {r.high:+.4f}]", f"{r.p:.4f}", f"{r.p_holm:.4f}",
+              f"{r.wins} / {r.ties} / {r.losses}",
+              r.verdict if r.verdict == SAME else f"<span class={r.verdict}>{r.verdict}</span>"]
+             for r in rows]
+    return _table(["group", "measure", "n", "Δ", "relative", "95% interval", "p", "Holm p", "wins / ties / losses",
+                   "verdict"], cells, 2)
+
+
+def _header(title: str, facts: Sequence[str], notes: Sequence[str]) -> list[str]:
+    return ([f"<h1>{esc(title)}</h1>\n"] + [f"<div class=meta>{f}</div>\n" for f in facts]
+            + [f"<p class=note>{esc(n)}</p>\n" for n in notes])
+
+
+def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]],
+                    cmp: Comparison, *, per_seed: Mapping[int, Comparison] | None = None,
+                    callouts: Sequence[str] = (), gate_failures: Sequence[str] = ()) -> bytes:
+    """The comparison page: ``cand`` and ``base`` are the results (one per seed when pooled)."""
+    f = cmp.facts
+    title = f"turnbench report: {cmp.candidate} vs baseline {cmp.baseline}"
+    gate = ('<span class=pass>gate PASS</span>' if not gate_failures else
+            f'<span class=fail>gate FAIL</span> ({len(gate_failures)}: {esc(gate_failures[0])})')
+    body = _header(title, [
+        f"corpus <b>{esc(f['corpus'])}</b> · relevance <code>{esc(f['relevance_policy'])}</code> · scope "
+        f"<code>{esc(f['scope'])}</code> · paired queries: "
+        + esc(", ".join(f"{n} {k}" for k, n in f["queries"].items())),
+        f"{gate} · paired bootstrap, {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}; "
+        f"verdicts Holm-adjusted over {f['verdicts']['family']} rows at α = {f['verdicts']['alpha']}",
+        esc(cand[0][1].texts.source)],
+        [*([f"ORACLE scope {f['scope']}: an upper bound, not a system result"] if f["oracle"] else []),
+         *cmp.notes, *callouts])
+    body.append("<h2>Metrics per class</h2>\n")
+    for seed, v in cand:
+        body.append(f"<h3>candidate {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
+                    + _metric_table(v.document))
+    for seed, v in base:
+        body.append(f"<h3>baseline {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
+                    + _metric_table(v.document))
+    body.append("<h2>What moved: Δ per class and measure</h2>\n")
+    body.append(plots.forest(_forest_rows(cmp.rows, per_seed), f"{cmp.candidate} − {cmp.baseline}"
+                             + (" (pooled; violet ticks: each seed)" if per_seed else "")))
+    body.append(_effects_table([r for r in cmp.rows if r.block == "retrieval"]))
+    others = [r for r in cmp.rows if r.block != "retrieval"]
+    if others:
+        named = sum(1 for r in others if r.verdict != SAME)
+        body.append(f"<details><summary>answer rows: {len(others)}, {named} with a named difference</summary>"
+                    + _effects_table(others) + "</details>\n")
+    deltas = _deltas(cand, base)
+    panels: dict[str, list[float]] = {}
+    for (_, _, cls), d in deltas.items():
+        panels.setdefault(cls, []).append(d)
+    body.append("<h2>Per-query Δ, sorted, per class</h2>\n<p class=meta>Each query's Δ in its class's primary "
+                f"measure ({' or '.join(PRIMARY)}), lowest left: red bars are queries that got worse.</p>\n")
+    body.append(plots.strips(panels, "Δ per query", "strips"))
+    body.append(_worst_section(deltas, cand, base))
+    body.append("<h2>Answers</h2>\n")
+    for who, side in (("candidate", cand), ("baseline", base)):
+        for seed, v in side:
+            body.append(f"<h3>{who} {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
+                        + _answers_table(v.document))
+    return _page(title, body)
+
+
+def _deltas(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]]
+            ) -> dict[tuple[int | None, str, str], float]:
+    """(seed, query, class) → Δ of the query's primary measure."""
+    out = {}
+    for (seed, cv), (_, bv) in zip(cand, base, strict=True):
+        b = _per_query(bv)
+        for qid, (cls, values) in sorted(_per_query(cv).items()):
+            p = _primary(values)
+            if p is not None and qid in b:
+                out[(seed, qid, cls)] = round(p[1] - b[qid][1][p[0]], 6)
+    return out
+
+
+def _worst_section(deltas: Mapping[tuple[int | None, str, str], float], cand: Sequence[tuple[int | None, View]],
+                   base: Sequence[tuple[int | None, View]]) -> str:
+    worst = sorted(((d, seed if seed is not None else -1, qid, cls) for (seed, qid, cls), d in deltas.items()
+                    if d < 0))[:WORST]
+    views = {seed: (cv, bv) for (seed, cv), (_, bv) in zip(cand, base, strict=True)}
+    parts = [f"<h2>The {WORST} worst regressions</h2>\n"]
+    if not worst:
+        return parts[0] + "<p>No query got worse in its primary measure.</p>\n"
+    for d, s, qid, cls in worst:
+        seed = None if s == -1 else s
+        cv, bv = views[seed]
+        p = _primary(_per_query(cv)[qid][1])
+        m = p[0] if p else ""
+        head = (f"<b>{esc(qid)}</b>{'' if seed is None else f' · seed {seed}'} · {esc(cls)} · {esc(m)} "
+                f"{_per_query(bv)[qid][1][m]:.4f} → {_per_query(cv)[qid][1][m]:.4f} "
+                f"(<span class=worse>Δ {d:+.4f}</span>)")
+        parts.append(_query_card(qid, head, [(f"candidate {cv.label}", cv), (f"baseline {bv.label}", bv)]))
+    return "".join(parts)
+
+
+def results_page(view: View) -> bytes:
+    """The page of one results directory."""
+    doc = view.document
+    prov = doc["provenance"]
+    title = f"turnbench report: {view.label} on {view.corpus_id}"
+    block = doc["retrieval"]
+    engine = prov["metric_engine"]
+    facts = [f"corpus <b>{esc(view.corpus_id)}</b> sha256 <code>{esc(view.corpus_sha256[:12])}…</code> · relevance "
+             f"<code>{esc(prov['relevance_policy']['name'])}</code> · metric engine {esc(engine['name'])} "
+             f"{esc(engine['version'])} (trec_eval -c)", esc(view.texts.source)]
+    notes = [f"ORACLE scope {doc['scope']['label']}: {doc['scope']['meaning']}"] if doc["scope"]["oracle"] else []
+    body = _header(title, facts, notes)
+    body += ["<h2>Metrics per class</h2>\n", _metric_table(doc)]
+    if "ties" in block:
+        from turnbench.harness.ties import note
+
+        body.append(f"<p class=meta>{esc(note(block['ties']))}</p>\n")
+    panels: dict[str, list[float]] = {}
+    scores: list[tuple[float, str, str]] = []
+    for qid, (cls, values) in sorted(_per_query(view).items()):
+        p = _primary(values)
+        if p is not None:
+            panels.setdefault(cls, []).append(p[1])
+            scores.append((p[1], qid, cls))
+    body.append("<h2>Per-query values, sorted, per class</h2>\n<p class=meta>Each query's value in its class's "
+                f"primary measure ({' or '.join(PRIMARY)}), lowest left.</p>\n")
+    body.append(plots.strips(panels, "value per query", "values", signed=False))
+    body.append(f"<h2>The {WORST} weakest queries</h2>\n")
+    per_query = _per_query(view)
+    for value, qid, cls in sorted(scores)[:WORST]:
+        m = _primary(per_query[qid][1])
+        head = f"<b>{esc(qid)}</b> · {esc(cls)} · {esc(m[0] if m else '')} {value:.4f}"
+        body.append(_query_card(qid, head, [(view.label, view)]))
+    body += ["<h2>Answers</h2>\n", _answers_table(doc)]
+    return _page(title, body)
+
+
+def comparison_html(base: Side, cand: Side, result: Comparison | SeedsComparison) -> bytes:
+    if isinstance(result, SeedsComparison):
+        return comparison_page(cand, base, result.pooled, per_seed=result.per_seed, callouts=result.callouts,
+                               gate_failures=result.gate_failures())
+    return comparison_page(cand, base, result, gate_failures=result.gate_failures())
+
+
+def results_html(side: Side) -> bytes:
+    if len(side) != 1 or side[0][0] is not None:
+        raise BadInput("a report of one side alone takes one results directory; give a baseline to compare a "
+                       "set of seeds")
+    return results_page(side[0][1])

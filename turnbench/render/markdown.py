@@ -1,0 +1,255 @@
+"""Markdown for the reports people read: metrics.md, answers.md, compare.md and the agreement table.
+
+One way to draw a pipe table (``table``), fixed formatting (4 decimals, "—" for a value no query has), and one
+renderer per document; each draws only what the harness computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from turnbench.harness import ties
+from turnbench.harness.agreement import Cell
+from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
+from turnbench.harness.compare import ALPHA, BETTER, SAME, WORSE, Comparison, Row
+from turnbench.harness.score import ALL, arm_label
+from turnbench.harness.seeds import SeedsComparison, cell_of
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> list[str]:
+    """The lines of a pipe table. ``align`` holds one letter per column, ``l`` or ``r`` (missing: ``l``)."""
+    rule = ["---:" if align[i:i + 1] == "r" else "---" for i in range(len(header))]
+    return ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|",
+            *("| " + " | ".join(cells) + " |" for cells in rows)]
+
+
+DASH = "—"
+_HEADERS = {"meeting:nDCG@10": "mtg nDCG@10", "meeting:R@10": "mtg R@10"}
+
+
+def fmt4(x: float | None) -> str:
+    return DASH if x is None else f"{x:.4f}"
+
+
+def _describe(value: Any) -> str:
+    """A one-line rendering of a provenance entry: a string as is, a dict as its scalar fields."""
+    if isinstance(value, Mapping):
+        if "name" in value and isinstance(value["name"], str):
+            return f"`{value['name']}`"
+        scalars = [f"{k}={value[k]}" for k in sorted(value) if isinstance(value[k], (str, int, float, bool))]
+        return ", ".join(scalars) if scalars else "(see metrics.json)"
+    return str(value)
+
+
+def render_metrics_md(document: Mapping[str, Any]) -> str:
+    prov = document["provenance"]
+    corpus = prov["corpus"]
+    scope = document["scope"]
+    block = document["retrieval"]
+    engine = prov["metric_engine"]
+    lines = [f"# Retrieval metrics: {corpus['id']}", ""]
+    if scope["oracle"]:
+        lines += [f"**ORACLE scope `{scope['label']}`: {scope['meaning']}.**", ""]
+    lines += [
+        f"- corpus: `{corpus['id']}` sha256 `{corpus['sha256']}` seed `{corpus.get('seed')}` "
+        f"licence tier `{prov['licence_tier']}`",
+        f"- scope: `{scope['label']}` · arm: `{arm_label(prov['arm'])}` · stack: {_describe(prov['stack'])}",
+        f"- relevance policy: `{prov['relevance_policy']['name']}` · metric engine: {engine['name']} "
+        f"{engine['version']} ({engine['semantics']}, {engine['ndcg']})",
+        "",
+    ]
+    measures = block["measures"]
+    lines += _table(block["rows"], measures)
+    counts = block["counts"]
+    passage_n = {r["corpus"]: r["passage_level_queries"] for r in block["rows"] if r["class"] == ALL}
+    lines += [
+        "",
+        f"n counts judged queries; an unanswered query scores 0 and is in n (trec_eval -c); dropped queries "
+        f"(gold reaches no passage) are not. {_levels_note(block['rows'])}in the `all` row passage columns "
+        f"average the {', '.join(str(v) for _, v in sorted(passage_n.items()))} passage-level queries. "
+        f"`mtg` columns: the run collapsed to meetings by first occurrence, gold meetings relevant.",
+        "",
+        f"queries: {counts['queries_ranked']} ranked, {counts['queries_judged']} judged, "
+        f"{counts['queries_unanswered']} unanswered, {counts['queries_dropped_unjudgeable']} dropped unjudgeable · "
+        f"judged passages: {counts['judged_passages']} (by grade "
+        f"{', '.join(f'{g}: {n}' for g, n in counts['judged_passages_by_grade'].items()) or 'none'})",
+    ]
+    if "ties" in block:
+        lines += ["", ties.note(block["ties"])]
+    for domain, rows in sorted(block.get("rows_by_domain", {}).items()):
+        lines += ["", f"## Domain: {domain}", "", *_table(rows, measures)]
+    return "\n".join(lines) + "\n"
+
+
+def _table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str]) -> list[str]:
+    header = ["corpus", "class", "n", "unanswered", "dropped", *(_HEADERS.get(m, m) for m in measures)]
+    cells = ([row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
+              str(row["unanswered"]), str(row["dropped_unjudgeable"]), *(fmt4(row["means"][m]) for m in measures)]
+             for row in rows)
+    return table(header, cells, "ll" + "r" * (len(header) - 2))
+
+
+def _levels_note(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Say, from the rows themselves, which classes have no passage-level queries and which mix levels."""
+    notes = []
+    for row in rows:
+        if row["class"] == ALL or not row["queries"]:
+            continue
+        turn, n = row["passage_level_queries"], row["queries"]
+        if turn == 0:
+            notes.append(f"`{row['class']}` is judged at meeting level only, so its passage columns read {DASH}; ")
+        elif turn < n:
+            notes.append(f"`{row['class']}` mixes {turn} passage-level and {n - turn} meeting-level queries: its "
+                         f"passage columns average the {turn}, its `mtg` columns all {n}; ")
+    return "".join(notes)
+
+
+def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
+    """A markdown report fit for a pull-request description."""
+    counts = cmp.counts()
+    f = cmp.facts
+    lines = [f"## turnbench compare: `{cmp.candidate}` vs baseline `{cmp.baseline}`", ""]
+    if gate is not None:
+        failures = cmp.gate_failures()
+        lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
+                                                                    else ""), ""]
+        lines += [f"- {x}" for x in failures] + ([""] if failures else [])
+    if f["oracle"]:
+        lines += [f"**ORACLE scope `{f['scope']}`: an upper bound, not a system result.**", ""]
+    queries = ", ".join(f"{n} {name}" for name, n in f["queries"].items())
+    lines += [
+        f"corpus `{f['corpus']}` (sha256 `{f['corpus_sha256'][:12]}`) · relevance `{f['relevance_policy']}` · "
+        f"scope `{f['scope']}` · paired queries: {queries}",
+        f"paired bootstrap: {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}, "
+        f"95% nearest-rank interval, two-sided paired randomisation p · verdicts Holm-adjusted over "
+        f"{len(cmp.rows)} rows at α = {ALPHA} · {counts[BETTER]} better, {counts[WORSE]} worse, "
+        f"{counts[SAME]} no measurable difference",
+        "",
+    ]
+    unadjusted = [r for r in cmp.rows if r.verdict_unadjusted != r.verdict]
+    if unadjusted:
+        lines += [f"> {len(unadjusted)} row(s) whose 95% interval excludes zero are not named after Holm's "
+                  "adjustment (column `95%`).", ""]
+    lines += [f"> note: {n}" for n in cmp.notes] + ([""] if cmp.notes else [])
+    blocks = []
+    for r in cmp.rows:
+        if r.block not in blocks:
+            blocks.append(r.block)
+    named = [r for r in cmp.rows if r.verdict != SAME]
+    if named:
+        lines += ["### Named differences", ""]
+        lines += _rows_table(named, with_block=len(blocks) > 1) + [""]
+    else:
+        lines += ["No row's interval excludes zero: no measurable difference anywhere.", ""]
+    for name in blocks:
+        rows = [r for r in cmp.rows if r.block == name]
+        lines += [f"<details><summary>{name}: all {len(rows)} rows</summary>", ""]
+        lines += _rows_table(rows, with_block=False)
+        lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def _rows_table(rows: Sequence[Row], *, with_block: bool) -> list[str]:
+    keys = [k for k, _ in rows[0].groups]
+    header = [*(["block"] if with_block else []), *keys, "measure", "n", "baseline", "candidate", "Δ", "rel.",
+              "95% interval", "p", "Holm p", "W/T/L", "verdict", "95%"]
+    cells = ([*([r.block] if with_block else []), *(val for _, val in r.groups), r.measure, str(r.n),
+              f"{r.baseline:.4f}", f"{r.candidate:.4f}", f"{r.delta:+.4f}" if r.delta else "0.0000",
+              relative_text(r.relative), f"[{r.low:+.4f}, {r.high:+.4f}]", f"{r.p:.4f}", f"{r.p_holm:.4f}",
+              f"{r.wins}/{r.ties}/{r.losses}", r.verdict if r.verdict == SAME else f"**{r.verdict}**",
+              "" if r.verdict_unadjusted == SAME else r.verdict_unadjusted]
+             for r in rows)
+    return table(header, cells, "l" * (len(header) - 12) + "r" * 10 + "ll")
+
+
+def relative_text(relative: float | None) -> str:
+    return "—" if relative is None else ("0.0%" if relative == 0 else f"{100 * relative:+.1f}%")
+
+
+_SHORT = {BETTER: "better", WORSE: "**worse**", SAME: "·"}
+
+
+def render_seeds_md(cmp: SeedsComparison, *, gate: bool | None = None) -> str:
+    lines = render_compare_md(cmp.pooled, gate=gate).splitlines()
+    lines[0] = f"{lines[0]} — pooled over seeds {', '.join(str(s) for s in cmp.seeds)}"
+    lines += ["", "### Verdicts per seed", ""]
+    if cmp.callouts:
+        lines += [f"**{len(cmp.callouts)} cell(s) do not get the same verdict in every seed:**", ""]
+        lines += [f"- {c}" for c in cmp.callouts] + [""]
+    else:
+        lines += ["Every cell gets the same verdict in every seed.", ""]
+    header = ["block", "group", "measure", "pooled Δ", *(f"seed {s}" for s in cmp.seeds)]
+    by_cell = {s: {cell_of(r): r for r in cmp.per_seed[s].rows} for s in cmp.seeds}
+    cells = []
+    for r in cmp.pooled.rows:
+        key = (r.block, r.groups, r.measure)
+        per = [by_cell[s].get(key) for s in cmp.seeds]
+        cells.append([r.block, " ".join(v for _, v in r.groups), r.measure, f"{r.delta:+.4f}",
+                      *("—" if p is None else f"{p.delta:+.4f} {_SHORT[p.verdict]}" for p in per)])
+    lines += table(header, cells, "lll" + "r" * (len(header) - 3))
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.4f}"
+
+
+def _measures(row: AnswerRow) -> list[str]:
+    return [str(row.questions), str(row.declined), _fmt(row.em), _fmt(row.partial), _fmt(row.answered),
+            _fmt(row.set_f1)]
+
+
+def render_answers_md(results: Sequence[AnswerResults]) -> str:
+    """answers.md: per corpus × rule, × grammar side and × surface, each with an ``all`` row."""
+    answerer, policy = check_same(results)
+    results = sorted(results, key=lambda r: r.corpus)
+    measures = ["questions", "declined", "EM", "partial", "answered", "set F1"]
+    out = [
+        "# Answers (aggregation questions, scored on the answer)",
+        "",
+        f"answerer: `{answerer}` · count tolerance: {policy.count_tolerance} · set partial credit: "
+        f"{policy.set_credit} · names: {NAME_MATCH}",
+        "",
+        "EM is the measure. `declined` questions were not answered: they score 0 and are counted. `answered` is "
+        "the share attempted. `partial` and `set F1` are diagnostics, never a substitute for EM. Surfaces marked "
+        "OUT of grammar are phrasings the reference answerer is not built to understand; it should decline them.",
+        "",
+        "## By rule",
+        "",
+    ]
+    out += table(["corpus", "rule", *measures],
+                  ([r.corpus, row.rule, *_measures(row)] for r in results for row in r.rule_rows()))
+    out += ["", "## By grammar", ""]
+    out += table(["corpus", "grammar", *measures],
+                  ([r.corpus, GRAMMAR_LABELS[row.grammar], *_measures(row)]
+                   for r in results for row in r.grammar_rows()))
+    out += ["", "## By surface", ""]
+    out += table(["corpus", "rule", "surface", "grammar", *measures],
+                  ([r.corpus, row.rule, row.surface, GRAMMAR_LABELS[row.grammar], *_measures(row)]
+                   for r in results for row in r.surface_rows()))
+    out += ["", "## Mechanisms", ""]
+    out += table(["mechanism", "answers"], ([m, str(n)] for m, n in mechanisms_used(results).items()))
+    return "\n".join(out) + "\n"
+
+
+def render_agreement_md(cells: Sequence[Cell]) -> str:
+    corpora = sorted(cells[0].orders) if cells else []
+    lines = ["# Agreement: do the corpora rank the arms alike?", "",
+             f"corpora: {' and '.join(f'`{c}`' for c in corpora)} · arms on both: "
+             f"{', '.join(cells[0].arms) if cells else 'none'} · Kendall's tau-b over the arms both corpora have; "
+             "undefined (—) when a corpus ties every pair", ""]
+    rows = []
+    for c in cells:
+        orders = [" > ".join(f"{arm} {fmt4(v)}" for arm, v in c.orders[k]) for k in corpora]
+        swaps = "; ".join(f"{x} ↔ {y}" for x, y in c.swaps) or "none"
+        rows.append([c.cls, c.measure, fmt4(c.tau_b), *orders, swaps])
+    lines += table(["class", "measure", "tau-b", *(f"order on {k}" for k in corpora), "pairs that swap"],
+                            rows, "llr")
+    return "\n".join(lines) + "\n"
+
+
+def render_comparison_md(result: Comparison | SeedsComparison, *, gate: bool | None = None) -> str:
+    if isinstance(result, SeedsComparison):
+        return render_seeds_md(result, gate=gate)
+    return render_compare_md(result, gate=gate)

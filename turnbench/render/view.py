@@ -1,0 +1,151 @@
+"""What the HTML report reads: a results directory's numbers, its exported run and qrels read back, and — when a
+corpus is at hand — the texts its bindings stand for, checked first (DESIGN §3 rule 2).
+
+The texts come from the corpus the caller names (``turnbench report --corpus DIR``), else from the corpus path
+``bench`` and ``score`` record in runinfo.json (outside the claim, so a path there changes no claimed byte).
+When neither is there, or the recorded one is gone or now holds another corpus, the report is drawn without
+texts and says so; a corpus that *is* named and binds differently is refused (StaleBinding), never shown.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnbench.corpus.format import Corpus
+from turnbench.corpus.records import Meeting
+from turnbench.errors import BadInput
+from turnbench.harness import bindings as B
+from turnbench.harness import exports as X
+from turnbench.harness.score import Scored, arm_label
+
+
+@dataclass(frozen=True)
+class Texts:
+    """The corpus text a report may show: query texts, gold turns, and the turns each bound passage covers."""
+
+    source: str  # one line saying where the texts came from
+    queries: Mapping[str, str] = field(default_factory=dict)  # query id -> text
+    gold: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # query id -> (where, text)
+    passages: Mapping[str, str] = field(default_factory=dict)  # passage id -> covered turns' text
+
+    @property
+    def available(self) -> bool:
+        return bool(self.queries)
+
+
+@dataclass(frozen=True)
+class View:
+    """One results directory as the report reads it. Its exported files are parsed on first use: a comparison
+    that needs only the numbers never pays for reading megabytes of runs."""
+
+    document: Mapping[str, Any]
+    files: Mapping[str, X.Content]  # the exported run, qrels and bindings, as written
+    texts: Texts
+    corpus_dir: str | None = None  # what runinfo.json records, if anything
+
+    @property
+    def exported(self) -> bool:
+        return all(name in self.files for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS))
+
+    @functools.cached_property
+    def run(self) -> Mapping[str, list[str]]:
+        """Rule-5 order, the top of each query (what the bindings cover)."""
+        if not self.exported:
+            return {}
+        parsed = X.parse_run(self.files[X.RUN_PASSAGES], X.RUN_PASSAGES, depth=B.BIND_DEPTH)
+        return {qid: [d for d, _ in docs] for qid, docs in parsed.items()}
+
+    @functools.cached_property
+    def qrels(self) -> Mapping[str, Mapping[str, int]]:
+        return X.parse_qrels(X.content_bytes(self.files[X.QRELS_PASSAGES]), X.QRELS_PASSAGES) if self.exported else {}
+
+    @functools.cached_property
+    def bindings(self) -> Sequence[Mapping[str, Any]]:
+        return B.parse(X.content_bytes(self.files[B.BINDINGS]), B.BINDINGS) if self.exported else ()
+
+    @property
+    def label(self) -> str:
+        return arm_label(self.document["provenance"].get("arm"))
+
+    @property
+    def corpus_id(self) -> str:
+        return str(self.document["provenance"]["corpus"]["id"])
+
+    @property
+    def corpus_sha256(self) -> str:
+        return str(self.document["provenance"]["corpus"]["sha256"])
+
+    def with_texts(self, texts: Texts) -> View:
+        return View(self.document, self.files, texts, self.corpus_dir)
+
+
+# a side of a comparison: one results directory (seed None), or a set of seeds' directories
+Side = list[tuple[int | None, "View"]]
+NO_TEXTS = Texts("no corpus given and none recorded: texts are not shown (pass --corpus DIR)")
+
+
+def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corpus_dir: str | None = None) -> View:
+    view = View(document, {n: files[n] for n in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS) if n in files},
+                NO_TEXTS, corpus_dir)
+    if not view.exported:
+        # written before results carried their runs: numbers only, no passages, nothing bound to text
+        return view.with_texts(Texts("these results carry no exported run or bindings (written by an older "
+                                     "turnbench): no texts or passages are shown"))
+    return view
+
+
+def from_results(results: Scored) -> View:
+    return from_files(results.document, results.extra_files)
+
+
+def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting] | None = None,
+               memo: dict[tuple[Any, ...], str] | None = None) -> Texts:
+    """The texts ``view``'s bindings stand for in ``corpus``, after checking every binding against it (``read``:
+    the corpus's meetings, when already read; ``memo``: digests computed from this corpus for another view)."""
+    if corpus.id != view.corpus_id:
+        raise BadInput(f"corpus {corpus.id} is not the corpus of the {view.label} results ({view.corpus_id})")
+    queries = {q.id: q for q in corpus.queries()}
+    meetings: dict[str, Meeting] = B.check(view.bindings, corpus, f"{view.label} results", read, memo, queries)
+    note = "" if corpus.sha256 == view.corpus_sha256 else (
+        f"; its sha256 differs from the results' ({view.corpus_sha256[:12]}…) but every bound target's text is "
+        "unchanged")
+    turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
+    bound_q = [r["id"] for r in view.bindings if r["target"] == B.QUERY]
+    gold: dict[str, tuple[tuple[str, str], ...]] = {}
+    for qid in bound_q:
+        q = queries[qid]
+        items = []
+        for m in sorted(q.gold_turns):
+            for a, b in sorted(q.gold_turns[m]):
+                for i in range(a, b + 1):
+                    t = turns[m].get(i)
+                    if t is not None:
+                        items.append((f"{m} turn {i} · {t.speaker}", t.text))
+        gold[qid] = tuple(items)
+    passages = {str(r["id"]): " ".join(turns[str(r["meeting"])][i].text for i in r["turns"])
+                for r in view.bindings if r["target"] == B.PASSAGE and str(r["meeting"]) in turns}
+    return Texts(f"texts from corpus {corpus.id} (sha256 {corpus.sha256[:12]}…), {how}{note}",
+                 {qid: queries[qid].text for qid in bound_q}, gold, passages)
+
+
+class Meetings:
+    """Each corpus's meetings read once, and each bound target's digest computed once, however many results
+    directories bind to it."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, dict[str, Meeting]] = {}
+        self._memo: dict[str, dict[tuple[Any, ...], str]] = {}
+
+    def of(self, corpus: Corpus) -> dict[str, Meeting]:
+        key = f"{corpus.id}/{corpus.sha256}"
+        if key not in self._read:
+            self._read[key] = {m.id: m for m in corpus.iter_meetings()}
+        return self._read[key]
+
+    def memo(self, corpus: Corpus) -> dict[tuple[Any, ...], str]:
+        return self._memo.setdefault(f"{corpus.id}/{corpus.sha256}", {})
+
+

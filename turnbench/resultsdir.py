@@ -1,0 +1,290 @@
+"""Results directories on disk (DESIGN §10, docs/formats.md): writing one, reading one back, and nothing else.
+
+A results directory holds the claim — metrics.json and metrics.md (canonical JSON and fixed formatting: 6 decimals
+in JSON, 4 in markdown, every list sorted, no wall-clock value, hostname or absolute path), answers.md, the
+exported qrels and runs, bindings.jsonl and report.html — and, outside it, runinfo.json (timings, latency
+quantiles, concurrency, host facts: what legitimately differs between runs).
+
+A directory is trusted only as written. ``write_digest`` records the sha256 of every file but runinfo.json in
+``claim.sha256`` — the format ``sha256sum`` writes, so ``sha256sum -c claim.sha256`` checks it without turnbench —
+and ``read_results`` refuses a directory whose files do not match it, then checks the document against itself
+(``turnbench.harness.integrity``). A hand-edited file is refused (exit 3) naming what differs.
+
+A *side* of a comparison is one results directory, or a set of ``seed-<S>/`` results directories (``bench
+--seeds``); each directory is read through ``read`` (digest and numbers checked), its bindings with it, so that a
+corpus whose text changed under a shared target is refused as a stale binding.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from turnbench import canonical
+from turnbench.corpus.format import Corpus
+from turnbench.errors import BadInput, CorpusIntegrityError, ResultsIntegrityError
+from turnbench.harness import bindings as B
+from turnbench.harness import exports as X
+from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
+from turnbench.harness.integrity import check_document, digest_differences, embedding_digests
+from turnbench.harness.score import Scored
+from turnbench.harness.stats import nearest_rank
+from turnbench.render import view as V
+from turnbench.render.markdown import render_answers_md, render_metrics_md
+from turnbench.render.view import Side
+from turnbench.submissions import SubmittedAnswer, write_answers
+
+METRICS_JSON = "metrics.json"
+METRICS_MD = "metrics.md"
+
+
+RUNINFO_JSON = "runinfo.json"
+CLAIM_FILES = (METRICS_JSON, METRICS_MD)
+
+
+def runinfo(elapsed: Mapping[str, float], latencies_ms: Sequence[float] = (), concurrency: int | None = None,
+            **extra: Any) -> dict[str, Any]:
+    """runinfo.json's content: timings outside the claim, quantiles by nearest rank."""
+    lat = sorted(latencies_ms)
+    return {
+        "elapsed_seconds": {k: round(float(v), 3) for k, v in elapsed.items()},
+        "latency_ms": {f"p{p}": round(nearest_rank(lat, p), 3) for p in (50, 95, 99)} if lat else None,
+        "queries_timed": len(lat),
+        "concurrency": concurrency,
+        "host": {"python": platform.python_version(), "machine": platform.machine(), "system": platform.system()},
+        **extra,
+    }
+
+
+def write_results(out_dir: Path, results: Scored, info: Mapping[str, Any] | None = None) -> Path:
+    """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten."""
+    out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
+    with canonical.staged_directory(out_dir) as tmp:
+        canonical.write_json(tmp / METRICS_JSON, results.document)
+        canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))
+        for name in sorted(results.extra_files):
+            content = results.extra_files[name]
+            canonical.write_bytes_atomic(tmp / name, content if isinstance(content, bytes) else content.chunks())
+        canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
+        write_digest(tmp)
+    return out_dir
+
+
+def runinfo_notes(baseline: Path, candidate: Path) -> tuple[str, ...]:
+    """What differs between the two runs' stacks outside the claim (provider, exact server versions, JVM,
+    images, binaries): not a reason to refuse a comparison, but a reader should see it."""
+    def facts(directory: Path) -> dict[str, Any]:
+        path = Path(directory) / RUNINFO_JSON
+        try:
+            info = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        stack = info.get("stack") if isinstance(info, dict) else None
+        return _flatten(stack) if isinstance(stack, dict) else {}
+
+    a, b = facts(baseline), facts(candidate)
+    return tuple(f"{key} differs: baseline {a.get(key)!s}, candidate {b.get(key)!s}"
+                 for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key) and key != "chosen_because")
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def read_metrics(path: Path) -> dict[str, Any]:
+    """metrics.json of a results directory (or the file itself), refused unless it is exactly as written."""
+    return read_results(Path(path))
+
+
+DIGEST = "claim.sha256"
+NOT_CLAIMED = frozenset({"runinfo.json", DIGEST})
+
+
+def claimed_files(directory: Path) -> list[str]:
+    # hidden files are the staging machinery (an owner marker), never results
+    return sorted(p.name for p in Path(directory).iterdir()
+                  if p.is_file() and p.name not in NOT_CLAIMED and not p.name.startswith("."))
+
+
+def digest_text(directory: Path) -> str:
+    return "".join(f"{canonical.sha256_file(Path(directory) / name)}  {name}\n" for name in claimed_files(directory))
+
+
+def write_digest(directory: Path) -> None:
+    canonical.write_bytes_atomic(Path(directory) / DIGEST, digest_text(directory).encode("utf-8"))
+
+
+def verify_digest(directory: Path) -> None:
+    """Refuse unless ``claim.sha256`` lists exactly the directory's claim files, each with its hash."""
+    directory = Path(directory)
+    path = directory / DIGEST
+    if not path.is_file():
+        raise ResultsIntegrityError(f"{directory}: no {DIGEST}, so nothing vouches for these results; "
+                                    "write them with `turnbench bench` or `turnbench score`")
+    recorded: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        sha, _, name = line.partition("  ")
+        if len(sha) != 64 or not name or "/" in name:
+            raise ResultsIntegrityError(f"{path}: line {n} is not '<sha256>  <file>'")
+        recorded[name] = sha
+    present = set(claimed_files(directory))
+    for name in sorted(set(recorded) | present):
+        if name not in present:
+            raise ResultsIntegrityError(f"{directory}: {name} is listed in {DIGEST} but missing")
+        if name not in recorded:
+            raise ResultsIntegrityError(f"{directory}: {name} is not listed in {DIGEST}")
+        if canonical.sha256_file(directory / name) != recorded[name]:
+            raise ResultsIntegrityError(f"{directory}: {name} was changed after it was written "
+                                        f"(its sha256 no longer matches {DIGEST})")
+
+
+def load_json(path: Path) -> Any:
+    """JSON as turnbench writes it: UTF-8, and no NaN or infinity (Python's json would accept both)."""
+
+    def no_constants(token: str) -> Any:
+        raise ValueError(f"{token} is not a number turnbench writes")
+
+    try:
+        return json.loads(Path(path).read_bytes().decode("utf-8"), parse_constant=no_constants)
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text") from None
+    except ValueError as exc:  # JSONDecodeError is a ValueError
+        raise BadInput(f"{path}: not valid JSON ({exc})") from None
+
+
+def read_results(directory: Path) -> dict[str, Any]:
+    """metrics.json of a results directory, refused unless its digest and its own numbers agree."""
+    directory = Path(directory)
+    if directory.is_file() and directory.name == "metrics.json":
+        directory = directory.parent
+    path = directory / "metrics.json"
+    if not directory.is_dir():
+        raise BadInput(f"{directory}: no such results directory")
+    if not path.is_file():
+        raise BadInput(f"{directory}: no metrics.json here; not a results directory")
+    verify_digest(directory)
+    doc = load_json(path)
+    check_document(doc, str(directory))
+    return dict(doc)
+
+
+def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[bool, list[str]]:
+    """What ``make verify`` says first about one arm: whether the vectors are the baseline's."""
+    docs = [json.loads((Path(d) / "metrics.json").read_text(encoding="utf-8")) for d in (baseline_dir, candidate_dir)]
+    differ = digest_differences(*docs)
+    if differ:
+        return False, [f"verify: {name}: {line}; metrics not compared: they follow from the vectors" for line in differ]
+    held = ", ".join(sorted(embedding_digests(docs[0]))) or "none"
+    return True, [f"verify: {name}: embeddings digests equal to the baseline's (vectors: {held})"]
+
+
+SEED_DIR = re.compile(r"^seed-([0-9]+)$")
+
+
+def seed_dirs(path: Path) -> dict[int, Path] | None:
+    """``{seed: results directory}`` when ``path`` holds ``seed-<S>/`` results directories; None when ``path`` is
+    a results directory itself."""
+    path = Path(path)
+    if (path / "metrics.json").is_file() or path.name == "metrics.json":
+        return None
+    found = {int(m.group(1)): d for d in sorted(path.iterdir()) if d.is_dir() and (m := SEED_DIR.match(d.name))
+             and (d / "metrics.json").is_file()} if path.is_dir() else {}
+    if not found:
+        raise BadInput(f"{path}: neither a results directory (metrics.json) nor a set of seed-<S>/ results "
+                       "directories")
+    return dict(sorted(found.items()))
+
+
+ANSWERS_MD = "answers.md"
+ANSWERS_JSON = "answers.json"
+
+
+ANSWERS_JSONL = "answers.jsonl"
+
+
+def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted: Sequence[SubmittedAnswer],
+                         provenance: Mapping[str, Any]) -> Any:
+    """A results directory of the answer stage alone: answers.json (provenance + the block), answers.md and
+    answers.jsonl (what was submitted, re-scorable). It must not exist or be empty."""
+
+    out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
+    with canonical.staged_directory(out_dir) as tmp:
+        canonical.write_json(tmp / ANSWERS_JSON, {"provenance": dict(provenance),
+                                                  BLOCK: answers_block([answer_results])})
+        canonical.write_bytes_atomic(tmp / ANSWERS_MD, render_answers_md([answer_results]).encode("utf-8"))
+        write_answers(tmp / ANSWERS_JSONL, submitted)
+        write_digest(tmp)
+    return out_dir
+
+
+def read(directory: Path) -> V.View:
+    """A results directory, refused unless its digest and numbers hold (``read_results``)."""
+    directory = Path(directory)
+    document = read_results(directory)
+    files = {name: (directory / name).read_bytes() for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS)
+             if (directory / name).is_file()}
+    recorded = None
+    info = directory / "runinfo.json"
+    if info.is_file():
+        try:
+            value = load_json(info).get("corpus_dir")
+            recorded = value if isinstance(value, str) else None
+        except (BadInput, AttributeError):
+            recorded = None
+    return V.from_files(document, files, recorded)
+
+
+def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | None = None) -> V.View:
+    """``view`` with texts from the named corpus of its id, else from the corpus runinfo.json records."""
+    from turnbench.corpus.format import open_corpus
+
+    cache = cache or V.Meetings()
+    if not view.bindings:
+        return view
+    for c in corpora:
+        if c.id == view.corpus_id:
+            return view.with_texts(V.texts_from(view, c, "named with --corpus", cache.of(c), cache.memo(c)))
+    if view.corpus_dir is None:
+        return view
+    try:
+        recorded = open_corpus(Path(view.corpus_dir))
+    except (BadInput, CorpusIntegrityError, OSError):
+        return view.with_texts(V.Texts("the corpus recorded in runinfo.json is gone or damaged: texts are not "
+                                     "shown (pass --corpus DIR)"))
+    if recorded.sha256 != view.corpus_sha256:
+        return view.with_texts(V.Texts("the corpus recorded in runinfo.json now holds other text: texts are not "
+                                     "shown (pass --corpus DIR)"))
+    return view.with_texts(V.texts_from(view, recorded, "found where runinfo.json records it", cache.of(recorded),
+                                      cache.memo(recorded)))
+
+
+REPORT_HTML = "report.html"
+
+
+def load_side(path: Path) -> Side:
+    seeds = seed_dirs(Path(path))
+    if seeds is None:
+        return [(None, read(Path(path)))]
+    return [(s, read(d)) for s, d in seeds.items()]
+
+
+def with_texts(sides: Sequence[Side], corpora: Sequence[Corpus]) -> list[Side]:
+    """``sides`` with the texts each results directory binds to. Every named corpus must be the corpus of some
+    results here, and each results directory of that corpus is checked against its text (StaleBinding names the
+    first stale target)."""
+    ids = {v.corpus_id for side in sides for _, v in side}
+    for c in corpora:
+        if c.id not in ids:
+            raise BadInput(f"corpus {c.id} is not the corpus of any results given ({', '.join(sorted(ids))})")
+    cache = V.Meetings()
+    return [[(s, attach_texts(v, corpora, cache)) for s, v in side] for side in sides]

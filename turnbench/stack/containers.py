@@ -1,0 +1,22 @@
+"""Containers turnbench labelled, removed by label: what the docker provider and the watchdog both need.
+
+Kept apart from the provider so the watchdog (a process of its own that outlives a killed parent) can remove a
+stack's containers without importing the provider that started them.
+"""
+
+from __future__ import annotations
+
+
+def remove_labelled(label: str) -> None:
+    """Remove every container carrying ``label`` (key=value), volumes included; quiet when the engine is gone."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=30)
+        try:
+            for container in client.containers.list(all=True, filters={"label": label}):
+                container.remove(force=True, v=True)
+        finally:
+            client.close()
+    except Exception:  # the engine went away: nothing left that we could remove
+        pass
