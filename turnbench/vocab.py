@@ -1,16 +1,89 @@
-"""The vocabularies turnbench speaks: each set of names in one place, used by the library and the CLI's choices.
+"""The vocabularies turnbench speaks: each set of names in one place, used by the library and by the CLI's choices.
 
-A name is a ``StrEnum`` member, so it is its own string in JSON and in comparisons, and a choice list is never
-written out twice.
+A name is a ``StrEnum`` member, so it is its own string in JSON, in comparisons and as a dictionary key, and a
+choice list is never written out twice: ``click.Choice(ProviderName)`` offers exactly these. ``parse`` turns a
+string a caller gave into a member, refusing an unknown one in one line that lists the known ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from types import MappingProxyType
+from typing import TypeVar
 
 from turnbench.errors import BadInput
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def parse(kind: type[E], value: str, what: str) -> E:
+    """``value`` as a member of ``kind``; BadInput naming ``what`` and the known values otherwise."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise BadInput(f"unknown {what} {str(value)[:80]!r}; choose one of {', '.join(kind)}") from None
+
+
+def choices(kind: type[E], *, without: Iterable[E] = ()) -> list[str]:
+    """The values of ``kind`` in their declared order, less ``without`` (for a command that offers fewer)."""
+    left = set(without)
+    return [m.value for m in kind if m not in left]
+
+
+class ProviderName(StrEnum):
+    """Where the stack comes from (docs/design.md §9). ``auto`` chooses and says why."""
+
+    AUTO = "auto"
+    EMBEDDED = "embedded"
+    DOCKER = "docker"
+    EXTERNAL = "external"
+
+
+class Answerer(StrEnum):
+    """Who answers the aggregation questions: the reference engine, the floor that declines everything, or nobody
+    (``skip``: bench leaves the answers block out)."""
+
+    REFERENCE = "reference"
+    NONE = "none"
+    SKIP = "skip"
+
+
+class ScopeName(StrEnum):
+    """Which passages a run searches: the whole corpus, or (an ORACLE) each query's own gold meetings."""
+
+    CORPUS = "corpus"
+    GOLD_MEETINGS = "gold-meetings"
+
+
+class KnnEngine(StrEnum):
+    """The k-NN engine of a vector field; faiss and nmslib need native libraries the embedded node lacks."""
+
+    LUCENE = "lucene"
+    FAISS = "faiss"
+    NMSLIB = "nmslib"
+
+
+class VectorIndex(StrEnum):
+    """How vectors are held: stored for an exact script to score, or in an HNSW graph for the knn query."""
+
+    EXACT = "exact"
+    HNSW = "hnsw"
+
+
+class FusionMethod(StrEnum):
+    """Client-side fusion of several runs: reciprocal rank, or weighted per-query min-max scores."""
+
+    RRF = "rrf"
+    MINMAX = "minmax"
+
+
+class Level(StrEnum):
+    """What a query is judged at: passages (keyed on its gold turns), or only whole meetings."""
+
+    TURN = "turn"
+    MEETING = "meeting"
 
 
 @dataclass(frozen=True)
@@ -19,22 +92,19 @@ class Scope:
     figures are an upper bound on ranking within meetings, never a product figure; the label travels with
     every run and result made under it."""
 
-    name: str
+    name: ScopeName
     oracle: bool
     label: str  # what the run's resolved arm configuration says
     meaning: str  # what a results file says
 
 
 SCOPES: Mapping[str, Scope] = MappingProxyType({s.name: s for s in (
-    Scope("corpus", False, "corpus: every passage in the index is a candidate (what a product does)",
+    Scope(ScopeName.CORPUS, False, "corpus: every passage in the index is a candidate (what a product does)",
           "retrieval over the whole corpus, as a product does"),
-    Scope("gold-meetings", True, "ORACLE UPPER BOUND: each query is restricted to its own gold meetings",
+    Scope(ScopeName.GOLD_MEETINGS, True, "ORACLE UPPER BOUND: each query is restricted to its own gold meetings",
           "ORACLE: retrieval restricted to each query's gold meetings; an upper bound, not a system result"),
 )})
 
 
 def get_scope(name: str) -> Scope:
-    try:
-        return SCOPES[name]
-    except KeyError:
-        raise BadInput(f"unknown scope {name!r}; scopes: {', '.join(SCOPES)}") from None
+    return SCOPES[parse(ScopeName, name, "scope")]

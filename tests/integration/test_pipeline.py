@@ -21,9 +21,9 @@ pytestmark = pytest.mark.integration
 
 def bench(stack, out: Path, **kw):
     # the session's stack, reached as an external one: bench never tears down what it did not start
-    return pipeline.bench(SMALL, [builtin("bm25")], out, provider="external", index=INDEX,
-                          stack_options={"opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn},
-                          **kw)
+    return pipeline.bench(SMALL, [builtin("bm25")], out, pipeline.BenchOptions(
+        provider="external", index=INDEX,
+        stack_options={"opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn}, **kw))
 
 
 def test_bench_twice_is_byte_identical_and_compares_as_no_difference(stack, tmp_path):

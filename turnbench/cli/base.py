@@ -18,7 +18,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 
-from turnbench import errors
+from turnbench import errors, settings
 from turnbench.signals import terminating_raises
 
 EXIT_CODES = (
@@ -31,7 +31,7 @@ EXIT_CODES = (
 EXIT_USAGE = 2
 EXIT_INTERNAL = 5
 MAX_MESSAGE = 300
-DEBUG_ENV = "TURNBENCH_DEBUG"
+DEBUG_ENV = settings.DEBUG.name
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -55,7 +55,7 @@ def fail(label: str, message: str, code: int) -> NoReturn:
 
 
 def debugging() -> bool:
-    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+    return settings.debugging()
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:

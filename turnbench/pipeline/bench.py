@@ -31,12 +31,14 @@ from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Scored
+from turnbench.stack.info import StackInfo
+from turnbench.vocab import Answerer, KnnEngine, ProviderName, ScopeName, parse
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-
-ANSWERERS = ("reference", "none", "skip")
+    from turnbench.engines.retrieval import RunResult
+    from turnbench.loading.load import LoadResult
 
 
 @dataclass(frozen=True)
@@ -150,39 +152,65 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
     return dirs
 
 
-def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, *, scope: str = "corpus",
-          control_name: str | None = None, provider: str = "auto", answerer: str = "reference",
-          policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
-          echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-          index: str | None = None, shards: int = 1, concurrency: int | None = None,
-          knn_engine: str = "lucene") -> list[BenchOutcome]:
+@dataclass(frozen=True)
+class BenchOptions:
+    """How to bench, besides which corpus, which arms and where to write: one value, written out in full.
+
+    Strings are accepted where a vocabulary is expected (``BenchOptions(scope="gold-meetings")``) and parsed into
+    it; an unknown one is refused in one line before anything starts.
+    """
+
+    scope: ScopeName = ScopeName.CORPUS
+    provider: ProviderName = ProviderName.AUTO
+    answerer: Answerer = Answerer.REFERENCE
+    policy: RelevancePolicy = RelevancePolicy()
+    control_name: str | None = None  # write the single arm's results to OUT/NAME/ (a named control)
+    index: str | None = None  # the OpenSearch index to load into (default: turnbench-passages)
+    shards: int = 1
+    concurrency: int | None = None  # threads sending the _msearch batches (default: the measured best)
+    knn_engine: KnnEngine = KnnEngine.LUCENE
+    stack_options: Mapping[str, Any] = field(default_factory=dict)  # what the provider takes (images, nodes, ...)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", parse(ScopeName, self.scope, "scope"))
+        object.__setattr__(self, "provider", parse(ProviderName, self.provider, "stack provider"))
+        object.__setattr__(self, "answerer", parse(Answerer, self.answerer, "answerer"))
+        object.__setattr__(self, "knn_engine", parse(KnnEngine, self.knn_engine, "k-NN engine"))
+        if not isinstance(self.policy, RelevancePolicy):
+            raise BadInput(f"policy must be a RelevancePolicy, not {type(self.policy).__name__}")
+        if self.knn_engine != KnnEngine.LUCENE and self.provider == ProviderName.EMBEDDED:
+            raise BadInput(f"k-NN engine {self.knn_engine}: the embedded node has no native k-NN libraries; use "
+                           "lucene, or a docker or external stack")
+
+
+def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(), *,
+          show_progress: bool = False, echo: Callable[[str], None] | None = None,
+          stack: StackInfo | None = None) -> list[BenchOutcome]:
     """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
-    where they can (bad arm, occupied results directory, bad corpus)."""
+    where they can (bad arm, occupied results directory, bad corpus). ``stack``: an open stack to bench on (never
+    torn down here); without it the bench opens one of ``options.provider`` and tears it down after."""
     from turnbench.corpus.format import open_corpus
 
-    arms = _check(arms, answerer, scope)
-    dirs = result_dirs(Path(out), [a.name for a in arms], control_name)
+    resolved = _check(arms)
+    dirs = result_dirs(Path(out), [a.name for a in resolved], options.control_name)
     corpus = open_corpus(Path(corpus_dir))
-    return _bench([(Path(corpus_dir), corpus, dirs)], arms, scope=scope, provider=provider, answerer=answerer,
-                  policy=policy, show_progress=show_progress, echo=echo, stack_options=stack_options, index=index,
-                  shards=shards, concurrency=concurrency, knn_engine=knn_engine)
+    return _bench([(Path(corpus_dir), corpus, dirs)], resolved, options, show_progress=show_progress, echo=echo,
+                  stack=stack)
 
 
-def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, corpora: Path, workers: int = 1,
-                scope: str = "corpus", control_name: str | None = None, provider: str = "auto",
-                answerer: str = "reference", policy: RelevancePolicy = RelevancePolicy(), show_progress: bool = False,
-                echo: Callable[[str], None] | None = None, stack_options: Mapping[str, Any] | None = None,
-                index: str | None = None, shards: int = 1, concurrency: int | None = None,
-                knn_engine: str = "lucene") -> list[BenchOutcome]:
+def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(),
+                *, corpora: Path, workers: int = 1, show_progress: bool = False,
+                echo: Callable[[str], None] | None = None, stack: StackInfo | None = None) -> list[BenchOutcome]:
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
     ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
     already there is exactly that seed's corpus."""
-    arms = _check(arms, answerer, scope)
+    resolved = _check(arms)
     if not seeds or len(set(seeds)) != len(seeds):
         raise BadInput("--seeds takes distinct seeds, e.g. 1,2,3")
     jobs = []
     for seed in seeds:
-        dirs = [(arm, d / f"seed-{seed}") for arm, d in result_dirs(Path(out), [a.name for a in arms], control_name)]
+        dirs = [(arm, d / f"seed-{seed}")
+                for arm, d in result_dirs(Path(out), [a.name for a in resolved], options.control_name)]
         for _, d in dirs:
             canonical.refuse_non_empty(d, "results directory", "choose a new --out")
         jobs.append((seed, dirs))
@@ -191,9 +219,7 @@ def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, *, c
     for seed, dirs in jobs:
         corpus_dir = Path(corpora) / f"seed-{seed}"
         out_jobs.append((corpus_dir, seed_corpus(seed, corpus_dir, workers=workers, echo=say), dirs))
-    return _bench(out_jobs, arms, scope=scope, provider=provider, answerer=answerer, policy=policy,
-                  show_progress=show_progress, echo=echo, stack_options=stack_options, index=index, shards=shards,
-                  concurrency=concurrency, knn_engine=knn_engine)
+    return _bench(out_jobs, resolved, options, show_progress=show_progress, echo=echo, stack=stack)
 
 
 def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable[[str], None]) -> Corpus:
@@ -216,97 +242,112 @@ def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable
     return open_corpus(corpus_dir)
 
 
-def _check(arms: Sequence[Arm | str], answerer: str, scope: str) -> list[Arm]:
-    """The arms resolved (a name is a built-in arm), refused with the answerer or scope before anything starts."""
+def _check(arms: Sequence[Arm | str]) -> list[Arm]:
+    """The arms resolved (a name is a built-in arm), refused before anything starts."""
     from turnbench.engines.arms import builtin
-    from turnbench.vocab import get_scope
 
-    if answerer not in ANSWERERS:
-        raise BadInput(f"answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")
     if not arms:
         raise BadInput("give at least one --arm or --arm-file")
-    get_scope(scope)
     return [builtin(a) if isinstance(a, str) else a for a in arms]
 
 
-def _bench(jobs: Sequence[tuple[Path, Corpus, Sequence[tuple[str, Path]]]], arms: Sequence[Arm], *, scope: str,
-           provider: str, answerer: str, policy: RelevancePolicy, show_progress: bool,
-           echo: Callable[[str], None] | None, stack_options: Mapping[str, Any] | None,
-           index: str | None, shards: int = 1, concurrency: int | None = None,
-           knn_engine: str = "lucene") -> list[BenchOutcome]:
+Job = tuple[Path, Corpus, Sequence[tuple[str, Path]]]  # a corpus directory, the corpus, (arm, results dir) pairs
+
+
+def _bench(jobs: Sequence[Job], arms: Sequence[Arm], options: BenchOptions, *, show_progress: bool,
+           echo: Callable[[str], None] | None, stack: StackInfo | None = None) -> list[BenchOutcome]:
     """One stack; per corpus: load (a vector field when an arm needs one) → answers → per arm: run → judge +
     score → report → write."""
-    from turnbench.engines.embeddings import spec_for_arms
-    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, MSEARCH_BATCH, run_arm, search_plan
-    from turnbench.harness.score import score_run
-    from turnbench.loading.index import DEFAULT_INDEX, check_shards
-    from turnbench.loading.load import load_corpus
-    from turnbench.pipeline.answering import answer, attach
-    from turnbench.pipeline.scoring import attach_report
-    from turnbench.resultsdir import runinfo, write_results
+    from turnbench.engines.retrieval import search_plan
+    from turnbench.loading.index import check_shards
     from turnbench.stack import open_stack
 
-    by_name = {a.name: a for a in arms}
-    check_shards(shards)
+    check_shards(options.shards)
     for a in arms:
-        search_plan(a, shards)  # an arm that cannot run on this many shards is refused before the stack starts
-    concurrency = DEFAULT_CONCURRENCY if concurrency is None else concurrency
-    vectors = spec_for_arms(arms, engine=knn_engine)
+        search_plan(a, options.shards)  # an arm that cannot run on this many shards is refused before the stack starts
     outcomes: list[BenchOutcome] = []
-    total = 1 + sum(1 + (answerer != "skip") + 4 * len(dirs) for _, _, dirs in jobs)
-    several = len(jobs) > 1
+    answering = options.answerer != Answerer.SKIP
+    total = 1 + sum(1 + answering + 4 * len(dirs) for _, _, dirs in jobs)
     with _Stages(total, show_progress) as st:
         say = echo or st.log
         # the stack stays open for the whole bench, so its stage is timed by hand rather than by st.stage
         st.begin("stack")
         t_stack = time.perf_counter()
-        with open_stack(provider, echo=say, **(stack_options or {})) as stack:
+        with (contextlib.nullcontext(stack) if stack is not None
+              else open_stack(options.provider, echo=say, **options.stack_options)) as open_:
             st.finish("stack", time.perf_counter() - t_stack)
-            claim_stack = stack.versions()
-            for corpus_dir, corpus, dirs in jobs:
-                tag = f" {corpus.id}" if several else ""
-                with st.stage(f"load{tag}"):
-                    loaded = load_corpus(stack, corpus, index=index or DEFAULT_INDEX, shards=shards, vectors=vectors,
-                                         progress=st.counter(f"index passages{tag}"),
-                                         embed_progress=st.counter(f"embed passages{tag}") if vectors else None)
-                answer_results = None
-                if answerer != "skip":
-                    with st.stage(f"answers{tag}"):
-                        answer_results, _ = answer(stack, corpus, answerer=answerer, index=loaded.index)
-                for arm, out_dir in dirs:
-                    with st.stage(f"run {arm}{tag}"):
-                        rr = run_arm(stack, corpus, by_name[arm], scope=scope, index=loaded.index,
-                                     progress=st.counter(f"queries {arm}{tag}"), concurrency=concurrency,
-                                     inventory=(loaded.passages, loaded.passages_sha256))
-                    with st.stage(f"judge + score {arm}{tag}"):
-                        # the raw entries, so the results record the engine's own scores and their ties
-                        results = score_run(corpus, rr.passages, rr.entries, policy=policy, scope=scope,
-                                            provenance={"stack": claim_stack, "index": dict(loaded.provenance),
-                                                        "arm": rr.arm_config})
-                        if answer_results is not None:
-                            results = attach(results, [answer_results])
-                    with st.stage(f"report {arm}{tag}"):
-                        results = attach_report(results, corpus)
-                    info = runinfo(
-                        {"stack": st.elapsed["stack"], "load": st.elapsed[f"load{tag}"],
-                         **({"answers": st.elapsed[f"answers{tag}"]} if answer_results is not None else {}),
-                         "run": st.elapsed[f"run {arm}{tag}"],
-                         "judge_and_score": st.elapsed[f"judge + score {arm}{tag}"],
-                         "report": st.elapsed[f"report {arm}{tag}"]},
-                        [1000.0 * x for x in rr.latencies],
-                        concurrency=concurrency,
-                        search={"client": f"{concurrency} thread(s)", "msearch_batch": MSEARCH_BATCH,
-                                **dict(rr.timings), **rr.plan.runinfo()},
-                        load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
-                        # topology is where the index lived: compare notes a difference, the claim never holds it
-                        stack={**stack.runinfo(), "topology": dict(loaded.topology)},
-                        # where `turnbench report` finds the texts again; a path, so never inside the claim
-                        corpus_dir=str(Path(corpus_dir).resolve()),
-                    )
-                    with st.stage(f"write {arm}{tag}"):
-                        write_results(out_dir, results, info)
-                    outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
+            for job in jobs:
+                outcomes += _bench_corpus(open_, job, arms, options, st, tag=f" {job[1].id}" if len(jobs) > 1 else "")
     stages = dict(st.elapsed)
     return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
 
 
+def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: BenchOptions, st: _Stages, *,
+                  tag: str) -> list[BenchOutcome]:
+    """One corpus on an open stack: load → answers → per arm: run → judge + score → report → write."""
+    from turnbench.engines.embeddings import spec_for_arms
+    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, run_arm
+    from turnbench.harness.score import score_run
+    from turnbench.loading.index import DEFAULT_INDEX
+    from turnbench.loading.load import load_corpus
+    from turnbench.pipeline.answering import answer, attach
+    from turnbench.pipeline.scoring import attach_report
+    from turnbench.resultsdir import write_results
+
+    corpus_dir, corpus, dirs = job
+    by_name = {a.name: a for a in arms}
+    concurrency = DEFAULT_CONCURRENCY if options.concurrency is None else options.concurrency
+    vectors = spec_for_arms(arms, engine=options.knn_engine)
+    with st.stage(f"load{tag}"):
+        loaded = load_corpus(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
+                             vectors=vectors, progress=st.counter(f"index passages{tag}"),
+                             embed_progress=st.counter(f"embed passages{tag}") if vectors else None)
+    answer_results = None
+    if options.answerer != Answerer.SKIP:
+        with st.stage(f"answers{tag}"):
+            answer_results, _ = answer(stack, corpus, answerer=options.answerer, index=loaded.index)
+    outcomes = []
+    for arm, out_dir in dirs:
+        with st.stage(f"run {arm}{tag}"):
+            rr = run_arm(stack, corpus, by_name[arm], scope=options.scope, index=loaded.index,
+                         progress=st.counter(f"queries {arm}{tag}"), concurrency=concurrency,
+                         inventory=(loaded.passages, loaded.passages_sha256))
+        with st.stage(f"judge + score {arm}{tag}"):
+            # the raw entries, so the results record the engine's own scores and their ties
+            results = score_run(corpus, rr.passages, rr.entries, policy=options.policy, scope=options.scope,
+                                provenance={"stack": stack.versions(), "index": dict(loaded.provenance),
+                                            "arm": rr.arm_config})
+            if answer_results is not None:
+                results = attach(results, [answer_results])
+        with st.stage(f"report {arm}{tag}"):
+            results = attach_report(results, corpus)
+        info = _runinfo(stack, corpus_dir, loaded, rr, st, arm=arm, tag=tag, concurrency=concurrency,
+                        answered=answer_results is not None)
+        with st.stage(f"write {arm}{tag}"):
+            write_results(out_dir, results, info)
+        outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
+    return outcomes
+
+
+def _runinfo(stack: StackInfo, corpus_dir: Path, loaded: LoadResult, rr: RunResult, st: _Stages, *, arm: str,
+             tag: str, concurrency: int, answered: bool) -> dict[str, Any]:
+    """runinfo.json of one arm's results: what legitimately differs between runs, never inside the claim."""
+    from turnbench.engines.retrieval import MSEARCH_BATCH
+    from turnbench.resultsdir import runinfo
+
+    return runinfo(
+        {"stack": st.elapsed["stack"], "load": st.elapsed[f"load{tag}"],
+         **({"answers": st.elapsed[f"answers{tag}"]} if answered else {}),
+         "run": st.elapsed[f"run {arm}{tag}"],
+         "judge_and_score": st.elapsed[f"judge + score {arm}{tag}"],
+         "report": st.elapsed[f"report {arm}{tag}"]},
+        [1000.0 * x for x in rr.latencies],
+        concurrency=concurrency,
+        search={"client": f"{concurrency} thread(s)", "msearch_batch": MSEARCH_BATCH,
+                **dict(rr.timings), **rr.plan.runinfo()},
+        load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
+        # topology is where the index lived: compare notes a difference, the claim never holds it
+        stack={**stack.runinfo(), "topology": dict(loaded.topology)},
+        # where `turnbench report` finds the texts again; a path, so never inside the claim
+        corpus_dir=str(Path(corpus_dir).resolve()),
+    )

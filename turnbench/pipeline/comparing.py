@@ -68,13 +68,20 @@ class Compared:
     candidate: Side
     result: Comparison | SeedsComparison
 
-    def markdown(self, *, gate: bool | None = None) -> str:
+    def to_markdown(self, *, gate: bool | None = None) -> str:
+        """compare.md: the rows and their verdicts (``gate``: say whether the gate passed)."""
         return render_comparison_md(self.result, gate=gate)
 
-    def html(self) -> bytes:
+    def to_html(self) -> bytes:
+        """The comparison's report.html."""
         return comparison_html(self.baseline, self.candidate, self.result)
 
+    def to_json(self) -> dict[str, Any]:
+        """Every row (delta, interval, p-values, verdicts) and the gate's failures."""
+        return self.result.to_json()
+
     def gate_failures(self) -> list[str]:
+        """Why ``compare --gate`` would fail; empty when it passes."""
         return self.result.gate_failures()
 
 
@@ -96,4 +103,4 @@ def report_page(results: Path, baseline: Path | None = None, *, corpora: Sequenc
     if baseline is None:
         (side,) = with_texts([load_side(Path(results))], corpora)
         return results_html(side)
-    return compare_dirs(baseline, results, corpora=corpora, texts=True, resamples=resamples, seed=seed).html()
+    return compare_dirs(baseline, results, corpora=corpora, texts=True, resamples=resamples, seed=seed).to_html()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from turnbench import canonical
@@ -15,6 +16,8 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
 from turnbench.harness import judgements as J
 from turnbench.harness.score import UNKNOWN, Scored, score_run
+from turnbench.passages import Passage
+from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
 from turnbench.render import view as V
 from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
@@ -25,6 +28,21 @@ def attach_report(results: Scored, corpus: Corpus) -> Scored:
     view = V.from_results(results)
     view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on"))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
+
+
+def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterable[RankedPassage], *,
+                   policy: J.RelevancePolicy, scope: str = "corpus", arm: object = UNKNOWN,
+                   timings: dict[str, float] | None = None) -> Scored:
+    """Another engine's inventory and run scored against ``corpus`` (its arm description recorded verbatim, else
+    ``UNKNOWN``), with the report page drawn from the corpus's texts; ``timings`` receives the seconds of each."""
+    t0 = time.perf_counter()
+    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
+                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+    t1 = time.perf_counter()
+    results = attach_report(results, corpus)
+    if timings is not None:
+        timings.update({"judge_and_score": t1 - t0, "report": time.perf_counter() - t1})
+    return results
 
 
 def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: J.RelevancePolicy,
@@ -52,12 +70,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
             raise BadInput(f"{arm_config}: the arm configuration is not JSON ({exc})") from None
         if not isinstance(arm, dict):
             raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
-    t1 = time.perf_counter()
-    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
-                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
-    t2 = time.perf_counter()
-    results = attach_report(results, corpus)
-    t3 = time.perf_counter()
-    write_results(out, results, runinfo({"read": t1 - t0, "judge_and_score": t2 - t1, "report": t3 - t2},
-                                        corpus_dir=str(Path(corpus_dir).resolve())))
+    timings = {"read": time.perf_counter() - t0}
+    results = score_passages(corpus, passages, entries, policy=policy, scope=scope, arm=arm, timings=timings)
+    write_results(out, results, runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
     return results

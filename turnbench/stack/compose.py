@@ -22,14 +22,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from turnbench import canonical
+from turnbench import canonical, settings
 from turnbench.errors import BadInput, StackStartError
 from turnbench.stack.images import image_facts
 from turnbench.stack.net import require_free_port
 
 DEFAULT_PORTS = {"opensearch": 9200, "postgres": 5432}
 # the compose file's own variables: a port they name is the default when none is given
-PORT_ENV = {"opensearch": "TURNBENCH_OPENSEARCH_PORT", "postgres": "TURNBENCH_POSTGRES_PORT"}
+PORT_ENV = {service: s.name for service, s in settings.PORTS.items()}
 PROJECT_LABEL = "com.docker.compose.project"
 SERVICE_LABEL = "com.docker.compose.service"
 LOG_TAIL = 20
@@ -55,7 +55,7 @@ def host_ports(given: Mapping[str, int | None]) -> dict[str, int]:
     """The host port of each service: given, else its variable in the environment, else the default."""
     out = {}
     for service, default in DEFAULT_PORTS.items():
-        value = given.get(service) or os.environ.get(PORT_ENV[service]) or default
+        value = given.get(service) or settings.text(settings.PORTS[service]) or default
         try:
             port = int(value)
         except ValueError:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlparse
 
-from turnbench import canonical
+from turnbench import canonical, settings
 from turnbench.errors import BadInput, StackStartError
 from turnbench.stack import _watchdog, pins
 from turnbench.stack._watchdog import CONTAINERS_FILE, MARKER
@@ -155,7 +155,7 @@ class DockerStack(Provider):
                  postgres_port: int | None = None, **unknown: Any) -> None:
         if unknown:
             raise BadInput(f"unknown option(s) for the docker provider: {', '.join(sorted(unknown))}")
-        self.heap = heap or os.environ.get("TURNBENCH_OPENSEARCH_HEAP") or "1g"
+        self.heap = heap or settings.text(settings.OPENSEARCH_HEAP) or "1g"
         if not HEAP.fullmatch(self.heap):
             raise BadInput(f"heap must look like 512m or 1g, not {self.heap!r}")
         self.images = chosen_images(opensearch_image, postgres_image)

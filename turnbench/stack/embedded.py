@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from turnbench import canonical
+from turnbench import canonical, settings
 from turnbench.errors import BadInput, StackStartError, StackStateError
 from turnbench.processes import Started, exit_code, forget, is_running, spawn, stop_processes, tail
-from turnbench.stack import _watchdog, jars, jdk, pins, switches
+from turnbench.stack import _watchdog, jars, jdk, pins
 from turnbench.stack._watchdog import HANDED_OVER, MARKER, PROCESSES_FILE
 from turnbench.stack.external import describe
 from turnbench.stack.info import StackInfo
@@ -98,7 +98,7 @@ class EmbeddedStack(Provider):
         if nodes > 1 and (opensearch_port or transport_port):
             raise BadInput("a cluster of several nodes takes free ports; give no --opensearch-port with --nodes")
         self.nodes = nodes
-        self.heap = heap or os.environ.get("TURNBENCH_OPENSEARCH_HEAP") or DEFAULT_HEAP
+        self.heap = heap or settings.text(settings.OPENSEARCH_HEAP) or DEFAULT_HEAP
         if not re.fullmatch(r"\d+[mMgG]", self.heap):
             raise BadInput(f"heap must look like 512m or 1g, not {self.heap!r}")
         self.java, self.cache, self.mvn, self.maven_args, self.offline = java, cache, mvn, tuple(maven_args), offline
@@ -119,7 +119,7 @@ class EmbeddedStack(Provider):
     def _start(self, detached: bool) -> StackInfo:
         t0 = time.monotonic()
         # cheap checks first; the network last (a PostgreSQL wheel only where the system has no PostgreSQL 15)
-        switches.validate()
+        settings.validate()
         java = jdk.find_java(self.java)
         user = server_user()
         ports = self._ports()

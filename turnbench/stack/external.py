@@ -3,18 +3,18 @@ every provider uses, so that providers differ in nothing but how the servers cam
 
 from __future__ import annotations
 
-import os
 import urllib.error
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from turnbench import settings
 from turnbench.errors import BadInput, StackStartError
 from turnbench.stack.info import StackInfo
 from turnbench.stack.net import http_json
 from turnbench.stack.provider import Provider
 
-ENV_URL = "TURNBENCH_OPENSEARCH_URL"
-ENV_DSN = "TURNBENCH_POSTGRES_DSN"
+ENV_URL = settings.OPENSEARCH_URL.name
+ENV_DSN = settings.POSTGRES_DSN.name
 
 
 def probe_opensearch(url: str, timeout: float = 10.0) -> tuple[str, str]:
@@ -54,8 +54,8 @@ def describe(provider: str, opensearch_url: str, postgres_dsn: str, details: Map
 
 def endpoints(opensearch_url: str | None = None, postgres_dsn: str | None = None) -> tuple[str, str] | None:
     """Endpoints from arguments, else from the environment; None when neither names both."""
-    url = opensearch_url or os.environ.get(ENV_URL)
-    dsn = postgres_dsn or os.environ.get(ENV_DSN)
+    url = opensearch_url or settings.text(settings.OPENSEARCH_URL)
+    dsn = postgres_dsn or settings.text(settings.POSTGRES_DSN)
     if url and dsn:
         return url, dsn
     if url or dsn:

@@ -5,15 +5,15 @@ image a container ran: the name asked for and the id it resolved to."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from turnbench import settings
 from turnbench.errors import BadInput
 from turnbench.stack import pins
 
-IMAGE_ENV = {"opensearch": "TURNBENCH_OPENSEARCH_IMAGE", "postgres": "TURNBENCH_POSTGRES_IMAGE"}
+IMAGE_ENV = {service: s.name for service, s in settings.IMAGES.items()}
 PINNED_IMAGES = {"opensearch": pins.OPENSEARCH_IMAGE, "postgres": pins.POSTGRES_IMAGE}
 LOCAL_IMAGES = {"opensearch": pins.LOCAL_OPENSEARCH_IMAGE, "postgres": pins.LOCAL_POSTGRES_IMAGE}
 IMAGE_OPTIONS = {"opensearch": "--opensearch-image", "postgres": "--postgres-image"}
@@ -40,8 +40,8 @@ def chosen_images(opensearch_image: str | None = None, postgres_image: str | Non
     out = {}
     for service in ("opensearch", "postgres"):
         value, what = given[service], IMAGE_OPTIONS[service]
-        if value is None and os.environ.get(IMAGE_ENV[service]):
-            value, what = os.environ[IMAGE_ENV[service]], IMAGE_ENV[service]
+        if value is None and settings.text(settings.IMAGES[service]):
+            value, what = settings.IMAGES[service].raw(), IMAGE_ENV[service]
         out[service] = image_reference(value, what) if value is not None else PINNED_IMAGES[service]
     return out
 

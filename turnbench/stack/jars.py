@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from turnbench import canonical
+from turnbench import canonical, settings
 from turnbench.errors import FetchFailed, StackStartError
-from turnbench.stack import fetch, jarlock, launcher, pins, switches
+from turnbench.stack import fetch, jarlock, launcher, pins
 from turnbench.stack.jarlock import Entry, Lock
 from turnbench.stack.jdk import Java, find_java
 
@@ -47,10 +47,7 @@ class Launcher:
 def cache_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     if explicit:
         return Path(explicit)
-    if os.environ.get("TURNBENCH_CACHE_DIR"):
-        return Path(os.environ["TURNBENCH_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "turnbench"
+    return settings.cache_dir()
 
 
 def current_lock() -> Lock:
@@ -86,7 +83,7 @@ def ensure(lock: Lock, use: str, store: Path, *, mvn: str | None = None, maven_a
     """The files of ``lock`` used for ``use`` in ``store``, verified; the jars of zip entries unpacked. Returns
     the jars in file-name order and what the fetch did."""
     entries = lock.used_for(use)
-    repository = switches.repository(lock.repository)
+    repository = settings.maven_repository(lock.repository)
     items = [e.pinned(repository) for e in entries]
     what = f"OpenSearch {pins.OPENSEARCH_VERSION} files"
     try:
@@ -94,7 +91,7 @@ def ensure(lock: Lock, use: str, store: Path, *, mvn: str | None = None, maven_a
     except FetchFailed as exc:
         maven = mvn or shutil.which("mvn")
         if offline or not maven:
-            raise FetchFailed(f"{exc} (is {repository} reachable? set {switches.MAVEN_REPOSITORY} to a mirror, "
+            raise FetchFailed(f"{exc} (is {repository} reachable? set {settings.MAVEN_REPOSITORY.name} to a mirror, "
                               "or install Maven to fetch through its settings)") from None
         _with_maven(entries, items, store, maven, maven_args, first_error=str(exc))
         report = fetch.ensure(items, store, offline=True, what=what)

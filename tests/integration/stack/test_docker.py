@@ -181,13 +181,13 @@ def test_cli_up_status_down_through_compose_removes_exactly_what_up_made(engine,
 
 def test_claim_files_are_byte_identical_to_the_embedded_providers(stack, tmp_path):
     """The session's docker stack (reached as an external one) and a fresh embedded stack give the same claim."""
-    from turnbench.pipeline.bench import bench
+    from turnbench.pipeline.bench import BenchOptions, bench
     from turnbench.resultsdir import CLAIM_FILES, runinfo_notes
 
-    on_docker = bench(SMALL, ["bm25"], tmp_path / "docker", provider="external",
-                               stack_options={"opensearch_url": stack.opensearch_url,
-                                              "postgres_dsn": stack.postgres_dsn})[0].out_dir
-    on_embedded = bench(SMALL, ["bm25"], tmp_path / "embedded", provider="embedded")[0].out_dir
+    on_docker = bench(SMALL, ["bm25"], tmp_path / "docker", BenchOptions(
+        provider="external", stack_options={"opensearch_url": stack.opensearch_url,
+                                            "postgres_dsn": stack.postgres_dsn}))[0].out_dir
+    on_embedded = bench(SMALL, ["bm25"], tmp_path / "embedded", BenchOptions(provider="embedded"))[0].out_dir
     for name in (*CLAIM_FILES, "answers.md", "claim.sha256"):
         assert (on_docker / name).read_bytes() == (on_embedded / name).read_bytes(), name
     # what differs is said beside the claim, in runinfo.json

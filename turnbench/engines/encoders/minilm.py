@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
 from turnbench.errors import ArtifactMismatch, FetchFailed
+from turnbench.settings import cache_dir
 from turnbench.stack import fetch
-from turnbench.stack.jars import cache_dir
 
 if TYPE_CHECKING:
     import numpy as np

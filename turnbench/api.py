@@ -1,0 +1,244 @@
+"""turnbench from Python: the verbs of the data flow, each a thin call into the room that owns the stage.
+
+    import turnbench
+    corpus = turnbench.generate("corpora/default", seed=20261130)        # or an existing corpus directory
+    with turnbench.open_stack() as stack:
+        bm25, title = turnbench.bench(corpus, ["bm25", "bm25-title"], "results", stack=stack)
+    print(turnbench.compare(bm25, title).to_markdown())
+
+Scoring another engine's output needs no stack:
+
+    results = turnbench.score("corpora/default", "their/passages.jsonl", "their/run.trec")
+    results.mean("nDCG@10", "lookup"); results.write("results/theirs")
+
+Every function refuses what the command line refuses, with the same exceptions (``turnbench.errors``): the command
+line only adds exit codes. A path is accepted wherever a corpus, a passage inventory, a run or a results directory
+is, and so is the object itself.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from turnbench.corpus.checks import CheckResult
+from turnbench.corpus.format import Corpus
+from turnbench.engines.arms import Arm
+from turnbench.errors import BadInput
+from turnbench.harness.judgements import RelevancePolicy
+from turnbench.harness.score import ALL, UNKNOWN, Scored
+from turnbench.passages import Passage
+from turnbench.pipeline.bench import BenchOptions
+from turnbench.pipeline.comparing import Compared
+from turnbench.rankings import RankedPassage
+from turnbench.stack.info import StackInfo
+from turnbench.vocab import ScopeName
+
+if TYPE_CHECKING:
+    from turnbench.engines.retrieval import RunResult
+    from turnbench.loading.load import LoadResult
+
+PathLike = str | os.PathLike[str]
+CorpusLike = Corpus | PathLike
+
+__all__ = ["generate", "validate", "open_stack", "load", "run", "score", "bench", "compare", "report",
+           "Results", "Row", "QueryValues", "Compared", "BenchOptions", "RelevancePolicy", "Passage", "RankedPassage"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a results table: a class (or ``all``) of one corpus, its query counts and its mean per measure
+    (None when no query of the row has the measure, e.g. passage measures of meeting-level summaries)."""
+
+    corpus: str
+    cls: str
+    queries: int
+    unanswered: int
+    dropped_unjudgeable: int
+    means: Mapping[str, float | None]
+
+
+@dataclass(frozen=True)
+class QueryValues:
+    """One judged query's values (6 decimals), as metrics.json holds them."""
+
+    query_id: str
+    cls: str
+    surface: str
+    level: str
+    answered: bool
+    values: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Results:
+    """A scored run: its rows, per-query values and provenance, as metrics.json holds them; ``out_dir`` is where
+    it was written, if it was."""
+
+    scored: Scored
+    out_dir: Path | None = None
+
+    @property
+    def document(self) -> Mapping[str, Any]:
+        """metrics.json, whole."""
+        return self.scored.document
+
+    @property
+    def provenance(self) -> Mapping[str, Any]:
+        return self.scored.document["provenance"]
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return tuple(self.scored.retrieval["measures"])
+
+    @property
+    def rows(self) -> tuple[Row, ...]:
+        return tuple(Row(r["corpus"], r["class"], r["queries"], r["unanswered"], r["dropped_unjudgeable"],
+                         dict(r["means"])) for r in self.scored.retrieval["rows"])
+
+    @property
+    def per_query(self) -> tuple[QueryValues, ...]:
+        return tuple(QueryValues(r["query_id"], r["class"], r["surface"], r["level"], r["answered"],
+                                 dict(r["values"])) for r in self.scored.retrieval["per_query"])
+
+    def mean(self, measure: str, cls: str = ALL) -> float | None:
+        """The row's mean of ``measure`` (e.g. ``nDCG@10``, ``meeting:R@10``) for class ``cls``."""
+        if measure not in self.measures:
+            raise BadInput(f"unknown measure {measure!r}; measures: {', '.join(self.measures)}")
+        for row in self.rows:
+            if row.cls == cls:
+                return row.means[measure]
+        raise BadInput(f"no row for class {cls!r}; rows: {', '.join(r.cls for r in self.rows)}")
+
+    def to_markdown(self) -> str:
+        """metrics.md, as ``bench`` and ``score`` write it."""
+        from turnbench.render.markdown import render_metrics_md
+
+        return render_metrics_md(self.scored.document)
+
+    def write(self, out: PathLike) -> Results:
+        """Write a results directory at ``out`` (which must not exist or be empty); returns it, located there."""
+        from turnbench.resultsdir import runinfo, write_results
+
+        write_results(Path(out), self.scored, runinfo({}))
+        return Results(self.scored, Path(out))
+
+    @classmethod
+    def read(cls, directory: PathLike) -> Results:
+        """A results directory, refused unless its digest and its numbers hold."""
+        from turnbench.resultsdir import read_results
+
+        return cls(Scored(read_results(Path(directory))), Path(directory))
+
+
+def _corpus(corpus: CorpusLike) -> Corpus:
+    from turnbench.corpus.format import open_corpus
+
+    return corpus if isinstance(corpus, Corpus) else open_corpus(Path(corpus))
+
+
+def generate(out: PathLike, *, seed: int = 20261130, meetings: int = 200, workers: int = 1,
+             **config: Any) -> Corpus:
+    """Generate a synthetic corpus into ``out`` (which must not exist or be empty) and open it. ``config`` takes
+    the rest of ``GeneratorConfig`` (words_per_meeting, near_duplicate_rate, register, ...)."""
+    from turnbench.generator.config import GeneratorConfig
+    from turnbench.generator.generate import generate as write_corpus
+
+    write_corpus(GeneratorConfig(seed=seed, meetings=meetings, **config), Path(out), workers=workers)
+    return _corpus(out)
+
+
+def validate(corpus: CorpusLike) -> list[CheckResult]:
+    """Every check of a corpus (hashes first, then the checks that re-derive every gold item from its text); a
+    check whose ``ok`` is False failed."""
+    from turnbench.generator.validate import validate_corpus
+
+    return validate_corpus(corpus.root if isinstance(corpus, Corpus) else Path(corpus))
+
+
+def open_stack(provider: str = "auto", **options: Any) -> Any:
+    """A context manager yielding a ``StackInfo``: an OpenSearch + PostgreSQL stack started (or found), torn down
+    whatever happens (``turnbench.stack.open_stack``)."""
+    from turnbench.stack import open_stack as opened
+
+    return opened(provider, **options)
+
+
+def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, encoder: str | None = None,
+         graph: bool = False, shards: int = 1, index: str | None = None) -> LoadResult:
+    """Load a corpus into the stack: PostgreSQL rows, OpenSearch passages (with a vector field when ``encoder`` is
+    given; ``graph`` builds its HNSW graph), settled, with the provenance every result records."""
+    from turnbench.engines.embeddings import vector_spec
+    from turnbench.loading.index import DEFAULT_INDEX
+    from turnbench.loading.load import load_corpus
+
+    vectors = vector_spec(encoder, graph=graph) if encoder else None
+    return load_corpus(stack, _corpus(corpus), max_words=max_words, index=index or DEFAULT_INDEX, shards=shards,
+                       vectors=vectors)
+
+
+def run(stack: StackInfo, corpus: CorpusLike, arm: Arm | str, *, scope: str = ScopeName.CORPUS,
+        index: str | None = None, depth: int | None = None) -> RunResult:
+    """Run one arm (a built-in name, or an ``Arm`` from ``turnbench.engines.arms.from_file``) over a loaded
+    corpus: the passages it ranked and the run, with the engine's raw scores."""
+    from turnbench.engines.retrieval import run_arm
+
+    return run_arm(stack, _corpus(corpus), arm, scope=scope, index=index, depth=depth)
+
+
+def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: PathLike | Iterable[RankedPassage],
+          *, policy: RelevancePolicy = RelevancePolicy(), scope: str = ScopeName.CORPUS,
+          arm: Mapping[str, Any] | None = None) -> Results:
+    """Judge a passage inventory against the corpus's gold and score a run of it — any engine's. ``arm`` describes
+    the engine (recorded verbatim; ``external/unknown`` without it)."""
+    from turnbench.passages import read_passages
+    from turnbench.pipeline.scoring import score_passages
+    from turnbench.rankings import read_run
+
+    inventory = read_passages(Path(passages)) if isinstance(passages, (str, os.PathLike)) else list(passages)
+    entries = read_run(Path(ranking)) if isinstance(ranking, (str, os.PathLike)) else ranking
+    scored = score_passages(_corpus(corpus), inventory, entries, policy=policy, scope=scope,
+                            arm=dict(arm) if arm is not None else UNKNOWN)
+    return Results(scored)
+
+
+def bench(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, options: BenchOptions = BenchOptions(), *,
+          stack: StackInfo | None = None) -> list[Results]:
+    """Bench every arm on a corpus — load, run, judge, score, write ``OUT/<arm>/`` — on ``stack`` when given (never
+    torn down here), else on a stack of ``options.provider`` opened for the bench."""
+    from turnbench.pipeline.bench import bench as run_bench
+
+    root = corpus.root if isinstance(corpus, Corpus) else Path(corpus)
+    return [Results(o.results, o.out_dir) for o in run_bench(root, list(arms), Path(out), options, stack=stack)]
+
+
+def _results_dir(side: Results | PathLike) -> Path:
+    if isinstance(side, Results):
+        if side.out_dir is None:
+            raise BadInput("these results were never written: write() them, then compare the directory")
+        return side.out_dir
+    return Path(side)
+
+
+def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
+            corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None) -> Compared:
+    """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
+    the randomisation p-value and the Holm-adjusted verdict; ``.gate_failures()`` is what ``--gate`` fails on."""
+    from turnbench.harness.compare import SEED
+    from turnbench.pipeline.comparing import compare_dirs
+
+    return compare_dirs(_results_dir(baseline), _results_dir(candidate), corpora=[_corpus(c) for c in corpora],
+                        resamples=resamples, seed=SEED if seed is None else seed)
+
+
+def report(results: Results | PathLike, baseline: Results | PathLike | None = None, *,
+           corpora: Sequence[CorpusLike] = ()) -> bytes:
+    """report.html of ``results`` alone, or against ``baseline``: one self-contained page."""
+    from turnbench.pipeline.comparing import report_page
+
+    return report_page(_results_dir(results), None if baseline is None else _results_dir(baseline),
+                       corpora=[_corpus(c) for c in corpora])
+
