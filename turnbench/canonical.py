@@ -144,7 +144,7 @@ def read_jsonl_numbered(path: Path, error: Callable[[str], Exception] = _corpus_
             if not line.strip():
                 continue
             try:
-                yield n, json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+                yield n, parse_json(line.decode("utf-8"))
             except UnicodeDecodeError:
                 raise error(f"{path}: line {n} is not UTF-8 text") from None
             except ValueError as exc:  # JSONDecodeError, and NaN/Infinity
@@ -165,6 +165,35 @@ def read_records(path: Path, parse: Callable[[Any], T], what: str,
 
 def _no_constant(token: str) -> Any:
     raise ValueError(f"{token} is not a number turnbench accepts")
+
+
+MAX_NESTING = 64  # deeper than any file turnbench reads needs; far below what would exhaust Python's stack
+
+
+def nesting(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest
+
+
+def parse_json(text: str | bytes, *, max_nesting: int | None = None) -> Any:
+    """``json.loads`` for input turnbench did not write: NaN and Infinity refused, and a document so deeply nested
+    that the parser would exhaust the stack refused too (ValueError either way); ``max_nesting`` bounds it
+    further."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply to be read") from None
+    if max_nesting is not None and nesting(value) > max_nesting:
+        raise ValueError(f"nested deeper than {max_nesting} levels")
+    return value
 
 
 # errno values that mean "this destination cannot be written" (the user's to fix) and "the disk is full"

@@ -99,3 +99,11 @@ class GateFailed(TurnbenchError):
 
 class SearchFailed(TurnbenchError):
     """OpenSearch answered a search with an error or a partial (timed-out, shard-failed) result."""
+
+
+class SettingIgnored(Refusal):
+    """The server's answers show it did not apply a setting the arm declares (a pipeline's fusion, say)."""
+
+
+class NondeterministicRun(Refusal):
+    """The same queries, sent twice, were answered differently: no number from this run could be reproduced."""

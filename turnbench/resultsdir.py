@@ -150,12 +150,8 @@ def verify_digest(directory: Path) -> None:
 
 def load_json(path: Path) -> Any:
     """JSON as turnbench writes it: UTF-8, and no NaN or infinity (Python's json would accept both)."""
-
-    def no_constants(token: str) -> Any:
-        raise ValueError(f"{token} is not a number turnbench writes")
-
     try:
-        return json.loads(Path(path).read_bytes().decode("utf-8"), parse_constant=no_constants)
+        return canonical.parse_json(Path(path).read_bytes().decode("utf-8"))
     except UnicodeDecodeError:
         raise BadInput(f"{path}: not UTF-8 text") from None
     except ValueError as exc:  # JSONDecodeError is a ValueError
@@ -188,7 +184,7 @@ def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[
     return True, [f"verify: {name}: embeddings digests equal to the baseline's (vectors: {held})"]
 
 
-SEED_DIR = re.compile(r"^seed-([0-9]+)$")
+SEED_DIR = re.compile(r"seed-([0-9]{1,10})")
 
 
 def seed_dirs(path: Path) -> dict[int, Path] | None:
@@ -197,7 +193,7 @@ def seed_dirs(path: Path) -> dict[int, Path] | None:
     path = Path(path)
     if (path / "metrics.json").is_file() or path.name == "metrics.json":
         return None
-    found = {int(m.group(1)): d for d in sorted(path.iterdir()) if d.is_dir() and (m := SEED_DIR.match(d.name))
+    found = {int(m.group(1)): d for d in sorted(path.iterdir()) if d.is_dir() and (m := SEED_DIR.fullmatch(d.name))
              and (d / "metrics.json").is_file()} if path.is_dir() else {}
     if not found:
         raise BadInput(f"{path}: neither a results directory (metrics.json) nor a set of seed-<S>/ results "

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "turnbench"
 # records engines hand the harness (passages and rankings for retrieval, submissions for answers), the vocabularies,
 # the settings and the version.
 BASE = {"version", "errors", "canonical", "processes", "signals", "corpus", "passages", "rankings", "submissions",
-        "vocab", "settings"}
+        "vocab", "settings", "paths"}
 # Rooms in the order of the data flow; each may import the base and the rooms above it in this table.
 FLOW = ("generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline", "api", "cli")
 ALLOWED = {
@@ -29,6 +29,7 @@ ALLOWED = {
     "signals": set(),
     "processes": {"errors"},
     "settings": {"errors"},
+    "paths": {"errors"},
     "vocab": {"errors"},
     "canonical": {"errors", "processes"},
     "corpus": {"errors", "canonical"},

@@ -72,7 +72,7 @@ def test_a_missing_or_extra_file_is_refused(results: Path) -> None:
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
 def test_nan_and_infinity_are_refused_even_with_a_matching_digest(results: Path, value: float) -> None:
     _edit(results, lambda d: d["retrieval"]["per_query"][0]["values"].update({"MRR": value}), rehash=True)
-    with pytest.raises(BadInput, match=r"not valid JSON \((NaN|Infinity) is not a number turnbench writes"):
+    with pytest.raises(BadInput, match=r"not valid JSON \((NaN|Infinity) is not a number turnbench accepts"):
         read_results(results)
 
 

@@ -9,6 +9,7 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.paths import check_outputs
 
 if TYPE_CHECKING:
     from turnbench.corpus.format import Corpus
@@ -36,7 +37,8 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
               help="Also write every row (delta, interval, p-values, verdicts) and the gate's failures as JSON here.")
 @click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
               help="Bootstrap resamples.")
-@click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
+              help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json_out: str | None, resamples: int,
@@ -50,6 +52,12 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
     if out and Path(out).suffix == ".html":
         raise errors.BadInput(f"--out {out}: the markdown goes there and the report beside it as .html; "
                               "give a .md name")
+    outputs: list[tuple[str, str | Path]] = []
+    if out:
+        outputs += [("--out", out), ("--out's report", Path(out).with_suffix(".html"))]
+    if json_out:
+        outputs.append(("--json", json_out))
+    check_outputs(outputs, [baseline, candidate, *corpus_dirs])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(out),
                             resamples=resamples, seed=SEED if seed is None else seed)
@@ -76,7 +84,8 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
               help="Bootstrap resamples (with a baseline).")
-@click.option("--seed", type=int, default=None, help="Bootstrap seed [default: the recorded 20261130].")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
+              help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @handle_errors
 def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[str, ...], resamples: int,
                seed: int | None) -> None:
@@ -89,6 +98,7 @@ def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[
 
     if Path(out).suffix not in (".html", ".htm"):
         raise errors.BadInput(f"--out {out}: the report is HTML; give a .html name")
+    check_outputs([("--out", out)], [results, *([baseline] if baseline else []), *corpus_dirs])
     page = report_page(Path(results), Path(baseline) if baseline else None, corpora=_corpora(corpus_dirs),
                        resamples=resamples, seed=SEED if seed is None else seed)
     canonical.write_bytes_atomic(Path(out), page)

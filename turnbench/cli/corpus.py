@@ -9,6 +9,7 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.paths import check_outputs
 
 
 @click.command("generate")
@@ -38,6 +39,7 @@ def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int 
 
     options: dict[str, Any] = {"seed": seed, "meetings": meetings, "words_per_meeting": words_per_meeting,
                "near_duplicate_rate": near_duplicate_rate, "register": register}
+    check_outputs([("--out", out)], [from_manifest] if from_manifest else [])
     if from_manifest is not None:
         given = [f"--{k.replace('_', '-')}" for k, v in options.items() if v is not None]
         if given:
@@ -98,6 +100,7 @@ def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
     """Import QMSum JSONL files or per-meeting JSON directories (e.g. data/ALL) as a corpus."""
     from turnbench.corpus.qmsum import import_qmsum
 
+    check_outputs([("--out", out)], sources)
     manifest = import_qmsum([Path(s) for s in sources], Path(out))
     c = manifest["counts"]
     refused = sum(c["queries_refused"].values())

@@ -20,6 +20,7 @@ from turnbench.cli.options import (
     scope_option,
 )
 from turnbench.cli.stack import image_choice, image_options, nodes_choice, nodes_option
+from turnbench.paths import check_outputs
 from turnbench.vocab import Answerer, KnnEngine, ProviderName, ScopeName
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     if (arm_name is None) == (arm_file is None):
         raise errors.BadInput("give one arm: --arm NAME (built-in) or --arm-file PATH")
     (arm,) = resolve([arm_name] if arm_name else [], [Path(arm_file)] if arm_file else [])
+    check_outputs([("--out", out)], [corpus_dir, *([arm_file] if arm_file else [])])
     canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
     corpus = open_corpus(Path(corpus_dir))
     result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
@@ -93,6 +95,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
 def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: str | None,
                answers_file: str | None) -> None:
     """Answer a corpus's aggregation questions on the current stack and score them by exact match."""
+    check_outputs([("--out", out)], [corpus_dir, *([answers_file] if answers_file else [])])
     from turnbench.corpus.format import open_corpus
     from turnbench.harness.answers import GRAMMAR_LABELS, score_answers
     from turnbench.pipeline.answering import answer, answer_provenance
@@ -150,6 +153,7 @@ def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, rele
     from turnbench.pipeline.scoring import score_files
     from turnbench.render.markdown import render_metrics_md
 
+    check_outputs([("--out", out)], [corpus_dir, passages_file, run_file, *([arm_config] if arm_config else [])])
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
     results = score_files(Path(corpus_dir), Path(passages_file), Path(run_file), Path(out), policy=policy,
                           scope=scope, arm_config=Path(arm_config) if arm_config else None)
@@ -240,6 +244,7 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
         raise errors.BadInput("give exactly one of --corpus DIR and --seeds S1,S2,...")
     if not 1 <= workers <= 64:
         raise errors.BadInput(f"--workers {workers}: give 1 to 64 processes")
+    check_outputs([("--out", out)], [*([corpus_dir] if corpus_dir else []), *arm_files])
     resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
     echo = None if tty else say
@@ -283,6 +288,7 @@ def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: st
     from turnbench.engines.fusion import Fusion
     from turnbench.pipeline.runs import fuse_runs
 
+    check_outputs([("--out", out)], [*runs, *([passages_file] if passages_file else [])])
     try:
         parsed = tuple(float(w) for w in weights.split(",")) if weights else ()
     except ValueError:
@@ -305,6 +311,7 @@ def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | Non
     from turnbench.render.markdown import render_agreement_md as render_md
     from turnbench.resultsdir import read_metrics
 
+    check_outputs([*([("--out", out)] if out else []), *([("--json", json_out)] if json_out else [])], results)
     cells = agreement([read_metrics(Path(r)) for r in results])
     text = render_md(cells)
     if out:

@@ -9,7 +9,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from turnbench import errors
-from turnbench.cli.base import handle_errors, say
+from turnbench.cli.base import debugging, handle_errors, say
 from turnbench.cli.options import knn_engine_option, provider_option, vector_index_option
 
 P = ParamSpec("P")
@@ -96,8 +96,10 @@ def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: i
     try:
         info = lifecycle.up(provider, echo=say, **options)
     except errors.StackStartError as exc:
-        for line in exc.log_tail:
-            say(f"  | {line}")
+        # one line is the promise (it names where the log is kept); the server's own last words only on request
+        if debugging():
+            for line in exc.log_tail:
+                say(f"  | {line}")
         raise
     click.echo(canonical.pretty(info.to_json()).decode(), nl=False)
     say(f"turnbench: {info.provider} stack up in {info.details.get('up_s')} s, recorded in "

@@ -110,10 +110,9 @@ def read_manifest(root: Path) -> dict[str, Any]:
         raise BadInput(f"{root}: not a directory, so not a corpus")
     if not path.is_file():
         raise BadInput(f"{root}: no {MANIFEST}; not a corpus directory")
-    import json
 
     try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
+        manifest = canonical.parse_json(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError:
         raise CorpusIntegrityError(f"{path}: not UTF-8 text") from None
     except ValueError as exc:

@@ -58,8 +58,7 @@ SUMMARY_PATTERN = (
     r"|what\s+did\s+(?:the\s+)?(?:group|team|meeting|committee|members)\s+discuss\b)"
 )
 _SUMMARY_RE = re.compile(SUMMARY_PATTERN)
-_DIGITS_RE = re.compile(r"^\d+$")
-_DIGITS_RE = re.compile(r"^\d+$")
+_DIGITS_RE = re.compile(r"\d{1,9}")
 
 
 def domain_of(meeting_id: str, speakers: Iterable[str]) -> str:
@@ -115,7 +114,7 @@ def parse_spans(spans: Any, n_turns: int) -> tuple[Ranges, str, str]:
         for v in span:
             if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
                 ends.append(v)
-            elif isinstance(v, str) and _DIGITS_RE.match(v.strip()):
+            elif isinstance(v, str) and _DIGITS_RE.fullmatch(v.strip()):
                 ends.append(int(v.strip()))
             else:
                 return (), "span_malformed", f"span {span!r} is not two non-negative decimal numbers"

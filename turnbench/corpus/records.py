@@ -22,6 +22,27 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
           "November", "December")
 
 
+def text_field(value: Any, field: str) -> str:
+    """``value`` when it is text every store can hold: a string with no NUL character (PostgreSQL's text cannot
+    hold one) and no lone surrogate (it has no UTF-8 encoding, so no file or index can hold it either)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{field} is a {type(value).__name__}, not a string")
+    if "\x00" in value:
+        raise ValueError(f"{field} holds a NUL character")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{field} holds a lone surrogate, which no UTF-8 text can carry") from None
+    return value
+
+
+def _texts(values: Any, field: str) -> tuple[str, ...]:
+    if not isinstance(values, list):
+        raise TypeError(f"{field} is a {type(values).__name__}, not a list")
+    return tuple(text_field(v, f"{field}[{i}]") for i, v in enumerate(values))
+
+
 @dataclass(frozen=True)
 class Turn:
     index: int
@@ -34,8 +55,9 @@ class Turn:
         return {"index": self.index, "speaker": self.speaker, "start": self.start, "end": self.end, "text": self.text}
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Turn:
-        return cls(int(d["index"]), str(d["speaker"]), float(d["start"]), float(d["end"]), str(d["text"]))
+    def from_json(cls, d: Mapping[str, Any], where: str = "turn") -> Turn:
+        return cls(int(d["index"]), text_field(d["speaker"], f"{where}.speaker"), float(d["start"]), float(d["end"]),
+                   text_field(d["text"], f"{where}.text"))
 
 
 @dataclass(frozen=True)
@@ -71,15 +93,15 @@ class Meeting:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Meeting:
         return cls(
-            id=str(d["id"]),
-            title=str(d["title"]),
+            id=text_field(d["id"], "id"),
+            title=text_field(d["title"], "title"),
             recorded_date=d.get("recorded_date"),
             duration=float(d["duration"]),
             timing=str(d["timing"]),
-            speakers=tuple(d["speakers"]),
-            turns=tuple(Turn.from_json(t) for t in d["turns"]),
-            attendees=tuple(d.get("attendees", ())),
-            agenda=tuple(d.get("agenda", ())),
+            speakers=_texts(d["speakers"], "speakers"),
+            turns=tuple(Turn.from_json(t, f"turns[{i}]") for i, t in enumerate(d["turns"])),
+            attendees=_texts(d.get("attendees", []), "attendees"),
+            agenda=_texts(d.get("agenda", []), "agenda"),
             meta=dict(d.get("meta", {})),
         )
 
@@ -155,11 +177,11 @@ class Query:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Query:
         return cls(
-            id=str(d["id"]),
+            id=text_field(d["id"], "id"),
             cls=str(d["class"]),
             rule=str(d["rule"]),
             surface=str(d["surface"]),
-            text=str(d["text"]),
+            text=text_field(d["text"], "text"),
             scored_on=str(d["scored_on"]),
             gold_meetings=tuple(sorted(d["gold_meetings"])),
             gold_turns={m: tuple((int(a), int(b)) for a, b in rs) for m, rs in d.get("gold_turns", {}).items()},

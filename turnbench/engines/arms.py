@@ -33,7 +33,6 @@ anyone's. A results file records the resolved arm in full: its fields, its file'
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from turnbench import canonical
+from turnbench.engines import confinement, pipelines
 from turnbench.errors import BadInput, UnknownArm
 
 DEFAULT_DEPTH = 100
@@ -50,7 +50,7 @@ PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 PLACEHOLDERS = ("query_text", "query_vector", "filter", "depth")
 OWNED_BY_TURNBENCH = ("size", "from", "sort", "_source", "stored_fields", "docvalue_fields", "track_total_hits",
                       "search_after", "timeout", "terminate_after", "search_pipeline")
-NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates"}
 REQUIRES_KEYS = {"vector_field", "encoder", "vector_index", "shards"}
 VECTOR_INDEXES = ("exact", "hnsw")  # exact: stored vectors scored by a script; hnsw: a graph for the knn query
@@ -133,7 +133,7 @@ def _substitute(template: str, values: Mapping[str, Any], where: str) -> dict[st
 
 def _parse_json(text: str, where: str, what: str) -> dict[str, Any]:
     try:
-        parsed = json.loads(text, parse_constant=_no_constant)
+        parsed = canonical.parse_json(text, max_nesting=canonical.MAX_NESTING)
     except ValueError as exc:
         raise BadInput(f"{where}: the {what} is not valid JSON ({exc})") from None
     if not isinstance(parsed, dict):
@@ -151,13 +151,15 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
         raw = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise BadInput(f"{file_name}: an arm file must be UTF-8 text") from None
+    except RecursionError:
+        raise BadInput(f"{file_name}: not TOML this reader can take (nested too deeply)") from None
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{file_name}: not TOML ({exc})") from None
     unknown = sorted(set(raw) - KEYS)
     if unknown:
         raise BadInput(f"{file_name}: unknown key(s) {', '.join(unknown)}; an arm has {', '.join(sorted(KEYS))}")
     name, description = raw.get("name"), raw.get("description", "")
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise BadInput(f"{file_name}: name {name!r} must be lowercase letters, digits, '.', '_' or '-'")
     if not isinstance(description, str):
         raise BadInput(f"{file_name}: description must be a string")
@@ -219,6 +221,15 @@ def _check(arm: Arm, where: str) -> None:
     if owned:
         raise BadInput(f"{where}: the body sets {', '.join(owned)}, which turnbench sets so that every arm's hits "
                        "are read alike")
+    confinement.check_body(sample, where)
+    pipeline = arm.pipeline_body()
+    if pipeline is not None:
+        confinement.check_pipeline(pipeline, where, pipelines.PROCESSORS)
+        pipelines.parse(pipeline, where)
+        pipelines.sub_queries(sample, where)
+    elif confinement.has_key(sample, "hybrid"):
+        raise BadInput(f"{where}: a hybrid query needs a [pipeline] that fuses its sub-queries (score-ranker-processor "
+                       "or normalization-processor)")
 
 
 def builtin_names() -> list[str]:

@@ -88,7 +88,9 @@ def fuse(runs: Sequence[Sequence[RankedPassage]], passages: Mapping[str, Passage
                 values = [score[(qid, pid)] for pid in ids]
                 hi, lo = max(values), min(values)
                 for pid, v in zip(ids, values, strict=True):
-                    scaled = (v - lo) / (hi - lo) if hi > lo else 1.0
+                    # halves first: the difference of two finite scores near ±1.8e308 would overflow to inf (halving
+                    # is exact, so every other run fuses to the same bits)
+                    scaled = (v / 2 - lo / 2) / (hi / 2 - lo / 2) if hi > lo else 1.0
                     total[pid] = total.get(pid, 0.0) + weights[r] * scaled
         best = sorted(total, key=lambda pid: (-total[pid], rank_of[pid]))[:fusion.depth]
         fused_run[qid] = [RankedPassage(qid, pid, rank, total[pid]) for rank, pid in enumerate(best, 1)]

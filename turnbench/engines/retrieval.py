@@ -125,11 +125,13 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
 def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict[str, Any]]], *,
                 batch: int = MSEARCH_BATCH, progress: Callable[[int, int], None] | None = None,
                 concurrency: int = 1, plan: SearchPlan | None = None,
-                known: Mapping[str, str] | None = None) -> tuple[Ranking, list[float]]:
+                known: Mapping[str, str] | None = None, where: str | None = None) -> tuple[Ranking, list[float]]:
     """Send ``(query id, body)`` pairs in ``_msearch`` batches from ``concurrency`` threads; any failed or partial
     search is refused. Returns the hits column-wise, in the order given, and each query's server time.
     ``progress(done, total)`` is called with each batch's query count and the number of queries; ``known`` maps
     passage ids to themselves (the inventory's strings), so a million hits share their ids instead of copying them.
+    ``where`` names the arm file the bodies come from: a request the server rejects as malformed is that file's
+    fault (BadInput naming it), not the stack's.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -143,10 +145,10 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict
         # the bodies are serialised here, in the worker, and the response read here too: the server is never idle
         payload = b"".join(head + json.dumps({**body, **extra}, separators=(",", ":"), ensure_ascii=False).encode()
                            + b"\n" for _qid, body in part)
-        resp = _msearch(client, payload, part)
+        resp = _msearch(client, payload, part, where)
         out = []
         for (qid, _body), r in zip(part, resp["responses"], strict=True):
-            out.append((qid, *_hits(qid, r, known)))
+            out.append((qid, *_hits(qid, r, known, where)))
         return out
 
     per_query: list[tuple[str, list[str], list[float]]] = []
@@ -166,19 +168,38 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict
     return Ranking.build(per_query), latencies
 
 
-def _msearch(client: OpenSearch, payload: bytes, part: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+def _msearch(client: OpenSearch, payload: bytes, part: Sequence[tuple[str, Any]], where: str | None) -> dict[str, Any]:
     from opensearchpy.exceptions import TransportError
 
     try:
         resp: dict[str, Any] = client.msearch(body=payload, filter_path=MSEARCH_FILTER)
     except TransportError as exc:
+        status = exc.status_code if isinstance(exc.status_code, int) else 0
+        if where is not None and 400 <= status < 500:
+            raise BadInput(f"{where}: OpenSearch rejected the arm's request (queries {part[0][0]}..{part[-1][0]}): "
+                           f"{_reason(exc.info)}") from None
         raise SearchFailed(f"queries {part[0][0]}..{part[-1][0]}: OpenSearch refused the _msearch batch: "
                            f"{exc}") from None
     return resp
 
 
-def _hits(qid: str, r: Mapping[str, Any], known: Mapping[str, str] | None) -> tuple[list[str], list[float], float]:
+def _reason(error: Any) -> str:
+    """The first root cause of an OpenSearch error, as its type and reason."""
+    if isinstance(error, Mapping):
+        inner = error.get("error", error)
+        causes = inner.get("root_cause") if isinstance(inner, Mapping) else None
+        first = causes[0] if isinstance(causes, list) and causes and isinstance(causes[0], Mapping) else inner
+        if isinstance(first, Mapping):
+            return f"{first.get('type', 'error')}: {first.get('reason', '')}"[:240]
+    return str(error)[:240]
+
+
+def _hits(qid: str, r: Mapping[str, Any], known: Mapping[str, str] | None,
+          where: str | None = None) -> tuple[list[str], list[float], float]:
     if "error" in r:
+        status = r.get("status")
+        if where is not None and isinstance(status, int) and 400 <= status < 500:
+            raise BadInput(f"{where}: OpenSearch rejected the arm's request for query {qid}: {_reason(r['error'])}")
         raise SearchFailed(f"query {qid}: OpenSearch answered an error: {r['error']}")
     shards = r.get("_shards", {})
     if r.get("timed_out") or shards.get("failed", 0):  # a skipped shard could not match: not partial
@@ -251,7 +272,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     bodies = [(q.id, search_body(arm, q, sc, depth, vectors.vector(q.id) if vectors else None)) for q in queries]
     t0 = time.perf_counter()
     entries, latencies = run_queries(client, index, bodies, progress=progress, concurrency=concurrency, plan=plan,
-                                     known={p.id: p.id for p in passages})
+                                     known={p.id: p.id for p in passages}, where=arm.file_name)
     timings["search_s"] = time.perf_counter() - t0
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
@@ -259,21 +280,81 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     config = _resolved_config(arm, sc, index, depth, len(queries), marker)
     if vectors is not None:
         config["query_vectors"] = vectors.provenance("queries")
+    t0 = time.perf_counter()
+    config.update(_checks(client, index, arm, reference, bodies, entries, plan, concurrency, lambda q: search_body(
+        reference, q, sc, depth, vectors.vector(q.id) if vectors else None) if reference else {}, queries))
+    timings["checks_s"] = time.perf_counter() - t0
+    timings["concurrency"] = float(concurrency)
+    return RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
+                     passages_sha256=sha, entries=entries, plan=plan)
+
+
+def _checks(client: OpenSearch, index: str, arm: Arm, reference: Arm | None,
+            bodies: Sequence[tuple[str, dict[str, Any]]], entries: Ranking, plan: SearchPlan, concurrency: int,
+            reference_body: Callable[[Query], dict[str, Any]], queries: Sequence[Query]) -> dict[str, Any]:
+    """What the run's answers are checked against before any is scored, as the arm's configuration records it: the
+    same queries sent again give the same hits (``repeat_check``); a pipeline's fusion is what the server applied
+    (``pipeline_check``); an approximate arm's recall against the arm it approximates (``approximation``)."""
+    out: dict[str, Any] = {"repeat_check": _repeat_check(client, index, arm, bodies, entries, plan)}
+    if arm.pipeline is not None:
+        out["pipeline_check"] = _pipeline_check(client, index, arm, bodies, entries, plan)
     if reference is not None:
         from turnbench.engines.approximation import recall_against
 
         if reference.encoder != arm.encoder:
             raise BadInput(f"arm {arm.name} approximates {reference.name}, which uses another encoder")
-        t0 = time.perf_counter()
-        ref_entries, _ = run_queries(client, index, [(q.id, search_body(reference, q, sc, depth, vectors.vector(
-            q.id) if vectors else None)) for q in queries], concurrency=concurrency, plan=plan)
-        timings["reference_search_s"] = time.perf_counter() - t0
-        config["approximation"] = {"of": reference.name, "reference_sha256": reference.file_sha256,
-                                   **recall_against(list(entries), list(ref_entries))}
+        ref_entries, _ = run_queries(client, index, [(q.id, reference_body(q)) for q in queries],
+                                     concurrency=concurrency, plan=plan, where=reference.file_name)
+        out["approximation"] = {"of": reference.name, "reference_sha256": reference.file_sha256,
+                                **recall_against(list(entries), list(ref_entries))}
+    return out
 
-    timings["concurrency"] = float(concurrency)
-    return RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
-                     passages_sha256=sha, entries=entries, plan=plan)
+
+REPEATED_QUERIES = 10
+
+
+def _top(entries: Ranking, k: int) -> list[tuple[str, float]]:
+    ids, scores = entries.hits(k)
+    return list(zip(ids, scores, strict=True))
+
+
+def _repeat_check(client: OpenSearch, index: str, arm: Arm, bodies: Sequence[tuple[str, dict[str, Any]]],
+                  entries: Ranking, plan: SearchPlan) -> dict[str, Any]:
+    """Refuse (NondeterministicRun) unless the first queries, sent again, get the same hits with the same scores:
+    a run is deterministic or it is refused."""
+    from turnbench.errors import NondeterministicRun
+
+    sample = list(bodies[:REPEATED_QUERIES])
+    again, _ = run_queries(client, index, sample, plan=plan, where=arm.file_name)
+    position = {qid: k for k, qid in enumerate(entries.query_ids)}
+    for k, (qid, _) in enumerate(sample):
+        if _top(again, k) != _top(entries, position[qid]):
+            raise NondeterministicRun(f"{arm.file_name}: arm {arm.name}: query {qid} sent twice got different hits; "
+                                      "a run whose answers change cannot be reproduced or compared")
+    return {"rule": f"the first {len(sample)} queries sent twice give the same hits and scores", "queries": len(sample)}
+
+
+def _pipeline_check(client: OpenSearch, index: str, arm: Arm, bodies: Sequence[tuple[str, dict[str, Any]]],
+                    entries: Ranking, plan: SearchPlan) -> dict[str, Any]:
+    """Each sub-query of the first queries sent alone, and the server's fused hits re-derived from their lists
+    under the pipeline's declared settings (``turnbench.engines.pipelines``)."""
+    from turnbench.engines import pipelines
+
+    fusion = pipelines.parse(arm.pipeline_body() or {}, arm.file_name)
+    sample = list(bodies[:pipelines.SAMPLE_QUERIES])
+    alone = []
+    for qid, body in sample:
+        owned = {k: v for k, v in body.items() if k not in ("query", "search_pipeline")}
+        for i, sub in enumerate(pipelines.sub_queries(body, arm.file_name)):
+            alone.append((f"{qid}\t{i}", {"query": sub, **owned}))
+    got, _ = run_queries(client, index, alone, plan=plan, where=arm.file_name)
+    lists: dict[str, list[list[tuple[str, float]]]] = {}
+    for k, key in enumerate(got.query_ids):
+        qid, _ = key.split("\t")
+        lists.setdefault(qid, []).append(_top(got, k))
+    position = {qid: k for k, qid in enumerate(entries.query_ids)}
+    server = {qid: _top(entries, position[qid]) for qid, _ in sample}
+    return pipelines.check(fusion, arm.name, arm.file_name, server, lists)
 
 
 def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str,

@@ -38,7 +38,7 @@ on once only or other our ours out over own re right s same she should so some s
 them then there these they this those through to too uh um under until up us ve very was we well were what
 when where which while who whom why will with would yeah you your
 """.split())
-TITLE = re.compile(r"^(?P<team>.+) — (?P<kind>.+) #(?P<n>[0-9]+)$")
+TITLE = re.compile(r"(?P<team>.+) — (?P<kind>.+) #(?P<n>[0-9]+)")
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -119,5 +119,5 @@ def series_name(team: str, kind: str) -> tuple[str, ...]:
 
 def series_of_title(title: str) -> tuple[str, str] | None:
     """The (team, kind) a session title names, or None when the title is not a session title."""
-    m = TITLE.match(title)
+    m = TITLE.fullmatch(title)
     return (m.group("team"), m.group("kind")) if m else None

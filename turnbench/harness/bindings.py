@@ -167,12 +167,11 @@ def text(rows: Iterable[Mapping[str, Any]]) -> bytes:
 
 
 def parse(data: bytes, where: str) -> list[dict[str, Any]]:
-    import json
 
     rows = []
     for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
         try:
-            row = json.loads(line)
+            row = canonical.parse_json(line)
             if row["target"] not in (QUERY, PASSAGE) or not isinstance(row["sha256"], str):
                 raise ValueError
         except (ValueError, KeyError, TypeError):

@@ -19,7 +19,7 @@ ENGINE_DIST = "pytrec-eval-terrier"
 LEVELS = ("passage", "meeting")
 # canonical name -> (trec_eval measure family, whether it takes a cutoff)
 _FAMILIES = {"nDCG": ("ndcg_cut", True), "R": ("recall", True), "MRR": ("recip_rank", False)}
-_PATTERN = re.compile(r"^(?:(meeting):)?(nDCG|R|MRR)(?:@([1-9][0-9]*))?$")
+_PATTERN = re.compile(r"(?:(meeting):)?(nDCG|R|MRR)(?:@([1-9][0-9]{0,4}))?")
 
 
 @dataclass(frozen=True, order=True)
@@ -44,7 +44,7 @@ class Measure:
 
     @classmethod
     def parse(cls, text: str) -> Measure:
-        m = _PATTERN.match(text)
+        m = _PATTERN.fullmatch(text)
         if not m:
             raise BadInput(f"{text!r} is not a measure (e.g. nDCG@10, R@5, MRR, meeting:nDCG@10)")
         level, name, cutoff = m.groups()

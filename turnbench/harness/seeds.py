@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from turnbench.errors import BadInput, UnpairedComparison
+from turnbench.errors import BadInput, ResultsIntegrityError, UnpairedComparison
 from turnbench.harness.compare import (
     BETTER,
     BOOTSTRAP_FACTS,
@@ -69,6 +69,21 @@ def _pooled_table(tables: Mapping[int, Table]) -> Table:
     return Table(first.name, first.group_keys[1:], first.measures, records, strata)
 
 
+def check_seed_set(side: str, docs: Mapping[int, Mapping[str, Any]]) -> None:
+    """Refuse a set whose directories are not what their names say: ``seed-S/`` must hold results of the corpus of
+    seed S, and no two seeds may hold one corpus (the same queries counted twice would shrink every interval)."""
+    by_sha: dict[str, int] = {}
+    for seed in sorted(docs):
+        corpus = docs[seed]["provenance"]["corpus"]
+        if corpus.get("seed") != seed:
+            raise ResultsIntegrityError(f"the {side}'s seed-{seed}/ holds results of corpus {corpus.get('id')}, whose "
+                                        f"seed is {corpus.get('seed')!r}, not {seed}")
+        first = by_sha.setdefault(str(corpus.get("sha256")), seed)
+        if first != seed:
+            raise ResultsIntegrityError(f"the {side}'s seed-{first}/ and seed-{seed}/ hold results of one corpus "
+                                        f"(sha256 {str(corpus.get('sha256'))[:12]}…): a set needs distinct corpora")
+
+
 def cell_of(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
     return (row.block, tuple((k, v) for k, v in row.groups if k != "corpus"), row.measure)
 
@@ -80,11 +95,18 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
     if sorted(base) != sorted(cand):
         raise UnpairedComparison(f"seed sets differ: baseline {sorted(base)}, candidate {sorted(cand)}")
     seeds = tuple(sorted(base))
+    for side, docs in (("baseline", base), ("candidate", cand)):
+        check_seed_set(side, docs)
     per_seed = {s: compare(base[s], cand[s], resamples=resamples, seed=seed,
                            bindings=(bindings or {}).get(s)) for s in seeds}
     bt = {s: tables_of(base[s]) for s in seeds}
     ct = {s: tables_of(cand[s]) for s in seeds}
     names = sorted(bt[seeds[0]], key=lambda n: (n != "retrieval", n))
+    for s in seeds:
+        if sorted(bt[s]) != sorted(bt[seeds[0]]):
+            raise UnpairedComparison(f"seed {s}'s results hold the blocks {', '.join(sorted(bt[s]))} and seed "
+                                     f"{seeds[0]}'s {', '.join(sorted(bt[seeds[0]]))}: a set pools only seeds that "
+                                     "measured the same things")
     rows = []
     for name in names:
         rows += compare_table(_pooled_table({s: bt[s][name] for s in seeds}),

@@ -31,6 +31,7 @@ from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Scored
+from turnbench.paths import check_name
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import Answerer, KnnEngine, ProviderName, ScopeName, parse
 
@@ -144,8 +145,7 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
         raise BadInput("an arm is given more than once")
     names = [control_name] if control_name is not None else list(arms)
     for n in names:
-        if not n or "/" in n or n.startswith("."):
-            raise BadInput(f"{n!r} cannot name a results directory")
+        check_name(n, "--control-name" if control_name is not None else "arm name")
     dirs = [(arm, Path(out) / n) for arm, n in zip(arms, names, strict=True)]
     for _, d in dirs:
         canonical.refuse_non_empty(d, "results directory", "choose a new --out")

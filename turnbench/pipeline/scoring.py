@@ -6,7 +6,6 @@ with the corpus's texts and writes the results directory.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -61,7 +60,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     arm: object = UNKNOWN
     if arm_config is not None:
         try:
-            arm = json.loads(arm_config.read_bytes().decode("utf-8"))
+            arm = canonical.parse_json(arm_config.read_bytes().decode("utf-8"), max_nesting=canonical.MAX_NESTING)
         except OSError as exc:
             raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc.strerror})") from None
         except UnicodeDecodeError:

@@ -152,14 +152,14 @@ def compiler(lock: Lock) -> Entry:
     return found[0]
 
 
-_JAR = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[^-]*(?:-[A-Za-z0-9.]+)?)\.jar$")
+_JAR = re.compile(r"(?P<artifact>.+?)-(?P<version>\d[^-]*(?:-[A-Za-z0-9.]+)?)\.jar")
 
 
 def check_classpath(names: list[str]) -> None:
     """Refuse a flat classpath holding two versions of one artifact, or log4j-core and -api that differ."""
     versions: dict[str, list[str]] = {}
     for name in names:
-        m = _JAR.match(name)
+        m = _JAR.fullmatch(name)
         if not m:
             continue
         versions.setdefault(m.group("artifact"), []).append(m.group("version"))

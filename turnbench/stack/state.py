@@ -9,7 +9,6 @@ directory with the stack's id, so ``stack down`` can prove what it stops and del
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +52,7 @@ def read_state() -> Recorded | None:
     if not path.exists():
         return None
     try:
-        raw = json.loads(path.read_bytes().decode("utf-8"))
+        raw = canonical.parse_json(path.read_bytes().decode("utf-8"))
         if not isinstance(raw, dict) or raw.get("format") != STATE_FORMAT:
             raise ValueError(f"format is not {STATE_FORMAT}")
         status, provider, details = raw["status"], raw["provider"], raw["details"]

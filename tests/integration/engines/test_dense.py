@@ -81,6 +81,55 @@ def test_server_side_rrf_against_client_side_fuse_of_the_same_two_legs(stack, co
     assert overlap10 / n >= 0.9
 
 
+def _rrf_arm(k: int, *, misplaced: bool = False):
+    """hybrid-rrf with rank constant ``k`` in a pipeline of its own: where OpenSearch reads it, or (``misplaced``)
+    directly under combination, where 2.19.6 ignores it."""
+    from turnbench.engines.arms import builtin, parse_arm
+
+    base = builtin("hybrid-rrf")
+    where = f'"rank_constant": {k}' if misplaced else f'"parameters": {{"rank_constant": {k}}}'
+    pipeline = ('{"phase_results_processors": [{"score-ranker-processor": {"combination": {"technique": "rrf", '
+                + where + "}}}]}")
+    text = (f'name = "rrf-{k}"\ndepth = 100\nbody = \'\'\'{base.body}\'\'\'\n[pipeline]\nbody = \'{pipeline}\'\n'
+            '[requires]\nvector_field = "embedding"\nencoder = "minilm-l6-v2-int8"\n')
+    return parse_arm(text.encode(), f"rrf-{k}.toml", builtin=False)
+
+
+@pytest.mark.parametrize("k", [1, 20, 60])
+def test_an_rrf_constant_takes_effect_and_equals_client_side_fuse_of_the_two_legs(stack, corpus, k):
+    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+    server = run_arm(stack, corpus, _rrf_arm(k), index=INDEX)
+    check = server.arm_config["pipeline_check"]
+    assert check["fusion"] == f"score-ranker-processor: rrf, rank constant {k}" and check["hits"] > 0
+    legs = [run_arm(stack, corpus, a, index=INDEX) for a in ("bm25", "dense-exact")]
+    client = fuse([list(r.entries) for r in legs], {p.id: p for p in server.passages}, Fusion("rrf", k, (), 100))
+    top = {qid: e[0] for qid, e in server.run.items() if e}
+    # the top fused score is the RRF sum for this constant: 2/(k+1) when both legs rank the passage first
+    best = max(e.score for qid in top for e in [next(x for x in server.entries if x.query_id == qid)])
+    assert best <= 2 / (k + 1) + 1e-6
+    agree = sum([e.passage_id for e in client[qid]][:10] == [e.passage_id for e in server.run[qid]][:10]
+                for qid in top)
+    assert agree >= 0.9 * len(top), (agree, len(top))
+
+
+def test_a_misplaced_rank_constant_is_refused_and_a_server_that_ignores_a_setting_is_caught(stack, corpus,
+                                                                                           monkeypatch):
+    from turnbench.engines import pipelines
+    from turnbench.errors import SettingIgnored
+
+    with pytest.raises(BadInput, match="where OpenSearch 2.19.6 ignores it"):
+        _rrf_arm(20, misplaced=True)
+    # the server fuses with the 60 the request carries; the check is told the arm declared 20, as a server that
+    # dropped the setting would leave it: the run is refused, never scored as rank constant 20
+    arm = _rrf_arm(60)
+    declared = pipelines.parse
+    monkeypatch.setattr(pipelines, "parse", lambda body, where: pipelines.Fusion(pipelines.RRF, rank_constant=20)
+                        if declared(body, where).rank_constant == 60 else declared(body, where))
+    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+    with pytest.raises(SettingIgnored, match="rank constant 20 gives"):
+        run_arm(stack, corpus, arm, index=INDEX)
+
+
 def test_a_dense_arm_on_an_index_without_vectors_is_refused_before_any_query(stack, corpus, tmp_path, monkeypatch):
     monkeypatch.setenv("TURNBENCH_OPENSEARCH_URL", stack.opensearch_url)
     monkeypatch.setenv("TURNBENCH_POSTGRES_DSN", stack.postgres_dsn)

@@ -109,7 +109,7 @@ def test_the_dense_and_hybrid_built_ins_need_the_embedding_field_and_declare_the
     assert builtin("dense-hnsw").config()["approximates"] == "dense-exact"
     assert "approximates" not in builtin("bm25").config()  # a lexical arm's record is as it was
     assert builtin("hybrid-rrf").pipeline_body() == {"phase_results_processors": [
-        {"score-ranker-processor": {"combination": {"technique": "rrf", "rank_constant": 60}}}]}
+        {"score-ranker-processor": {"combination": {"technique": "rrf", "parameters": {"rank_constant": 60}}}}]}
 
 
 REQUIRES = b'[requires]\nvector_field = "embedding"\nencoder = "minilm-l6-v2-int8"\n'
@@ -131,7 +131,8 @@ def test_a_dense_arm_naming_an_unknown_encoder_or_reference_is_refused_before_an
 
     path = tmp_path / "mine.toml"
     path.write_bytes(content)
-    r = CliRunner().invoke(main, ["bench", "--corpus", str(tmp_path), "--arm-file", str(path), "--out",
+    (tmp_path / "corpus").mkdir()
+    r = CliRunner().invoke(main, ["bench", "--corpus", str(tmp_path / "corpus"), "--arm-file", str(path), "--out",
                                   str(tmp_path / "out")])
     assert r.exit_code == 2, r.output
     assert len(r.output.strip().splitlines()) == 1 and re.search(reason, r.output), r.output

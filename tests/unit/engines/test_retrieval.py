@@ -1,5 +1,7 @@
 """turnbench.engines.retrieval: the body each arm sends per query, the oracle scope, and the resolved config."""
 
+import json
+
 import pytest
 
 from turnbench.corpus.records import Query
@@ -40,10 +42,16 @@ def test_an_arm_without_a_filter_cannot_run_the_oracle_scope():
         search_body(arm, Q, get_scope("gold-meetings"), 5)
 
 
+HYBRID = ('{"query": {"hybrid": {"queries": [{"match": {"content": {{query_text}}}}, '
+          '{"match": {"title": {{query_text}}}}]}}}')
+RRF20 = ('{"phase_results_processors": [{"score-ranker-processor": '
+         '{"combination": {"parameters": {"rank_constant": 20}}}}]}')
+
+
 def test_a_pipeline_travels_in_the_request_and_leaves_nothing_on_the_server():
-    arm = parse_arm(b'name = "p"\nbody = \'{"query": {"match": {"content": {{query_text}}}}}\'\n'
-                    b'[pipeline]\nbody = \'{"response_processors": []}\'\n', "p.toml", builtin=False)
-    assert search_body(arm, Q, get_scope("corpus"), 5)["search_pipeline"] == {"response_processors": []}
+    arm = parse_arm(f"name = \"p\"\nbody = '{HYBRID}'\n[pipeline]\nbody = '{RRF20}'\n".encode(), "p.toml",
+                    builtin=False)
+    assert search_body(arm, Q, get_scope("corpus"), 5)["search_pipeline"] == json.loads(RRF20)
 
 
 def test_resolved_config_names_everything_and_labels_the_oracle():
@@ -76,13 +84,13 @@ def test_one_shard_is_searched_as_it_is_and_several_with_dfs_and_the_hit_order_a
 
 @pytest.mark.parametrize(("extra", "why"), [
     ('[requires]\nshards = "one"\n', 'its file says so'),
-    ('[pipeline]\nbody = \'{"phase_results_processors": []}\'\n', "runs a search pipeline"),
+    (f"[pipeline]\nbody = '{RRF20}'\n", "runs a search pipeline"),
 ])
 def test_an_arm_that_cannot_be_searched_shard_invariantly_refuses_several_shards(extra, why):
     from turnbench.engines.retrieval import search_plan
 
-    arm = parse_arm(('name = "solo"\nbody = \'{"query": {"match": {"content": {{query_text}}}}}\'\n' + extra).encode(),
-                    "solo.toml", builtin=False)
+    body = HYBRID if "pipeline" in extra else '{"query": {"match": {"content": {{query_text}}}}}'
+    arm = parse_arm((f"name = \"solo\"\nbody = '{body}'\n" + extra).encode(), "solo.toml", builtin=False)
     assert arm.one_shard and search_plan(arm, 1).shards == 1
     with pytest.raises(BadInput, match=f"arm solo cannot run on an index of 2 shards: .*{why}.*load with --shards 1"):
         search_plan(arm, 2)

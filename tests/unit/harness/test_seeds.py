@@ -19,6 +19,7 @@ from turnbench.resultsdir import seed_dirs, write_digest
 def seeded(seed: int, values, arm="base"):
     d = doc(values, arm=arm, sha=f"sha-{seed}")
     d["provenance"]["corpus"]["id"] = f"synthetic-s{seed}-m200"
+    d["provenance"]["corpus"]["seed"] = seed
     for r in d["retrieval"]["per_query"]:
         r["corpus"] = f"synthetic-s{seed}-m200"
     for r in d["retrieval"]["rows"]:

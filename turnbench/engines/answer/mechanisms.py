@@ -52,7 +52,7 @@ MECHANISMS = {
 }
 
 # "{Team} — {kind} #{n}" — the product's own title convention; the em dash is part of it.
-TITLE_PATTERN = re.compile(r"^(?P<team>.+?) \u2014 (?P<kind>.+?) #(?P<n>[0-9]+)$")
+TITLE_PATTERN = re.compile(r"(?P<team>.+?) \u2014 (?P<kind>.+?) #(?P<n>[0-9]+)")
 
 
 def are_literal(text: str) -> str:
@@ -83,7 +83,7 @@ class MeetingRow:
 
 def series_of(title: str) -> tuple[str, str] | None:
     """(team, kind) from a title ``"{Team} — {kind} #{n}"``; None when the title does not follow it."""
-    m = TITLE_PATTERN.match(title)
+    m = TITLE_PATTERN.fullmatch(title)
     return (m.group("team"), m.group("kind")) if m else None
 
 
