@@ -29,12 +29,16 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tempfile.mkdtemp(prefix="turnbench-faults-"))
         try:
             os.environ["TURNBENCH_STATE_DIR"] = str(work / "state")
-            out = F.run(case.args(work), work)
+            args = case.args(work)
+            before = {rel: (work / rel).read_bytes() for rel in case.kept}
+            out = F.run(args, work, dict(case.env))
             lines = out.stderr.strip().splitlines()
             errors = [ln for ln in lines if not ln.startswith("turnbench: stack provider")]
-            held = (out.code == case.code and len(errors) == 1 and not out.stderr.startswith("Traceback")
-                    and "Traceback" not in out.stderr and len(errors[0]) <= 400
+            one_line = (not errors) if case.code == 0 else (len(errors) == 1 and len(errors[0]) <= 400)
+            held = (out.code == case.code and one_line and "Traceback" not in out.stderr
                     and not any((work / rel).exists() for rel in case.left)
+                    and not any(text in out.stderr for text in case.absent)
+                    and all((work / rel).read_bytes() == data for rel, data in before.items())
                     and not list(work.rglob(".*.partial")))
         except Exception as exc:  # a case that cannot even be set up against this version counts as broken
             held, out = False, F.Outcome(-1, f"{type(exc).__name__}: {exc}")

@@ -198,7 +198,7 @@ def parse_json(text: str | bytes, *, max_nesting: int | None = None) -> Any:
 
 # errno values that mean "this destination cannot be written" (the user's to fix) and "the disk is full"
 _UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG,
-                         errno.ELOOP})
+                         errno.ELOOP, errno.ENOENT})  # ENOENT while creating: a directory above cannot be made
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 OWNER = ".turnbench-owner"
 

@@ -42,7 +42,14 @@ class StackStartError(Refusal):
 
 
 class FetchFailed(Refusal):
-    """A pinned artifact (a jar, a wheel) is not in the cache and could not be fetched."""
+    """A pinned artifact (a jar, a wheel) is not in the cache and could not be fetched.
+
+    ``replaced`` names the cached files that failed their pinned hash and were removed before the fetch was tried,
+    so a fallback that recovers them can still record the repair."""
+
+    def __init__(self, message: str, *, replaced: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.replaced: tuple[str, ...] = tuple(replaced)
 
 
 class ArtifactMismatch(Refusal):

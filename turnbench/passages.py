@@ -36,11 +36,16 @@ class Passage:
     words: int = 0
     # Another engine may hand in the passage's text itself; turnbench's own inventories carry only its hash.
     text: str | None = None
+    # The words the passage holds, when it holds part of a turn: (turn index, first word, end word) per turn, words
+    # counted as ``str.split`` counts them, end exclusive. A window of a long monologue is bound to exactly those
+    # words (its times, apportioned and rounded, only approximate them); None: the passage holds whole turns.
+    holds: tuple[tuple[int, int, int], ...] | None = None
 
     def canonical_line(self) -> bytes:
         """``canonical.dumps_line(self.to_json())``, written out: an inventory of a million passages is hashed
-        (:func:`inventory_sha256`) in a second instead of ten. A passage carrying its text takes the general path."""
-        if self.text is not None:
+        (:func:`inventory_sha256`) in a second instead of ten. A passage carrying its text or its word spans takes
+        the general path."""
+        if self.text is not None or self.holds is not None:
             return canonical.dumps_line(self.to_json())
         s = _json_string
         return (f'{{"end":{float.__repr__(self.end)},"id":{s(self.id)},"index":{int.__repr__(self.index)},'
@@ -56,6 +61,8 @@ class Passage:
         }
         if self.text is not None:
             out["text"] = self.text
+        if self.holds is not None:
+            out["holds"] = [list(h) for h in self.holds]
         return out
 
     @classmethod
@@ -78,7 +85,27 @@ class Passage:
         if index < 0 or words < 0:
             raise ValueError("index and words must not be negative")
         return cls(_name(d, "id"), _name(d, "meeting"), _name(d, "speaker"), start, end, index,
-                   _of_type(d, "kind", str, "turn"), sha, words, text)
+                   _of_type(d, "kind", str, "turn"), sha, words, text, _holds(d.get("holds")))
+
+
+def _holds(value: Any) -> tuple[tuple[int, int, int], ...] | None:
+    """``holds`` as a tuple of (turn, first word, end word), each a whole number, first < end, no turn twice."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise TypeError("holds must be a non-empty list of [turn, first word, end word]")
+    out = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 3 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                                  for x in item)):
+            raise TypeError(f"holds item {str(item)[:60]} is not [turn, first word, end word]")
+        turn, first, end = item
+        if turn < 0 or not 0 <= first < end:
+            raise ValueError(f"holds item {item}: a turn index and 0 <= first word < end word")
+        out.append((turn, first, end))
+    if len({t for t, _, _ in out}) != len(out):
+        raise ValueError("holds names a turn twice")
+    return tuple(out)
 
 
 def _of_type(d: Mapping[str, Any], key: str, kind: type[T], default: T | None = None) -> T:

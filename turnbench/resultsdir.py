@@ -31,6 +31,7 @@ from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
 from turnbench.harness.integrity import check_document, digest_differences, embedding_digests
+from turnbench.harness.rederive import NEEDED, rederive
 from turnbench.harness.score import Scored
 from turnbench.harness.stats import nearest_rank
 from turnbench.render import view as V
@@ -171,6 +172,9 @@ def read_results(directory: Path) -> dict[str, Any]:
     verify_digest(directory)
     doc = load_json(path)
     check_document(doc, str(directory))
+    # the digest proves only that nothing changed since writing: the values must also follow from the evidence
+    rederive(doc, {name: (directory / name).read_bytes() for name in NEEDED if (directory / name).is_file()},
+             str(directory))
     return dict(doc)
 
 

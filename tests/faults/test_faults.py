@@ -36,18 +36,18 @@ class Outcome:
     stderr: str
 
 
-def run(args: list[str], cwd: Path) -> Outcome:
+def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Outcome:
     if OTHER_PYTHON:
         done = subprocess.run([OTHER_PYTHON, "-c", "from turnbench.cli import main; main()", *args], cwd=cwd,
                               capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "TURNBENCH_STATE_DIR": str(cwd / "state")})
+                              env={**os.environ, "TURNBENCH_STATE_DIR": str(cwd / "state"), **(env or {})})
         return Outcome(done.returncode, done.stderr)
     from turnbench.cli import main
 
     old = Path.cwd()
     os.chdir(cwd)
     try:
-        result = CliRunner().invoke(main, args)
+        result = CliRunner().invoke(main, args, env=env)
     finally:
         os.chdir(old)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
@@ -168,6 +168,192 @@ class Case:
     code: int
     first: str  # a regular expression the first line of stderr must match
     left: tuple[str, ...] = ()  # paths (relative to the work dir) that must not exist afterwards
+    absent: tuple[str, ...] = ()  # text that must not appear in what was printed (a password, say)
+    kept: tuple[str, ...] = ()  # files (relative to the work dir) whose bytes must be unchanged afterwards
+    env: tuple[tuple[str, str], ...] = ()  # environment the command runs with
+
+
+def _holding(w: Path, name: str) -> Path:
+    """Hold an advisory lock on the state directory's ``name`` as another turnbench process would (the kernel sees
+    two open file descriptions): kept open until the test process exits."""
+    import fcntl
+
+    (w / "state").mkdir(exist_ok=True)
+    fd = os.open(w / "state" / name, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    _HELD.append(fd)
+    return w
+
+
+_HELD: list[int] = []
+
+
+def _arm_file(w: Path, body: str, name: str = "mine", extra: str = "") -> Path:
+    return _file(w, f"{name}.toml", f"name = {json.dumps(name)}\nbody = '''{body}'''\n{extra}")
+
+
+def _bench_arm(w: Path, path: Path, *extra: str) -> list[str]:
+    return ["bench", "--corpus", str(SMALL), "--arm-file", str(path), "--out", str(w / "out"), *extra]
+
+
+def _turn_edit(text: str) -> Callable[[Path], None]:
+    """The first turn's text replaced, written with JSON escapes (a lone surrogate has no UTF-8 bytes of its own)."""
+    def edit(root: Path) -> None:
+        rows = [json.loads(x) for x in part(root).read_text().splitlines()]
+        rows[0]["turns"][0]["text"] = text
+        part(root).write_text("".join(json.dumps(r, ensure_ascii=True) + "\n" for r in rows))
+    return edit
+
+
+def _seed_set(w: Path, labels: tuple[int, ...], change: Callable[[dict], None] | None = None) -> Path:
+    """A set of seed-<S>/ results directories, each a real results directory of fixtures/small (seed 20261130)."""
+    root = w / "set"
+    root.mkdir()
+    for i, label in enumerate(labels):
+        made = results(w, change if i else None, name=f"r{label}")
+        made.rename(root / f"seed-{label}")
+    return root
+
+
+def _fuse_files(w: Path, a: str, b: str) -> list[str]:
+    pid = first_passage()
+    return ["fuse", str(trec(w, f"q00001 Q0 {pid} 1 {a} x\n")), str(_file(w, "b.trec", f"q00001 Q0 {pid} 1 {b} x\n")),
+            "--method", "minmax", "--passages", str(inventory(w)), "--out", str(w / "fused")]
+
+
+PAINLESS = ('{"query": {"script_score": {"query": {"match": {"content": {{query_text}}}}, '
+            '"script": {"source": "Math.random()"}}}}')
+LOOKUP = ('{"query": {"bool": {"must": [{"match": {"content": {{query_text}}}}], "filter": [{"terms": {"meeting_id": '
+          '{"index": "products", "id": "1", "path": "ids"}}}]}}}')
+PLAIN = '{"query": {"match": {"content": {{query_text}}}}}'
+
+ROUND3 = [
+    # outputs never clobber inputs -------------------------------------------------------------------------------
+    Case("outputs", "compare --out into a results directory it reads", lambda w: ["compare", str(results(
+        w, name="a")), str(results(w, name="b")), "--out", str(w / "b" / "metrics.md")], 2,
+         r"BadInput: --out .*metrics.md (is|lies inside) .*b, which this command reads", kept=("b/metrics.md",)),
+    Case("outputs", "compare --json onto its own --out", lambda w: ["compare", str(results(w, name="a")), str(
+        results(w, name="b")), "--out", str(w / "x.md"), "--json", str(w / "x.md")], 2,
+         r"--json .*x.md is also --out", ("x.md",)),
+    Case("outputs", "compare --json onto the report beside --out", lambda w: ["compare", str(results(w, name="a")),
+                                                                              str(results(w, name="b")), "--out",
+                                                                              str(w / "x.md"), "--json",
+                                                                              str(w / "x.html")], 2,
+         r"--json .*x.html is also --out's report", ("x.md", "x.html")),
+    Case("outputs", "agreement --out into another results directory", lambda w: ["agreement", str(results(
+        w, name="a")), str(results(w, name="b")), str(results(w, name="c")), "--out",
+        str(results(w, name="d") / "metrics.md")], 2, r"lies inside the results directory", kept=("d/metrics.md",)),
+    Case("outputs", "report --out over a file of the results it draws", lambda w: ["report", str(results(
+        w, name="a")), "--out", str(w / "a" / "report.html")], 2, r"which this command reads",
+         kept=("a/report.html",)),
+    Case("outputs", "score --out inside the corpus", lambda w: [*score(w)[:-1], str(corpus(w) / "results")], 2,
+         r"lies inside .*corpus", ("corpus/results",)),
+    Case("outputs", "bench --out a corpus", lambda w: ["bench", "--corpus", str(SMALL), "--arm", "bm25", "--out",
+                                                       str(corpus(w))], 2, r"lies inside the corpus"),
+    # no secret printed, none written ----------------------------------------------------------------------------
+    Case("secrets", "a password in the OpenSearch URL of an external stack", lambda w: ["run", "--corpus", str(SMALL),
+                                                                                      "--arm", "bm25", "--out",
+                                                                                      str(w / "out")], 3,
+         r"StackStateError: .*http://admin:\*\*\*@127.0.0.1:9", ("out",), absent=("s3cret",),
+         env=(("TURNBENCH_OPENSEARCH_URL", "http://admin:s3cret@127.0.0.1:9"),
+              ("TURNBENCH_POSTGRES_DSN", "postgresql://u:pw@127.0.0.1:9/db"))),
+    Case("secrets", "stack up asked to record a password", lambda w: ["stack", "up", "--provider", "external",
+                                                                    "--opensearch-url",
+                                                                    "http://admin:s3cret@127.0.0.1:9",
+                                                                    "--postgres-dsn", "host=127.0.0.1 port=9"], 2,
+         r"BadInput: .*no password is written to a file", ("state/stack.json",), absent=("s3cret",)),
+    # arms are confined data -------------------------------------------------------------------------------------
+    Case("arms", "a painless script", lambda w: _bench_arm(w, _arm_file(w, PAINLESS)), 2,
+         r"BadInput: .*mine.toml: .*runs a painless script", ("out",)),
+    Case("arms", "a terms lookup into another index", lambda w: _bench_arm(w, _arm_file(w, LOOKUP)), 2,
+         r"terms lookup", ("out",)),
+    Case("arms", "an aggregation beside the query", lambda w: _bench_arm(w, _arm_file(
+        w, PLAIN[:-1] + ', "aggs": {"a": {"terms": {"field": "meeting_id"}}}}')), 2, r"may hold only query", ("out",)),
+    Case("arms", "an RRF constant where the server ignores it", lambda w: _bench_arm(w, _arm_file(
+        w, '{"query": {"hybrid": {"queries": [{"match": {"content": {{query_text}}}}, {"match": {"title": '
+           '{{query_text}}}}]}}}', extra='[pipeline]\nbody = \'{"phase_results_processors": [{"score-ranker-'
+                                         'processor": {"combination": {"technique": "rrf", '
+                                         '"rank_constant": 20}}}]}\'\n')),
+         2,
+         r"where OpenSearch 2.19.6 ignores it", ("out",)),
+    Case("arms", "a name with a trailing newline", lambda w: _bench_arm(w, _file(
+        w, "evil.toml", 'name = "evil\\n"\nbody = \'' + PLAIN + '\'\n')), 2, r"name 'evil\\n' must be", ("out",)),
+    Case("arms", "a deeply nested TOML arm file", lambda w: _bench_arm(w, _file(
+        w, "deep.toml", f"name = \"deep\"\nbody = '{PLAIN}'\nz = " + "[" * 50_000 + "]" * 50_000 + "\n")), 2,
+         r"BadInput: .*deep.toml: ", ("out",)),
+    Case("arms", "a deeply nested JSON body", lambda w: _bench_arm(w, _arm_file(
+        w, '{"query": ' + '{"bool": {"must": [' * 40 + '{"match": {"content": {{query_text}}}}' + "]}}" * 40 + "}")),
+         2, r"nested deeper than 64 levels", ("out",)),
+    Case("names", "--control-name with a trailing newline", lambda w: ["bench", "--corpus", str(SMALL), "--arm",
+                                                                      "bm25", "--out", str(w / "out"),
+                                                                      "--control-name", "x\n"], 2,
+         r"--control-name 'x\\n' cannot name a directory", ("out",)),
+    Case("names", "--control-name with a slash", lambda w: ["bench", "--corpus", str(SMALL), "--arm", "bm25", "--out",
+                                                            str(w / "out"), "--control-name", "../up"], 2,
+         r"cannot name a directory", ("out", "up")),
+    # claims are re-derived ----------------------------------------------------------------------------------------
+    Case("claims", "values, rows and digest rewritten together", lambda w: ["compare", str(results(w, name="a")), str(
+        results(w, _forged_consistently, name="b")), "--gate"], 3,
+         r"ResultsIntegrityError: .*query q00001 MRR: metrics.json says 0.5, its exported qrels and run give"),
+    Case("claims", "the evidence deleted and the digest rewritten", lambda w: ["report", str(_without(
+        results(w, name="a"), "run.passages.trec")), "--out", str(w / "r.html")], 3,
+         r"no run.passages.trec beside metrics.json", ("r.html",)),
+    Case("seeds", "seed-8 holding another seed's results", lambda w: ["compare", str(_seed_set(w, (8,))), str(
+        _seed_set_b(w, (8,)))], 3, r"seed-8/ holds results of corpus .*whose seed is 20261130, not 8"),
+    Case("seeds", "one corpus under two seeds", lambda w: ["compare", str(_seed_set(
+        w, (20261130, 7), lambda d: d["provenance"]["corpus"].update(seed=7))), str(_seed_set_b(w, (20261130,)))], 3,
+         r"seed-7/ and seed-20261130/ hold results of one corpus|seed sets differ"),
+    # bounded parses -------------------------------------------------------------------------------------------------
+    Case("parse", "compare --seed -1", lambda w: ["compare", str(results(w, name="a")), str(results(w, name="b")),
+                                                  "--seed", "-1"], 2, r"Invalid value for '--seed'"),
+    Case("parse", "fuse --method minmax with scores near the float limits", lambda w: _fuse_files(
+        w, "1.7e308", "-1.7e308"), 0, r"", ("fused/.partial",)),
+    Case("parse", "a lone surrogate in a turn", lambda w: ["validate", str(corpus(w, _turn_edit("a \ud800 b")))], 3,
+         r"CorpusIntegrityError: .*line 1 is not a format-v1 meeting .*turns\[0\].text holds a lone surrogate"),
+    Case("parse", "a NUL byte in a turn", lambda w: ["validate", str(corpus(w, _turn_edit("a \u0000 b")))], 3,
+         r"turns\[0\].text holds a NUL character"),
+    Case("parse", "measure --against something that is not a corpus", lambda w: [
+        "measure", str(SMALL), "--against", str(_file(w, "x/notes.txt", "x").parent)], 2, r"BadInput: .*not a corpus"),
+    # one stack per state directory ---------------------------------------------------------------------------------
+    Case("locks", "stack up while another stack up is at work", lambda w: _holding(w, "stack.lock") and [
+        "stack", "up", "--provider", "embedded"], 3, r"StackStateError: another `turnbench stack up` or `stack down`",
+         ("state/stack.json",)),
+    Case("locks", "load while a bench holds the recorded stack", lambda w: _holding(w, "stack.use") and [
+        "load", "--corpus", str(SMALL)], 3, r"StackStateError: another turnbench command is using the stack"),
+    Case("locks", "a failed start is one line, the server's log only under --debug", lambda w: [
+        "stack", "up", "--provider", "embedded", "--timeout", "0.1"], 3,
+         r"StackStartError: OpenSearch did not turn yellow within 0.1 s; log kept at ", ("state/stack.json",),
+         env=(("DOCKER_HOST", "unix:///nonexistent/docker.sock"),)),
+    # caches -----------------------------------------------------------------------------------------------------------
+    Case("cache", "a user cache that cannot be made", lambda w: ["jars"], 2,
+         r"BadInput: .*the user cache cannot be made there", env=(("TURNBENCH_CACHE_DIR", "/proc/1/turnbench"),)),
+]
+
+
+def _forged_consistently(doc: dict) -> None:
+    """Per-query values and the rows rewritten together (the digest is rewritten by ``results``)."""
+    from turnbench.harness.score import aggregate_rows
+
+    block = doc["retrieval"]
+    block["per_query"][0]["values"]["MRR"] = 0.5 if block["per_query"][0]["values"]["MRR"] != 0.5 else 0.25
+    block["rows"] = aggregate_rows(block["rows"][0]["corpus"], block["per_query"], block["measures"],
+                                   {r["class"]: r["dropped_unjudgeable"] for r in block["rows"] if r["class"] != "all"})
+
+
+def _without(d: Path, name: str) -> Path:
+    from turnbench.resultsdir import write_digest
+
+    (d / name).unlink()
+    write_digest(d)
+    return d
+
+
+def _seed_set_b(w: Path, labels: tuple[int, ...]) -> Path:
+    root = w / "set-b"
+    root.mkdir()
+    for label in labels:
+        results(w, name=f"b{label}").rename(root / f"seed-{label}")
+    return root
 
 
 def _per_query(value: float) -> Callable[[dict], None]:
@@ -318,6 +504,7 @@ CASES = [
     # the command line itself ------------------------------------------------------------------------------------
     Case("cli", "an unknown command", lambda w: ["frobnicate"], 2, r"BadInput: No such command"),
     Case("cli", "an unknown option", lambda w: ["validate", "--frob", str(SMALL)], 2, r"BadInput: No such option"),
+    *ROUND3,
 ]
 
 
@@ -348,13 +535,21 @@ def test_one_line_the_right_exit_code_nothing_left(case: Case, tmp_path: Path, m
                                                    ) -> None:
     monkeypatch.setenv("TURNBENCH_STATE_DIR", str(tmp_path / "state"))
     args = case.args(tmp_path)
-    out = run(args, tmp_path)
-    lines = out.stderr.strip().splitlines()
+    before = {rel: (tmp_path / rel).read_bytes() for rel in case.kept}
+    out = run(args, tmp_path, dict(case.env))
+    lines = [line for line in out.stderr.strip().splitlines() if not line.startswith("turnbench: stack provider")]
     assert out.code == case.code, out.stderr[:2000]
-    assert lines and re.search(case.first, lines[-1]), out.stderr[:2000]
-    assert not out.stderr.startswith("Traceback") and len(lines[-1]) <= 400
-    # every line but progress notes ("turnbench: stack provider ...") is the one error line
-    assert sum(1 for line in lines if not line.startswith("turnbench: stack provider")) == 1, out.stderr[:2000]
+    assert not out.stderr.startswith("Traceback") and "Traceback" not in out.stderr
+    # a refusal is exactly one line (progress notes such as "turnbench: stack provider ..." aside); a case that must
+    # succeed prints none
+    if case.code == 0:
+        assert not [line for line in lines if line.startswith("turnbench: ") and "Error" in line], out.stderr[:2000]
+    else:
+        assert len(lines) == 1 and re.search(case.first, lines[0]) and len(lines[0]) <= 400, out.stderr[:2000]
     for rel in case.left:
         assert not (tmp_path / rel).exists(), f"{rel} was left behind"
+    for text in case.absent:
+        assert text not in out.stderr, f"{text!r} was printed"
+    for rel, data in before.items():
+        assert (tmp_path / rel).read_bytes() == data, f"{rel} was overwritten"
     assert not list(tmp_path.rglob(".*.partial")), "a staging directory was left behind"

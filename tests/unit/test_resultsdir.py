@@ -138,3 +138,40 @@ def test_a_corpus_without_answer_questions_reads_back_and_a_row_claiming_some_is
     with pytest.raises(ResultsIntegrityError, match="answers row all/all/all says questions = 5, its per-query rows "
                                                     "give 0"):
         read_results(written)
+
+
+def test_a_consistently_rehashed_forgery_is_refused_by_the_evidence_beside_it(tmp_path):
+    """Per-query values, rows and claim.sha256 rewritten together pass the digest; the exported qrels and run the
+    values came from do not agree, and compare, report and agreement all say so (exit 3, naming the query)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from tests.unit.harness.helpers import ranked_results_dir
+    from turnbench.cli import main
+    from turnbench.harness.score import aggregate_rows
+    from turnbench.resultsdir import read_results, write_digest
+
+    ranks = {f"q{i:02d}": ("lookup", 1 + i % 5) for i in range(12)}
+    base = ranked_results_dir(tmp_path / "base", ranks)
+    forged = ranked_results_dir(tmp_path / "forged", ranks, arm="forged")
+    doc = json.loads((forged / "metrics.json").read_text())
+    row = doc["retrieval"]["per_query"][3]
+    row["values"] = {m: 1.0 for m in row["values"]}  # rank 4 claimed as rank 1
+    doc["retrieval"]["rows"] = aggregate_rows("c", doc["retrieval"]["per_query"], doc["retrieval"]["measures"], {})
+    (forged / "metrics.json").write_text(json.dumps(doc))
+    write_digest(forged)
+    with pytest.raises(ResultsIntegrityError, match=r"query q03 MRR: metrics.json says 1.0, its exported qrels and "
+                                                    r"run give 0.25"):
+        read_results(forged)
+    runner = CliRunner()
+    for args in (["compare", str(base), str(forged), "--gate"],
+                 ["report", str(forged), "--out", str(tmp_path / "r.html")],
+                 ["agreement", str(base), str(forged), str(base)]):
+        r = runner.invoke(main, args)
+        assert r.exit_code == 3 and "query q03 MRR" in r.output and len(r.output.strip().splitlines()) == 1, args
+    # deleting the evidence instead is no way round it
+    (forged / "run.passages.trec").unlink()
+    write_digest(forged)
+    with pytest.raises(ResultsIntegrityError, match="no run.passages.trec beside metrics.json"):
+        read_results(forged)

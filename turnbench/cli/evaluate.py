@@ -62,6 +62,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     from turnbench.engines.retrieval import run_arm
     from turnbench.pipeline.runs import write_run
     from turnbench.stack import current_stack
+    from turnbench.stack.state import use_lock
 
     if (arm_name is None) == (arm_file is None):
         raise errors.BadInput("give one arm: --arm NAME (built-in) or --arm-file PATH")
@@ -69,7 +70,8 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     check_outputs([("--out", out)], [corpus_dir, *([arm_file] if arm_file else [])])
     canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
     corpus = open_corpus(Path(corpus_dir))
-    result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
+    with use_lock(writes=False):
+        result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
     names = write_run(Path(out), result)
     t = result.timings
     oracle = "  [ORACLE UPPER BOUND: gold meetings only]" if result.arm_config["scope"]["oracle"] else ""
@@ -101,6 +103,7 @@ def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: 
     from turnbench.pipeline.answering import answer, answer_provenance
     from turnbench.resultsdir import write_answer_results
     from turnbench.stack import current_stack
+    from turnbench.stack.state import use_lock
     from turnbench.submissions import read_answers
 
     corpus = open_corpus(Path(corpus_dir))
@@ -111,8 +114,9 @@ def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: 
                                 answerer=answerer)
         stack = None
     else:
-        stack = current_stack() if answerer == "reference" else None
-        results, submitted = answer(stack, corpus, answerer=answerer, tolerance=tolerance, index=index)
+        with use_lock(writes=False):
+            stack = current_stack() if answerer == "reference" else None
+            results, submitted = answer(stack, corpus, answerer=answerer, tolerance=tolerance, index=index)
     write_answer_results(Path(out), results, submitted, answer_provenance(corpus, stack, answerer, index))
     for row in results.grammar_rows():
         em = "–" if row.em is None else f"{row.em:.4f}"

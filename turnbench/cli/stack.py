@@ -210,6 +210,7 @@ def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, en
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.load import load_corpus
     from turnbench.stack import current_stack
+    from turnbench.stack.state import use_lock
 
     index = index or DEFAULT_INDEX
     if encoder is None and knn_engine != "lucene":
@@ -220,7 +221,8 @@ def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, en
 
         spec = vector_spec(check_name(encoder, "--encoder"), graph=vector_index == "hnsw", engine=knn_engine)
     corpus = open_corpus(Path(corpus_dir))
-    result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, shards=shards, vectors=spec)
+    with use_lock(writes=True):
+        result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, shards=shards, vectors=spec)
     for line in result.summary(corpus.id):
         click.echo(line)
 

@@ -1,11 +1,13 @@
 """Embeddings as data: texts embedded once, cached by encoder and text hash, rounded, digested (DESIGN §11).
 
 The cache lives in the user cache (``~/.cache/turnbench``, ``$XDG_CACHE_HOME/turnbench`` or
-``TURNBENCH_CACHE_DIR``) under ``embeddings/<encoder id>-<fingerprint>/<sha[:2]>/<sha>.f32``: ``sha`` is the
+``TURNBENCH_CACHE_DIR``) under ``embeddings/<encoder id>-<fingerprint>/<sha[:2]>/<sha>.f32d``: ``sha`` is the
 sha256 of the text's UTF-8 bytes, the fingerprint the first 12 hex digits of the sha256 of the encoder's
 provenance (model and tokenizer hashes, settings, runtime versions), so a changed model never reads another's
-vectors. A file holds the encoder's float32 output, little-endian, exactly ``dim`` values; a file of another size
-is ignored and rewritten. Files are written atomically.
+vectors. A file holds the encoder's float32 output, little-endian, exactly ``dim`` values, then the 32-byte sha256
+of the key and those values: an entry whose bytes do not give its digest — of another size, tampered with, or
+another key's vector copied under this name — is removed and the text encoded again (and counted as repaired), so
+a cache is never trusted beyond what it can prove. Files are written atomically.
 
 Vectors are made reproducible before they reach an index: each component is rounded to 6 decimals, kept as the
 integer ``rint(x * 10**6)`` (half to even) and sent as that integer / 10**6, so last-bit differences between CPUs
@@ -49,6 +51,7 @@ class Embeddings:
     digest: str
     cached: int = 0  # texts read from the cache
     encoded: int = 0  # texts the model ran on
+    repaired: int = 0  # cache entries that failed their digest, removed and encoded again
     seconds: float = 0.0
     index: dict[str, int] = field(default_factory=dict, compare=False)
 
@@ -99,8 +102,10 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | No
     out = np.empty((len(pairs), encoder.dim), dtype=np.float32)
     keys = [canonical.sha256_bytes(text.encode("utf-8")) for _, text in pairs]
     todo: dict[str, list[int]] = {}
+    repaired = 0
     for n, key in enumerate(keys):
-        vec = _read(directory, key, encoder.dim)
+        vec, damaged = _read(directory, key, encoder.dim)
+        repaired += damaged
         if vec is None:
             todo.setdefault(key, []).append(n)
         else:
@@ -117,31 +122,51 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | No
     micro = round_micro(out)
     encoded = sum(len(v) for v in todo.values())
     return Embeddings(encoder.provenance(), ids, micro, digest(ids, micro), cached=len(pairs) - encoded,
-                      encoded=len(fresh), seconds=time.perf_counter() - t0, index={i: n for n, i in enumerate(ids)})
+                      encoded=len(fresh), repaired=repaired, seconds=time.perf_counter() - t0,
+                      index={i: n for n, i in enumerate(ids)})
 
 
 def _path(directory: Path, key: str) -> Path:
-    return directory / key[:2] / f"{key}.f32"
+    return directory / key[:2] / f"{key}.f32d"
 
 
-def _read(directory: Path, key: str, dim: int) -> np.ndarray | None:
+def _entry_digest(key: str, payload: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(key.encode("ascii") + b"\0" + payload).digest()
+
+
+def _read(directory: Path, key: str, dim: int) -> tuple[np.ndarray | None, bool]:
+    """The cached vector of ``key`` (None when absent), and whether an entry was there but failed its digest (it is
+    removed: the caller encodes the text again)."""
     import numpy as np
 
+    path = _path(directory, key)
     try:
-        data = _path(directory, key).read_bytes()
+        data = path.read_bytes()
     except OSError:
-        return None
-    if len(data) != 4 * dim:
-        return None
-    return np.frombuffer(data, dtype="<f4")
+        return None, False
+    payload, mark = data[:4 * dim], data[4 * dim:]
+    if len(data) != 4 * dim + 32 or mark != _entry_digest(key, payload):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None, True
+    return np.frombuffer(payload, dtype="<f4"), False
 
 
 def _write(directory: Path, key: str, vector: np.ndarray) -> None:
     path = _path(directory, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(vector.astype("<f4").tobytes())
-    os.replace(tmp, path)
+    payload = vector.astype("<f4").tobytes()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(payload + _entry_digest(key, payload))
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise canonical.write_error(path, exc) from None
 
 
 def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = True, engine: str = "lucene",

@@ -36,6 +36,7 @@ from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
 from turnbench.errors import StaleBinding, UnpairedComparison
 from turnbench.harness.bindings import first_difference
+from turnbench.harness.integrity import digest_differences
 from turnbench.harness.score import arm_label
 from turnbench.harness.stats import bootstrap_means, holm, nearest_rank, randomisation_p
 
@@ -327,7 +328,8 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
         rows += compare_table(bt[name], ct[name], resamples, seed)
     family = adjust(rows)
     bp, cp = base["provenance"], cand["provenance"]
-    notes = []
+    # first: when the vectors differ, every dense metric's difference follows from them
+    notes = digest_differences(base, cand)
     if bp["metric_engine"] != cp["metric_engine"]:
         notes.append(f"metric engines differ: baseline {bp['metric_engine'].get('version')}, "
                      f"candidate {cp['metric_engine'].get('version')}")

@@ -114,10 +114,11 @@ def embedding_digests(document: Mapping[str, Any]) -> dict[str, str]:
     cover; empty for a result that used none."""
     prov = document.get("provenance", {})
     found = {}
-    index_vectors = (prov.get("index") or {}).get("vectors")
+    index, arm = prov.get("index"), prov.get("arm")  # another engine's results say "external/unknown" for both
+    index_vectors = index.get("vectors") if isinstance(index, Mapping) else None
     if index_vectors:
         found["passages"] = str(index_vectors["embeddings"]["digest"]["sha256"])
-    query_vectors = (prov.get("arm") or {}).get("query_vectors")
+    query_vectors = arm.get("query_vectors") if isinstance(arm, Mapping) else None
     if query_vectors:
         found["queries"] = str(query_vectors["digest"]["sha256"])
     return found

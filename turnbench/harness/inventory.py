@@ -11,6 +11,9 @@ the meeting it names:
   newlines — how turnbench cuts whole-turn passages — or of a window of one covered turn's words, ``max_words``
   at a time, as turnbench cuts a long monologue. An inventory from a chunker that forms its text another way
   gives ``text`` (checked by containment) or neither.
+* when it declares the words it holds (``holds``: turn, first word, end word), each held turn is the speaker's,
+  in this meeting, with that many words, and the passage's text (or its hash) is exactly those words — the words
+  bind it, not its times, which for a window of a very long turn are only rounded approximations.
 
 A mismatch is refused (``ForeignInventory``; ``StaleBinding`` when only the text differs), naming the first
 offending passage and how many there are.
@@ -80,6 +83,11 @@ def problems_in(meeting: Meeting, passages: Sequence[Passage]) -> tuple[list[str
         if not (-EPSILON_SECONDS <= p.start <= p.end <= meeting.duration + EPSILON_SECONDS):
             foreign.append(f"{p.id}: [{p.start}, {p.end}] is not within {meeting.id}'s {meeting.duration} s")
             continue
+        if p.holds is not None:
+            problem = _held_problem(p, meeting)
+            if problem is not None:
+                (foreign if problem[0] == "foreign" else stale).append(problem[1])
+            continue
         if not (p.text is not None or p.text_sha256):
             continue
         covered = _covered(p, spoken)
@@ -91,3 +99,23 @@ def problems_in(meeting: Meeting, passages: Sequence[Passage]) -> tuple[list[str
             stale.append(f"{p.id}: text_sha256 is not of what {p.speaker} says in {meeting.id} at "
                          f"[{p.start}, {p.end}]")
     return foreign, stale
+
+
+def _held_problem(p: Passage, meeting: Meeting) -> tuple[str, str] | None:
+    """("foreign" | "stale", why) when a passage's declared words are not in ``meeting``, or not its text."""
+    turns = {t.index: t for t in meeting.turns}
+    pieces = []
+    for turn, first, end in p.holds or ():
+        t = turns.get(turn)
+        if t is None or t.speaker != p.speaker:
+            return "foreign", f"{p.id}: holds turn {turn}, which {p.speaker} does not speak in {meeting.id}"
+        words = t.text.split()
+        if end > len(words):
+            return "foreign", f"{p.id}: holds words {first}..{end} of turn {turn}, which has {len(words)}"
+        pieces.append(" ".join(words[first:end]))
+    text = "\n".join(pieces)
+    if p.text is not None and " ".join(p.text.split()) != " ".join(text.split()):
+        return "stale", f"{p.id}: its text is not the words it holds in {meeting.id}"
+    if p.text is None and p.text_sha256 and _sha(text) != p.text_sha256:
+        return "stale", f"{p.id}: text_sha256 is not of the words it holds in {meeting.id}"
+    return None

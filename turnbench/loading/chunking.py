@@ -7,7 +7,8 @@ The rule, in order:
 2. Maximal runs of consecutive same-speaker segments are formed in that order.
 3. Within a run, WHOLE segments are packed greedily into sub-passages of at most ``max_words`` words.
    Only a single segment longer than ``max_words`` is cut, into word windows of ``max_words`` words
-   (the last one shorter), each window standing alone; its times are apportioned by words.
+   (the last one shorter), each window standing alone; its times are apportioned by words, and it records the
+   words it holds (``Passage.holds``: turn, first word, end word), which is what binds it to the turn.
 
 Consequence the aggregation engine relies on: any phrase inside a turn of at most ``max_words`` words
 lies inside exactly one passage. A passage's text is a tuple of its segments' texts (or one window);
@@ -69,13 +70,13 @@ def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int =
     chunks: list[Chunk] = []
 
     def emit(speaker: str, start: float, end: float, texts: tuple[str, ...], turns: tuple[int, ...],
-             words: int) -> None:
+             words: int, holds: tuple[tuple[int, int, int], ...] | None = None) -> None:
         n = len(chunks)
         p = Passage(
             # speaker names repeat across a million passages: one string each, not one per passage
             id=passage_id(meeting_id, n), meeting=meeting_id, speaker=sys.intern(speaker), start=start, end=end,
             index=n,
-            kind=PASSAGE_KIND, text_sha256=text_sha256(texts), words=words,
+            kind=PASSAGE_KIND, text_sha256=text_sha256(texts), words=words, holds=holds,
         )
         chunks.append(Chunk(p, texts, turns))
 
@@ -105,6 +106,6 @@ def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int =
             hi = min(lo + max_words, n_words)
             w_start = seg.start if lo == 0 else round(seg.start + span * lo / n_words, TIME_DECIMALS)
             w_end = seg.end if hi == n_words else round(seg.start + span * hi / n_words, TIME_DECIMALS)
-            emit(seg.speaker, w_start, w_end, (" ".join(words[lo:hi]),), (seg.index,), hi - lo)
+            emit(seg.speaker, w_start, w_end, (" ".join(words[lo:hi]),), (seg.index,), hi - lo, ((seg.index, lo, hi),))
     flush()
     return chunks

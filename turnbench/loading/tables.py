@@ -14,7 +14,7 @@ is product data (a calendar holds it); it is not attendance, which is who spoke 
     turnbench.passages (id text PRIMARY KEY, meeting_id text NOT NULL REFERENCES turnbench.meetings (id),
                         passage_index integer NOT NULL, kind text NOT NULL, speaker text NOT NULL,
                         start_s double precision NOT NULL, end_s double precision NOT NULL, words integer NOT NULL,
-                        text_sha256 text NOT NULL, UNIQUE (meeting_id, passage_index))
+                        text_sha256 text NOT NULL, holds text, UNIQUE (meeting_id, passage_index))
                                                   -- the chunks the index holds: what a run reads its inventory from
 
 Read segments in the total order ``ORDER BY meeting_id, start_s, end_s, turn_index``. The schema's comment is
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMA = "turnbench"
-TABLES_FORMAT = "turnbench-tables/1"
+TABLES_FORMAT = "turnbench-tables/2"  # 2: passages carry the words a window of a turn holds
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[s
     return TableCounts(n_meetings, n_segments, len(attendee_rows))
 
 
-PASSAGE_COLUMNS = "id, meeting_id, passage_index, kind, speaker, start_s, end_s, words, text_sha256"
+PASSAGE_COLUMNS = "id, meeting_id, passage_index, kind, speaker, start_s, end_s, words, text_sha256, holds"
 
 
 def copy_passages(stack: StackInfo, passages: Iterable[Passage]) -> int:
@@ -150,11 +150,12 @@ def copy_passages(stack: StackInfo, passages: Iterable[Passage]) -> int:
         cur.execute(
             f"CREATE TABLE {SCHEMA}.passages (id text NOT NULL, meeting_id text NOT NULL, passage_index integer "
             "NOT NULL, kind text NOT NULL, speaker text NOT NULL, start_s double precision NOT NULL, end_s double "
-            "precision NOT NULL, words integer NOT NULL, text_sha256 text NOT NULL)"
+            "precision NOT NULL, words integer NOT NULL, text_sha256 text NOT NULL, holds text)"
         )
         with cur.copy(f"COPY {SCHEMA}.passages ({PASSAGE_COLUMNS}) FROM STDIN") as copy:
             for p in passages:
-                copy.write_row((p.id, p.meeting, p.index, p.kind, p.speaker, p.start, p.end, p.words, p.text_sha256))
+                copy.write_row((p.id, p.meeting, p.index, p.kind, p.speaker, p.start, p.end, p.words, p.text_sha256,
+                                None if p.holds is None else canonical.dumps([list(h) for h in p.holds])))
                 n += 1
         cur.execute(f"ALTER TABLE {SCHEMA}.passages ADD PRIMARY KEY (id)")
         cur.execute(f"ALTER TABLE {SCHEMA}.passages ADD UNIQUE (meeting_id, passage_index)")
@@ -172,8 +173,9 @@ def read_passages(stack: StackInfo) -> list[Passage]:
         if row is None or row[0] is None:
             return out
         cur.execute(f"SELECT {PASSAGE_COLUMNS} FROM {SCHEMA}.passages")
-        for pid, meeting, index, kind, speaker, start, end, words, sha in cur:
-            out.append(Passage(pid, meeting, speaker, start, end, index, kind, sha, words))
+        for pid, meeting, index, kind, speaker, start, end, words, sha, holds in cur:
+            held = None if holds is None else tuple(tuple(h) for h in json.loads(holds))
+            out.append(Passage(pid, meeting, speaker, start, end, index, kind, sha, words, None, held))
     out.sort(key=lambda p: (p.meeting, p.index))  # Python's order, whatever the database's collation
     return out
 

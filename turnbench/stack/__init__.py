@@ -64,8 +64,11 @@ def open_stack(provider: str = "auto", *, echo: Callable[[str], None] | None = N
         if provider == "auto":
             say(f"turnbench: stack provider {choice.provider}: {choice.why}")
         if choice.provider == RECORDED:
-            # Not ours: never torn down here.
-            yield current_stack()
+            # Not ours: never torn down here; held against any other load or bench on it while in use
+            from turnbench.stack import state
+
+            with state.use_lock(writes=True):
+                yield current_stack()
             return
         running = provider_class(choice.provider)(**options)
         info = running.start()

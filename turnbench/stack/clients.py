@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from turnbench.errors import StackStateError
 from turnbench.stack.info import StackInfo
+from turnbench.stack.net import redact_url
 
 if TYPE_CHECKING:
     import psycopg
@@ -45,9 +46,11 @@ def stack_errors(stack: StackInfo) -> Iterator[None]:
     try:
         yield
     except OpenSearchConnectionError as exc:
-        raise StackStateError(f"OpenSearch at {stack.opensearch_url} does not answer: {_first_line(exc)}") from None
+        raise StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} does not answer: {_first_line(exc)}")
+                              ) from None
     except TransportError as exc:
-        raise StackStateError(f"OpenSearch at {stack.opensearch_url} refused a request: {_first_line(exc)}") from None
+        raise StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} refused a request: "
+                                         f"{_first_line(exc)}")) from None
     except OpenSearchException as exc:
         raise StackStateError(f"OpenSearch client error: {type(exc).__name__}: {_first_line(exc)}") from None
     except psycopg.OperationalError as exc:

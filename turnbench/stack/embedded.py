@@ -178,6 +178,7 @@ class EmbeddedStack(Provider):
                 "bin_dir": str(pg.bin_dir),
                 "binary_source": pg.source,
                 "binary_origin": pg.origin or str(pg.bin_dir),
+                "tree_repaired": bool(pg.timings.get("repaired")),
                 "run_from": str(run_pg.bin_dir),
                 "run_as": user.name if user else None,
                 "data_dir": str(root / "pg" / "data"),

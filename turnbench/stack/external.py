@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from turnbench import settings
 from turnbench.errors import BadInput, StackStartError
 from turnbench.stack.info import StackInfo
-from turnbench.stack.net import http_json
+from turnbench.stack.net import http_json, redact_url
 from turnbench.stack.provider import Provider
 
 ENV_URL = settings.OPENSEARCH_URL.name
@@ -23,7 +23,7 @@ def probe_opensearch(url: str, timeout: float = 10.0) -> tuple[str, str]:
         root = http_json(url.rstrip("/") + "/", timeout=timeout)
         return str(root["version"]["number"]), str(root["version"]["lucene_version"])
     except (OSError, urllib.error.URLError, ValueError, KeyError, TypeError) as exc:
-        raise StackStartError(f"OpenSearch at {url} does not answer: {exc}") from None
+        raise StackStartError(redact_url(f"OpenSearch at {url} does not answer: {exc}")) from None
 
 
 def probe_postgres(dsn: str, timeout: float = 10.0) -> str:
@@ -78,6 +78,9 @@ class ExternalStack(Provider):
         if given is None:
             raise BadInput(f"provider external needs --opensearch-url and --postgres-dsn (or {ENV_URL} and {ENV_DSN})")
         url, dsn = given
+        if detached and (redact(url) != url or redact(dsn) != dsn):
+            raise BadInput("stack up records its endpoints in a state file, and no password is written to a file: "
+                           f"give them in {ENV_URL} and {ENV_DSN} to each command instead (--provider external)")
         source = "arguments" if self.opensearch_url else "environment"
         return describe("external", url, dsn, {"endpoints_from": source})
 
@@ -93,4 +96,4 @@ def redact(dsn: str) -> str:
     """The DSN without its password, for messages."""
     import re
 
-    return re.sub(r"(password=)\S+", r"\1***", re.sub(r"(://[^:/@]+:)[^@]+@", r"\1***@", dsn))
+    return re.sub(r"(password=)\S+", r"\1***", redact_url(dsn))

@@ -89,6 +89,11 @@ def ensure(items: Sequence[Pinned], store: Path, *, offline: bool = False, worke
     ``offline``. Refuses with ArtifactMismatch when a download's bytes are not the pinned ones, FetchFailed when
     a file cannot be fetched; either way nothing unverified is left under a final name."""
     t0 = time.monotonic()
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"{store}: the user cache cannot be made there ({exc.strerror}); set TURNBENCH_CACHE_DIR to a "
+                       "directory you can write") from None
     replaced, missing = [], []
     for item in items:
         path = item.path(store)
@@ -102,11 +107,15 @@ def ensure(items: Sequence[Pinned], store: Path, *, offline: bool = False, worke
             missing.append(item)
     if missing and offline:
         raise FetchFailed(f"{len(missing)} {what} not in the cache {store} (first: {missing[0].file}): "
-                          "fetch them first (`make jars`)")
+                          "fetch them first (`make jars`)", replaced=tuple(replaced))
     no_url = [m.file for m in missing if m.url is None]
     if no_url:
         raise FetchFailed(f"{no_url[0]} is not in the cache {store} and has no URL to fetch it from")
-    fetched = _download_all(missing, store, workers) if missing else 0
+    try:
+        fetched = _download_all(missing, store, workers) if missing else 0
+    except FetchFailed as exc:
+        exc.replaced = tuple(replaced)  # a fallback that recovers must still say what it repaired
+        raise
     return Report(paths=tuple(item.path(store) for item in items), fetched=tuple(m.file for m in missing),
                   replaced=tuple(replaced), bytes_fetched=fetched, seconds=time.monotonic() - t0)
 

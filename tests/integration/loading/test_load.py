@@ -75,7 +75,7 @@ def test_load_counts_settle_provenance_and_tables(stack, tiny):
                     ("meetings", "id"), ("meetings", "title"), ("meetings", "recorded_date"), ("meetings", "duration"),
                     ("meetings", "timing"),
                     *[("passages", c) for c in ("id", "meeting_id", "passage_index", "kind", "speaker", "start_s",
-                                                "end_s", "words", "text_sha256")],
+                                                "end_s", "words", "text_sha256", "holds")],
                     ("segments", "meeting_id"), ("segments", "turn_index"),
                     ("segments", "speaker"), ("segments", "start_s"), ("segments", "end_s"), ("segments", "text")]
     # the invitee list, one row per (meeting, name); the tiny corpus invites exactly who speaks

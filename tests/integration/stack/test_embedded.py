@@ -174,3 +174,38 @@ def test_a_stack_up_killed_mid_start_leaves_nothing_stack_down_cannot_stop(tmp_p
         assert up.returncode == 128 + sig
     assert not state_file.exists()
     assert not workdir.exists()
+
+
+def test_two_simultaneous_stack_ups_give_one_stack_and_a_load_waits_for_no_bench(tmp_path):
+    """One state directory, two `stack up` at once: the lock taken before anything starts lets one through and
+    refuses the other in one line (exit 3), so exactly one stack runs and `stack down` stops it. While a command
+    holds the recorded stack for a bench, a `load` (which would swap the index under it) is refused."""
+    import fcntl
+    import os
+
+    env = {**os.environ, "TURNBENCH_STATE_DIR": str(tmp_path / "state"),
+           "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
+    cmd = [sys.executable, "-c", "from turnbench.cli import main; main()", "stack", "up", "--provider", "embedded",
+           "--heap", "512m"]
+    ups = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [(p.wait(timeout=300), *p.communicate()) for p in ups]
+    codes = sorted(code for code, _, _ in outs)
+    try:
+        assert codes == [0, 3], outs
+        refused = next(err for code, _, err in outs if code == 3)
+        assert len(refused.strip().splitlines()) == 1 and ("already recorded" in refused or "at work on" in refused)
+        recorded = json.loads(next(out for code, out, _ in outs if code == 0))
+        # a bench holding the recorded stack (as open_stack does for one): a load is refused, nothing started
+        fd = os.open(tmp_path / "state" / "stack.use", os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            load = subprocess.run([*cmd[:3], "load", "--corpus", str(Path(__file__).parents[3] / "fixtures/small")],
+                                  env=env, capture_output=True, text=True, timeout=120)
+        finally:
+            os.close(fd)
+        assert load.returncode == 3 and "is using the stack" in load.stderr, load.stderr
+        assert len(load.stderr.strip().splitlines()) == 1
+    finally:
+        down = subprocess.run([*cmd[:3], "stack", "down"], env=env, capture_output=True, text=True, timeout=120)
+    assert down.returncode == 0, down.stderr
+    assert _gone([p["pid"] for p in recorded["details"]["processes"]])

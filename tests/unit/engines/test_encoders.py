@@ -98,15 +98,30 @@ def test_cache_is_keyed_by_encoder_and_text_and_a_second_embed_reads_it(encoder,
     first = embed(encoder, items, root=tmp_path, progress=progress)
     assert first.ids == ("p1", "p2", "p3") and first.encoded == 2 and first.cached == 0
     assert calls == [(2, 2)]  # two distinct texts ran through the model
-    files = sorted(store(encoder, tmp_path).rglob("*.f32"))
-    assert len(files) == 2 and all(f.stat().st_size == 4 * 384 for f in files)
+    files = sorted(store(encoder, tmp_path).rglob("*.f32d"))
+    assert len(files) == 2 and all(f.stat().st_size == 4 * 384 + 32 for f in files)
     second = embed(encoder, list(reversed(items)), root=tmp_path)
     assert second.encoded == 0 and second.cached == 3 and second.digest == first.digest
     assert first.vector("p1") == first.vector("p3")
     assert all(abs(x * SCALE - round(x * SCALE)) < 1e-6 for x in first.vector("p2"))
-    files[0].write_bytes(b"short")  # a damaged entry is ignored and rewritten, never read
+    files[0].write_bytes(b"short")  # a damaged entry is removed and rewritten, never read
     third = embed(encoder, items, root=tmp_path)
-    assert third.encoded == 1 and third.digest == first.digest
+    assert third.encoded == 1 and third.repaired == 1 and third.digest == first.digest
+
+
+def test_a_tampered_cache_entry_of_the_right_size_is_caught_and_encoded_again(encoder, tmp_path):
+    """Same key, same size, another vector (the one of another text): used silently, it would move a passage from
+    rank 50 to 1. Its digest does not hold, so it is removed and the text encoded again: the vectors and their digest
+    are the untampered ones."""
+    items = [("p1", "we ship on friday"), ("p2", "the budget is approved")]
+    first = embed(encoder, items, root=tmp_path)
+    a, b = sorted(store(encoder, tmp_path).rglob("*.f32d"))
+    a.write_bytes(b.read_bytes()[:4 * 384] + a.read_bytes()[4 * 384:])  # p2's vector under p1's key, digest kept
+    again = embed(encoder, items, root=tmp_path)
+    assert again.repaired == 1 and again.encoded == 1 and again.digest == first.digest
+    b.write_bytes(b.read_bytes())  # copying a whole valid entry under another name fails too: the key is digested
+    a.write_bytes(b.read_bytes())
+    assert embed(encoder, items, root=tmp_path).repaired == 1
 
 
 def test_the_reference_weights_are_the_pinned_snapshot():

