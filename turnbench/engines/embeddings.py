@@ -4,7 +4,9 @@ The cache lives in the user cache (``~/.cache/turnbench``, ``$XDG_CACHE_HOME/tur
 ``TURNBENCH_CACHE_DIR``) under ``embeddings/<encoder id>-<fingerprint>/<sha[:2]>/<sha>.f32``: ``sha`` is the
 sha256 of the text's UTF-8 bytes, the fingerprint the first 12 hex digits of the sha256 of the encoder's
 provenance (model and tokenizer hashes, settings, runtime versions), so a changed model never reads another's
-vectors. A file holds the encoder's float32 output, little-endian, exactly ``dim`` values; a file of another size
+vectors. Questions are embedded as queries and kept apart, under ``query/`` in the same directory: an asymmetric
+encoder (bge-small's retrieval instruction) gives a question another vector than the same words as a passage. A
+file holds the encoder's float32 output, little-endian, exactly ``dim`` values; a file of another size
 is ignored and rewritten. Files are written atomically.
 
 Vectors are made reproducible before they reach an index: each component is rounded to 6 decimals, kept as the
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
 from turnbench.engines.arms import Arm
-from turnbench.engines.encoders import Encoder
+from turnbench.engines.encoders import Encoder, Role, check_role
 from turnbench.settings import cache_dir
 
 if TYPE_CHECKING:
@@ -83,11 +85,11 @@ def digest(ids: Sequence[str], micro: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | None = None,
+def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, role: Role, root: Path | None = None,
           progress: Callable[[int, int], None] | None = None) -> Embeddings:
-    """The rounded vectors of ``(id, text)`` items (ids distinct), from the cache where it holds them, the rest
-    encoded and cached. ``progress(done, total)`` is called with each chunk of texts encoded and the number of
-    texts the model has to run on."""
+    """The rounded vectors of ``(id, text)`` items (ids distinct), all ``role`` ("query" or "passage"), from the
+    cache where it holds them, the rest encoded and cached. ``progress(done, total)`` is called with each chunk of
+    texts encoded and the number of texts the model has to run on."""
     import numpy as np
 
     t0 = time.perf_counter()
@@ -96,6 +98,8 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | No
     if len(set(ids)) != len(ids):
         raise ValueError("embed: two items share an id")
     directory = store(encoder, root)
+    if check_role(role) == "query":
+        directory = directory / "query"
     out = np.empty((len(pairs), encoder.dim), dtype=np.float32)
     keys = [canonical.sha256_bytes(text.encode("utf-8")) for _, text in pairs]
     todo: dict[str, list[int]] = {}
@@ -108,7 +112,7 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | No
     fresh = list(todo)
     for lo in range(0, len(fresh), ENCODE_CHUNK):
         chunk = fresh[lo:lo + ENCODE_CHUNK]
-        vectors = encoder.encode([pairs[todo[k][0]][1] for k in chunk])
+        vectors = encoder.encode([pairs[todo[k][0]][1] for k in chunk], role)
         for key, vec in zip(chunk, vectors, strict=True):
             _write(directory, key, vec)
             out[todo[key]] = vec
@@ -154,7 +158,7 @@ def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = Tr
 
     def run(items: Sequence[tuple[str, str]], progress: Callable[[int, int], None] | None
             ) -> tuple[Callable[[str], list[float]], dict[str, Any]]:
-        found = embed(encoder, items, root=root, progress=progress)
+        found = embed(encoder, items, role="passage", root=root, progress=progress)
         return found.vector, found.provenance("passages")
 
     return VectorSpec(field=field, encoder=encoder.id, dim=encoder.dim, embed=run, graph=graph, engine=engine)
