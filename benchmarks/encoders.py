@@ -29,7 +29,7 @@ def load_average() -> str:
 
 def sample_texts(corpus_dir: Path, sample: int) -> list[str]:
     from turnbench.corpus.format import open_corpus
-    from turnbench.stack.passages import chunk_meeting
+    from turnbench.loading.chunking import chunk_meeting
 
     corpus = open_corpus(corpus_dir)
     chunks = sorted((c for m in corpus.iter_meetings() for c in chunk_meeting(m.id, m.turns)),

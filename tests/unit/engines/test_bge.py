@@ -19,8 +19,8 @@ from turnbench.engines.embeddings import embed
 from turnbench.engines.encoders import bge, minilm
 from turnbench.engines.encoders import onnx_runtime as rt
 from turnbench.errors import ArtifactMismatch, FetchFailed
-from turnbench.stack import fetch
 from turnbench.loading.chunking import chunk_meeting
+from turnbench.stack import fetch
 
 ROOT = Path(__file__).resolve().parents[3]
 INSTRUCTION_IDS = [5050, 2023, 6251, 2005, 6575, 7882, 13768, 1024]  # "represent this sentence ... passages :"

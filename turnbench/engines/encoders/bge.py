@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turnbench import settings
 from turnbench.engines.encoders import Role, check_role
 from turnbench.engines.encoders import onnx_runtime as rt
-from turnbench import settings
 from turnbench.errors import ArtifactMismatch, FetchFailed
 from turnbench.stack import fetch
 from turnbench.stack.jarlock import CENTRAL, Entry
