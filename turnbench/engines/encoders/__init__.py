@@ -24,7 +24,7 @@ from turnbench.errors import BadInput
 if TYPE_CHECKING:
     import numpy as np
 
-# encoder id -> "module:class"; the class takes no arguments (its pins are its own)
+# encoder id -> "module:class"; the class is built with no arguments (its pins are its own)
 ENCODERS: Mapping[str, str] = {
     "minilm-l6-v2-int8": "turnbench.engines.encoders.minilm:MiniLM",
     "bge-small-en-v15-int8": "turnbench.engines.encoders.bge:BgeSmall",
