@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from turnbench.cli.base import handle_errors
+from turnbench.paths import check_outputs
 
 
 @click.group("export")
@@ -26,6 +27,7 @@ def export_beir_cmd(corpus_dir: str, out: str, max_words: int) -> None:
     `turnbench score` and a README (docs/export.md)."""
     from turnbench.export.beir import export_beir
 
+    check_outputs([("--out", out)], [corpus_dir])
     c = export_beir(Path(corpus_dir), Path(out), max_words=max_words)
     grades = ", ".join(f"{n} x {g}" for g, n in c.passage_qrels_by_grade.items())
     click.echo(f"{c.passages} passages of {c.meetings} meetings, {c.queries} queries ({c.queries_turn_level} "

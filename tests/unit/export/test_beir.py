@@ -166,6 +166,24 @@ def test_a_non_empty_out_is_refused_and_left_as_it_was(tmp_path):
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
 
+def test_an_out_inside_the_corpus_or_a_results_directory_is_refused_before_anything_is_written(tmp_path):
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SMALL, corpus)
+    r = CliRunner().invoke(main, ["export", "beir", str(corpus), "--out", str(corpus / "beir")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == (f"turnbench: BadInput: --out {corpus / 'beir'} lies inside {corpus}, which this "
+                                "command reads; write it elsewhere")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "claim.sha256").write_text("")
+    r = CliRunner().invoke(main, ["export", "beir", str(corpus), "--out", str(results / "beir")])
+    assert r.exit_code == 2 and "lies inside the results directory" in r.output, r.output
+    assert sorted(p.name for p in corpus.iterdir()) == sorted(p.name for p in SMALL.iterdir())
+    assert [p.name for p in results.iterdir()] == ["claim.sha256"]
+
+
 def test_a_corpus_whose_files_do_not_match_its_manifest_is_refused(tmp_path):
     import shutil
 
