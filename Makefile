@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-scale bench-harness bench gate baseline baselines verify bench-dense measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-scale bench-harness bench gate baseline baselines verify bench-dense perf-encoders measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -135,6 +135,10 @@ bench-load: corpus jars
 ## bench-dense: encoding passages/s; load with vectors, index size, JVM heap and dense-exact / dense-hnsw queries/s on the default corpus; size and heap for 2,000 meetings; `make bench ARM=hybrid-rrf` end to end with a warm cache
 bench-dense: corpus jars
 	$(PY) -m benchmarks.dense --corpus $(DEFAULT_CORPUS)
+
+## perf-encoders: passages/s of each encoder (minilm-l6-v2-int8, bge-small-en-v15-int8) against a bare onnxruntime loop on the same model and token ids, on a sample of the default corpus; for bge-small, what batching would cost in changed vectors
+perf-encoders: corpus
+	$(PY) -m benchmarks.encoders --corpus $(DEFAULT_CORPUS)
 
 ## faults: the fault-injection table (area x tried x held); PYTHON=path/to/other/venv/bin/python tries another turnbench
 faults: setup

@@ -59,14 +59,14 @@ def encode_figures(corpus, sample: int) -> None:
     texts = [c.text for c in chunks[::step]][:sample]
     tokens = sum(len(t) for t in encoder.token_ids(texts)) / len(texts)
     t0, c0 = time.perf_counter(), time.process_time()
-    encoder.encode(texts)
+    encoder.encode(texts, "passage")
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rate = len(texts) / wall
     print(f"encode: {len(texts)} passages (mean {tokens:.0f} tokens) in {wall:.1f} s = {rate:.1f} passages/s "
           f"(target >= {TARGET_ENCODE:.0f}: {verdict(rate >= TARGET_ENCODE)}); {len(texts) / cpu:.1f} passages per "
           f"CPU-second, so at most {2 * len(texts) / cpu:.0f}/s on 2 idle cores; {load_average()}")
     t0 = time.perf_counter()
-    found = embed(encoder, [(c.passage.id, c.text) for c in chunks])
+    found = embed(encoder, [(c.passage.id, c.text) for c in chunks], role="passage")
     print(f"embeddings of all {len(chunks)} passages: {found.cached} from the cache, {found.encoded} encoded, "
           f"{time.perf_counter() - t0:.1f} s; digest {found.digest[:16]}…")
 

@@ -20,7 +20,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "turnbench"
 BASE = {"version", "errors", "canonical", "processes", "signals", "corpus", "passages", "rankings", "submissions",
         "vocab", "settings", "paths"}
 # Rooms in the order of the data flow; each may import the base and the rooms above it in this table.
-FLOW = ("generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline", "api", "cli")
+FLOW = ("generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "export", "pipeline", "api",
+        "cli")
 ALLOWED = {
     # the package root offers the façade (turnbench.api), imported lazily on first use
     "turnbench": {"version", "api"},
@@ -43,9 +44,12 @@ ALLOWED = {
     "harness": BASE,  # pure scoring and statistics: never the stack, never an engine, never a file of results
     "render": BASE | {"harness"},
     "resultsdir": BASE | {"harness", "render"},
+    # a corpus for other tools: the load's chunking and the harness's judgements, which neither room may import both of
+    "export": BASE | {"loading", "harness"},
     "pipeline": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir"},
     "api": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline"},
-    "cli": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline", "api"},
+    "cli": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline", "api",
+                   "export"},
 }
 
 

@@ -10,7 +10,7 @@ import os
 
 import click
 
-from turnbench.cli import compare, corpus, evaluate, stack
+from turnbench.cli import compare, corpus, evaluate, export, stack
 from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors
 from turnbench.version import __version__
 
@@ -34,9 +34,10 @@ def main() -> None:
     """
 
 
-# In the order of the data flow: corpus → stack → load → run / fuse / answer → score → bench → compare → report,
-# then agreement across corpora.
+# In the order of the data flow: corpus (and its export) → stack → load → run / fuse / answer → score → bench →
+# compare → report, then agreement across corpora.
 for command in (corpus.generate_cmd, corpus.validate_cmd, corpus.import_group, corpus.measure_cmd,
+                export.export_group,
                 stack.stack_group, stack.jars_cmd, stack.load_cmd,
                 evaluate.run_cmd, evaluate.fuse_cmd, evaluate.answer_cmd, evaluate.score_cmd, evaluate.bench_cmd,
                 compare.compare_cmd, compare.report_cmd, evaluate.agreement_cmd):

@@ -4,10 +4,12 @@ The cache lives in the user cache (``~/.cache/turnbench``, ``$XDG_CACHE_HOME/tur
 ``TURNBENCH_CACHE_DIR``) under ``embeddings/<encoder id>-<fingerprint>/<sha[:2]>/<sha>.f32d``: ``sha`` is the
 sha256 of the text's UTF-8 bytes, the fingerprint the first 12 hex digits of the sha256 of the encoder's
 provenance (model and tokenizer hashes, settings, runtime versions), so a changed model never reads another's
-vectors. A file holds the encoder's float32 output, little-endian, exactly ``dim`` values, then the 32-byte sha256
-of the key and those values: an entry whose bytes do not give its digest — of another size, tampered with, or
-another key's vector copied under this name — is removed and the text encoded again (and counted as repaired), so
-a cache is never trusted beyond what it can prove. Files are written atomically.
+vectors. Questions are embedded as queries and kept apart, under ``query/`` in the same directory: an asymmetric
+encoder (bge-small's retrieval instruction) gives a question another vector than the same words as a passage. A
+file holds the encoder's float32 output, little-endian, exactly ``dim`` values, then the 32-byte sha256 of the key
+and those values: an entry whose bytes do not give its digest — of another size, tampered with, or another key's
+vector copied under this name — is removed and the text encoded again (and counted as repaired), so a cache is
+never trusted beyond what it can prove. Files are written atomically.
 
 Vectors are made reproducible before they reach an index: each component is rounded to 6 decimals, kept as the
 integer ``rint(x * 10**6)`` (half to even) and sent as that integer / 10**6, so last-bit differences between CPUs
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
 from turnbench.engines.arms import Arm
-from turnbench.engines.encoders import Encoder
+from turnbench.engines.encoders import Encoder, Role, check_role
 from turnbench.settings import cache_dir
 
 if TYPE_CHECKING:
@@ -86,11 +88,11 @@ def digest(ids: Sequence[str], micro: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | None = None,
+def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, role: Role, root: Path | None = None,
           progress: Callable[[int, int], None] | None = None) -> Embeddings:
-    """The rounded vectors of ``(id, text)`` items (ids distinct), from the cache where it holds them, the rest
-    encoded and cached. ``progress(done, total)`` is called with each chunk of texts encoded and the number of
-    texts the model has to run on."""
+    """The rounded vectors of ``(id, text)`` items (ids distinct), all ``role`` ("query" or "passage"), from the
+    cache where it holds them, the rest encoded and cached. ``progress(done, total)`` is called with each chunk of
+    texts encoded and the number of texts the model has to run on."""
     import numpy as np
 
     t0 = time.perf_counter()
@@ -99,6 +101,8 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | No
     if len(set(ids)) != len(ids):
         raise ValueError("embed: two items share an id")
     directory = store(encoder, root)
+    if check_role(role) == "query":
+        directory = directory / "query"
     out = np.empty((len(pairs), encoder.dim), dtype=np.float32)
     keys = [canonical.sha256_bytes(text.encode("utf-8")) for _, text in pairs]
     todo: dict[str, list[int]] = {}
@@ -113,7 +117,7 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, root: Path | No
     fresh = list(todo)
     for lo in range(0, len(fresh), ENCODE_CHUNK):
         chunk = fresh[lo:lo + ENCODE_CHUNK]
-        vectors = encoder.encode([pairs[todo[k][0]][1] for k in chunk])
+        vectors = encoder.encode([pairs[todo[k][0]][1] for k in chunk], role)
         for key, vec in zip(chunk, vectors, strict=True):
             _write(directory, key, vec)
             out[todo[key]] = vec
@@ -179,7 +183,7 @@ def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = Tr
 
     def run(items: Sequence[tuple[str, str]], progress: Callable[[int, int], None] | None
             ) -> tuple[Callable[[str], list[float]], dict[str, Any]]:
-        found = embed(encoder, items, root=root, progress=progress)
+        found = embed(encoder, items, role="passage", root=root, progress=progress)
         return found.vector, found.provenance("passages")
 
     return VectorSpec(field=field, encoder=encoder.id, dim=encoder.dim, embed=run, graph=graph, engine=engine)

@@ -267,7 +267,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
         from turnbench.engines.embeddings import embed
 
         t0 = time.perf_counter()
-        vectors = embed(encoders.get(arm.encoder), [(q.id, q.text) for q in queries])
+        vectors = embed(encoders.get(arm.encoder), [(q.id, q.text) for q in queries], role="query")
         timings["embed_queries_s"] = time.perf_counter() - t0
     bodies = [(q.id, search_body(arm, q, sc, depth, vectors.vector(q.id) if vectors else None)) for q in queries]
     t0 = time.perf_counter()

@@ -14,7 +14,7 @@ SMALL = str(Path(__file__).resolve().parents[3] / "fixtures" / "small")
 
 @pytest.mark.parametrize("args, code, says", [
     (["load", "--corpus", SMALL, "--encoder", "bert-huge"], 2, "--encoder: unknown encoder 'bert-huge'; known "
-                                                               "encoders: minilm-l6-v2-int8"),
+                                                               "encoders: bge-small-en-v15-int8, minilm-l6-v2-int8"),
     (["load", "--corpus", SMALL, "--knn-engine", "faiss"], 2, "--knn-engine chooses the engine of the vector field"),
     (["load", "--corpus", SMALL, "--encoder", "minilm-l6-v2-int8", "--vector-index", "ivf"], 2, "'ivf' is not one of"),
     (["bench", "--corpus", SMALL, "--arm", "dense-exact", "--knn-engine", "faiss", "--provider", "embedded",

@@ -118,7 +118,7 @@ KNN_BODY = b"""body = '{"query": {"knn": {"embedding": {"vector": {{query_vector
 
 @pytest.mark.parametrize("content, reason", [
     (b'name = "mine"\n' + KNN_BODY + REQUIRES.replace(b"minilm-l6-v2-int8", b"bert-huge"),
-     r"mine\.toml: unknown encoder 'bert-huge'; known encoders: minilm-l6-v2-int8"),
+     r"mine\.toml: unknown encoder 'bert-huge'; known encoders: bge-small-en-v15-int8, minilm-l6-v2-int8"),
     (b'name = "mine"\napproximates = "nowhere"\n' + KNN_BODY + REQUIRES,
      r"mine\.toml: approximates must name another built-in arm"),
     (b'name = "mine"\napproximates = 3\n' + KNN_BODY + REQUIRES, r"approximates must name another built-in arm"),

