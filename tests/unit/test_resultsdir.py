@@ -175,3 +175,25 @@ def test_a_consistently_rehashed_forgery_is_refused_by_the_evidence_beside_it(tm
     write_digest(forged)
     with pytest.raises(ResultsIntegrityError, match="no run.passages.trec beside metrics.json"):
         read_results(forged)
+
+
+def test_verify_tells_a_change_from_another_cpu_class(tmp_path):
+    """Equal digests: verified. Other digests from a CPU with other vector instruction sets: not verifiable here
+    (dense vectors follow from the CPU's kernels). Other digests on the same class of CPU: a real difference."""
+    import json
+
+    from turnbench.resultsdir import DIFFERENT, NOT_HERE, VERIFIED, verify_digests
+
+    def side(name, digest, isa):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "metrics.json").write_text(json.dumps({"provenance": {"index": {"vectors": {"embeddings": {
+            "digest": {"sha256": digest}}}}, "arm": {}}}))
+        (d / "runinfo.json").write_text(json.dumps({"host": {"cpu_vector_isa": isa}}))
+        return d
+
+    base = side("base", "a" * 64, "avx avx2 fma avx512f avx512_vnni")
+    assert verify_digests("x", base, side("same", "a" * 64, "avx avx2 fma"))[0] == VERIFIED
+    outcome, lines = verify_digests("x", base, side("amd", "b" * 64, "avx avx2 fma"))
+    assert outcome == NOT_HERE and "NOT VERIFIED on this CPU" in lines[-1] and "[avx avx2 fma]" in lines[-1]
+    assert verify_digests("x", base, side("changed", "c" * 64, "avx avx2 fma avx512f avx512_vnni"))[0] == DIFFERENT
