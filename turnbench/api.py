@@ -29,7 +29,8 @@ from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.harness.score import ALL, UNKNOWN, Scored
+from turnbench.harness.rows import ALL
+from turnbench.harness.score import UNKNOWN, Scored
 from turnbench.passages import Passage
 from turnbench.pipeline.bench import BenchOptions
 from turnbench.pipeline.comparing import Compared
@@ -167,17 +168,18 @@ def open_stack(provider: str = "auto", **options: Any) -> Any:
     return opened(provider, **options)
 
 
-def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, encoder: str | None = None,
+def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap: int = 0, encoder: str | None = None,
          graph: bool = False, shards: int = 1, index: str | None = None) -> LoadResult:
     """Load a corpus into the stack: PostgreSQL rows, OpenSearch passages (with a vector field when ``encoder`` is
-    given; ``graph`` builds its HNSW graph), settled, with the provenance every result records."""
+    given; ``graph`` builds its HNSW graph), settled, with the provenance every result records. ``overlap``: words
+    neighbouring passages of one speaker's run share."""
     from turnbench.engines.embeddings import vector_spec
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.load import load_corpus
 
     vectors = vector_spec(encoder, graph=graph) if encoder else None
-    return load_corpus(stack, _corpus(corpus), max_words=max_words, index=index or DEFAULT_INDEX, shards=shards,
-                       vectors=vectors)
+    return load_corpus(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
+                       shards=shards, vectors=vectors)
 
 
 def run(stack: StackInfo, corpus: CorpusLike, arm: Arm | str, *, scope: str = ScopeName.CORPUS,

@@ -40,12 +40,15 @@ class Passage:
     # counted as ``str.split`` counts them, end exclusive. A window of a long monologue is bound to exactly those
     # words (its times, apportioned and rounded, only approximate them); None: the passage holds whole turns.
     holds: tuple[tuple[int, int, int], ...] | None = None
+    # Whose words the passage holds when not one speaker's: several speakers (a window across a conversation), or
+    # () when the engine does not know (a fixed slice of time): every speaker. None: the one ``speaker``.
+    speakers: tuple[str, ...] | None = None
 
     def canonical_line(self) -> bytes:
         """``canonical.dumps_line(self.to_json())``, written out: an inventory of a million passages is hashed
         (:func:`inventory_sha256`) in a second instead of ten. A passage carrying its text or its word spans takes
         the general path."""
-        if self.text is not None or self.holds is not None:
+        if self.text is not None or self.holds is not None or self.speakers is not None:
             return canonical.dumps_line(self.to_json())
         s = _json_string
         return (f'{{"end":{float.__repr__(self.end)},"id":{s(self.id)},"index":{int.__repr__(self.index)},'
@@ -55,10 +58,14 @@ class Passage:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "id": self.id, "meeting": self.meeting, "speaker": self.speaker, "start": self.start,
+            "id": self.id, "meeting": self.meeting, "start": self.start,
             "end": self.end, "index": self.index, "kind": self.kind, "text_sha256": self.text_sha256,
             "words": self.words,
         }
+        if self.speakers is None:
+            out["speaker"] = self.speaker
+        else:
+            out["speakers"] = list(self.speakers) if self.speakers else UNKNOWN_SPEAKERS
         if self.text is not None:
             out["text"] = self.text
         if self.holds is not None:
@@ -84,8 +91,35 @@ class Passage:
         index, words = _of_type(d, "index", int), _of_type(d, "words", int, 0)
         if index < 0 or words < 0:
             raise ValueError("index and words must not be negative")
-        return cls(_name(d, "id"), _name(d, "meeting"), _name(d, "speaker"), start, end, index,
-                   _of_type(d, "kind", str, "turn"), sha, words, text, _holds(d.get("holds")))
+        speaker, speakers = _voices(d)
+        return cls(_name(d, "id"), _name(d, "meeting"), speaker, start, end, index,
+                   _of_type(d, "kind", str, "turn"), sha, words, text, _holds(d.get("holds")), speakers)
+
+    @property
+    def voices(self) -> str:
+        """Whose words these are, for messages: the speaker, the speakers, or "any speaker"."""
+        if self.speakers is None:
+            return self.speaker
+        return ", ".join(self.speakers) if self.speakers else "any speaker"
+
+
+UNKNOWN_SPEAKERS = "unknown"
+
+
+def _voices(d: Mapping[str, Any]) -> tuple[str, tuple[str, ...] | None]:
+    """(speaker, speakers): one ``speaker``; or ``speakers``, a list of two or more, or "unknown" (every speaker)."""
+    if "speakers" not in d:
+        return _name(d, "speaker"), None
+    if "speaker" in d:
+        raise ValueError("a passage gives speaker or speakers, not both")
+    value = d["speakers"]
+    if value == UNKNOWN_SPEAKERS:
+        return "", ()
+    if not (isinstance(value, list) and len(value) >= 2 and all(isinstance(v, str) and v.strip() for v in value)):
+        raise TypeError('speakers must be a list of two or more names, or "unknown"')
+    if len(set(value)) != len(value):
+        raise ValueError("speakers names a speaker twice")
+    return "", tuple(sorted(value))
 
 
 def _holds(value: Any) -> tuple[tuple[int, int, int], ...] | None:

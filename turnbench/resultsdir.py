@@ -213,7 +213,7 @@ def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[
     for d in (baseline_dir, candidate_dir):
         try:
             isa.append(str(load_json(Path(d) / RUNINFO_JSON)["host"].get("cpu_vector_isa", "unrecorded")))
-        except (BadInput, KeyError, TypeError, AttributeError):
+        except (OSError, BadInput, KeyError, TypeError, AttributeError):
             isa.append("unrecorded")
     lines = [f"verify: {name}: {line}" for line in differ]
     if isa[0] != isa[1]:
@@ -269,15 +269,19 @@ def read(directory: Path) -> V.View:
     document = read_results(directory)
     files = {name: (directory / name).read_bytes() for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS)
              if (directory / name).is_file()}
-    recorded = None
-    info = directory / "runinfo.json"
+    recorded, latency = None, None
+    info = directory / RUNINFO_JSON
     if info.is_file():
         try:
-            value = load_json(info).get("corpus_dir")
+            doc = load_json(info)
+            value, quantiles = doc.get("corpus_dir"), doc.get("latency_ms")
             recorded = value if isinstance(value, str) else None
+            if isinstance(quantiles, dict) and all(isinstance(quantiles.get(k), (int, float)) and
+                                                   not isinstance(quantiles.get(k), bool) for k in ("p50", "p95")):
+                latency = {k: float(quantiles[k]) for k in ("p50", "p95")}
         except (BadInput, AttributeError):
-            recorded = None
-    return V.from_files(document, files, recorded)
+            recorded, latency = None, None
+    return V.from_files(document, files, recorded, latency)
 
 
 def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | None = None) -> V.View:

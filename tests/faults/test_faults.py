@@ -332,12 +332,17 @@ ROUND3 = [
 
 def _forged_consistently(doc: dict) -> None:
     """Per-query values and the rows rewritten together (the digest is rewritten by ``results``)."""
-    from turnbench.harness.score import aggregate_rows
+    from turnbench.harness.rows import aggregate_rows
 
     block = doc["retrieval"]
     block["per_query"][0]["values"]["MRR"] = 0.5 if block["per_query"][0]["values"]["MRR"] != 0.5 else 0.25
     block["rows"] = aggregate_rows(block["rows"][0]["corpus"], block["per_query"], block["measures"],
                                    {r["class"]: r["dropped_unjudgeable"] for r in block["rows"] if r["class"] != "all"})
+    for key in ("surface", "domain"):  # every grouping of the same rows, so only the exported files contradict them
+        for value, rows in block.get(f"rows_by_{key}", {}).items():
+            block[f"rows_by_{key}"][value] = aggregate_rows(
+                rows[0]["corpus"], [r for r in block["per_query"] if r.get(key) == value], block["measures"],
+                {r["class"]: r["dropped_unjudgeable"] for r in rows if r["class"] != "all"})
 
 
 def _without(d: Path, name: str) -> Path:

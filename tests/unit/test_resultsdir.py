@@ -46,7 +46,7 @@ def test_the_digest_is_what_sha256sum_checks(results: Path) -> None:
     listed = [line.split("  ")[1] for line in (results / DIGEST).read_text().splitlines()]
     # runinfo.json holds timings: never claimed; everything else is
     assert listed == sorted(["answers.md", "bindings.jsonl", "metrics.json", "metrics.md", *FILES])
-    assert read_results(results)["schema_version"] == 1
+    assert read_results(results)["schema_version"] == 2
 
 
 def test_an_edited_file_is_refused_naming_it(results: Path) -> None:
@@ -149,7 +149,7 @@ def test_a_consistently_rehashed_forgery_is_refused_by_the_evidence_beside_it(tm
 
     from tests.unit.harness.helpers import ranked_results_dir
     from turnbench.cli import main
-    from turnbench.harness.score import aggregate_rows
+    from turnbench.harness.rows import aggregate_rows
     from turnbench.resultsdir import read_results, write_digest
 
     ranks = {f"q{i:02d}": ("lookup", 1 + i % 5) for i in range(12)}

@@ -10,7 +10,7 @@ import os
 
 import click
 
-from turnbench.cli import compare, corpus, evaluate, export, stack
+from turnbench.cli import compare, corpus, evaluate, export, stack, sweep
 from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors
 from turnbench.version import __version__
 
@@ -40,5 +40,6 @@ for command in (corpus.generate_cmd, corpus.validate_cmd, corpus.import_group, c
                 export.export_group,
                 stack.stack_group, stack.jars_cmd, stack.load_cmd,
                 evaluate.run_cmd, evaluate.fuse_cmd, evaluate.answer_cmd, evaluate.score_cmd, evaluate.bench_cmd,
+                sweep.sweep_cmd,
                 compare.compare_cmd, compare.report_cmd, evaluate.agreement_cmd):
     main.add_command(command)

@@ -62,7 +62,7 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
     compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(out),
                             resamples=resamples, seed=SEED if seed is None else seed)
     text = compared.to_markdown(gate=gate if gate else None)
-    page = compared.to_html() if out else None
+    page = compared.to_html(gate=gate) if out else None
     if json_out:
         canonical.write_json(Path(json_out), compared.to_json())
     if out and page is not None:

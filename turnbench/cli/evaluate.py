@@ -129,6 +129,8 @@ def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: 
 
 
 def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
+    fn = click.option("--relevance-answer", type=float, default=0.5, show_default=True,
+                      help="Grade 3 needs at least this share of an answer turn's words.")(fn)
     fn = click.option("--binary-relevance", is_flag=True, help="Collapse grades 1-3 to 1.")(fn)
     fn = click.option("--relevance-low", type=float, default=0.0, show_default=True,
                       help="Coverage above this is grade 1.")(fn)
@@ -151,14 +153,15 @@ def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
                    "Without it the arm is recorded as external/unknown.")
 @handle_errors
 def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, relevance_high: float,
-              relevance_low: float, binary_relevance: bool, scope: str, arm_config: str | None) -> None:
+              relevance_low: float, binary_relevance: bool, relevance_answer: float, scope: str,
+              arm_config: str | None) -> None:
     """Score another engine's output (or ours): judge its passages, evaluate its run, write a results directory."""
     from turnbench.harness.judgements import RelevancePolicy
     from turnbench.pipeline.scoring import score_files
     from turnbench.render.markdown import render_metrics_md
 
     check_outputs([("--out", out)], [corpus_dir, passages_file, run_file, *([arm_config] if arm_config else [])])
-    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance)
+    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer)
     results = score_files(Path(corpus_dir), Path(passages_file), Path(run_file), Path(out), policy=policy,
                           scope=scope, arm_config=Path(arm_config) if arm_config else None)
     click.echo(render_metrics_md(results.document), nl=False)
@@ -177,32 +180,51 @@ def _seeds(text: str | None) -> list[int]:
     return seeds
 
 
+_cut_options = (
+    click.option("--max-words", default=200, show_default=True, type=click.IntRange(1, 100_000),
+                 help="Most words in one passage (as `turnbench load --max-words`)."),
+    click.option("--overlap", default=0, show_default=True, type=click.IntRange(0, 99_999),
+                 help="Words neighbouring passages of one speaker's run share (below --max-words)."),
+)
+
+
 def bench_options(fn: Callable[..., R]) -> Callable[..., R]:
     """The options that shape a bench besides its corpus, arms and output, gathered into one ``BenchOptions`` and
     handed to the command as ``options`` (refused in one line when they do not go together)."""
+    return _gathered(fn, cut=True)
 
+
+def sweep_options(fn: Callable[..., R]) -> Callable[..., R]:
+    """``bench_options`` less the cut (a sweep takes lists of sizes and overlaps) and the answerer."""
+    return _gathered(fn, cut=False)
+
+
+def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
     @functools.wraps(fn)
     def gathered(*, control_name: str | None, scope: str, provider: str, answerer: str, index: str | None,
                  opensearch_image: str | None, postgres_image: str | None, nodes: int | None, shards: int,
                  concurrency: int, knn_engine: str, relevance_high: float, relevance_low: float,
-                 binary_relevance: bool, **rest: Any) -> R:
+                 binary_relevance: bool, relevance_answer: float, **rest: Any) -> R:
         from turnbench.harness.judgements import RelevancePolicy
         from turnbench.pipeline.bench import BenchOptions
 
+        max_words, overlap = (rest.pop("max_words"), rest.pop("overlap")) if cut else (200, 0)
         options = BenchOptions(
             scope=ScopeName(scope), provider=ProviderName(provider), answerer=Answerer(answerer),
-            policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance), control_name=control_name,
+            policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer),
+            control_name=control_name, max_words=max_words, overlap=overlap,
             index=index, shards=shards, concurrency=concurrency, knn_engine=KnnEngine(knn_engine),
             stack_options={**image_choice(opensearch_image, postgres_image, provider),
                            **nodes_choice(nodes, provider)})
         return fn(options=options, **rest)
 
     for option in reversed((
-        click.option("--control-name", default=None,
+        click.option("--control-name", default=None, hidden=not cut,
                      help="Write the single arm's results to OUT/NAME/ (a named control)."),
         scope_option(),
         provider_option("Stack provider; auto uses a recorded running stack, else docker, else embedded."),
-        answerer_option("Answer the aggregation questions too (answers.md); skip leaves them out.", skip=True),
+        answerer_option("Answer the aggregation questions too (answers.md); skip leaves them out.", skip=True)
+        if cut else click.option("--answerer", hidden=True, default=Answerer.SKIP.value),
         click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages]."),
         image_options,
         nodes_option,
@@ -213,6 +235,7 @@ def bench_options(fn: Callable[..., R]) -> Callable[..., R]:
         knn_engine_option("The k-NN engine of the vector field, when an arm needs one (faiss, nmslib: docker or "
                           "external)."),
         _relevance_options,
+        *(_cut_options if cut else ()),
     )):
         gathered = option(gathered)
     return gathered

@@ -188,6 +188,8 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
               help="Corpus directory (format v1).")
 @click.option("--max-words", default=200, show_default=True, type=click.IntRange(min=1),
               help="Most words in one passage.")
+@click.option("--overlap", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Words neighbouring passages of one speaker's run share (below --max-words).")
 @click.option("--index", default=None, help="OpenSearch index to (re)create [default: turnbench-passages].")
 @click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Primary shards (no replicas); lexical arms search several shard-invariantly.")
@@ -198,7 +200,7 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
                      "for exact scoring only.")
 @knn_engine_option("With --encoder: the k-NN engine of the graph (faiss and nmslib: docker or external only).")
 @handle_errors
-def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, encoder: str | None,
+def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, shards: int, encoder: str | None,
              vector_index: str, knn_engine: str) -> None:
     """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
 
@@ -207,11 +209,13 @@ def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, en
     """
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.encoders import check_name
+    from turnbench.loading.chunking import check_cut
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.load import load_corpus
     from turnbench.stack import current_stack
     from turnbench.stack.state import use_lock
 
+    check_cut(max_words, overlap)  # before the corpus is read or the stack asked
     index = index or DEFAULT_INDEX
     if encoder is None and knn_engine != "lucene":
         raise errors.BadInput("--knn-engine chooses the engine of the vector field: give --encoder too")
@@ -222,7 +226,8 @@ def load_cmd(corpus_dir: str, max_words: int, index: str | None, shards: int, en
         spec = vector_spec(check_name(encoder, "--encoder"), graph=vector_index == "hnsw", engine=knn_engine)
     corpus = open_corpus(Path(corpus_dir))
     with use_lock(writes=True):
-        result = load_corpus(current_stack(), corpus, max_words=max_words, index=index, shards=shards, vectors=spec)
+        result = load_corpus(current_stack(), corpus, max_words=max_words, overlap=overlap, index=index, shards=shards,
+                             vectors=spec)
     for line in result.summary(corpus.id):
         click.echo(line)
 

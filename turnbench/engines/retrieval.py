@@ -118,7 +118,8 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
         "similarity": dict(similarity),
         "hit_order": ["score desc", "passage_kind asc", "meeting_id asc", "passage_index asc"],  # index sorting
         "queries": {"scored_on": "retrieval", "count": n_queries},
-        "passages": {"max_words": marker["max_words"], "sha256": marker["passages_sha256"]},
+        "passages": {"max_words": marker["max_words"], "sha256": marker["passages_sha256"],
+                     **({"overlap": marker["overlap"]} if marker.get("overlap") else {})},
     }
 
 

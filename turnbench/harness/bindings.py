@@ -7,8 +7,8 @@ derived from:
 * a query: its record (text, class, gold meetings, gold turn ranges, answer turns) and the text of every gold
   and answer turn;
 * a passage (each judged passage, and the top ``BIND_DEPTH`` of every ranked query, which the report shows):
-  its meeting, speaker and times, and every turn it covers (index, speaker, times, text) — the turns its grade
-  and its shown text come from.
+  its meeting, speakers and times, and the words it was judged to hold — each held turn's index, speaker, times,
+  span and those words (``spans``): what its grade and its shown text come from.
 
 Anything that binds to corpus text is checked against the corpus before it is used (``check``): a target
 whose sha256 the corpus no longer gives is stale, and the first stale target (in file order) is refused with
@@ -25,7 +25,7 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, StaleBinding
-from turnbench.harness.judgements import covering
+from turnbench.harness.held import Span
 from turnbench.passages import Passage
 
 BINDINGS = "bindings.jsonl"
@@ -111,9 +111,16 @@ class QueryDigests:
         return {qid: h.hexdigest() for qid, h in self._hash.items()}
 
 
-def passage_sha256(p: Passage, covered: Sequence[Turn]) -> str:
-    head = _UNIT.join((p.meeting, p.speaker, repr(p.start), repr(p.end)))
-    return canonical.sha256_bytes(_RECORD.join([head, *map(_turn, covered)]).encode("utf-8"))
+def passage_sha256(p: Passage, spans: Sequence[Span], turns: Mapping[int, Turn]) -> str:
+    """sha256 of the passage's record and of the words it holds: each held turn (index, speaker, times), its span
+    and those words. A turn the meeting no longer has hashes as absent, so the digest cannot match."""
+    head = _UNIT.join((p.meeting, p.voices, repr(p.start), repr(p.end)))
+    parts = [head]
+    for i, a, b in spans:
+        t = turns.get(i)
+        parts.append("\x00" if t is None else _UNIT.join((str(i), t.speaker, repr(t.start), repr(t.end), str(a), str(b),
+                                                          " ".join(t.text.split()[a:b]))))
+    return canonical.sha256_bytes(_RECORD.join(parts).encode("utf-8"))
 
 
 def needed(queries: Iterable[Query], passages: Iterable[Passage]) -> set[str]:
@@ -134,31 +141,24 @@ def keep_turns(meetings: Iterable[Meeting], need: set[str], into: dict[str, Meet
 
 
 def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Mapping[str, Meeting],
-            covered: Mapping[str, tuple[int, ...]] | None = None,
-            query_digests: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The binding rows of ``queries`` and ``passages`` against ``meetings`` (which must hold every one needed).
-    ``covered``: the turns each passage covers, when the caller has judged them already; ``query_digests``: the
-    queries' digests, when the caller has hashed them as the corpus went by (:class:`QueryDigests`)."""
+            held: Mapping[str, Sequence[Span]], query_digests: Mapping[str, str] | None = None
+            ) -> list[dict[str, Any]]:
+    """The binding rows of ``queries`` and ``passages`` against ``meetings`` (which must hold every turn needed).
+    ``held``: the spans each passage was judged holding; ``query_digests``: the queries' digests, when the caller has
+    hashed them as the corpus went by (:class:`QueryDigests`)."""
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
     rows: list[dict[str, Any]] = [
         {"target": QUERY, "id": q.id,
          "sha256": query_digests[q.id] if query_digests is not None else query_sha256(q, turns)}
         for q in sorted(queries, key=lambda q: q.id)]
-    by_meeting: dict[str, list[Passage]] = {}
-    for p in passages:
-        by_meeting.setdefault(p.meeting, []).append(p)
     prows = []
-    for mid, ps in by_meeting.items():
-        m = meetings.get(mid)
-        if covered is not None and all(p.id in covered for p in ps):
-            cover = {p.id: covered[p.id] for p in ps}
-        else:
-            cover = covering(m, ps) if m is not None else {}
-        for p in ps:
-            idx = cover.get(p.id, ())
-            inside = [turns[mid][i] for i in idx]
-            prows.append({"target": PASSAGE, "id": p.id, "meeting": p.meeting, "speaker": p.speaker,
-                          "start": p.start, "end": p.end, "turns": list(idx), "sha256": passage_sha256(p, inside)})
+    for p in passages:
+        spans = tuple(held.get(p.id, ()))
+        voice: dict[str, Any] = {"speaker": p.speaker} if p.speakers is None else {
+            "speakers": list(p.speakers) if p.speakers else "unknown"}
+        prows.append({"target": PASSAGE, "id": p.id, "meeting": p.meeting, **voice, "start": p.start, "end": p.end,
+                      "spans": [list(x) for x in spans],
+                      "sha256": passage_sha256(p, spans, turns.get(p.meeting, {}))})
     return rows + sorted(prows, key=lambda r: str(r["id"]))
 
 
@@ -181,14 +181,21 @@ def parse(data: bytes, where: str) -> list[dict[str, Any]]:
 
 
 def passage_of(row: Mapping[str, Any]) -> Passage:
-    return Passage(str(row["id"]), str(row["meeting"]), str(row["speaker"]), float(row["start"]),
-                   float(row["end"]), 0)
+    speakers = row.get("speakers")
+    return Passage(str(row["id"]), str(row["meeting"]), str(row.get("speaker", "")), float(row["start"]),
+                   float(row["end"]), 0, speakers=None if speakers is None else
+                   () if speakers == "unknown" else tuple(str(s) for s in speakers))
+
+
+def spans_of(row: Mapping[str, Any]) -> tuple[Span, ...]:
+    return tuple((int(t), int(a), int(b)) for t, a, b in row.get("spans", ()))
 
 
 def _memo_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
     """What a row's digest is computed from, besides the corpus: a passage's own record, or a query's id."""
     if row["target"] == PASSAGE:
-        return (PASSAGE, row["id"], row["meeting"], row["speaker"], row["start"], row["end"])
+        return (PASSAGE, row["id"], row["meeting"], row.get("speaker"), str(row.get("speakers")), row["start"],
+                row["end"], str(row.get("spans")))
     return (QUERY, row["id"])
 
 
@@ -215,7 +222,8 @@ def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
     fresh = {(r["target"], r["id"]): r for r in rows if _memo_key(r) not in memo}
     fresh_q = [queries[i] for t, i in fresh if t == QUERY and i in queries]
     fresh_p = [passage_of(r) for (t, _), r in fresh.items() if t == PASSAGE]
-    for row in compute(fresh_q, fresh_p, meetings):
+    spans = {str(r["id"]): spans_of(r) for (t, _), r in fresh.items() if t == PASSAGE}
+    for row in compute(fresh_q, fresh_p, meetings, spans):
         memo[_memo_key(fresh[(row["target"], row["id"])])] = row["sha256"]
     for r in rows:
         given = memo.get(_memo_key(r))
@@ -226,7 +234,7 @@ def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
             raise StaleBinding(f"{where}: passage {r['id']} is bound to meeting {r['meeting']}, which corpus "
                                f"{corpus.id} no longer holds")
         if given != r["sha256"]:
-            what = "its gold turns or record" if r["target"] == QUERY else "the turns it covers"
+            what = "its gold turns or record" if r["target"] == QUERY else "the words it holds"
             raise StaleBinding(f"{where}: {r['target']} {r['id']} is stale: {what} in corpus {corpus.id} no longer "
                                f"match the text it was judged on (sha256 {r['sha256'][:12]}…, corpus gives "
                                f"{given[:12]}…)")

@@ -12,16 +12,18 @@ nearest-rank 2.5th and 97.5th percentiles of the resampled means — the values 
 ⌈0.025·B⌉ and ⌈0.975·B⌉ of the sorted means, no interpolation. Each row's two-sided p-value comes from a
 paired randomisation (sign-flip) test with as many flips (``stats.randomisation_p``).
 
-Verdicts are Holm-adjusted across the family of rows one comparison gates (every row of every block): a
+Verdicts are Holm-adjusted across the family of rows one comparison gates (the retrieval and answer blocks): a
 difference is named only when its adjusted p-value is below ``ALPHA`` — "better" or "worse" by the sign of
 Δ, otherwise "no measurable difference". Testing some thirty cells at 95% each, an unadjusted gate would
 fail a change that does nothing most of the time; the interval's own verdict is kept beside it
 (``verdict_unadjusted``) for a reader who wants it. Beside each Δ: its relative size against the baseline
 and the per-query wins, ties and losses.
 
-The gate fails when any row's adjusted verdict is "worse", or when any ``lookup`` measure's delta is
-negative at all: lookup is the class a product cannot afford to lose, so it must not regress even within
-noise.
+The gate fails when any gated row's adjusted verdict is "worse", or when any ``lookup`` measure's delta in the
+retrieval block is negative at all: lookup is the class a product cannot afford to lose, so it must not regress
+even within noise. The report-only blocks — ``comparable`` (span and entry-point measures, comparable across
+chunkings) and ``strict`` (only grades ≥ 2 relevant) — are compared the same way, each Holm-adjusted over its own
+rows, and shown; they never gate.
 """
 
 from __future__ import annotations
@@ -56,8 +58,10 @@ BOOTSTRAP_FACTS = {"interval": "95%, nearest rank", "generator": "numpy.random.d
                    "resampling": "query indices with replacement (within each seed when pooled), as counts x deltas",
                    "p": "two-sided paired randomisation (sign-flip) test, (1 + #{|flipped mean| >= |mean|}) / (B + 1), "
                         "B as many flips as resamples"}
-VERDICT_FACTS = {"adjustment": "Holm over every row of the comparison", "alpha": ALPHA,
-                 "gate": "fails on any row worse after adjustment, or any lookup delta below 0"}
+VERDICT_FACTS = {"adjustment": "Holm over the gated rows (retrieval and answers); each report-only block (comparable, "
+                               "strict) Holm over its own rows", "alpha": ALPHA,
+                 "gate": "fails on any gated row worse after adjustment, or any lookup delta below 0 in the "
+                         "retrieval block; report-only rows never gate"}
 _ORDER = {name: i for i, name in enumerate((*RANKED_CLASSES, *AGGREGATION_RULES))}
 
 
@@ -73,10 +77,18 @@ class Table:
     strata: Mapping[str, str] = field(default_factory=dict)
 
 
-def _retrieval_table(block: Mapping[str, Any]) -> Table:
+def _retrieval_table(block: Mapping[str, Any], name: str = "retrieval", comparable: bool = False) -> Table:
+    """The passage and meeting measures (``comparable``: instead, those comparable across chunkings)."""
     keys = tuple(block["group_by"])
-    recs = {r["query_id"]: (tuple(str(r[k]) for k in keys), dict(r["values"])) for r in block["per_query"]}
-    return Table("retrieval", keys, tuple(block["measures"]), recs)
+    across = set(block.get("comparable_across_chunkings", ()))
+    measures = tuple(m for m in block["measures"] if (m in across) == comparable)
+    recs = {r["query_id"]: (tuple(str(r[k]) for k in keys), {m: v for m, v in r["values"].items() if m in measures})
+            for r in block["per_query"]}
+    return Table(name, keys, measures, recs)
+
+
+def _comparable_table(block: Mapping[str, Any]) -> Table:
+    return _retrieval_table(block, "comparable", comparable=True)
 
 
 _ANSWER_MEASURES = ("em", "partial", "answered", "set_f1")
@@ -95,12 +107,18 @@ def _answers_table(block: Mapping[str, Any]) -> Table:
     return Table("answers", keys, _ANSWER_MEASURES, recs)
 
 
-# how each known block of metrics.json becomes a Table; a new block needs one entry here, nothing else
-TABLE_READERS = {"retrieval": _retrieval_table, "answers": _answers_table}
+# how each known block of metrics.json becomes Tables: (table name, block read, reader); a new block needs one
+# entry here, nothing else
+TABLE_READERS = (("retrieval", "retrieval", _retrieval_table), ("comparable", "retrieval", _comparable_table),
+                 ("strict", "strict", lambda b: _retrieval_table(b, "strict")), ("answers", "answers", _answers_table))
+# compared and shown, each its own Holm family, never gated: the sensitivity checks and the measures comparable
+# across chunkings were added beside the gate's rows, and a gate that grew with every report would mean another thing
+REPORT_ONLY = frozenset({"comparable", "strict"})
 
 
 def tables_of(document: Mapping[str, Any]) -> dict[str, Table]:
-    return {name: reader(document[name]) for name, reader in TABLE_READERS.items() if name in document}
+    tables = {name: reader(document[block]) for name, block, reader in TABLE_READERS if block in document}
+    return {name: t for name, t in tables.items() if t.measures}
 
 
 @dataclass(frozen=True)
@@ -143,9 +161,11 @@ class Comparison:
     rows: tuple[Row, ...]
 
     def counts(self) -> dict[str, int]:
+        """Verdicts of the gated rows."""
         out = {BETTER: 0, WORSE: 0, SAME: 0}
         for r in self.rows:
-            out[r.verdict] += 1
+            if r.block not in REPORT_ONLY:
+                out[r.verdict] += 1
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -157,6 +177,8 @@ class Comparison:
         failures = []
         for r in self.rows:
             where = " ".join(v for _, v in r.groups)
+            if r.block in REPORT_ONLY:
+                continue
             if r.verdict == WORSE:
                 failures.append(f"{r.block} {where} {r.measure} is worse: Δ {r.delta:+.4f} "
                                 f"[{r.low:+.4f}, {r.high:+.4f}], Holm p {r.p_holm:.4f}")
@@ -261,6 +283,27 @@ def adjust(rows: Sequence[Row]) -> tuple[Row, ...]:
                                                                                                  strict=True))
 
 
+def block_order(name: str) -> tuple[bool, bool, str]:
+    """The gated blocks first (retrieval, then answers), then the report-only ones."""
+    return (name in REPORT_ONLY, name != "retrieval", name)
+
+
+def adjust_by_family(rows: Sequence[Row]) -> tuple[Row, ...]:
+    """Holm over the gated rows together, and over each report-only block's rows on its own."""
+    families = [[i for i, r in enumerate(rows) if r.block not in REPORT_ONLY]]
+    families += [[i for i, r in enumerate(rows) if r.block == name] for name in sorted({r.block for r in rows}
+                                                                                        & REPORT_ONLY)]
+    out = list(rows)
+    for family in families:
+        for i, a in zip(family, adjust([rows[i] for i in family]), strict=True):
+            out[i] = a
+    return tuple(out)
+
+
+def gated(rows: Sequence[Row]) -> int:
+    return sum(1 for r in rows if r.block not in REPORT_ONLY)
+
+
 def compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
     import numpy as np
 
@@ -324,9 +367,9 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
     check_paired(base, cand, bindings)
     bt, ct = tables_of(base), tables_of(cand)
     rows: list[Row] = []
-    for name in sorted(bt, key=lambda n: (n != "retrieval", n)):
+    for name in sorted(bt, key=block_order):
         rows += compare_table(bt[name], ct[name], resamples, seed)
-    family = adjust(rows)
+    family = adjust_by_family(rows)
     bp, cp = base["provenance"], cand["provenance"]
     # first: when the vectors differ, every dense metric's difference follows from them
     notes = digest_differences(base, cand)
@@ -344,7 +387,7 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
         "oracle": bool(base["scope"].get("oracle")),
         "queries": {name: len(t.records) for name, t in sorted(bt.items())},
         "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed},
-        "verdicts": VERDICT_FACTS | {"family": len(family)},
+        "verdicts": VERDICT_FACTS | {"family": gated(family)},
     }
     return Comparison(label_of(base), label_of(cand), facts, tuple(notes), family)
 

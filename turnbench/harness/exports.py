@@ -37,7 +37,10 @@ RUN_PASSAGES = "run.passages.trec"
 RUN_MEETINGS = "run.meetings.trec"
 RUN_RAW = "run.raw.trec"
 TREC_JSON = "trec.json"
-FILES = (QRELS_PASSAGES, QRELS_MEETINGS, RUN_PASSAGES, RUN_MEETINGS, RUN_RAW, TREC_JSON)
+QRELS_STRICT = "qrels.passages.strict.txt"
+PASSAGES = "passages.jsonl"
+SPANS = "spans.jsonl"
+FILES = (QRELS_PASSAGES, QRELS_MEETINGS, RUN_PASSAGES, RUN_MEETINGS, RUN_RAW, TREC_JSON, QRELS_STRICT, PASSAGES, SPANS)
 
 # canonical measure -> (trec_eval -m argument and output key, ir_measures name)
 TOOL_NAMES = {
@@ -123,20 +126,30 @@ def raw_run_chunks(entries: Iterable[RankedPassage], tag: str) -> Iterator[bytes
 
 
 def sidecar(policy: Mapping[str, Any], measures: Sequence[str], unjudgeable: Sequence[str],
-            unanswered: Sequence[str], tag: str) -> dict[str, Any]:
+            unanswered: Sequence[str], tag: str, *, comparable: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return {
         "files": {
             QRELS_PASSAGES: "query 0 passage grade: judged passages of judgeable turn-level queries",
             QRELS_MEETINGS: "query 0 meeting 1: gold meetings of every judgeable query",
+            QRELS_STRICT: f"{QRELS_PASSAGES} less its grade-1 lines: the strict rows (only grades >= 2 relevant; "
+                          "for R and MRR the same as -l 2 on the graded qrels, for nDCG not: -l leaves gains alone)",
             RUN_PASSAGES: "the run as scored: rule-5 order, strictly decreasing scores",
             RUN_MEETINGS: f"{RUN_PASSAGES} collapsed to meetings by first occurrence",
             RUN_RAW: "the run as the engine handed it over: its ranks and raw scores",
+            PASSAGES: "the passage inventory the run ranks (turnbench's passage records: docs/formats.md)",
+            SPANS: "per judged turn-level query its gold turns' word spans, gold word count and gold start per "
+                   "meeting; per passage in any query's top 10 or holding gold, its words and (when it holds gold) "
+                   "the word spans it holds: what the span and entry-point measures are computed from",
         },
+        "comparable_across_chunkings": dict(comparable or {}),
         "run_tag": tag,
         "relevance_policy": dict(policy),
         "grades": "as judged; gains are the grades (linear, trec_eval's nDCG)",
         "relevance_level": 1,
         "binary_threshold": "a grade of 1 or more is relevant for R@k and MRR (trec_eval -l 1, ir_measures rel=1)",
+        "strict": {"qrels": QRELS_STRICT, "relevance_level": 2, "rows": "metrics.json strict",
+                   "rederive": f"every passage measure on {QRELS_STRICT}; R@k and MRR also as trec_eval -c -l 2 on "
+                               f"{QRELS_PASSAGES}"},
         "semantics": "trec_eval -c: a query in the qrels that the run does not answer scores 0 and counts",
         "measures": {m: {"level": "meeting" if m.startswith("meeting:") else "passage",
                          "trec_eval": TOOL_NAMES[m][0], "ir_measures": TOOL_NAMES[m][1]}
@@ -206,3 +219,23 @@ def read_file(directory: Path, name: str) -> bytes:
         raise BadInput(f"{directory}: no {name}; results written before turnbench exported TREC files cannot "
                        "be read back (re-score them)")
     return path.read_bytes()
+
+
+def spans_text(judged: Any, tops: Iterable[str], judgeable: Mapping[str, Any], meeting_of: Mapping[str, str]) -> bytes:
+    """spans.jsonl: what the span and entry-point measures read, so anyone can re-derive them (``judged``: a
+    ``turnbench.harness.judgements.Judged``)."""
+    lines = []
+    for qid in sorted(judgeable):
+        if judgeable[qid].level != "turn" or qid not in judged.gold_spans:
+            continue
+        lines.append({"query": qid, "gold": {m: [list(s) for s in spans] for m, spans in
+                                             sorted(judged.gold_spans[qid].items())},
+                      "gold_words": judged.gold_words.get(qid, 0),
+                      "gold_start": dict(sorted(judged.gold_start.get(qid, {}).items()))})
+    holders = {pid for held in judged.gold_held.values() for pid in held}
+    for pid in sorted(set(tops) | holders):
+        row: dict[str, Any] = {"passage": pid, "meeting": meeting_of[pid], "words": judged.words.get(pid, 0)}
+        if pid in holders:
+            row["spans"] = [list(s) for s in judged.held.get(pid, ())]
+        lines.append(row)
+    return b"".join(canonical.dumps_line(r) for r in lines)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from turnbench.errors import BadInput, ResultsIntegrityError
+from turnbench.harness.rows import aggregate_rows
 
 # -- the document consistent with itself -----------------------------------------------------------------------
 
@@ -30,6 +31,8 @@ def check_document(doc: Any, where: str) -> None:
     _check_finite(doc, where, "metrics.json")
     try:
         _check_retrieval(doc["retrieval"], where)
+        if "strict" in doc:
+            _check_retrieval(doc["strict"], where, "strict")
         if "answers" in doc:
             _check_answers(doc["answers"], where)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -53,23 +56,25 @@ def _unit(value: Any, where: str, what: str) -> float:
     return float(value)
 
 
-def _check_retrieval(block: Mapping[str, Any], where: str) -> None:
-    from turnbench.harness.score import aggregate_rows
-
+def _check_retrieval(block: Mapping[str, Any], where: str, name: str = "retrieval") -> None:
+    """Every per-query value a number in [0, 1]; every row — by class, and by class within each surface and domain —
+    the mean of its per-query values, recomputed exactly as the scorer computes it."""
     measures = list(block["measures"])
     per_query = list(block["per_query"])
     for r in per_query:
         for m, v in r["values"].items():
             _unit(v, where, f"query {r['query_id']} {m}")
-    tables = [(None, list(block["rows"]))] + sorted(block.get("rows_by_domain", {}).items())
-    for domain, rows in tables:
-        mine = per_query if domain is None else [r for r in per_query if r.get("domain") == domain]
+    tables: list[tuple[str | None, Any, list[Any]]] = [(None, None, list(block["rows"]))]
+    for grouping in ("surface", "domain"):
+        tables += [(grouping, value, rows) for value, rows in sorted(block.get(f"rows_by_{grouping}", {}).items())]
+    for key, value, rows in tables:
+        mine = per_query if key is None else [r for r in per_query if r.get(key) == value]
         corpora = sorted({row["corpus"] for row in rows})
         for corpus in corpora:
             claimed = [row for row in rows if row["corpus"] == corpus]
             dropped = {row["class"]: row["dropped_unjudgeable"] for row in claimed if row["class"] != "all"}
             again = aggregate_rows(corpus, [r for r in mine if r["corpus"] == corpus], measures, dropped)
-            _same_rows(claimed, again, where, "retrieval" if domain is None else f"retrieval ({domain})")
+            _same_rows(claimed, again, where, name if key is None else f"{name} ({key} {value})")
 
 
 def _same_rows(claimed: Sequence[Mapping[str, Any]], again: Sequence[Mapping[str, Any]], where: str,

@@ -25,6 +25,7 @@ import hashlib
 from collections.abc import Sequence
 
 from turnbench.corpus.records import Meeting, Turn
+from turnbench.harness.held import window_in
 from turnbench.passages import Passage
 
 EPSILON_SECONDS = 1e-6
@@ -51,18 +52,7 @@ def _hash_matches(p: Passage, covered: Sequence[Turn]) -> bool:
         for j in range(i + 1, len(covered) + 1):
             if _sha("\n".join(t.text for t in covered[i:j])) == p.text_sha256:
                 return True
-    for t in covered:  # a window of a long turn: its word positions follow from the times, apportioned by words
-        words = t.text.split()
-        span = t.end - t.start
-        if span <= 0 or not words:
-            continue
-        lo = round((p.start - t.start) / span * len(words))
-        hi = round((p.end - t.start) / span * len(words))
-        for a in range(max(0, lo - 1), min(len(words), lo + 2)):
-            for b in range(max(a + 1, hi - 1), min(len(words), hi + 1) + 1):
-                if _sha(" ".join(words[a:b])) == p.text_sha256:
-                    return True
-    return False
+    return any(window_in(p, t, t.text.split()) is not None for t in covered)
 
 
 def problems_in(meeting: Meeting, passages: Sequence[Passage]) -> tuple[list[str], list[str]]:

@@ -4,9 +4,10 @@ recomputed from the qrels and runs exported beside it, and compared with what me
 A digest (claim.sha256) proves only that nothing changed since the files were written: a forger who rewrites the
 per-query values, the rows and the digest together passes it. The exported files are the evidence the values came
 from — ``qrels.passages.txt`` with ``run.passages.trec`` for passage measures, ``qrels.meetings.txt`` with
-``run.meetings.trec`` for meeting measures — so a value they do not give, or a judged query they do not hold, is
-refused (ResultsIntegrityError, exit 3) naming the first query and measure. The scoring is the scorer's own
-(``turnbench.harness.metrics``: pytrec_eval, ``trec_eval -c``), so a value re-derives to the same six decimals.
+``run.meetings.trec`` for meeting measures, ``qrels.passages.strict.txt`` for the strict rows, ``spans.jsonl`` and
+``passages.jsonl`` for the span and entry-point measures — so a value they do not give, or a judged query they do
+not hold, is refused (ResultsIntegrityError, exit 3) naming the first query and measure. The scoring is the scorer's
+own (pytrec_eval, ``trec_eval -c``; ``turnbench.harness.spans``), so a value re-derives to the same six decimals.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from turnbench import canonical
 from turnbench.canonical import q6
 from turnbench.errors import ResultsIntegrityError
 from turnbench.harness import exports as X
 from turnbench.harness import metrics as M
+from turnbench.harness import spans as S
 
-NEEDED = (X.QRELS_PASSAGES, X.QRELS_MEETINGS, X.RUN_PASSAGES, X.RUN_MEETINGS)
+NEEDED = (X.QRELS_PASSAGES, X.QRELS_MEETINGS, X.RUN_PASSAGES, X.RUN_MEETINGS, X.QRELS_STRICT, X.SPANS, X.PASSAGES)
 
 
 def _run(data: X.Content, where: str) -> dict[str, dict[str, float]]:
@@ -34,33 +37,83 @@ def rederive(document: Mapping[str, Any], files: Mapping[str, X.Content], where:
         raise ResultsIntegrityError(f"{where}: no {missing[0]} beside metrics.json, so its numbers cannot be "
                                     "re-derived from the evidence; re-score it")
     block = document["retrieval"]
-    measures = [M.Measure.parse(m) for m in block["measures"]]
-    by_level = {level: [m for m in measures if m.level == level] for level in M.LEVELS}
-    qrels = {"passage": X.parse_qrels(X.content_bytes(files[X.QRELS_PASSAGES]), f"{where}/{X.QRELS_PASSAGES}"),
-             "meeting": X.parse_qrels(X.content_bytes(files[X.QRELS_MEETINGS]), f"{where}/{X.QRELS_MEETINGS}")}
     runs = {"passage": _run(files[X.RUN_PASSAGES], f"{where}/{X.RUN_PASSAGES}"),
             "meeting": _run(files[X.RUN_MEETINGS], f"{where}/{X.RUN_MEETINGS}")}
-    claimed = {r["query_id"]: r for r in block["per_query"]}
+    qrels = {"passage": X.parse_qrels(X.content_bytes(files[X.QRELS_PASSAGES]), f"{where}/{X.QRELS_PASSAGES}"),
+             "meeting": X.parse_qrels(X.content_bytes(files[X.QRELS_MEETINGS]), f"{where}/{X.QRELS_MEETINGS}")}
+    derived = _trec_values(block, qrels, runs, where)
+    for qid, values in _comparable_values(block, files, runs["passage"], where).items():
+        derived.setdefault(qid, {}).update(values)
+    count = _same(block, derived, where, "metrics.json")
+    for row in block["per_query"]:
+        if row["answered"] != bool(runs["passage"].get(row["query_id"])):
+            raise ResultsIntegrityError(f"{where}: query {row['query_id']}: metrics.json says answered = "
+                                        f"{row['answered']}, its exported runs say otherwise")
+    if "strict" in document:
+        strict_q = {"passage": X.parse_qrels(X.content_bytes(files[X.QRELS_STRICT]), f"{where}/{X.QRELS_STRICT}"),
+                    "meeting": {}}
+        count += _same(document["strict"], _trec_values(document["strict"], strict_q, runs, where), where,
+                       "metrics.json's strict block")
+    return count
+
+
+def _trec_values(block: Mapping[str, Any], qrels: Mapping[str, Mapping[str, Mapping[str, int]]],
+                 runs: Mapping[str, Mapping[str, Mapping[str, float]]], where: str) -> dict[str, dict[str, float]]:
+    measures = [M.Measure.parse(m) for m in block["measures"] if not m.startswith(("span:", "entry:"))]
+    claimed = {r["query_id"] for r in block["per_query"]}
     derived: dict[str, dict[str, float]] = {}
-    for level, ms in by_level.items():
+    for level in M.LEVELS:
+        ms = [m for m in measures if m.level == level]
         if not ms or not qrels[level]:
             continue
-        stray = sorted(set(qrels[level]) - set(claimed))
+        stray = sorted(set(qrels[level]) - claimed)
         if stray:
             raise ResultsIntegrityError(f"{where}: {stray[0]} is judged in the exported {level} qrels but has no "
                                         "per-query row in metrics.json")
         for qid, values in M.evaluate(qrels[level], runs[level], ms).items():
             derived.setdefault(qid, {}).update({str(m): q6(v) for m, v in values.items()})
+    return derived
+
+
+def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content], run: Mapping[str, Mapping[str, float]],
+                       where: str) -> dict[str, dict[str, float]]:
+    """The span and entry-point values spans.jsonl and passages.jsonl give, for the measures the block names."""
+    names = [m for m in block["measures"] if m.startswith(("span:", "entry:"))]
+    if not names:
+        return {}
+    gold, words, held = {}, {}, {}
+    for line in X.content_bytes(files[X.SPANS]).decode("utf-8").splitlines():
+        row = canonical.parse_json(line)
+        if "query" in row:
+            gold[row["query"]] = row
+        else:
+            words[row["passage"]] = int(row["words"])
+            held[row["passage"]] = [tuple(s) for s in row.get("spans", ())]
+    starts, meeting_of = {}, {}
+    for line in X.content_bytes(files[X.PASSAGES]).decode("utf-8").splitlines():
+        p = canonical.parse_json(line)
+        starts[p["id"]], meeting_of[p["id"]] = float(p["start"]), str(p["meeting"])
+    out = {}
+    timed = any(m.startswith("entry:") for m in names)
+    for qid, g in gold.items():
+        ranked = list(run.get(qid, {}))
+        turns = {m: {t for t, _, _ in spans} for m, spans in g["gold"].items()}
+        mine = {pid: tuple(s for s in held.get(pid, ()) if s[0] in turns.get(meeting_of[pid], ())) for pid in held}
+        mine = {pid: s for pid, s in mine.items() if s}
+        values = S.span_values(ranked, int(g["gold_words"]), mine, words, meeting_of)
+        if timed:
+            values.update(S.entry_values(ranked, g["gold_start"], mine, starts, meeting_of)[0])
+        out[qid] = {m: q6(v) for m, v in values.items() if m in names}
+    return out
+
+
+def _same(block: Mapping[str, Any], derived: Mapping[str, Mapping[str, float]], where: str, what: str) -> int:
     count = 0
-    for qid in sorted(claimed):
-        said, given = claimed[qid]["values"], derived.get(qid, {})
+    for r in sorted(block["per_query"], key=lambda r: r["query_id"]):
+        said, given = r["values"], derived.get(r["query_id"], {})
         for m in sorted(set(said) | set(given)):
             if said.get(m) != given.get(m):
-                raise ResultsIntegrityError(
-                    f"{where}: query {qid} {m}: metrics.json says {said.get(m)!r}, its exported qrels and run give "
-                    f"{given.get(m)!r}")
+                raise ResultsIntegrityError(f"{where}: query {r['query_id']} {m}: {what} says {said.get(m)!r}, its "
+                                            f"exported qrels and run give {given.get(m)!r}")
             count += 1
-        if claimed[qid]["answered"] != bool(runs["passage"].get(qid)):
-            raise ResultsIntegrityError(f"{where}: query {qid}: metrics.json says answered = "
-                                        f"{claimed[qid]['answered']}, its exported runs say otherwise")
     return count

@@ -13,7 +13,6 @@ of metrics.json is the mean the row reports.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,21 +26,19 @@ from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
 from turnbench.harness import metrics as M
+from turnbench.harness import spans as S
+from turnbench.harness import strict as STRICT
 from turnbench.harness import ties as T
+from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage, inventory_sha256
 from turnbench.rankings import RankedPassage, Ranking, normalised_order
 from turnbench.vocab import get_scope
 
-SCHEMA_VERSION = 1
-ALL = "all"
+SCHEMA_VERSION = 2  # 2: span and entry-point measures, rows by surface, the strict block
 UNKNOWN = "external/unknown"
 # what every results file must say about the engine side; an absent value must not pass for a default
 REQUIRED_PROVENANCE = ("stack", "index", "arm")
 GROUP_BY = ("corpus", "class")
-
-
-def fmean(values: Sequence[float]) -> float | None:
-    return q6(math.fsum(values) / len(values)) if values else None
 
 
 @dataclass(frozen=True)
@@ -135,28 +132,19 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     corpus_prov = corpus.provenance()
     corpus_id = corpus_prov["id"]
     passages = list(passages)
-    pmap = {p.id: p for p in passages}
-    if len(pmap) != len(passages):
-        raise BadInput("the passage inventory holds a passage id more than once")
-    all_queries = corpus.queries()
-    ranked = _ranked_queries(all_queries)
     if not isinstance(run_entries, Ranking):
-        run_entries = list(run_entries)
-    best: dict[str, list[float]] = {}
-    run = normalised_order(run_entries, pmap, best)
+        run_entries = list(run_entries)  # read twice: normalised, then exported raw
+    pmap, ranked, run, best, ignored = _normalised(corpus, corpus_id, passages, run_entries)
     ranked_ids = {q.id for q in ranked}
-    foreign = sorted(set(run) - {q.id for q in all_queries})
-    if foreign:
-        raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
-                       f"e.g. {', '.join(foreign[:3])}")
-    ignored = sorted(set(run) - ranked_ids)
     shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
+    tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
     kept: dict[str, Meeting] = {}
-    covered: dict[str, tuple[int, ...]] = {}
     query_digests = B.QueryDigests(ranked)
-    judged = J.judge(ranked, corpus.iter_meetings(), passages, policy, shown, covered, kept, query_digests.see)
+    judged = J.judge_all(ranked, corpus.iter_meetings(), passages, policy, words_of=tops, keep_of=shown,
+                         kept_out=kept, visit=query_digests.see)
+    jq = judged.queries
 
-    ok = {qid: j for qid, j in judged.items() if j.judgeable}
+    ok = {qid: j for qid, j in jq.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
     scored = _Scorer(max((len(v) for v in run.values()), default=0))
@@ -166,24 +154,32 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
     m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
     per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
+    timed = S.times_are_truth(corpus_prov.get("producer"), judged.timings)
+    _add_comparable(per_query, run, judged, pmap, timed=timed)
 
-    measures = [str(m) for m in M.ALL_MEASURES]
-    dropped = {c: sum(1 for q in ranked if q.cls == c and not judged[q.id].judgeable) for c in RANKED_CLASSES}
-    counts = _counts(ranked, per_query, ok, judged, dropped, ignored)
+    measures = [str(m) for m in M.ALL_MEASURES] + list(S.SPAN_MEASURES) + (list(S.ENTRY_MEASURES) if timed else [])
+    unjudgeable = [q.id for q in ranked if not jq[q.id].judgeable]
+    dropped = {c: sum(1 for q in ranked if q.cls == c and not jq[q.id].judgeable) for c in RANKED_CLASSES}
     ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     judged_ids = [r["query_id"] for r in per_query]
     tie_block = T.report(ranked_run, best, [qid for qid in judged_ids if qid in ranked_run],
                          _Rescorer(p_qrels, m_qrels, scored, meeting_of),
                          {r["query_id"]: r["values"] for r in per_query},
                          {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of)
-    tag = X.run_tag(arm_label(engine_side["arm"]))
-    side = X.sidecar(policy.to_json(), measures, [q.id for q in ranked if not judged[q.id].judgeable],
-                     [r["query_id"] for r in per_query if not r["answered"]], tag)
+    strict_q = STRICT.strict_qrels(p_qrels)
+    strict = STRICT.block(corpus_id, ranked, per_query, strict_q,
+                          lambda q: _evaluate(q, run, scored, M.PASSAGE_MEASURES))
+    side = X.sidecar(policy.to_json(), measures, unjudgeable, [r["query_id"] for r in per_query if not r["answered"]],
+                     X.run_tag(arm_label(engine_side["arm"])), comparable=_comparable_facts(timed, judged))
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
+    files[X.QRELS_STRICT] = X.qrels_text(strict_q)
+    files[X.PASSAGES] = X.Lazy(lambda: (p.canonical_line() for p in sorted(
+        passages, key=lambda p: (p.meeting, p.index, p.id))))
+    files[X.SPANS] = X.spans_text(judged, tops, ok, meeting_of)
     bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
-    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, covered,
+    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, judged.held,
                                          query_digests.digests()))
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -192,15 +188,75 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         "retrieval": {
             "group_by": list(GROUP_BY),
             "measures": measures,
+            "comparable_across_chunkings": [m for m in measures if m in S.COMPARABLE],
             "rows": aggregate_rows(corpus_id, per_query, measures, dropped),
-            **_domain_rows(corpus_id, per_query, measures, ranked, judged),
+            **_grouped(corpus_id, per_query, measures, ranked, set(unjudgeable)),
             "per_query": per_query,
-            "dropped_unjudgeable": [q.id for q in ranked if not judged[q.id].judgeable],
-            "counts": counts,
+            "dropped_unjudgeable": unjudgeable,
+            "counts": _counts(ranked, per_query, ok, jq, dropped, ignored)
+            | {"passages_judged_by_times": judged.by_times},
             "ties": tie_block,
         },
+        "strict": strict,
     }
     return Scored(document, files)
+
+
+
+def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]
+                ) -> tuple[dict[str, Passage], list[Query], dict[str, list[str]], dict[str, list[float]], list[str]]:
+    """The inventory by id, the ranked queries, the run in scoring order (with each passage's best score), and the
+    query ids the run answers that are in the corpus but not ranked (ignored); a foreign query id is refused."""
+    pmap = {p.id: p for p in passages}
+    if len(pmap) != len(passages):
+        raise BadInput("the passage inventory holds a passage id more than once")
+    all_queries = corpus.queries()
+    ranked = _ranked_queries(all_queries)
+    best: dict[str, list[float]] = {}
+    run = normalised_order(run_entries, pmap, best)
+    foreign = sorted(set(run) - {q.id for q in all_queries})
+    if foreign:
+        raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
+                       f"e.g. {', '.join(foreign[:3])}")
+    return pmap, ranked, run, best, sorted(set(run) - {q.id for q in ranked})
+
+
+def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
+             ranked: Sequence[Query], unjudgeable: set[str]) -> dict[str, Any]:
+    """``rows_by_surface`` (every corpus: how a question was put decides what an engine must do), and
+    ``rows_by_domain`` when the corpus's queries carry a domain (real corpora mix domains)."""
+    out: dict[str, Any] = {"rows_by_surface": grouped_rows("surface", corpus_id, per_query, measures, ranked,
+                                                           unjudgeable)}
+    domains = grouped_rows("domain", corpus_id, per_query, measures, ranked, unjudgeable)
+    if domains:
+        out["rows_by_domain"] = domains
+    return out
+
+
+def _add_comparable(per_query: list[dict[str, Any]], run: Mapping[str, Sequence[str]], judged: J.Judged,
+                    pmap: Mapping[str, Passage], *, timed: bool) -> None:
+    """Each turn-level query's span measures, and (``timed``) its entry-point measures and error, added in place."""
+    meeting_of = {pid: p.meeting for pid, p in pmap.items()}
+    for row in per_query:
+        if row["level"] != "turn":
+            continue
+        qid = row["query_id"]
+        ranked = run.get(qid, ())
+        held = judged.gold_held.get(qid, {})
+        values = S.span_values(ranked, judged.gold_words.get(qid, 0), held, judged.words, meeting_of)
+        if timed:
+            entry, error = S.entry_values(ranked, judged.gold_start.get(qid, {}), held,
+                                          {pid: pmap[pid].start for pid in ranked}, meeting_of)
+            values.update(entry)
+            row["entry_error_s"] = None if error is None else q6(error)
+        row["values"].update({m: q6(v) for m, v in values.items()})
+
+
+def _comparable_facts(timed: bool, judged: J.Judged) -> dict[str, Any]:
+    return {"span": S.SPAN_RULE,
+            "entry_points": S.ENTRY_RULE if timed else "not computed: the corpus's times were neither measured nor "
+                                                       "generated as part of its truth (an importer invented them)",
+            "passages_judged_by_times": judged.by_times}
 
 
 def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: J.RelevancePolicy,
@@ -286,42 +342,5 @@ def _counts(ranked: Sequence[Query], per_query: Sequence[Mapping[str, Any]], ok:
         "gold_meetings_without_passages": sum(j.gold_meetings_without_passages for j in judged.values()),
         "run_queries_not_ranked": len(ignored),
     }
-
-
-def _domain_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
-                 ranked: Sequence[Any], judged: Mapping[str, Any]) -> dict[str, Any]:
-    """``rows_by_domain`` (domain → class rows) when the corpus's queries carry a domain; nothing otherwise,
-    so a corpus without domains keeps the same bytes."""
-    domains = sorted({r["domain"] for r in per_query if "domain" in r}
-                     | {q.meta["domain"] for q in ranked if "domain" in q.meta})
-    if not domains:
-        return {}
-    out = {}
-    for dom in domains:
-        group = [r for r in per_query if r.get("domain") == dom]
-        dropped = {c: sum(1 for q in ranked if q.cls == c and q.meta.get("domain") == dom
-                          and not judged[q.id].judgeable) for c in RANKED_CLASSES}
-        out[dom] = aggregate_rows(corpus_id, group, measures, dropped)
-    return {"rows_by_domain": out}
-
-
-def aggregate_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
-                   dropped: Mapping[str, int]) -> list[dict[str, Any]]:
-    """Rows per class plus an ``all`` row; a measure no query of the row has is None (shown as "—")."""
-    mine = sorted(per_query, key=lambda r: r["query_id"])
-    classes = [c for c in RANKED_CLASSES if dropped.get(c) or any(r["class"] == c for r in mine)]
-    rows = []
-    for cls in [*classes, ALL]:
-        group = mine if cls == ALL else [r for r in mine if r["class"] == cls]
-        rows.append({
-            "corpus": corpus_id,
-            "class": cls,
-            "queries": len(group),
-            "passage_level_queries": sum(1 for r in group if r["level"] == "turn"),
-            "unanswered": sum(1 for r in group if not r["answered"]),
-            "dropped_unjudgeable": sum(dropped.values()) if cls == ALL else dropped.get(cls, 0),
-            "means": {m: fmean([r["values"][m] for r in group if m in r["values"]]) for m in measures},
-        })
-    return rows
 
 

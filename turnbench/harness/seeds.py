@@ -30,9 +30,11 @@ from turnbench.harness.compare import (
     WORSE,
     Comparison,
     Table,
-    adjust,
+    adjust_by_family,
+    block_order,
     compare,
     compare_table,
+    gated,
     label_of,
     tables_of,
 )
@@ -101,7 +103,7 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
                            bindings=(bindings or {}).get(s)) for s in seeds}
     bt = {s: tables_of(base[s]) for s in seeds}
     ct = {s: tables_of(cand[s]) for s in seeds}
-    names = sorted(bt[seeds[0]], key=lambda n: (n != "retrieval", n))
+    names = sorted(bt[seeds[0]], key=block_order)
     for s in seeds:
         if sorted(bt[s]) != sorted(bt[seeds[0]]):
             raise UnpairedComparison(f"seed {s}'s results hold the blocks {', '.join(sorted(bt[s]))} and seed "
@@ -111,7 +113,7 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
     for name in names:
         rows += compare_table(_pooled_table({s: bt[s][name] for s in seeds}),
                               _pooled_table({s: ct[s][name] for s in seeds}), resamples, seed)
-    family = adjust(rows)
+    family = adjust_by_family(rows)
     first = per_seed[seeds[0]].facts
     facts = {
         "corpus": f"{len(seeds)} seeds pooled ({', '.join(str(s) for s in seeds)})",
@@ -119,7 +121,7 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
         "relevance_policy": first["relevance_policy"], "scope": first["scope"], "oracle": first["oracle"],
         "queries": {n: sum(per_seed[s].facts["queries"][n] for s in seeds) for n in first["queries"]},
         "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed, "strata": "seed"},
-        "verdicts": VERDICT_FACTS | {"family": len(family)},
+        "verdicts": VERDICT_FACTS | {"family": gated(family)},
         "seeds": list(seeds),
     }
     notes = tuple(sorted({n for c in per_seed.values() for n in c.notes}))

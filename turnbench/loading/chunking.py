@@ -10,8 +10,13 @@ The rule, in order:
    (the last one shorter), each window standing alone; its times are apportioned by words, and it records the
    words it holds (``Passage.holds``: turn, first word, end word), which is what binds it to the turn.
 
-Consequence the aggregation engine relies on: any phrase inside a turn of at most ``max_words`` words
-lies inside exactly one passage. A passage's text is a tuple of its segments' texts (or one window);
+4. ``overlap`` (default 0) lets neighbouring sub-passages of one speaker's run share words, as a chunk sweep asks:
+   a sub-passage cut because the next segment did not fit begins with the longest run of the previous one's last
+   whole segments that holds at most ``overlap`` words and leaves room for that next segment; a monologue's windows
+   step by ``max_words - overlap`` words. Nothing is shared across a change of speaker.
+
+Consequence (with no overlap, the default every load uses unless told): any phrase inside a turn of at most
+``max_words`` words lies inside exactly one passage. A passage's text is a tuple of its segments' texts (or one window);
 the index stores it as an array, so a phrase query cannot match across two segments (OpenSearch puts a
 position gap between array values).
 
@@ -63,10 +68,19 @@ def text_sha256(texts: Sequence[str]) -> str:
     return canonical.sha256_bytes("\n".join(texts).encode("utf-8"))
 
 
-def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int = DEFAULT_MAX_WORDS) -> list[Chunk]:
-    """Cut one meeting's segments into passages (see the module docstring for the rule)."""
+def check_cut(max_words: int, overlap: int = 0) -> None:
+    """Refuse (BadInput) a size that is not a positive whole number, or an overlap not in [0, max_words)."""
     if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
         raise BadInput(f"max_words must be a positive integer, not {max_words!r}")
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 0 <= overlap < max_words:
+        raise BadInput(f"overlap must be a whole number of words from 0 to max_words - 1 ({max_words - 1}), "
+                       f"not {overlap!r}")
+
+
+def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int = DEFAULT_MAX_WORDS,
+                  overlap: int = 0) -> list[Chunk]:
+    """Cut one meeting's segments into passages (see the module docstring for the rule)."""
+    check_cut(max_words, overlap)
     chunks: list[Chunk] = []
 
     def emit(speaker: str, start: float, end: float, texts: tuple[str, ...], turns: tuple[int, ...],
@@ -90,10 +104,27 @@ def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int =
                  tuple(t.text for t in pending), tuple(t.index for t in pending), pending_words)
         pending, pending_words = [], 0
 
+    def carried(previous: list[Turn], room: int) -> list[Turn]:
+        """The longest run of ``previous``'s last segments holding at most ``min(overlap, room)`` words."""
+        kept: list[Turn] = []
+        total = 0
+        for t in reversed(previous):
+            n = len(t.text.split())
+            if total + n > min(overlap, room):
+                break
+            kept.insert(0, t)
+            total += n
+        return kept
+
     for seg in reading_order(segments):
         words = seg.text.split()
         if pending and (seg.speaker != pending[0].speaker or pending_words + len(words) > max_words):
+            same_speaker = seg.speaker == pending[0].speaker and len(words) <= max_words
+            previous = pending
             flush()
+            if overlap and same_speaker:
+                pending = carried(previous, max_words - len(words))
+                pending_words = sum(len(t.text.split()) for t in pending)
         if len(words) <= max_words:
             pending.append(seg)
             pending_words += len(words)
@@ -102,7 +133,9 @@ def chunk_meeting(meeting_id: str, segments: Iterable[Turn], *, max_words: int =
         flush()
         n_words = len(words)
         span = seg.end - seg.start
-        for lo in range(0, n_words, max_words):
+        for lo in range(0, n_words, max_words - overlap):
+            if lo and lo + overlap >= n_words:
+                break  # the previous window already reached the end
             hi = min(lo + max_words, n_words)
             w_start = seg.start if lo == 0 else round(seg.start + span * lo / n_words, TIME_DECIMALS)
             w_end = seg.end if hi == n_words else round(seg.start + span * hi / n_words, TIME_DECIMALS)

@@ -24,7 +24,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, IndexNotSettled, StackStateError
 from turnbench.loading import capacity, tables
 from turnbench.loading import index as ix
-from turnbench.loading.chunking import DEFAULT_MAX_WORDS, Chunk, chunk_meeting
+from turnbench.loading.chunking import DEFAULT_MAX_WORDS, Chunk, check_cut, chunk_meeting
 from turnbench.loading.vectors import VectorSpec
 from turnbench.passages import Passage, inventory_sha256
 from turnbench.stack.clients import opensearch_client, stack_errors
@@ -107,7 +107,7 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
     return ok
 
 
-def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS,
+def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS, overlap: int = 0,
                 index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, shards: int = 1,
                 progress: Callable[[int, int], None] | None = None, vectors: VectorSpec | None = None,
                 embed_progress: Callable[[int, int], None] | None = None) -> LoadResult:
@@ -115,22 +115,26 @@ def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MA
     the passages and provenance. ``progress(done, total)`` is called with each bulk chunk's passage count and the
     number of passages loaded so far (without vectors the total is not known until the corpus has been read once).
     ``vectors``: the index also gets a vector field, each passage embedded (``embed_progress``) and indexed by the
-    fixed recipe of turnbench.loading.vectors."""
+    fixed recipe of turnbench.loading.vectors. ``overlap``: words neighbouring passages of one speaker's run share
+    (turnbench.loading.chunking; 0, the default, shares none)."""
     with stack_errors(stack):
-        return _load_corpus(stack, corpus, max_words=max_words, index=index, settle_timeout_s=settle_timeout_s,
+        return _load_corpus(stack, corpus, max_words=max_words, overlap=overlap, index=index,
+                            settle_timeout_s=settle_timeout_s,
                             shards=shards, progress=progress, vectors=vectors, embed_progress=embed_progress)
 
 
-def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str, settle_timeout_s: float,
+def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: int, index: str,
+                 settle_timeout_s: float,
                  shards: int, progress: Callable[[int, int], None] | None, vectors: VectorSpec | None,
                  embed_progress: Callable[[int, int], None] | None) -> LoadResult:
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     client = opensearch_client(stack)
     old_marker = _refuse_before_writing(stack, client, corpus, index=index, shards=shards, vectors=vectors,
-                                        max_words=max_words)
+                                        max_words=max_words, overlap=overlap)
     written = _write(stack, client, corpus, index=index, shards=shards, vectors=vectors, max_words=max_words,
-                     old_marker=old_marker, progress=progress, embed_progress=embed_progress, timings=timings)
+                     overlap=overlap, old_marker=old_marker, progress=progress, embed_progress=embed_progress,
+                     timings=timings)
     passages = written.passages
     expected = ix.expected_counts(passages)
     if len(expected[1]) != written.counts.meetings or written.meetings_cut != written.counts.meetings:
@@ -151,6 +155,8 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
     prov.update({
         "passages": len(passages), "meetings": written.counts.meetings, "segments": written.counts.segments,
         "passages_sha256": passages_sha256, "max_words": max_words, "chunking": CHUNKING,
+        # only when asked for: every index cut without overlap keeps the provenance it always had
+        **({"overlap": overlap} if overlap else {}),
         # the major only: the pin; the full string (a distribution's point release) goes to runinfo.json
         "postgres_major": stack.postgres_major, "postgres_schema": tables.SCHEMA,
         "tables_format": tables.TABLES_FORMAT,
@@ -167,7 +173,7 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, index: str
 
 
 def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
-                           vectors: VectorSpec | None, max_words: int) -> Mapping[str, Any] | None:
+                           vectors: VectorSpec | None, max_words: int, overlap: int) -> Mapping[str, Any] | None:
     """Everything that can refuse the load, checked before either store is written, so a refusal changes nothing;
     returns the index's marker when turnbench made the index there before (it is replaced)."""
     from turnbench.loading import vectors as vx
@@ -185,7 +191,7 @@ def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus,
         capacity.check_stack(client, want, shards=shards, postgres_beside=stack.provider == "embedded")
     old_marker = ix.index_marker(client, index)
     tables.loaded_tables_marker(stack)
-    chunk_meeting("validate", (), max_words=max_words)  # a bad max_words is refused before any write
+    check_cut(max_words, overlap)  # a bad size or overlap is refused before any write
     return old_marker
 
 
@@ -202,7 +208,7 @@ class _Written:
 
 
 def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
-           vectors: VectorSpec | None, max_words: int, old_marker: Mapping[str, Any] | None,
+           vectors: VectorSpec | None, max_words: int, overlap: int, old_marker: Mapping[str, Any] | None,
            progress: Callable[[int, int], None] | None, embed_progress: Callable[[int, int], None] | None,
            timings: dict[str, float]) -> _Written:
     """PostgreSQL's COPY in a thread while the passages are cut meeting by meeting straight into bulk requests, only
@@ -218,7 +224,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
         nonlocal meetings_cut, chunk_s
         for m in corpus.iter_meetings():
             t = time.perf_counter()
-            chunks = chunk_meeting(m.id, m.turns, max_words=max_words)
+            chunks = chunk_meeting(m.id, m.turns, max_words=max_words, overlap=overlap)
             chunk_s += time.perf_counter() - t
             meetings_cut += 1
             for c in chunks:
@@ -237,7 +243,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
                 timings["embed_s"] = time.perf_counter() - t1
             t1 = time.perf_counter()
             marker = _create_index(client, corpus, index=index, shards=shards, max_words=max_words,
-                                   vectors=vectors, vector_prov=vector_prov, n_passages=len(passages),
+                                   overlap=overlap, vectors=vectors, vector_prov=vector_prov, n_passages=len(passages),
                                    replace=old_marker is not None)
             timings["create_index_s"] = time.perf_counter() - t1
             segments_before = 0
@@ -257,13 +263,14 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
     return _Written(passages, counts, meetings_cut, marker, vector_prov, segments_before)
 
 
-def _create_index(client: OpenSearch, corpus: Corpus, *, index: str, shards: int, max_words: int,
+def _create_index(client: OpenSearch, corpus: Corpus, *, index: str, shards: int, max_words: int, overlap: int,
                   vectors: VectorSpec | None, vector_prov: Mapping[str, Any] | None, n_passages: int,
                   replace: bool) -> dict[str, Any]:
     """The index, created empty with its settings, mappings and a marker saying it is loading; returns the marker."""
     if replace:
         client.indices.delete(index=index)
-    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards, state="loading")
+    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards, state="loading",
+                           **({"overlap": overlap} if overlap else {}))
     settings, mappings = ix.index_settings(shards), ix.index_mappings()
     if vectors is not None and vector_prov is not None:
         settings["index"].update(vectors.settings(n_passages))

@@ -170,6 +170,8 @@ class BenchOptions:
     concurrency: int | None = None  # threads sending the _msearch batches (default: the measured best)
     knn_engine: KnnEngine = KnnEngine.LUCENE
     stack_options: Mapping[str, Any] = field(default_factory=dict)  # what the provider takes (images, nodes, ...)
+    max_words: int = 200  # the most words in one passage (turnbench.loading.chunking)
+    overlap: int = 0  # words neighbouring passages of one speaker's run share
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scope", parse(ScopeName, self.scope, "scope"))
@@ -178,6 +180,9 @@ class BenchOptions:
         object.__setattr__(self, "knn_engine", parse(KnnEngine, self.knn_engine, "k-NN engine"))
         if not isinstance(self.policy, RelevancePolicy):
             raise BadInput(f"policy must be a RelevancePolicy, not {type(self.policy).__name__}")
+        from turnbench.loading.chunking import check_cut
+
+        check_cut(self.max_words, self.overlap)
         if self.knn_engine != KnnEngine.LUCENE and self.provider == ProviderName.EMBEDDED:
             raise BadInput(f"k-NN engine {self.knn_engine}: the embedded node has no native k-NN libraries; use "
                            "lucene, or a docker or external stack")
@@ -260,7 +265,6 @@ def _bench(jobs: Sequence[Job], arms: Sequence[Arm], options: BenchOptions, *, s
     score → report → write."""
     from turnbench.engines.retrieval import search_plan
     from turnbench.loading.index import check_shards
-    from turnbench.stack import open_stack
 
     check_shards(options.shards)
     for a in arms:
@@ -270,16 +274,27 @@ def _bench(jobs: Sequence[Job], arms: Sequence[Arm], options: BenchOptions, *, s
     total = 1 + sum(1 + answering + 4 * len(dirs) for _, _, dirs in jobs)
     with _Stages(total, show_progress) as st:
         say = echo or st.log
-        # the stack stays open for the whole bench, so its stage is timed by hand rather than by st.stage
-        st.begin("stack")
-        t_stack = time.perf_counter()
-        with (contextlib.nullcontext(stack) if stack is not None
-              else open_stack(options.provider, echo=say, **options.stack_options)) as open_:
-            st.finish("stack", time.perf_counter() - t_stack)
+        with _stack_stage(stack, options, st, say) as open_:
             for job in jobs:
                 outcomes += _bench_corpus(open_, job, arms, options, st, tag=f" {job[1].id}" if len(jobs) > 1 else "")
     stages = dict(st.elapsed)
     return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
+
+
+@contextlib.contextmanager
+def _stack_stage(stack: StackInfo | None, options: BenchOptions, st: _Stages,
+                 say: Callable[[str], None]) -> Iterator[StackInfo]:
+    """The stack a bench runs on (``stack`` when given, else one started for it), its start-up timed as a stage.
+
+    The stack stays open for the whole bench, so its stage is timed by hand rather than by ``st.stage``."""
+    from turnbench.stack import open_stack
+
+    st.begin("stack")
+    t_stack = time.perf_counter()
+    with (contextlib.nullcontext(stack) if stack is not None
+          else open_stack(options.provider, echo=say, **options.stack_options)) as open_:
+        st.finish("stack", time.perf_counter() - t_stack)
+        yield open_
 
 
 def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: BenchOptions, st: _Stages, *,
@@ -300,7 +315,8 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: Benc
     vectors = spec_for_arms(arms, engine=options.knn_engine)
     with st.stage(f"load{tag}"):
         loaded = load_corpus(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
-                             vectors=vectors, progress=st.counter(f"index passages{tag}"),
+                             max_words=options.max_words, overlap=options.overlap, vectors=vectors,
+                             progress=st.counter(f"index passages{tag}"),
                              embed_progress=st.counter(f"embed passages{tag}") if vectors else None)
     answer_results = None
     if options.answerer != Answerer.SKIP:

@@ -72,9 +72,9 @@ class Compared:
         """compare.md: the rows and their verdicts (``gate``: say whether the gate passed)."""
         return render_comparison_md(self.result, gate=gate)
 
-    def to_html(self) -> bytes:
-        """The comparison's report.html."""
-        return comparison_html(self.baseline, self.candidate, self.result)
+    def to_html(self, *, gate: bool = False) -> bytes:
+        """The comparison's report.html (``gate``: say whether the gate passed)."""
+        return comparison_html(self.baseline, self.candidate, self.result, gate=gate)
 
     def to_json(self) -> dict[str, Any]:
         """Every row (delta, interval, p-values, verdicts) and the gate's failures."""

@@ -71,12 +71,55 @@ def _page(title: str, body: Sequence[str]) -> bytes:
             f"<style>{CSS}</style></head><body>\n" + "".join(body) + "</body></html>\n").encode("utf-8")
 
 
-def _metric_table(doc: Mapping[str, Any]) -> str:
+COMPARABLE = "⇄"
+BLOCK_TITLES = {"answers": "answer rows",
+                "comparable": "comparable across chunkings ⇄ (span and entry points; report-only, never gated)",
+                "strict": "strict rows, only grades ≥ 2 relevant (report-only, never gated)"}
+# the few measures a row per surface shows: one per kind, so a regime's collapse reads at a glance
+SURFACE_MEASURES = ("nDCG@10", "R@10", "meeting:nDCG@10", "span:R@10", "entry:mGAP150")
+
+
+def _rows_table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str], comparable: set[str],
+                lead: Sequence[tuple[str, str]] = ()) -> str:
+    """A table of class rows; ``lead``: (header, value) columns before the class."""
+    entry = any("entry_error_s" in r for r in rows)
+    header = [*(h for h, _ in lead), "class", "n", "unanswered", "dropped",
+              *(f"{m} {COMPARABLE}" if m in comparable else m for m in measures),
+              *(["entry |Δ| median s"] if entry else [])]
+    cells = [[*(esc(v) for _, v in lead), esc(r["class"]), str(r["queries"]), str(r["unanswered"]),
+              str(r["dropped_unjudgeable"]), *(_f4(r["means"].get(m)) for m in measures),
+              *([_f4((r.get("entry_error_s") or {}).get("median"))] if entry else [])] for r in rows]
+    return _table(header, cells, len(lead) + 1)
+
+
+def _metric_table(doc: Mapping[str, Any], latency: Mapping[str, float] | None = None) -> str:
+    """The class rows: passage and meeting measures, then those comparable across chunkings (marked), the strict
+    rows (grades ≥ 2 relevant) and the rows per surface."""
     block = doc["retrieval"]
     measures = block["measures"]
-    rows = [[esc(r["class"]), str(r["queries"]), str(r["unanswered"]), str(r["dropped_unjudgeable"]),
-             *(_f4(r["means"][m]) for m in measures)] for r in block["rows"]]
-    return _table(["class", "n", "unanswered", "dropped", *measures], rows)
+    comparable = set(block.get("comparable_across_chunkings", ()))
+    out = [_rows_table(block["rows"], [m for m in measures if m not in comparable], set())]
+    if comparable:
+        out.append(_rows_table(block["rows"], [m for m in measures if m in comparable], comparable))
+        out.append(f"<p class=meta>{COMPARABLE} comparable across chunkings: counted in the gold turns' words and "
+                   "in seconds from where the gold starts, so a different cut of the same corpus reads on the same "
+                   "scale; every other column counts passages and moves with the cut.</p>\n")
+    if latency is not None:
+        out.append(f"<p class=meta>query latency, measured on this run's host (runinfo.json, not part of the "
+                   f"claim): p50 {latency['p50']:.1f} ms · p95 {latency['p95']:.1f} ms</p>\n")
+    strict = doc.get("strict")
+    if strict:
+        out.append(f"<details><summary>strict rows: only grades ≥ {strict['threshold']} relevant "
+                   f"({len(strict['dropped_no_strict_passage'])} queries with no such passage dropped)</summary>"
+                   + _rows_table(strict["rows"], strict["measures"], set()) + "</details>\n")
+    surfaces = block.get("rows_by_surface") or {}
+    if surfaces:
+        shown = [m for m in SURFACE_MEASURES if m in measures]
+        table = "".join(_rows_table(rows, shown, comparable, [("surface", name)])
+                        for name, rows in sorted(surfaces.items()))
+        out.append(f"<details><summary>rows by surface ({len(surfaces)}: how each question was put)</summary>"
+                   + table + "</details>\n")
+    return "".join(out)
 
 
 def _answers_table(doc: Mapping[str, Any]) -> str:
@@ -163,17 +206,18 @@ def _header(title: str, facts: Sequence[str], notes: Sequence[str]) -> list[str]
 
 def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]],
                     cmp: Comparison, *, per_seed: Mapping[int, Comparison] | None = None,
-                    callouts: Sequence[str] = (), gate_failures: Sequence[str] = ()) -> bytes:
+                    callouts: Sequence[str] = (), gate_failures: Sequence[str] | None = None) -> bytes:
     """The comparison page: ``cand`` and ``base`` are the results (one per seed when pooled)."""
     f = cmp.facts
     title = f"turnbench report: {cmp.candidate} vs baseline {cmp.baseline}"
-    gate = ('<span class=pass>gate PASS</span>' if not gate_failures else
-            f'<span class=fail>gate FAIL</span> ({len(gate_failures)}: {esc(gate_failures[0])})')
+    # the gate is a verdict someone asked for (compare --gate); a page drawn without it does not pass or fail
+    gate = ("" if gate_failures is None else '<span class=pass>gate PASS</span> · ' if not gate_failures else
+            f'<span class=fail>gate FAIL</span> ({len(gate_failures)}: {esc(gate_failures[0])}) · ')
     body = _header(title, [
         f"corpus <b>{esc(f['corpus'])}</b> · relevance <code>{esc(f['relevance_policy'])}</code> · scope "
         f"<code>{esc(f['scope'])}</code> · paired queries: "
         + esc(", ".join(f"{n} {k}" for k, n in f["queries"].items())),
-        f"{gate} · paired bootstrap, {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}; "
+        f"{gate}paired bootstrap, {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}; "
         f"verdicts Holm-adjusted over {f['verdicts']['family']} rows at α = {f['verdicts']['alpha']}",
         esc(cand[0][1].texts.source)],
         [*([f"ORACLE scope {f['scope']}: an upper bound, not a system result"] if f["oracle"] else []),
@@ -181,19 +225,19 @@ def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tupl
     body.append("<h2>Metrics per class</h2>\n")
     for seed, v in cand:
         body.append(f"<h3>candidate {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
-                    + _metric_table(v.document))
+                    + _metric_table(v.document, v.latency_ms))
     for seed, v in base:
         body.append(f"<h3>baseline {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
-                    + _metric_table(v.document))
+                    + _metric_table(v.document, v.latency_ms))
     body.append("<h2>What moved: Δ per class and measure</h2>\n")
     body.append(plots.forest(_forest_rows(cmp.rows, per_seed), f"{cmp.candidate} − {cmp.baseline}"
                              + (" (pooled; violet ticks: each seed)" if per_seed else "")))
     body.append(_effects_table([r for r in cmp.rows if r.block == "retrieval"]))
-    others = [r for r in cmp.rows if r.block != "retrieval"]
-    if others:
+    for block in dict.fromkeys(r.block for r in cmp.rows if r.block != "retrieval"):
+        others = [r for r in cmp.rows if r.block == block]
         named = sum(1 for r in others if r.verdict != SAME)
-        body.append(f"<details><summary>answer rows: {len(others)}, {named} with a named difference</summary>"
-                    + _effects_table(others) + "</details>\n")
+        body.append(f"<details><summary>{esc(BLOCK_TITLES.get(block, block))}: {len(others)} rows, {named} with a "
+                    "named difference</summary>" + _effects_table(others) + "</details>\n")
     deltas = _deltas(cand, base)
     panels: dict[str, list[float]] = {}
     for (_, _, cls), d in deltas.items():
@@ -255,7 +299,7 @@ def results_page(view: View) -> bytes:
              f"{esc(engine['version'])} (trec_eval -c)", esc(view.texts.source)]
     notes = [f"ORACLE scope {doc['scope']['label']}: {doc['scope']['meaning']}"] if doc["scope"]["oracle"] else []
     body = _header(title, facts, notes)
-    body += ["<h2>Metrics per class</h2>\n", _metric_table(doc)]
+    body += ["<h2>Metrics per class</h2>\n", _metric_table(doc, view.latency_ms)]
     if "ties" in block:
         from turnbench.harness.ties import note
 
@@ -280,11 +324,13 @@ def results_page(view: View) -> bytes:
     return _page(title, body)
 
 
-def comparison_html(base: Side, cand: Side, result: Comparison | SeedsComparison) -> bytes:
+def comparison_html(base: Side, cand: Side, result: Comparison | SeedsComparison, *, gate: bool = False) -> bytes:
+    """The comparison page; ``gate``: the gate was asked for, so the page says whether it passed."""
+    failures = result.gate_failures() if gate else None
     if isinstance(result, SeedsComparison):
         return comparison_page(cand, base, result.pooled, per_seed=result.per_seed, callouts=result.callouts,
-                               gate_failures=result.gate_failures())
-    return comparison_page(cand, base, result, gate_failures=result.gate_failures())
+                               gate_failures=failures)
+    return comparison_page(cand, base, result, gate_failures=failures)
 
 
 def results_html(side: Side) -> bytes:

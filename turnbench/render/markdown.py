@@ -12,8 +12,9 @@ from typing import Any
 from turnbench.harness import ties
 from turnbench.harness.agreement import Cell
 from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
-from turnbench.harness.compare import ALPHA, BETTER, SAME, WORSE, Comparison, Row
-from turnbench.harness.score import ALL, arm_label
+from turnbench.harness.compare import ALPHA, BETTER, REPORT_ONLY, SAME, WORSE, Comparison, Row
+from turnbench.harness.rows import ALL
+from turnbench.harness.score import arm_label
 from turnbench.harness.seeds import SeedsComparison, cell_of
 
 
@@ -26,6 +27,8 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "")
 
 DASH = "—"
 _HEADERS = {"meeting:nDCG@10": "mtg nDCG@10", "meeting:R@10": "mtg R@10"}
+COMPARABLE = "⇄"
+_COMPARABLE_PREFIXES = ("span:", "entry:")
 
 
 def fmt4(x: float | None) -> str:
@@ -60,7 +63,8 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
         "",
     ]
     measures = block["measures"]
-    lines += _table(block["rows"], measures)
+    comparable = [m for m in measures if m in set(block.get("comparable_across_chunkings", ()))]
+    lines += _table(block["rows"], [m for m in measures if m not in comparable])
     counts = block["counts"]
     passage_n = {r["corpus"]: r["passage_level_queries"] for r in block["rows"] if r["class"] == ALL}
     lines += [
@@ -77,15 +81,42 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
     ]
     if "ties" in block:
         lines += ["", ties.note(block["ties"])]
+    if comparable:
+        lines += ["", f"## Comparable across chunkings {COMPARABLE}", "",
+                  *_table(block["rows"], comparable, marked=True), "",
+                  f"{COMPARABLE}: counted in the gold turns' words and in seconds from where the gold starts "
+                  "(docs/harness.md), so another cut of the same corpus reads on the same scale; the table above "
+                  "counts passages and moves with the cut. " + _comparable_note(block)]
+    strict = document.get("strict")
+    if strict:
+        lines += ["", f"## Strict: only grades ≥ {strict['threshold']} relevant", "",
+                  *_table(strict["rows"], strict["measures"]), "",
+                  f"{len(strict['dropped_no_strict_passage'])} turn-level queries have no passage of grade "
+                  f"{strict['threshold']} or more and are dropped here; qrels in qrels.passages.strict.txt."]
+    for name, rows in sorted(block.get("rows_by_surface", {}).items()):
+        lines += ["", f"## Surface: {name}", "", *_table(rows, measures, marked=bool(comparable))]
     for domain, rows in sorted(block.get("rows_by_domain", {}).items()):
-        lines += ["", f"## Domain: {domain}", "", *_table(rows, measures)]
+        lines += ["", f"## Domain: {domain}", "", *_table(rows, measures, marked=bool(comparable))]
     return "\n".join(lines) + "\n"
 
 
-def _table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str]) -> list[str]:
-    header = ["corpus", "class", "n", "unanswered", "dropped", *(_HEADERS.get(m, m) for m in measures)]
+def _comparable_note(block: Mapping[str, Any]) -> str:
+    if not any(m.startswith("entry:") for m in block["measures"]):
+        return ("Entry points are not computed: this corpus's times are not part of its truth (neither generated "
+                "nor measured).")
+    return ("`entry |Δ| s`: the median distance between the first retrieved passage holding gold and the gold "
+            "start, over the queries where one was retrieved.")
+
+
+def _table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str], *, marked: bool = False) -> list[str]:
+    """Class rows; ``marked``: label the measures comparable across chunkings, and give the entry-point median."""
+    entry = marked and any("entry_error_s" in r for r in rows)
+    header = ["corpus", "class", "n", "unanswered", "dropped",
+              *(f"{_HEADERS.get(m, m)} {COMPARABLE}" if marked and m.startswith(_COMPARABLE_PREFIXES)
+                else _HEADERS.get(m, m) for m in measures), *(["entry |Δ| s"] if entry else [])]
     cells = ([row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
-              str(row["unanswered"]), str(row["dropped_unjudgeable"]), *(fmt4(row["means"][m]) for m in measures)]
+              str(row["unanswered"]), str(row["dropped_unjudgeable"]), *(fmt4(row["means"].get(m)) for m in measures),
+              *([fmt4((row.get("entry_error_s") or {}).get("median"))] if entry else [])]
              for row in rows)
     return table(header, cells, "ll" + "r" * (len(header) - 2))
 
@@ -123,8 +154,8 @@ def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
         f"scope `{f['scope']}` · paired queries: {queries}",
         f"paired bootstrap: {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}, "
         f"95% nearest-rank interval, two-sided paired randomisation p · verdicts Holm-adjusted over "
-        f"{len(cmp.rows)} rows at α = {ALPHA} · {counts[BETTER]} better, {counts[WORSE]} worse, "
-        f"{counts[SAME]} no measurable difference",
+        f"{f['verdicts']['family']} gated rows at α = {ALPHA} · {counts[BETTER]} better, {counts[WORSE]} worse, "
+        f"{counts[SAME]} no measurable difference" + _report_only_counts(cmp),
         "",
     ]
     unadjusted = [r for r in cmp.rows if r.verdict_unadjusted != r.verdict]
@@ -144,10 +175,20 @@ def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
         lines += ["No row's interval excludes zero: no measurable difference anywhere.", ""]
     for name in blocks:
         rows = [r for r in cmp.rows if r.block == name]
-        lines += [f"<details><summary>{name}: all {len(rows)} rows</summary>", ""]
+        title = f"{name} (report-only: never gated)" if name in REPORT_ONLY else name
+        lines += [f"<details><summary>{title}: all {len(rows)} rows</summary>", ""]
         lines += _rows_table(rows, with_block=False)
         lines += ["", "</details>", ""]
     return "\n".join(lines)
+
+
+def _report_only_counts(cmp: Comparison) -> str:
+    rows = [r for r in cmp.rows if r.block in REPORT_ONLY]
+    if not rows:
+        return ""
+    n = {v: sum(1 for r in rows if r.verdict == v) for v in (BETTER, WORSE)}
+    return (f" · report-only rows ({len(rows)}, each block its own Holm family, never gated): {n[BETTER]} better, "
+            f"{n[WORSE]} worse")
 
 
 def _rows_table(rows: Sequence[Row], *, with_block: bool) -> list[str]:

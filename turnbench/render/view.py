@@ -45,6 +45,8 @@ class View:
     files: Mapping[str, X.Content]  # the exported run, qrels and bindings, as written
     texts: Texts
     corpus_dir: str | None = None  # what runinfo.json records, if anything
+    # runinfo.json's query latency quantiles (ms): measured, never claimed, so only pages written on demand show it
+    latency_ms: Mapping[str, float] | None = None
 
     @property
     def exported(self) -> bool:
@@ -79,7 +81,7 @@ class View:
         return str(self.document["provenance"]["corpus"]["sha256"])
 
     def with_texts(self, texts: Texts) -> View:
-        return View(self.document, self.files, texts, self.corpus_dir)
+        return View(self.document, self.files, texts, self.corpus_dir, self.latency_ms)
 
 
 # a side of a comparison: one results directory (seed None), or a set of seeds' directories
@@ -87,9 +89,10 @@ Side = list[tuple[int | None, "View"]]
 NO_TEXTS = Texts("no corpus given and none recorded: texts are not shown (pass --corpus DIR)")
 
 
-def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corpus_dir: str | None = None) -> View:
+def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corpus_dir: str | None = None,
+               latency_ms: Mapping[str, float] | None = None) -> View:
     view = View(document, {n: files[n] for n in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS) if n in files},
-                NO_TEXTS, corpus_dir)
+                NO_TEXTS, corpus_dir, latency_ms)
     if not view.exported:
         # written before results carried their runs: numbers only, no passages, nothing bound to text
         return view.with_texts(Texts("these results carry no exported run or bindings (written by an older "
@@ -125,7 +128,9 @@ def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting]
                     if t is not None:
                         items.append((f"{m} turn {i} · {t.speaker}", t.text))
         gold[qid] = tuple(items)
-    passages = {str(r["id"]): " ".join(turns[str(r["meeting"])][i].text for i in r["turns"])
+    # what each passage was judged holding: its held words, turn by turn (a window shows its window, not the turn)
+    passages = {str(r["id"]): " ".join(" ".join(turns[str(r["meeting"])][i].text.split()[a:b])
+                                       for i, a, b in B.spans_of(r))
                 for r in view.bindings if r["target"] == B.PASSAGE and str(r["meeting"]) in turns}
     return Texts(f"texts from corpus {corpus.id} (sha256 {corpus.sha256[:12]}…), {how}{note}",
                  {qid: queries[qid].text for qid in bound_q}, gold, passages)

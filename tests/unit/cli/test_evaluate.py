@@ -46,7 +46,7 @@ def test_score_cli_scores_trec_and_jsonl_runs_alike(tmp_path, small_corpus):
     assert r3.exit_code == 0, r3.output
     doc3 = read_metrics(tmp_path / "o3")
     assert doc3["provenance"]["arm"] == {"depth": 3, "name": "hand-arm"}
-    assert doc3["provenance"]["relevance_policy"]["name"] == "binary(high=0.6,low=0.0)"
+    assert doc3["provenance"]["relevance_policy"]["name"] == "binary(high=0.6,low=0.0,answer=0.5)"
     # an existing results directory is bad input (exit 2); a run naming an unknown passage is a refusal (3)
     args = [*base, "--run", str(tmp_path / "run.trec"), "--out", str(tmp_path / "o1")]
     assert runner.invoke(main, args).exit_code == 2

@@ -167,6 +167,8 @@ def reproduce_with_ir_measures(directory: Path) -> dict[str, dict[str, float]]:
     for row in doc["retrieval"]["rows"]:
         group = sorted(q for q in out if row["class"] in ("all", classes[q]))
         for m, mean in row["means"].items():
+            if m not in side["measures"]:
+                continue  # span: and entry: measures are words and seconds, re-derived in test_spans
             vals = [round(out[q][m], 6) for q in group if m in out[q]]
             again = round(math.fsum(vals) / len(vals), 6) if vals else None
             assert again == mean, f"{row['class']} {m}: ir_measures gives {again}, metrics.json {mean}"
@@ -175,7 +177,7 @@ def reproduce_with_ir_measures(directory: Path) -> dict[str, dict[str, float]]:
 
 def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus: str = "c", sha: str = "s1",
                        arm: str = "base", seed: int | None = None,
-                       policy: str = "graded(high=0.5,low=0.0)") -> Path:
+                       policy: str = "graded(high=0.5,low=0.0,answer=0.5)") -> Path:
     """A results directory whose numbers follow from its exported files: each query (id -> (class, rank)) has one
     relevant passage, ranked at ``rank`` among ten (a rank above 10 leaves it out: the query scores 0). Its
     per-query values are what pytrec_eval gives those files, so the directory survives re-derivation; edit a value
@@ -185,7 +187,7 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
     from turnbench.canonical import q6
     from turnbench.harness import exports as X
     from turnbench.harness import metrics as M
-    from turnbench.harness.score import aggregate_rows
+    from turnbench.harness.rows import aggregate_rows
     from turnbench.resultsdir import write_digest
 
     measures = ["nDCG@10", "MRR"]
@@ -210,5 +212,7 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
     (path / X.QRELS_MEETINGS).write_bytes(b"")
     (path / X.RUN_PASSAGES).write_bytes(X.scored_run_text(run, arm))
     (path / X.RUN_MEETINGS).write_bytes(b"")
+    for name in (X.QRELS_STRICT, X.SPANS, X.PASSAGES):  # no strict block, no span measures: nothing in them to read
+        (path / name).write_bytes(b"")
     write_digest(path)
     return path

@@ -25,7 +25,7 @@ def test_bindings_cover_queries_judged_passages_and_the_top_of_the_run(small_cor
     assert queries == ["q1", "q2", "q3", "q4"]  # every ranked query, the unjudgeable one too
     # judged (m1:00001, m1:00002, m2:00000) and returned (m1:00000, m3:00000)
     assert sorted(shown) == ["m1:00000", "m1:00001", "m1:00002", "m2:00000", "m3:00000"]
-    assert shown["m1:00001"]["turns"] == [1] and shown["m1:00001"]["speaker"] == "bob"
+    assert shown["m1:00001"]["spans"] == [[1, 0, 10]] and shown["m1:00001"]["speaker"] == "bob"
     B.check(rows, corpus, "here")  # the corpus they were made from holds them
 
 
@@ -52,7 +52,7 @@ def test_a_changed_gold_turn_text_is_refused_naming_the_first_stale_target(tmp_p
         B.check(rows, changed, "here")
     # a passage bound to that turn is stale as well; queries come first in the file, so q1 is named first
     only_passages = [r for r in rows if r["target"] == "passage"]
-    with pytest.raises(StaleBinding, match=r"passage m1:00001 is stale: the turns it covers"):
+    with pytest.raises(StaleBinding, match=r"passage m1:00001 is stale: the words it holds"):
         B.check(only_passages, changed, "here")
 
 
@@ -109,7 +109,7 @@ def test_a_memo_shared_by_two_results_of_one_corpus_computes_each_target_once_an
     assert computed == [len(rows), 0] and len(memo) == len(rows)
     # a passage record that differs (another speaker) is its own target, computed and checked on its own
     moved = [dict(r, speaker="zed") if r["id"] == "m1:00001" else r for r in rows]
-    with pytest.raises(StaleBinding, match=r"candidate: passage m1:00001 is stale: the turns it covers"):
+    with pytest.raises(StaleBinding, match=r"candidate: passage m1:00001 is stale: the words it holds"):
         B.check(moved, corpus, "candidate", memo=memo)
     assert computed[-1] == 1
     forged = [dict(r, sha256="0" * 64) if r["id"] == "q2" else r for r in rows]

@@ -13,14 +13,14 @@ from turnbench.cli import main
 from turnbench.errors import UnpairedComparison
 from turnbench.harness.answers import answers_block, score_answers
 from turnbench.harness.compare import BETTER, SAME, WORSE, bootstrap_means, compare, paired_interval, verdict
-from turnbench.harness.score import aggregate_rows
+from turnbench.harness.rows import aggregate_rows
 from turnbench.harness.stats import nearest_rank
 from turnbench.render.markdown import render_compare_md
 
 MEASURES = ["nDCG@10", "MRR"]
 
 
-def doc(values: dict[str, tuple[str, float]], *, sha="s1", policy="graded(high=0.5,low=0.0)", arm="base",
+def doc(values: dict[str, tuple[str, float]], *, sha="s1", policy="graded(high=0.5,low=0.0,answer=0.5)", arm="base",
         answers=None):
     """A minimal metrics.json: query id -> (class, value of every measure); rows as the scorer computes them."""
     per_query = [{"query_id": q, "corpus": "c", "class": cls, "level": "turn", "answered": True,
@@ -349,3 +349,48 @@ def test_differing_embedding_digests_are_said_before_any_row():
     md = render_compare_md(compare(a, b, resamples=200))
     note = md.index("the passages embeddings differ: digest aaaaaaaaaaaa… in the baseline, bbbbbbbbbbbb… now")
     assert note < md.index("| block |") if "| block |" in md else note < md.index("| corpus |")
+
+
+def _with_report_only(values, comparable_value, strict_value):
+    """``doc`` plus a span measure (comparable across chunkings) and a strict block, at the values given."""
+    d = doc(values)
+    block = d["retrieval"]
+    block["measures"] = [*MEASURES, "span:R@10"]
+    block["comparable_across_chunkings"] = ["span:R@10"]
+    for r in block["per_query"]:
+        r["values"]["span:R@10"] = comparable_value(r["query_id"])
+    block["rows"] = aggregate_rows("c", block["per_query"], block["measures"], {})
+    strict_rows = [{**r, "values": {m: strict_value(r["query_id"]) for m in MEASURES}} for r in block["per_query"]]
+    d["strict"] = {"group_by": ["corpus", "class"], "measures": MEASURES, "per_query": strict_rows,
+                   "rows": aggregate_rows("c", strict_rows, MEASURES, {})}
+    return d
+
+
+def test_report_only_blocks_are_compared_in_their_own_family_and_never_gate():
+    values = {f"q{i:02d}": ("lookup", 0.5) for i in range(30)}
+    base = _with_report_only(values, lambda q: 0.9, lambda q: 0.9)
+    # the span and strict values collapse on every lookup query; the gated measures do not move
+    cand = _with_report_only(values, lambda q: 0.1, lambda q: 0.1)
+    cmp = compare(base, cand)
+    blocks = {r.block for r in cmp.rows}
+    assert blocks == {"retrieval", "comparable", "strict"}
+    assert all(r.verdict == WORSE for r in cmp.rows if r.block != "retrieval")
+    assert all(r.delta == 0 for r in cmp.rows if r.block == "retrieval")
+    assert cmp.gate_failures() == []
+    # Holm's family is the gated rows: four (two measures x lookup, all), not the report-only rows besides
+    assert cmp.facts["verdicts"]["family"] == 4
+    assert cmp.counts()[WORSE] == 0
+    md = render_compare_md(cmp, gate=True)
+    assert "**Gate: PASS**" in md and "comparable (report-only: never gated)" in md
+    assert "report-only rows (6, each block its own Holm family, never gated): 0 better, 6 worse" in md
+    # a report-only block is adjusted over its own rows: the same p-values as compared alone
+    alone = compare(doc(values), doc(values))
+    assert len(alone.rows) == 4
+
+
+def test_the_markdown_and_page_say_gate_only_when_it_was_asked_for():
+    values = {f"q{i:02d}": ("lookup", 0.5) for i in range(8)}
+    worse = {q: (c, 0.0) for q, (c, _) in values.items()}
+    cmp = compare(doc(values), doc(worse))
+    assert cmp.gate_failures()
+    assert "Gate" not in render_compare_md(cmp) and "**Gate: FAIL**" in render_compare_md(cmp, gate=True)

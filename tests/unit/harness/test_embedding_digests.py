@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from turnbench.harness.integrity import digest_differences, embedding_digests
-from turnbench.resultsdir import verify_digests
+from turnbench.resultsdir import DIFFERENT, NOT_HERE, RUNINFO_JSON, VERIFIED, verify_digests
 
 
 def _doc(passages: str | None, queries: str | None) -> dict:
@@ -28,10 +28,22 @@ def test_differing_passage_vectors_are_named_first(tmp_path: Path):
     for d, doc in ((base, _doc("a" * 64, "c" * 64)), (new, _doc("b" * 64, "c" * 64))):
         d.mkdir()
         (d / "metrics.json").write_text(json.dumps(doc))
-    ok, lines = verify_digests("dense-exact", base, new)
-    assert not ok and lines == [
-        "verify: dense-exact: the passages embeddings differ: digest aaaaaaaaaaaa… in the baseline, bbbbbbbbbbbb… now; "
-        "metrics not compared: they follow from the vectors"]
-    ok, lines = verify_digests("dense-exact", base, base)
-    assert ok and lines == ["verify: dense-exact: embeddings digests equal to the baseline's (vectors: passages, "
-                            "queries)"]
+    outcome, lines = verify_digests("dense-exact", base, new)
+    assert outcome == DIFFERENT and lines == [
+        "verify: dense-exact: the passages embeddings differ: digest aaaaaaaaaaaa… in the baseline, bbbbbbbbbbbb… now",
+        "verify: dense-exact: on a CPU of the baseline's class: metrics not compared, they follow from the vectors"]
+    outcome, lines = verify_digests("dense-exact", base, base)
+    assert outcome == VERIFIED and lines == [
+        "verify: dense-exact: embeddings digests equal to the baseline's (vectors: passages, queries)"]
+
+
+def test_vectors_from_another_class_of_cpu_are_not_verified_here_and_not_passed(tmp_path: Path):
+    base, new = tmp_path / "base", tmp_path / "new"
+    for d, doc, isa in ((base, _doc("a" * 64, "c" * 64), "avx512f"), (new, _doc("b" * 64, "c" * 64), "avx2")):
+        d.mkdir()
+        (d / "metrics.json").write_text(json.dumps(doc))
+        (d / RUNINFO_JSON).write_text(json.dumps({"host": {"cpu_vector_isa": isa}}))
+    outcome, lines = verify_digests("dense-exact", base, new)
+    assert outcome == NOT_HERE
+    assert lines[-1].startswith("verify: dense-exact: NOT VERIFIED on this CPU: the baseline's vectors come from a "
+                                "CPU with [avx512f], these from [avx2]")

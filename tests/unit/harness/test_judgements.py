@@ -6,7 +6,8 @@ import pytest
 
 from tests.unit.harness.helpers import meeting, query, turn
 from turnbench.errors import BadInput, ForeignInventory
-from turnbench.harness.judgements import RelevancePolicy, covered_turns, judge, union_ranges
+from turnbench.harness.held import MeetingTurns
+from turnbench.harness.judgements import RelevancePolicy, judge, union_ranges
 from turnbench.passages import Passage
 
 POLICY = RelevancePolicy()
@@ -14,6 +15,11 @@ POLICY = RelevancePolicy()
 
 def P(pid, mid, speaker, start, end, index=0):
     return Passage(pid, mid, speaker, float(start), float(end), index)
+
+
+def held(p, m):
+    """The (turn, first word, end word) spans a passage holds: here by its times, having neither text nor hash."""
+    return MeetingTurns(m).held(p).spans
 
 
 def grades(queries, meetings, passages, policy=POLICY):
@@ -26,7 +32,7 @@ def test_passage_spanning_two_speakers_overlapping_turns_counts_only_its_own_spe
     ann = P("ann", "m", "ann", 0, 20)
     bob = P("bob", "m", "bob", 5, 15, 1)
     # ann covers turns 0 and 2 only: bob's turn overlaps her passage in time but is not her speech
-    assert covered_turns(ann, m.turns) == ((0, 10.0), (2, 10.0))
+    assert held(ann, m) == ((0, 0, 10), (2, 0, 10))
     got = grades([query("gold_bob", "lookup", {"m": [(1, 1)]}),
                   query("gold_ann0", "lookup", {"m": [(0, 0)]}),
                   query("gold_all", "lookup", {"m": [(0, 2)]})], [m], [ann, bob])
@@ -42,13 +48,16 @@ def test_monologue_split_in_three():
     # carol's monologue: turn 0, 0-30 s, 60 words; then carol again 30-40 s, 30 words (not gold).
     m = meeting("m", [turn(0, "carol", 0, 30, 60), turn(1, "carol", 30, 40, 30)])
     p1, p2, p3 = P("p1", "m", "carol", 0, 10, 0), P("p2", "m", "carol", 10, 20, 1), P("p3", "m", "carol", 20, 40, 2)
-    # p1, p2: 60 x 10/30 = 20 words of turn 0 and nothing else -> coverage 1.0 -> 2
-    # p3: turn 0 gives 60 x 10/30 = 20, turn 1 gives 30 x 10/10 = 30 -> coverage 20/50 = 0.4 -> 1
-    assert covered_turns(p3, m.turns) == ((0, 20.0), (1, 30.0))
+    # by their times: p1 holds words 0-20 of turn 0, p2 words 20-40, p3 words 40-60 and all 30 of turn 1
+    assert [held(p, m) for p in (p1, p2, p3)] == [((0, 0, 20),), ((0, 20, 40),), ((0, 40, 60), (1, 0, 30))]
+    # p1, p2: 20 gold words of 20 -> coverage 1.0 -> 2; p3: 20 of 50 -> 0.4 -> 1
     got = grades([query("q", "lookup", {"m": [(0, 0)]})], [m], [p1, p2, p3])
     assert got["q"] == {"p1": 2, "p2": 2, "p3": 1}
-    # when turn 0 is the answer turn, every third of the monologue holds the evidence -> 3
+    # turn 0 the answer turn: each third holds 20/60 of it, short of the default answer share 0.5 -> graded by
+    # coverage (a sliver of the evidence is not the evidence); with answer=0.3 every third holds enough -> 3
     got = grades([query("q", "lookup", {"m": [(0, 0)]}, {"m": (0,)})], [m], [p1, p2, p3])
+    assert got["q"] == {"p1": 2, "p2": 2, "p3": 1}
+    got = grades([query("q", "lookup", {"m": [(0, 0)]}, {"m": (0,)})], [m], [p1, p2, p3], RelevancePolicy(answer=0.3))
     assert got["q"] == {"p1": 3, "p2": 3, "p3": 3}
 
 
@@ -56,8 +65,8 @@ def test_gold_span_clipping_a_passage_edge():
     # erin 0-10, 10-20, 20-30, 10 words each; the passage starts half way through turn 0.
     m = meeting("m", [turn(0, "erin", 0, 10, 10), turn(1, "erin", 10, 20, 10), turn(2, "erin", 20, 30, 10)])
     p = P("p", "m", "erin", 5, 30)
-    # weights: turn 0 -> 10 x 5/10 = 5; turns 1, 2 -> 10 each; total 25
-    assert covered_turns(p, m.turns) == ((0, 5.0), (1, 10.0), (2, 10.0))
+    # held: words 5-10 of turn 0 (its second half), turns 1 and 2 whole; 25 words
+    assert held(p, m) == ((0, 5, 10), (1, 0, 10), (2, 0, 10))
     # gold = turn 0 only: 5/25 = 0.2 > low 0.0 -> 1 (a marginal passage, still better than unrelated text)
     assert grades([query("q", "lookup", {"m": [(0, 0)]})], [m], [p])["q"] == {"p": 1}
     # the same 0.2 is not above low = 0.2, so the query has nothing judged
@@ -84,9 +93,9 @@ def test_zero_duration_turn_counts_fully_in_every_passage_containing_its_instant
     # gina's backchannel at exactly 10.0 s (4 words) between two of her own 10-word turns
     m = meeting("m", [turn(0, "gina", 0, 10, 10), turn(1, "gina", 10, 10, 4), turn(2, "gina", 10, 20, 10)])
     left, right, later = P("l", "m", "gina", 0, 10, 0), P("r", "m", "gina", 10, 20, 1), P("x", "m", "gina", 11, 20, 2)
-    assert covered_turns(left, m.turns) == ((0, 10.0), (1, 4.0))
-    assert covered_turns(right, m.turns) == ((1, 4.0), (2, 10.0))
-    assert covered_turns(later, m.turns) == ((2, 9.0),)
+    assert held(left, m) == ((0, 0, 10), (1, 0, 4))
+    assert held(right, m) == ((1, 0, 4), (2, 0, 10))
+    assert held(later, m) == ((2, 1, 10),)
     # gold = the instant turn: both neighbours hold it with 4/14 = 0.2857 -> 1; the later passage does not
     assert grades([query("q", "lookup", {"m": [(1, 1)]})], [m], [left, right, later])["q"] == {"l": 1, "r": 1}
 
@@ -96,8 +105,8 @@ def test_binary_policy_collapses_grades_and_strings_round_trip():
     ps = [P("p1", "m", "carol", 0, 10, 0), P("p3", "m", "carol", 20, 40, 2)]
     binary = RelevancePolicy(binary=True)
     assert grades([query("q", "lookup", {"m": [(0, 0)]}, {"m": (1,)})], [m], ps, binary)["q"] == {"p1": 1, "p3": 1}
-    assert str(binary) == "binary(high=0.5,low=0.0)"
-    assert str(POLICY) == "graded(high=0.5,low=0.0)"
+    assert str(binary) == "binary(high=0.5,low=0.0,answer=0.5)"
+    assert str(POLICY) == "graded(high=0.5,low=0.0,answer=0.5)"
     for p in (POLICY, binary, RelevancePolicy(0.75, 0.25)):
         assert RelevancePolicy.parse(str(p)) == p
     assert hash(RelevancePolicy()) == hash(RelevancePolicy(0.5, 0.0, False))

@@ -112,3 +112,34 @@ def test_max_words_must_be_a_positive_integer(bad):
         chunk_meeting("m", [Turn(0, "A", 0.0, 1.0, "x")], max_words=bad)
 
 
+
+
+def test_overlap_carries_the_last_whole_segments_of_the_previous_passage_within_a_speaker_run():
+    # Ana: 4, 3, 2, 4 words, limit 9, overlap 5. Passage 1 packs 4 + 3 + 2 = 9; the 4-word turn does not fit, so
+    # passage 2 begins with the longest tail of passage 1 holding at most min(5, 9 - 4) = 5 words: turns 1 + 2
+    # (3 + 2 = 5), then turn 3. Ben's turn starts fresh: nothing is shared across a change of speaker.
+    segs = [Turn(0, "Ana", 0.0, 4.0, words(4, "a")), Turn(1, "Ana", 4.0, 7.0, words(3, "b")),
+            Turn(2, "Ana", 7.0, 9.0, words(2, "c")), Turn(3, "Ana", 9.0, 13.0, words(4, "d")),
+            Turn(4, "Ben", 13.0, 15.0, words(2, "e"))]
+    got = [(c.turns, c.passage.words, c.passage.start, c.passage.end) for c in
+           chunk_meeting("m", segs, max_words=9, overlap=5)]
+    assert got == [((0, 1, 2), 9, 0.0, 9.0), ((1, 2, 3), 9, 4.0, 13.0), ((4,), 2, 13.0, 15.0)]
+    # no overlap: the cut every load makes by default, unchanged
+    assert [c.turns for c in chunk_meeting("m", segs, max_words=9)] == [(0, 1, 2), (3,), (4,)]
+
+
+def test_overlap_steps_a_monologues_windows_by_size_less_overlap():
+    # 25 words, windows of 10 overlapping by 4: starts 0, 6, 12, 18 (18 + 10 > 25 ends it at 25)
+    seg = Turn(0, "Ana", 0.0, 25.0, words(25, "w"))
+    chunks = chunk_meeting("m", [seg], max_words=10, overlap=4)
+    assert [c.passage.holds for c in chunks] == [((0, 0, 10),), ((0, 6, 16),), ((0, 12, 22),), ((0, 18, 25),)]
+    assert [c.passage.start for c in chunks] == [0.0, 6.0, 12.0, 18.0]
+    # a window that would only repeat the last one's tail is not cut: 20 words, size 10, overlap 5 -> 0, 5, 10
+    two = chunk_meeting("m", [Turn(0, "Ana", 0.0, 20.0, words(20, "w"))], max_words=10, overlap=5)
+    assert [c.passage.holds for c in two] == [((0, 0, 10),), ((0, 5, 15),), ((0, 10, 20),)]
+
+
+@pytest.mark.parametrize("overlap", [-1, 9, 10, 2.5, True, "3"])
+def test_overlap_must_be_below_the_size(overlap):
+    with pytest.raises(BadInput, match="overlap must be a whole number of words from 0 to max_words - 1"):
+        chunk_meeting("m", [Turn(0, "Ana", 0.0, 1.0, "x")], max_words=9, overlap=overlap)

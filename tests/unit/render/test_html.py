@@ -71,6 +71,26 @@ def test_comparison_report_is_byte_identical_and_shows_the_regression_with_its_t
     assert "The 10 worst regressions" in page and "<b>q1</b>" in page and "Δ -0.3691" in page
     assert "m1 turn 1 · bob" in page  # the gold turn
     assert page.count("<svg") == 2  # the forest plot and the per-query strips
+    assert "gate PASS" not in page and "gate FAIL" not in page  # only compare --gate says pass or fail
+    assert "comparable across chunkings" in page and "strict rows: only grades ≥ 2 relevant" in page
+    assert "rows by surface" in page
+
+
+def test_latency_quantiles_show_on_pages_made_on_demand_never_in_a_claimed_one(tmp_path, pair):
+    import json
+
+    corpus, base, cand = pair
+    info = json.loads((cand / "runinfo.json").read_text())
+    info["latency_ms"] = {"p50": 12.25, "p95": 40.5, "p99": 77.0}
+    (cand / "runinfo.json").write_text(json.dumps(info))
+    r = CliRunner().invoke(main, ["report", str(cand), "--baseline", str(base), "--out", str(tmp_path / "r.html")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "r.html").read_text()
+    assert "p50 12.2 ms · p95 40.5 ms" in page
+    assert "latency" not in (cand / "report.html").read_text()
+    # compare --gate draws the gate on its page too
+    r = CliRunner().invoke(main, ["compare", str(base), str(cand), "--gate", "--out", str(tmp_path / "c.md")])
+    assert r.exit_code == 4 and "gate FAIL" in (tmp_path / "c.html").read_text()
 
 
 def test_without_a_corpus_the_page_says_so_and_a_stale_corpus_is_refused(tmp_path, pair):

@@ -1,0 +1,210 @@
+"""What a passage holds: which words of which turns of its meeting (docs/design.md §6).
+
+Relevance is keyed on turns, and a passage is judged by the words it actually holds, whatever its shape — one
+speaker's turns, a window across speakers, a fixed slice of time. A passage holds, of each turn, a span of words
+``[first, end)`` (words as ``str.split`` counts them), found in this order:
+
+1. it declares them (``holds``): exactly those — the held turns must be its speakers', in this meeting, that long;
+2. it carries its text: the text's words, found as one contiguous run in the turns its time window covers for its
+   speakers, read in (start, end, index) order; text found nowhere there is refused (StaleBinding);
+3. it carries only a text hash: the run of whole covered turns, or the window of one covered turn's words, whose
+   text the hash is of (how turnbench cuts passages); a hash of nothing there is refused;
+4. it carries neither: each covered turn's words apportioned by the seconds of the turn inside the passage, rounded
+   to whole words — judged by its times alone, and counted as such.
+
+The turns a passage covers are those of its speakers — one, several, or all when it says its speakers are unknown —
+whose times overlap the passage's by more than ``EPSILON_SECONDS`` (a zero-length turn: when the passage's closed
+interval contains its instant). A speaker the meeting lacks, or times outside it, is ForeignInventory.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from turnbench.corpus.records import Meeting, Turn
+from turnbench.passages import Passage
+
+EPSILON_SECONDS = 1e-6
+Span = tuple[int, int, int]  # (turn index, first word, end word)
+DECLARED, TEXT, HASH, TIMES = "declared", "text", "text hash", "times"
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A passage's spans and how they were found (``DECLARED``, ``TEXT``, ``HASH`` or ``TIMES``)."""
+
+    spans: tuple[Span, ...]
+    how: str
+
+    @property
+    def words(self) -> int:
+        return sum(b - a for _, a, b in self.spans)
+
+    @property
+    def turns(self) -> tuple[int, ...]:
+        return tuple(t for t, _, _ in self.spans)
+
+
+def window_in(p: Passage, t: Turn, words: Sequence[str]) -> tuple[int, int] | None:
+    """The word range [a, b) of turn ``t`` whose text hashes to ``p.text_sha256``, if ``p`` is a window of it.
+
+    A window of a long turn carries times apportioned by words, so its word positions follow from the times to
+    within a word either side; only those few candidates are hashed."""
+    span = t.end - t.start
+    if span <= 0 or not words:
+        return None
+    lo = round((p.start - t.start) / span * len(words))
+    hi = round((p.end - t.start) / span * len(words))
+    for a in range(max(0, lo - 1), min(len(words), lo + 2)):
+        for b in range(max(a + 1, hi - 1), min(len(words), hi + 1) + 1):
+            if _sha(" ".join(words[a:b])) == p.text_sha256:
+                return a, b
+    return None
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class MeetingTurns:
+    """One meeting's turns, indexed for finding what its passages hold."""
+
+    __slots__ = ("by_index", "by_speaker", "meeting", "starts", "longest", "words")
+
+    def __init__(self, meeting: Meeting) -> None:
+        self.meeting = meeting
+        self.by_index = {t.index: t for t in meeting.turns}
+        self.words = {t.index: t.text.split() for t in meeting.turns}
+        self.by_speaker: dict[str, list[Turn]] = {}
+        for t in meeting.turns:
+            self.by_speaker.setdefault(t.speaker, []).append(t)
+        self.starts: dict[str, list[float]] = {}
+        self.longest: dict[str, float] = {}
+        for sp, spoken in self.by_speaker.items():
+            spoken.sort(key=lambda t: (t.start, t.end, t.index))
+            self.starts[sp] = [t.start for t in spoken]
+            self.longest[sp] = max(t.end - t.start for t in spoken)
+
+    def covered(self, p: Passage) -> list[Turn]:
+        """The turns of ``p``'s speakers its time window covers, in reading order (start, end, index)."""
+        speakers = self.by_speaker if p.speakers == () else (p.speakers or (p.speaker,))
+        out: list[Turn] = []
+        for sp in speakers:
+            spoken = self.by_speaker.get(sp)
+            if not spoken:
+                continue
+            # a turn can only overlap p if it starts before p ends and ends after p starts: bisect on starts, and
+            # look back no further than the speaker's longest turn
+            lo = bisect.bisect_left(self.starts[sp], p.start - self.longest[sp] - 2 * EPSILON_SECONDS)
+            hi = bisect.bisect_right(self.starts[sp], p.end + EPSILON_SECONDS)
+            out.extend(t for t in spoken[lo:hi] if _overlaps(p, t))
+        if len(speakers) > 1:
+            out.sort(key=lambda t: (t.start, t.end, t.index))
+        return out
+
+    def problem(self, p: Passage) -> str | None:
+        """Why ``p`` cannot be a passage of this meeting (a speaker who does not speak here, times outside it)."""
+        m = self.meeting
+        for sp in p.speakers or (() if p.speakers == () else (p.speaker,)):
+            if sp not in self.by_speaker:
+                return f"{p.id}: speaker {sp!r} does not speak in {m.id}"
+        if not (-EPSILON_SECONDS <= p.start <= p.end <= m.duration + EPSILON_SECONDS):
+            return f"{p.id}: [{p.start}, {p.end}] is not within {m.id}'s {m.duration} s"
+        return None
+
+    def held(self, p: Passage) -> Held | str:
+        """What ``p`` holds, or why its text (or hash, or declared words) is not this meeting's text."""
+        if p.holds is not None:
+            return self._declared(p)
+        covered = self.covered(p)
+        if p.text is not None:
+            return self._by_text(p, covered)
+        if p.text_sha256:
+            return self._by_hash(p, covered)
+        return Held(tuple(s for t in covered if (s := self._by_time(p, t)) is not None), TIMES)
+
+    def _declared(self, p: Passage) -> Held | str:
+        allowed = None if p.speakers == () else set(p.speakers or (p.speaker,))
+        pieces = []
+        for turn, first, end in p.holds or ():
+            t = self.by_index.get(turn)
+            if t is None or (allowed is not None and t.speaker not in allowed):
+                return f"foreign:{p.id}: holds turn {turn}, which its speakers do not speak in {self.meeting.id}"
+            if end > len(self.words[turn]):
+                return (f"foreign:{p.id}: holds words {first}..{end} of turn {turn}, which has "
+                        f"{len(self.words[turn])}")
+            pieces.append(" ".join(self.words[turn][first:end]))
+        text = "\n".join(pieces)
+        if p.text is not None and " ".join(p.text.split()) != " ".join(text.split()):
+            return f"stale:{p.id}: its text is not the words it holds in {self.meeting.id}"
+        if p.text is None and p.text_sha256 and _sha(text) != p.text_sha256:
+            return f"stale:{p.id}: text_sha256 is not of the words it holds in {self.meeting.id}"
+        return Held(tuple(p.holds or ()), DECLARED)
+
+    def _by_text(self, p: Passage, covered: Sequence[Turn]) -> Held | str:
+        words = p.text.split() if p.text is not None else []
+        if not words:
+            return Held((), TEXT)
+        flat = [(t.index, i) for t in covered for i in range(len(self.words[t.index]))]
+        said = [w for t in covered for w in self.words[t.index]]
+        at = _find(said, words)
+        if at is None:
+            return f"stale:{p.id}: its text is not what {_voices(p)} say in {self.meeting.id} at [{p.start}, {p.end}]"
+        return Held(_runs(flat[at:at + len(words)]), TEXT)
+
+    def _by_hash(self, p: Passage, covered: Sequence[Turn]) -> Held | str:
+        n = len(covered)
+        # the whole covered run first (how turnbench cuts whole-turn passages), then shorter runs
+        runs = [(0, n), *((a, b) for a in range(n) for b in range(n, a, -1) if (a, b) != (0, n))]
+        for i, j in runs:
+            if _sha("\n".join(t.text for t in covered[i:j])) == p.text_sha256:
+                return Held(tuple((t.index, 0, len(self.words[t.index])) for t in covered[i:j]), HASH)
+        for t in covered:
+            window = window_in(p, t, self.words[t.index])
+            if window is not None:
+                return Held(((t.index, *window),), HASH)
+        return f"stale:{p.id}: text_sha256 is not of what {_voices(p)} say in {self.meeting.id} at [{p.start}, {p.end}]"
+
+    def _by_time(self, p: Passage, t: Turn) -> Span | None:
+        n = len(self.words[t.index])
+        duration = t.end - t.start
+        if duration <= EPSILON_SECONDS:
+            return (t.index, 0, n) if n else None
+        a = round((max(p.start, t.start) - t.start) / duration * n)
+        b = round((min(p.end, t.end) - t.start) / duration * n)
+        return (t.index, a, b) if b > a else None
+
+
+def _overlaps(p: Passage, t: Turn) -> bool:
+    if t.end - t.start <= EPSILON_SECONDS:
+        return p.start - EPSILON_SECONDS <= t.start <= p.end + EPSILON_SECONDS
+    return min(t.end, p.end) - max(t.start, p.start) > EPSILON_SECONDS
+
+
+def _voices(p: Passage) -> str:
+    if p.speakers == ():
+        return "its speakers"
+    return ", ".join(p.speakers) if p.speakers else p.speaker
+
+
+def _find(haystack: Sequence[str], needle: Sequence[str]) -> int | None:
+    """The first position of ``needle`` as a contiguous run in ``haystack`` (word lists), or None."""
+    first = needle[0]
+    for i in range(len(haystack) - len(needle) + 1):
+        if haystack[i] == first and list(haystack[i:i + len(needle)]) == list(needle):
+            return i
+    return None
+
+
+def _runs(positions: Sequence[tuple[int, int]]) -> tuple[Span, ...]:
+    """(turn, word) positions in reading order, as one span per turn."""
+    out: list[Span] = []
+    for turn, i in positions:
+        if out and out[-1][0] == turn and out[-1][2] == i:
+            out[-1] = (turn, out[-1][1], i + 1)
+        else:
+            out.append((turn, i, i + 1))
+    return tuple(out)

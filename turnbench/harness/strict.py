@@ -1,0 +1,63 @@
+"""Strict rows: every passage measure again with only grades 2 and 3 relevant — the sensitivity check of a graded
+judgement (does a verdict hold when grade-1 passages, those with some gold but under ``high`` of it, count for
+nothing?).
+
+The strict qrels are the passage qrels less their grade-1 lines (``qrels.passages.strict.txt``), scored exactly as
+the graded ones. For R@k and MRR that is ``trec_eval -l 2`` on the graded qrels; for nDCG it is not — trec_eval's
+``-l`` does not touch the gains nDCG reads — which is why the file is exported rather than a flag stated. A query
+with no passage of grade 2 or more has nothing to find under this rule: it is dropped from the strict rows and
+counted, as an unjudgeable query is from the graded ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from turnbench.canonical import q6
+from turnbench.corpus.records import RANKED_CLASSES, Query
+from turnbench.harness import metrics as M
+from turnbench.harness.rows import aggregate_rows
+
+THRESHOLD = 2
+
+
+def strict_qrels(p_qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """The passage qrels with only grades ≥ ``THRESHOLD``; a query left with none is absent."""
+    out = {}
+    for qid, docs in p_qrels.items():
+        kept = {d: g for d, g in docs.items() if g >= THRESHOLD}
+        if kept:
+            out[qid] = kept
+    return out
+
+
+def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping[str, Any]],
+          qrels: Mapping[str, Mapping[str, int]],
+          evaluate: Callable[[Mapping[str, Mapping[str, int]]], Mapping[str, Mapping[M.Measure, float]]]
+          ) -> dict[str, Any]:
+    """The ``strict`` block of metrics.json: rows and per-query values of the passage measures over ``qrels`` (the
+    strict qrels), for the turn-level queries the graded rows judged (``graded_rows``); ``evaluate`` scores qrels
+    against the run as the graded rows were."""
+    values = evaluate(qrels)
+    names = [str(m) for m in M.PASSAGE_MEASURES]
+    per_query = []
+    for r in graded_rows:
+        if r["level"] != "turn" or r["query_id"] not in qrels:
+            continue
+        per_query.append({k: r[k] for k in ("query_id", "corpus", "class", "rule", "surface", "level", "answered")}
+                         | {"values": {str(m): q6(v) for m, v in values[r["query_id"]].items()}})
+    turn_level = {r["query_id"] for r in graded_rows if r["level"] == "turn"}
+    dropped_ids = sorted(turn_level - set(qrels))
+    cls_of = {q.id: q.cls for q in ranked}
+    dropped = {c: sum(1 for qid in dropped_ids if cls_of[qid] == c) for c in RANKED_CLASSES}
+    return {
+        "threshold": THRESHOLD,
+        "rule": f"only grades >= {THRESHOLD} relevant: the passage qrels less their grade-1 lines "
+                "(qrels.passages.strict.txt), scored as the graded ones",
+        "group_by": ["corpus", "class"],
+        "measures": names,
+        "rows": aggregate_rows(corpus_id, per_query, names, dropped),
+        "per_query": per_query,
+        "dropped_no_strict_passage": dropped_ids,
+    }

@@ -1,0 +1,180 @@
+"""``turnbench sweep``: a grid of chunkings (``--max-words`` × ``--overlap``) loaded one after another on one
+stack, every arm run and scored on each against the same turn gold; one table and one page over all of them, and
+the decision rule, fixed before the numbers, evaluated in every cell (``turnbench.harness.sweep``).
+
+Layout: ``OUT/w<W>-o<O>/<arm>/`` is each cell's results directory (complete, as ``bench`` writes it, so any two
+can be compared); ``OUT/sweep.json``, ``OUT/sweep.md`` and ``OUT/sweep.html`` are the summary. Retrieval only:
+the answer engine reads the index the same way whatever the cut, so a sweep would measure it once per cell for
+nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from turnbench import canonical
+from turnbench.corpus.format import Corpus
+from turnbench.engines.arms import Arm
+from turnbench.errors import BadInput
+from turnbench.harness import sweep as S
+from turnbench.stack.info import StackInfo
+from turnbench.vocab import Answerer
+
+MAX_CELLS = 36
+SWEEP_JSON, SWEEP_MD, SWEEP_HTML = "sweep.json", "sweep.md", "sweep.html"
+
+
+def grid(max_words: Sequence[int], overlaps: Sequence[int]) -> list[S.Cell]:
+    """The cells in order (sizes as given, each with every overlap), refused when a value repeats, an overlap is not
+    below every size, or the grid is larger than ``MAX_CELLS``."""
+    if not max_words or not overlaps:
+        raise BadInput("a sweep needs at least one --max-words and one --overlap value")
+    for name, values in (("--max-words", max_words), ("--overlap", overlaps)):
+        if len(set(values)) != len(values):
+            raise BadInput(f"{name} names a value twice: {', '.join(map(str, values))}")
+    if any(w < 1 for w in max_words) or any(o < 0 for o in overlaps):
+        raise BadInput("--max-words values are positive and --overlap values are 0 or more")
+    if max(overlaps) >= min(max_words):
+        raise BadInput(f"--overlap {max(overlaps)} is not below --max-words {min(max_words)}: a passage would repeat "
+                       "its predecessor whole")
+    cells = [S.Cell(w, o) for w in max_words for o in overlaps]
+    if len(cells) > MAX_CELLS:
+        raise BadInput(f"a grid of {len(cells)} chunkings is more than {MAX_CELLS}: each is a load of the corpus")
+    return cells
+
+
+def parse_ints(text: str, option: str) -> list[int]:
+    """``50,100,200`` → [50, 100, 200]; refused in one line otherwise."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise BadInput(f"{option} {text!r}: give whole numbers separated by commas, e.g. 100,200") from None
+    if any(v > 100_000 for v in values):
+        raise BadInput(f"{option} {text!r}: a value is at most 100000")
+    return values
+
+
+def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequence[S.Cell], options: Any, *,
+          rule: str | None = None, show_progress: bool = False, echo: Callable[[str], None] | None = None,
+          stack: StackInfo | None = None) -> dict[str, Any]:
+    """Run the sweep and write its summary; returns sweep.json's document. ``options``: a ``BenchOptions`` (its
+    answerer is ignored: a sweep is retrieval only)."""
+    from turnbench.corpus.format import open_corpus
+    from turnbench.pipeline import bench as B
+
+    resolved = B._check(arms)
+    out = Path(out)
+    canonical.refuse_non_empty(out, "sweep directory", "choose a new --out")
+    across_cells = len(resolved) == 1
+    clauses = S.parse_rule(rule, measures(), across_cells=across_cells) if rule else ()
+    corpus = open_corpus(Path(corpus_dir))
+    jobs = [(c, [(a.name, out / c.name / a.name) for a in resolved]) for c in cells]
+    opts = dataclasses.replace(options, answerer=Answerer.SKIP)
+    docs: dict[tuple[str, str], Mapping[str, Any]] = {}
+    with B._Stages(1 + 5 * len(resolved) * len(cells), show_progress) as st:
+        say = echo or st.log
+        with B._stack_stage(stack, opts, st, say) as open_:
+            for cell, dirs in jobs:
+                say(f"sweep: {cell.name} (max {cell.max_words} words, overlap {cell.overlap})")
+                cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
+                for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
+                                         tag=f" {cell.name}"):
+                    docs[(cell.name, o.arm)] = o.results.document
+    document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
+    write_summary(out, document)
+    return document
+
+
+def measures() -> list[str]:
+    from turnbench.harness import metrics as M
+    from turnbench.harness.spans import COMPARABLE
+
+    return [str(m) for m in M.ALL_MEASURES] + list(COMPARABLE)
+
+
+def _cell_block(cell: S.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str], Mapping[str, Any]]
+                ) -> dict[str, Any]:
+    first = docs[(cell.name, arms[0])]
+    per_arm = {}
+    for arm in arms:
+        doc = docs[(cell.name, arm)]
+        block = doc["retrieval"]
+        per_arm[arm] = {
+            "results": f"{cell.name}/{arm}",
+            "judged_passages": block["counts"]["judged_passages"],
+            "means": S.class_means(doc),
+            "entry_median_s": {r["class"]: (r.get("entry_error_s") or {}).get("median") for r in block["rows"]},
+        }
+    return {"cell": cell.name, "max_words": cell.max_words, "overlap": cell.overlap,
+            "passages": first["provenance"]["inputs"]["passages"]["count"], "arms": per_arm}
+
+
+def summary(corpus: Corpus, cells: Sequence[S.Cell], arms: Sequence[str],
+            docs: Mapping[tuple[str, str], Mapping[str, Any]], rule: str | None,
+            clauses: Sequence[S.Clause]) -> dict[str, Any]:
+    """sweep.json: every cell's class means per arm, and the rule's verdict per comparison and cell."""
+    blocks = [_cell_block(c, arms, docs) for c in cells]
+    measures = docs[(cells[0].name, arms[0])]["retrieval"]["measures"]
+    comparable = [m for m in measures if m in S.SHOWN_COMPARABLE]
+    doc: dict[str, Any] = {
+        "corpus": {"id": corpus.id, "sha256": corpus.sha256},
+        "grid": {"max_words": sorted({c.max_words for c in cells}), "overlap": sorted({c.overlap for c in cells})},
+        "arms": list(arms),
+        "comparable_across_chunkings": comparable,
+        "not_comparable": [m for m in S.SHOWN_PASSAGE if m in measures],
+        "cells": blocks,
+    }
+    if rule:
+        doc["rule"] = verdicts(blocks, arms, rule, clauses)
+    return doc
+
+
+def _pairs(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str]
+           ) -> list[tuple[str, str, list[tuple[str, Mapping[str, Any], Mapping[str, Any]]]]]:
+    """(baseline label, candidate label, [(cell, baseline means, candidate means)]) per comparison the rule reads."""
+    if len(arms) > 1:
+        return [(arms[0], a, [(b["cell"], b["arms"][arms[0]]["means"], b["arms"][a]["means"]) for b in blocks])
+                for a in arms[1:]]
+    ref = blocks[0]
+    return [(f"{arms[0]} @ {ref['cell']}", f"{arms[0]} @ each cell",
+             [(b["cell"], ref["arms"][arms[0]]["means"], b["arms"][arms[0]]["means"]) for b in blocks[1:]])]
+
+
+def verdicts(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str], rule: str,
+             clauses: Sequence[S.Clause]) -> dict[str, Any]:
+    from turnbench.harness.spans import COMPARABLE
+
+    across_cells = len(arms) == 1  # then only what is comparable across chunkings may be set side by side
+    out = []
+    for base, cand, cells in _pairs(blocks, arms):
+        per_cell = []
+        signs: dict[str, dict[str, list[float]]] = {}
+        for cell, b, c in cells:
+            delta = S.deltas(b, c)
+            ok, failed = S.holds(clauses, delta)
+            per_cell.append({"cell": cell, "holds": ok, "failed": failed})
+            for cls, values in delta.items():
+                for m, v in values.items():
+                    if across_cells and m not in COMPARABLE:
+                        continue
+                    signs.setdefault(cls, {}).setdefault(m, []).append(v)
+        held = [bool(x["holds"]) for x in per_cell]
+        out.append({"baseline": base, "candidate": cand, "cells": per_cell,
+                    "stable": len(set(held)) <= 1, "holds_in": sum(held), "of": len(held),
+                    "signs": {cls: {m: S.sign_pattern(v) for m, v in sorted(ms.items())}
+                              for cls, ms in sorted(signs.items())}})
+    return {"text": rule, "clauses": [str(c) for c in clauses],
+            "reads": "sign of Δ of class means at 6 decimals; not a significance test (compare two cells' results "
+                     "for intervals)",
+            "comparisons": out}
+
+
+def write_summary(out: Path, document: Mapping[str, Any]) -> None:
+    from turnbench.render.sweep import sweep_html, sweep_md
+
+    canonical.write_json(out / SWEEP_JSON, dict(document))
+    canonical.write_bytes_atomic(out / SWEEP_MD, sweep_md(document).encode("utf-8"))
+    canonical.write_bytes_atomic(out / SWEEP_HTML, sweep_html(document))
