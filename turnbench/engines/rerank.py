@@ -211,9 +211,10 @@ def scorer(spec: RerankSpec, where: str) -> Scorer:
 
 
 def apply(first: Ranking, passages: Mapping[str, Passage], queries: Sequence[Query], spec: RerankSpec,
-          where: str) -> Reranked:
-    """The stage over ``first`` (what the first stage handed over; ``passages``: the inventory with texts)."""
-    stage = scorer(spec, where)
+          where: str, stage: Scorer | None = None) -> Reranked:
+    """The stage over ``first`` (what the first stage handed over; ``passages``: the inventory with texts), scored
+    by ``stage`` (default: the declaration's own scorer)."""
+    stage = stage or scorer(spec, where)
     t_all = time.perf_counter()
     order = normalised_order(first, passages)
     text_of = {q.id: q for q in queries}
