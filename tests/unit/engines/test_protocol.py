@@ -125,3 +125,23 @@ def test_an_answer_the_protocol_does_not_allow_is_refused(tmp_path: Path, answer
     with pytest.raises(kind) as caught:
         protocol.read_answers(_ref(tmp_path), QS, answer, KNOWN)
     assert said in str(caught.value) and str(caught.value).startswith("engine mine")
+
+
+def test_the_texts_handed_over_are_the_loads_or_refused() -> None:
+    from turnbench.corpus.format import open_corpus
+    from turnbench.engines.texts import passages_with_texts
+    from turnbench.errors import IndexNotSettled
+    from turnbench.loading.chunking import chunk_meeting
+    from turnbench.passages import inventory_sha256
+
+    corpus = open_corpus(Path(__file__).resolve().parents[3] / "fixtures" / "small")
+    chunks = [c for m in corpus.iter_meetings() for c in chunk_meeting(m.id, m.turns, max_words=200)]
+    sha = inventory_sha256(c.passage for c in chunks)
+    got = passages_with_texts(corpus, {"max_words": 200, "passages_sha256": sha})
+    assert [p.id for p in got] == sorted(c.passage.id for c in chunks)
+    by_id = {c.passage.id: c for c in chunks}
+    several = next(c for c in chunks if len(c.texts) > 1)  # a passage of several turns: joined by newlines
+    assert {p.id: p.text for p in got}[several.passage.id] == "\n".join(several.texts)
+    assert all(p.text == by_id[p.id].text and p.text_sha256 == by_id[p.id].passage.text_sha256 for p in got)
+    with pytest.raises(IndexNotSettled, match="cut at 100 words gives another inventory"):
+        passages_with_texts(corpus, {"max_words": 100, "passages_sha256": sha})
