@@ -144,7 +144,7 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
         raise BadInput("--control-name names one arm's results; give exactly one arm (or engine) with it")
     if len(set(arms)) != len(arms):
         twice = next(a for a in arms if list(arms).count(a) > 1)
-        raise BadInput(f"two arms or engines are named {twice!r}: each writes OUT/{twice}/")
+        raise BadInput(f"arm or engine {twice!r} is given more than once (each writes OUT/{twice}/)")
     names = [control_name] if control_name is not None else list(arms)
     for n in names:
         check_name(n, "--control-name" if control_name is not None else "arm name")
