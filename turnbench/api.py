@@ -208,13 +208,16 @@ def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: P
 
 
 def bench(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, options: BenchOptions = BenchOptions(), *,
-          stack: StackInfo | None = None) -> list[Results]:
+          stack: StackInfo | None = None, engines: Sequence[Any] = ()) -> list[Results]:
     """Bench every arm on a corpus — load, run, judge, score, write ``OUT/<arm>/`` — on ``stack`` when given (never
-    torn down here), else on a stack of ``options.provider`` opened for the bench."""
+    torn down here), else on a stack of ``options.provider`` opened for the bench. ``engines``: Python engines
+    benched beside the arms on the same passages (docs/engines.md), each an object with the engine protocol or a
+    ``"module:factory"`` string; their results go to ``OUT/<engine name>/``."""
     from turnbench.pipeline.bench import bench as run_bench
 
     root = corpus.root if isinstance(corpus, Corpus) else Path(corpus)
-    return [Results(o.results, o.out_dir) for o in run_bench(root, list(arms), Path(out), options, stack=stack)]
+    return [Results(o.results, o.out_dir)
+            for o in run_bench(root, list(arms), Path(out), options, stack=stack, engines=list(engines))]
 
 
 def _results_dir(side: Results | PathLike) -> Path:

@@ -114,3 +114,8 @@ class SettingIgnored(Refusal):
 
 class NondeterministicRun(Refusal):
     """The same queries, sent twice, were answered differently: no number from this run could be reproduced."""
+
+
+class EngineFailed(BadInput):
+    """A Python engine (the engine protocol) raised, or broke the protocol in what it declared or returned: the
+    engine's own bug, reported in one line as the engine's, never as turnbench's."""

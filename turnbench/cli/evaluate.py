@@ -254,13 +254,17 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
 @click.option("--arm", "arms", multiple=True, help="A built-in retrieval arm to bench (repeatable), e.g. bm25.")
 @click.option("--arm-file", "arm_files", multiple=True, type=click.Path(dir_okay=False, path_type=str),
               help="Your own arm file to bench (repeatable; TOML, see docs/arms.md).")
+@click.option("--engine", "engines", multiple=True, metavar="MODULE:FACTORY",
+              help="A Python engine to bench in-process on the same passages (repeatable; MODULE:FACTORY or "
+                   "FILE.py:FACTORY, see docs/engines.md), e.g. turnbench.engines.examples.pg_fulltext:engine.")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Parent directory: results go to OUT/<arm>/ (or OUT/<control-name>/).")
 @handle_errors
 @bench_options
 def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
-              arm_files: tuple[str, ...], out: str, options: BenchOptions) -> None:
-    """Stack -> load -> run -> judge -> score -> report -> write, for each arm (and each seed); prints the tables."""
+              arm_files: tuple[str, ...], engines: tuple[str, ...], out: str, options: BenchOptions) -> None:
+    """Stack -> load -> run -> judge -> score -> report -> write, for each arm or engine (and each seed); prints the
+    tables."""
     from turnbench.engines.arms import resolve
     from turnbench.harness.answers import overall_row
     from turnbench.pipeline.bench import bench, bench_seeds
@@ -277,9 +281,10 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     echo = None if tty else say
     if seeds:
         outcomes = bench_seeds(seeds, resolved, Path(out), options, corpora=Path(corpora), workers=workers,
-                               show_progress=tty, echo=echo)
+                               show_progress=tty, echo=echo, engines=engines)
     else:
-        outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), options, show_progress=tty, echo=echo)
+        outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), options, show_progress=tty, echo=echo,
+                         engines=engines)
     for o in outcomes:
         click.echo(f"## {o.out_dir.relative_to(out)} (arm {o.arm})\n")
         click.echo(render_metrics_md(o.results.document))

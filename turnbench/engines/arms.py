@@ -18,6 +18,9 @@ straight from OpenSearch's documentation. The file holds:
     vector_index = "hnsw"               # optional: "hnsw" when the body searches the graph (a knn query); the
                                         # default "exact" stores the vectors for scripts to score, no graph
     shards = "one"                      # optional: it cannot be searched shard-invariantly over several shards
+    [rerank]                            # optional: a second stage over the first stage's top passages
+    scorer = "minilm-l6-v2-int8"        # an encoder (cosine), or "cross-encoder" with model and tokenizer files
+    top = 20                            # (turnbench.engines.stages)
 
 Placeholders stand where a JSON value stands and are replaced by JSON values: ``{{query_text}}`` (a string),
 ``{{query_vector}}`` (the query's embedding, a list of numbers; needs ``requires.encoder``), ``{{filter}}`` (a
@@ -43,6 +46,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.engines import confinement, pipelines
+from turnbench.engines.stages import RerankSpec, parse_rerank
 from turnbench.errors import BadInput, UnknownArm
 
 DEFAULT_DEPTH = 100
@@ -51,7 +55,7 @@ PLACEHOLDERS = ("query_text", "query_vector", "filter", "depth")
 OWNED_BY_TURNBENCH = ("size", "from", "sort", "_source", "stored_fields", "docvalue_fields", "track_total_hits",
                       "search_after", "timeout", "terminate_after", "search_pipeline")
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates"}
+KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates", "rerank"}
 REQUIRES_KEYS = {"vector_field", "encoder", "vector_index", "shards"}
 VECTOR_INDEXES = ("exact", "hnsw")  # exact: stored vectors scored by a script; hnsw: a graph for the knn query
 BUILTIN_PACKAGE = "turnbench.engines.builtin_arms"
@@ -71,6 +75,7 @@ class Arm:
     pipeline: str | None = None
     requires: Mapping[str, str] = field(default_factory=dict)
     approximates: str | None = None  # a built-in arm whose results this one approximates (recall recorded)
+    rerank: RerankSpec | None = None  # a second stage over the first stage's top passages
 
     @property
     def placeholders(self) -> frozenset[str]:
@@ -117,6 +122,7 @@ class Arm:
             "body": self.body, "pipeline": self.pipeline, "requires": dict(sorted(self.requires.items())),
             "file": {"name": self.file_name, "sha256": self.file_sha256, "builtin": self.builtin},
             **({"approximates": self.approximates} if self.approximates else {}),
+            **({"rerank": self.rerank.config()} if self.rerank is not None else {}),
         }
 
 
@@ -193,8 +199,13 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
                                      or approximates == name):
         raise BadInput(f"{file_name}: approximates must name another built-in arm ({', '.join(builtin_names())}), "
                        f"not {approximates!r}")
+    rerank = None if "rerank" not in raw else parse_rerank(raw["rerank"], file_name, depth=depth,
+                                                           base=None if builtin else Path(file_name).parent)
+    if rerank is not None and approximates is not None:
+        raise BadInput(f"{file_name}: an arm that approximates another is measured by its first stage; it takes no "
+                       "[rerank]")
     arm = Arm(name, description, depth, body, Path(file_name).name, canonical.sha256_bytes(data), builtin, pipeline,
-              dict(requires), approximates)
+              dict(requires), approximates, rerank)
     _check(arm, file_name)
     return arm
 

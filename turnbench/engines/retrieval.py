@@ -40,6 +40,8 @@ from turnbench.vocab import Scope, get_scope
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
+    from turnbench.engines.rerank import Reranked
+
 MSEARCH_BATCH = 100
 DEFAULT_CONCURRENCY = 2  # two clients keep both of a small machine's cores busy: measured in benchmarks/run.py
 MAX_CONCURRENCY = 32
@@ -82,6 +84,8 @@ class RunResult:
     passages_sha256: str = ""
     entries: Ranking = field(default_factory=lambda: Ranking((), (0,), [], []))  # OpenSearch's ranks, raw scores
     plan: SearchPlan = field(default_factory=lambda: SearchPlan(1, None, None))
+    rerank: Reranked | None = None  # the second stage, when the arm or engine declares one (entries are its output)
+    client: Mapping[str, Any] | None = None  # how the queries were sent, when not by _msearch (runinfo.json)
 
     @property
     def run(self) -> dict[str, list[RankedPassage]]:
@@ -251,6 +255,10 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     t0 = time.perf_counter()
     client = opensearch_client(stack)
     marker, passages, sha = _verified_index(stack, client, corpus, index, inventory)
+    if arm.rerank is not None:
+        from turnbench.engines import rerank
+
+        rerank.scorer(arm.rerank, arm.file_name)  # a stage that cannot load is refused before any query
     plan = search_plan(arm, int(marker.get("shards", 1)))
     reference = builtin(arm.approximates) if arm.approximates else None
     for a in (arm, reference):
@@ -286,8 +294,15 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
         reference, q, sc, depth, vectors.vector(q.id) if vectors else None) if reference else {}, queries))
     timings["checks_s"] = time.perf_counter() - t0
     timings["concurrency"] = float(concurrency)
-    return RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
-                     passages_sha256=sha, entries=entries, plan=plan)
+    result = RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
+                       passages_sha256=sha, entries=entries, plan=plan)
+    if arm.rerank is None:
+        return result
+    from turnbench.engines.rerank import with_rerank
+    from turnbench.engines.texts import passages_with_texts
+
+    return with_rerank(result, arm.rerank, passages_with_texts(corpus, marker), queries, arm.file_name)
+
 
 
 def _checks(client: OpenSearch, index: str, arm: Arm, reference: Arm | None,
@@ -356,6 +371,15 @@ def _pipeline_check(client: OpenSearch, index: str, arm: Arm, bodies: Sequence[t
     position = {qid: k for k, qid in enumerate(entries.query_ids)}
     server = {qid: _top(entries, position[qid]) for qid, _ in sample}
     return pipelines.check(fusion, arm.name, arm.file_name, server, lists)
+
+
+def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tuple[Sequence[Passage], str] | None
+                   ) -> tuple[Mapping[str, Any], tuple[Passage, ...], str]:
+    """The loaded index's marker and inventory, verified as a run verifies them (for a run that sends no query to
+    OpenSearch: a Python engine)."""
+    from turnbench.stack.clients import opensearch_client
+
+    return _verified_index(stack, opensearch_client(stack), corpus, index, inventory)
 
 
 def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str,

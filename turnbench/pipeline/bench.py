@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
+from turnbench.engines.protocol import EngineRef
 from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Scored
@@ -140,9 +141,10 @@ class _Stages:
 def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> list[tuple[str, Path]]:
     """(arm name, results directory) per arm, refused up front when a directory already holds files."""
     if control_name is not None and len(arms) != 1:
-        raise BadInput("--control-name names one arm's results; give exactly one arm with it")
+        raise BadInput("--control-name names one arm's results; give exactly one arm (or engine) with it")
     if len(set(arms)) != len(arms):
-        raise BadInput("an arm is given more than once")
+        twice = next(a for a in arms if list(arms).count(a) > 1)
+        raise BadInput(f"arm or engine {twice!r} is given more than once (each writes OUT/{twice}/)")
     names = [control_name] if control_name is not None else list(arms)
     for n in names:
         check_name(n, "--control-name" if control_name is not None else "arm name")
@@ -190,13 +192,14 @@ class BenchOptions:
 
 def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(), *,
           show_progress: bool = False, echo: Callable[[str], None] | None = None,
-          stack: StackInfo | None = None) -> list[BenchOutcome]:
-    """Bench every arm on one corpus; returns what was written. Refusals happen before the stack starts
-    where they can (bad arm, occupied results directory, bad corpus). ``stack``: an open stack to bench on (never
-    torn down here); without it the bench opens one of ``options.provider`` and tears it down after."""
+          stack: StackInfo | None = None, engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchOutcome]:
+    """Bench every arm (and every Python engine: ``MODULE:FACTORY``, or the object) on one corpus; returns what was
+    written. Refusals happen before the stack starts where they can (bad arm or engine, occupied results
+    directory, bad corpus). ``stack``: an open stack to bench on (never torn down here); without it the bench opens
+    one of ``options.provider`` and tears it down after."""
     from turnbench.corpus.format import open_corpus
 
-    resolved = _check(arms)
+    resolved = _check(arms, engines)
     dirs = result_dirs(Path(out), [a.name for a in resolved], options.control_name)
     corpus = open_corpus(Path(corpus_dir))
     return _bench([(Path(corpus_dir), corpus, dirs)], resolved, options, show_progress=show_progress, echo=echo,
@@ -205,11 +208,12 @@ def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, options: Bench
 
 def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(),
                 *, corpora: Path, workers: int = 1, show_progress: bool = False,
-                echo: Callable[[str], None] | None = None, stack: StackInfo | None = None) -> list[BenchOutcome]:
+                echo: Callable[[str], None] | None = None, stack: StackInfo | None = None,
+                engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchOutcome]:
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
     ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
     already there is exactly that seed's corpus."""
-    resolved = _check(arms)
+    resolved = _check(arms, engines)
     if not seeds or len(set(seeds)) != len(seeds):
         raise BadInput("--seeds takes distinct seeds, e.g. 1,2,3")
     jobs = []
@@ -247,19 +251,30 @@ def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable
     return open_corpus(corpus_dir)
 
 
-def _check(arms: Sequence[Arm | str]) -> list[Arm]:
-    """The arms resolved (a name is a built-in arm), refused before anything starts."""
+Entrant = Arm | EngineRef  # what a bench runs: an arm file, or a Python engine behind the engine protocol
+
+
+def _check(arms: Sequence[Arm | str], engines: Sequence[EngineRef | str | Any] = ()) -> list[Entrant]:
+    """The arms resolved (a name is a built-in arm) and the engines (``MODULE:FACTORY``, or the object), refused
+    before anything starts — a rerank stage's model is loaded here too."""
+    from turnbench.engines import protocol, rerank
     from turnbench.engines.arms import builtin
 
-    if not arms:
-        raise BadInput("give at least one --arm or --arm-file")
-    return [builtin(a) if isinstance(a, str) else a for a in arms]
+    if not arms and not engines:
+        raise BadInput("give at least one --arm, --arm-file or --engine")
+    out: list[Entrant] = [builtin(a) if isinstance(a, str) else a for a in arms]
+    out += [e if isinstance(e, EngineRef) else protocol.resolve(e) if isinstance(e, str) else protocol.from_object(e)
+            for e in engines]
+    for e in out:
+        if e.rerank is not None:
+            rerank.scorer(e.rerank, e.file_name if isinstance(e, Arm) else f"engine {e.name}")
+    return out
 
 
 Job = tuple[Path, Corpus, Sequence[tuple[str, Path]]]  # a corpus directory, the corpus, (arm, results dir) pairs
 
 
-def _bench(jobs: Sequence[Job], arms: Sequence[Arm], options: BenchOptions, *, show_progress: bool,
+def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, *, show_progress: bool,
            echo: Callable[[str], None] | None, stack: StackInfo | None = None) -> list[BenchOutcome]:
     """One stack; per corpus: load (a vector field when an arm needs one) → answers → per arm: run → judge +
     score → report → write."""
@@ -267,8 +282,9 @@ def _bench(jobs: Sequence[Job], arms: Sequence[Arm], options: BenchOptions, *, s
     from turnbench.loading.index import check_shards
 
     check_shards(options.shards)
-    for a in arms:
-        search_plan(a, options.shards)  # an arm that cannot run on this many shards is refused before the stack starts
+    for a in arms:  # an arm that cannot run on this many shards is refused before the stack starts
+        if isinstance(a, Arm):
+            search_plan(a, options.shards)
     outcomes: list[BenchOutcome] = []
     answering = options.answerer != Answerer.SKIP
     total = 1 + sum(1 + answering + 4 * len(dirs) for _, _, dirs in jobs)
@@ -297,11 +313,12 @@ def _stack_stage(stack: StackInfo | None, options: BenchOptions, st: _Stages,
         yield open_
 
 
-def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: BenchOptions, st: _Stages, *,
+def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: BenchOptions, st: _Stages, *,
                   tag: str) -> list[BenchOutcome]:
     """One corpus on an open stack: load → answers → per arm: run → judge + score → report → write."""
     from turnbench.engines.embeddings import spec_for_arms
-    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, run_arm
+    from turnbench.engines.rerank import TRACE_FILE
+    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
     from turnbench.harness.score import score_run
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.load import load_corpus
@@ -312,7 +329,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: Benc
     corpus_dir, corpus, dirs = job
     by_name = {a.name: a for a in arms}
     concurrency = DEFAULT_CONCURRENCY if options.concurrency is None else options.concurrency
-    vectors = spec_for_arms(arms, engine=options.knn_engine)
+    vectors = spec_for_arms([a for a in arms if isinstance(a, Arm)], engine=options.knn_engine)
     with st.stage(f"load{tag}"):
         loaded = load_corpus(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
                              max_words=options.max_words, overlap=options.overlap, vectors=vectors,
@@ -323,11 +340,11 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: Benc
         with st.stage(f"answers{tag}"):
             answer_results, _ = answer(stack, corpus, answerer=options.answerer, index=loaded.index)
     outcomes = []
+    texts = _texts(corpus, loaded, arms)
     for arm, out_dir in dirs:
         with st.stage(f"run {arm}{tag}"):
-            rr = run_arm(stack, corpus, by_name[arm], scope=options.scope, index=loaded.index,
-                         progress=st.counter(f"queries {arm}{tag}"), concurrency=concurrency,
-                         inventory=(loaded.passages, loaded.passages_sha256))
+            rr = _run(stack, corpus, by_name[arm], loaded, options, texts, concurrency,
+                      st.counter(f"queries {arm}{tag}"))
         with st.stage(f"judge + score {arm}{tag}"):
             # the raw entries, so the results record the engine's own scores and their ties
             results = score_run(corpus, rr.passages, rr.entries, policy=options.policy, scope=options.scope,
@@ -335,6 +352,9 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: Benc
                                             "arm": rr.arm_config})
             if answer_results is not None:
                 results = attach(results, [answer_results])
+            if rr.rerank is not None:  # both stages' own scores, beside the run as scored
+                results = Scored(results.document, {**results.extra_files, TRACE_FILE: rr.rerank.trace(
+                    {p.id: p for p in rr.passages})})
         with st.stage(f"report {arm}{tag}"):
             results = attach_report(results, corpus)
         info = _runinfo(stack, corpus_dir, loaded, rr, st, arm=arm, tag=tag, concurrency=concurrency,
@@ -343,6 +363,28 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Arm], options: Benc
             write_results(out_dir, results, info)
         outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
     return outcomes
+
+
+def _texts(corpus: Corpus, loaded: LoadResult, entrants: Sequence[Entrant]) -> tuple[Any, ...] | None:
+    """The loaded passages with their texts, cut once per corpus when a Python engine is benched on it."""
+    from turnbench.engines.texts import passages_with_texts
+
+    return passages_with_texts(corpus, loaded.provenance) if any(isinstance(e, EngineRef) for e in entrants) else None
+
+
+def _run(stack: StackInfo, corpus: Corpus, entrant: Entrant, loaded: LoadResult, options: BenchOptions,
+         texts: Sequence[Any] | None, concurrency: int, progress: Callable[[int, int], None] | None) -> RunResult:
+    """The run stage: an arm's queries sent to OpenSearch, or a Python engine asked in-process — the one place a
+    bench knows which; what comes back is a RunResult either way."""
+    from turnbench.engines.inprocess import run_engine
+    from turnbench.engines.retrieval import run_arm
+
+    inventory = (loaded.passages, loaded.passages_sha256)
+    if isinstance(entrant, Arm):
+        return run_arm(stack, corpus, entrant, scope=options.scope, index=loaded.index, progress=progress,
+                       concurrency=concurrency, inventory=inventory)
+    return run_engine(stack, corpus, entrant, scope=options.scope, index=loaded.index, progress=progress,
+                      inventory=inventory, texts=texts)
 
 
 def _runinfo(stack: StackInfo, corpus_dir: Path, loaded: LoadResult, rr: RunResult, st: _Stages, *, arm: str,
@@ -359,11 +401,33 @@ def _runinfo(stack: StackInfo, corpus_dir: Path, loaded: LoadResult, rr: RunResu
          "report": st.elapsed[f"report {arm}{tag}"]},
         [1000.0 * x for x in rr.latencies],
         concurrency=concurrency,
-        search={"client": f"{concurrency} thread(s)", "msearch_batch": MSEARCH_BATCH,
-                **dict(rr.timings), **rr.plan.runinfo()},
+        search={**(dict(rr.client) if rr.client is not None else {
+            "client": f"{concurrency} thread(s)", "msearch_batch": MSEARCH_BATCH, **rr.plan.runinfo()}),
+            **dict(rr.timings)},
+        **_stage_latencies(rr),
         load_steps={k: round(v, 3) for k, v in sorted(loaded.timings.items())},
         # topology is where the index lived: compare notes a difference, the claim never holds it
         stack={**stack.runinfo(), "topology": dict(loaded.topology)},
         # where `turnbench report` finds the texts again; a path, so never inside the claim
         corpus_dir=str(Path(corpus_dir).resolve()),
     )
+
+
+def _stage_latencies(rr: RunResult) -> dict[str, Any]:
+    """A rerank stage's cost beside the first stage's (runinfo.json): per query by nearest rank, for each stage and
+    for both together (a query the first stage left empty has no second stage); nothing for a one-stage run."""
+    if rr.rerank is None:
+        return {}
+    from turnbench.harness.stats import nearest_rank
+
+    def quantiles(seconds: Sequence[float]) -> dict[str, float] | None:
+        ms = sorted(1000.0 * x for x in seconds)
+        return {f"p{p}": round(nearest_rank(ms, p), 3) for p in (50, 95, 99)} if ms else None
+
+    first = dict(zip(rr.rerank.first.query_ids, rr.latencies, strict=True))
+    second = rr.rerank.latencies
+    return {"stages": {
+        "first": {"latency_ms": quantiles(list(first.values())), "queries_timed": len(first)},
+        "rerank": {"latency_ms": quantiles(list(second.values())), "queries_timed": len(second),
+                   "pairs": int(rr.rerank.timings.get("rerank_pairs", 0))},
+        "both": {"latency_ms": quantiles([t + second.get(q, 0.0) for q, t in first.items()])}}}

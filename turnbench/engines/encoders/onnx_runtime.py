@@ -42,8 +42,9 @@ def archive_member(archive: fetch.Pinned, member: str, item: fetch.Pinned, *, wh
         raise FetchFailed(f"{archive.file}: {exc}") from None
 
 
-def session(model: Path, threads: int = THREADS) -> Any:
-    """An onnxruntime InferenceSession of ``model`` with the settings every turnbench encoder records."""
+def session(model: Path | bytes, threads: int = THREADS) -> Any:
+    """An onnxruntime InferenceSession of ``model`` (a file, or its bytes) with the settings every turnbench encoder
+    records."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -53,7 +54,8 @@ def session(model: Path, threads: int = THREADS) -> Any:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
-    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    source = model if isinstance(model, bytes) else str(model)
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 
 
 def runtime_provenance() -> dict[str, Any]:
