@@ -34,6 +34,7 @@ def passages_with_texts(corpus: Corpus, marker: Mapping[str, Any]) -> tuple[Pass
     sha = inventory_sha256(c.passage for c in cut)
     if sha != marker["passages_sha256"]:
         raise IndexNotSettled(f"corpus {corpus.id} cut at {max_words} words (overlap {overlap}) gives another "
-                              f"inventory (sha256 {sha[:12]}…) than the load's ({str(marker['passages_sha256'])[:12]}…): the load used "
-                              "another chunking; load the corpus again")
+                              f"inventory (sha256 {sha[:12]}…) than the load's "
+                              f"({str(marker['passages_sha256'])[:12]}…): the load used another chunking; load the "
+                              "corpus again")
     return tuple(replace(c.passage, text=c.text) for c in cut)
