@@ -111,6 +111,25 @@ def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
     )
 
 
+@import_group.command("meetingqa")
+@click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--out", required=True, type=click.Path(path_type=str),
+              help="New corpus directory (must not exist or be empty).")
+@handle_errors
+def import_meetingqa_cmd(sources: tuple[str, ...], out: str) -> None:
+    """Import MeetingQA (a checkout, its Annotated-AMI-QA directory, a split directory or meeting files) as a
+    corpus of licence tier B; each question's own sentences are kept out of the transcript (docs/agreement.md)."""
+    from turnbench.corpus.meetingqa import import_meetingqa
+
+    manifest = import_meetingqa([Path(s) for s in sources], Path(out))
+    c = manifest["counts"]
+    click.echo(
+        f"{manifest['corpus_id']}: {c['meetings']} meetings {c['meetings_by_domain']}, {c['queries']} queries, "
+        f"refused {sum(c['queries_refused'].values())} {c['queries_refused']}, {c['sentences_removed']} question "
+        f"sentences kept out of the transcript ({c['answer_sentences_removed']} of them answer sentences) → {out}"
+    )
+
+
 @click.command("measure")
 @click.argument("corpus_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str))
 @click.option("--against", "against", metavar="OTHER", multiple=True,
