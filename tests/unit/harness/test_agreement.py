@@ -3,7 +3,9 @@ a pair apart; inert arms apart; the bootstrap interval; refusals."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +122,69 @@ def test_refusals() -> None:
         agreement(uneven)
     with pytest.raises(BadInput, match="at least 100 resamples"):
         agreement(three, resamples=10)
+
+
+# -- the family of arms agreement is measured with (arms/agreement/) --------------------------------------------
+
+FAMILY = sorted((Path(__file__).resolve().parents[3] / "arms" / "agreement").glob("*.toml"))
+# what an agreement arm may send (the arm confinement): no script but the k-NN plugin's knn_score, no other index
+ALLOWED_QUERIES = {"bool", "match", "multi_match", "match_phrase", "fuzzy", "dis_max", "knn", "script_score",
+                   "hybrid"}
+
+
+def _queries_in(node: object, out: set[str]) -> None:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("query", "queries", "must", "should", "filter", "must_not"):
+                for q in v if isinstance(v, list) else [v]:
+                    if isinstance(q, dict):
+                        out.update(key for key in q if key not in ("boost",))
+            _queries_in(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _queries_in(v, out)
+
+
+def test_the_family_is_broad_and_every_file_is_an_arm_named_as_its_file() -> None:
+    from turnbench.engines.arms import from_file
+
+    arms = [from_file(f) for f in FAMILY]
+    assert len(arms) >= 12 and all(a.name == f.stem for a, f in zip(arms, FAMILY, strict=True))
+    bodies = {a.name: a.request(query_text="q", filters=[], depth=100, query_vector=[0.0] if a.encoder else None)
+              for a in arms}
+    pipelines = {a.name: a.pipeline_body() for a in arms}
+    text = {n: json.dumps(b) for n, b in bodies.items()}
+    assert any('"operator": "and"' in t for t in text.values())  # strict matching
+    assert any("minimum_should_match" in t for t in text.values())
+    assert any("match_phrase" in t for t in text.values()) and any("fuzziness" in t for t in text.values())
+    assert any("dis_max" in t for t in text.values())
+    assert any('"knn_score"' in t and '"hybrid"' not in t for t in text.values())  # dense exact
+    assert any(a.needs_graph for a in arms)  # dense HNSW
+    weights = {tuple(p["phase_results_processors"][0]["normalization-processor"]["combination"]["parameters"]
+                     ["weights"]) for p in pipelines.values() if p and "normalization-processor" in json.dumps(p)}
+    constants = {p["phase_results_processors"][0]["score-ranker-processor"]["combination"]["parameters"]
+                 ["rank_constant"] for p in pipelines.values() if p and "score-ranker-processor" in json.dumps(p)}
+    assert len(weights) >= 3 and len(constants) >= 2
+
+
+def test_rrf_constants_sit_where_the_server_reads_them_and_queries_stay_confined() -> None:
+    """OpenSearch 2.19's score-ranker-processor reads combination.parameters.rank_constant; one placed directly
+    under combination is ignored (60 is used). And an agreement arm sends only confined queries: no script but
+    knn_score, nothing that reads another index."""
+    from turnbench.engines.arms import from_file
+
+    for f in FAMILY:
+        arm = from_file(f)
+        pipeline = arm.pipeline_body() or {}
+        for proc in pipeline.get("phase_results_processors", []):
+            ranker = proc.get("score-ranker-processor")
+            if ranker is not None:
+                assert "rank_constant" not in ranker["combination"], f.name
+                assert isinstance(ranker["combination"]["parameters"]["rank_constant"], int), f.name
+        body = arm.request(query_text="q", filters=[], depth=100, query_vector=[0.0] if arm.encoder else None)
+        found: set[str] = set()
+        _queries_in(body, found)
+        assert found <= ALLOWED_QUERIES, (f.name, found - ALLOWED_QUERIES)
+        scripts = json.dumps(body).count('"script"')
+        assert scripts == json.dumps(body).count('"source": "knn_score"'), f.name
+        assert '"index"' not in json.dumps(body) and "more_like_this" not in json.dumps(body), f.name
