@@ -85,7 +85,8 @@ def clusters(results: Path, arms: Sequence[str]) -> dict[str, str]:
 
 def agree(synthetic: Path, real: Path, arms: Sequence[str], out: Path, unit: str, resamples: int) -> None:
     from turnbench import canonical
-    from turnbench.harness.agreement import agreement, render_md
+    from turnbench.harness.agreement import agreement
+    from turnbench.render.markdown import render_agreement_md as render_md
 
     docs = documents(synthetic, arms) + documents(real, arms)
     ids = [d["provenance"]["corpus"]["id"] for d in docs]
