@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-scale bench-harness bench gate baseline baselines verify bench-dense perf-encoders measure qmsum bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-scale bench-harness bench gate baseline baselines verify bench-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -265,13 +265,33 @@ QMSUM_CORPUS ?= corpora/qmsum
 measure: corpus
 	$(TURNBENCH) measure $(DEFAULT_CORPUS)
 
-## qmsum: import QMSum (QMSUM=its data/ALL directory or JSONL files) into $(QMSUM_CORPUS), then validate and self-measure it
+## qmsum: import QMSum (QMSUM=its data/ALL directory: every split, train, val and test; or JSONL files) into $(QMSUM_CORPUS), then validate and self-measure it
 qmsum: setup
 	@test -n "$(QMSUM)" || { echo "set QMSUM to QMSum's data/ALL directory (or its JSONL files)"; exit 2; }
 	rm -rf $(QMSUM_CORPUS)
 	$(TURNBENCH) import qmsum $(QMSUM) --out $(QMSUM_CORPUS)
 	$(TURNBENCH) validate $(QMSUM_CORPUS)
 	$(TURNBENCH) measure $(QMSUM_CORPUS)
+
+MEETINGQA ?=
+MEETINGQA_CORPUS ?= corpora/meetingqa
+## meetingqa: import MeetingQA (MEETINGQA=a checkout, or its ProcessedTranscripts/Annotated-AMI-QA; CC BY-NC-SA 4.0, licence tier B, never bundled) into $(MEETINGQA_CORPUS), then validate and self-measure it
+meetingqa: setup
+	@test -n "$(MEETINGQA)" || { echo "set MEETINGQA to a MeetingQA checkout (or its Annotated-AMI-QA directory)"; exit 2; }
+	rm -rf $(MEETINGQA_CORPUS)
+	$(TURNBENCH) import meetingqa $(MEETINGQA) --out $(MEETINGQA_CORPUS)
+	$(TURNBENCH) validate $(MEETINGQA_CORPUS)
+	$(TURNBENCH) measure $(MEETINGQA_CORPUS)
+
+AGREEMENT_ARMS ?= arms/agreement
+AGREEMENT_OUT ?= results/agreement
+# the real corpora agreement is measured against: every one of these that is present (imported)
+AGREEMENT_CORPORA ?= $(QMSUM_CORPUS) $(MEETINGQA_CORPUS)
+AGREEMENT_RESAMPLE ?= queries
+## agreement: bench the $(AGREEMENT_ARMS) family on the default corpus and on every real corpus present (AGREEMENT_CORPORA: $(QMSUM_CORPUS), $(MEETINGQA_CORPUS); make qmsum / make meetingqa import them) and print Kendall tau-b per class x measure with a bootstrap interval (AGREEMENT_RESAMPLE=queries|meetings), inert arms apart; results reused while fresh
+agreement: corpus $(STACK_NEEDS)
+	$(PY) -m benchmarks.agreement --synthetic $(DEFAULT_CORPUS) $(foreach c,$(AGREEMENT_CORPORA),--real $(c)) \
+	  --arms $(AGREEMENT_ARMS) --out $(AGREEMENT_OUT) --provider $(PROVIDER) --resample $(AGREEMENT_RESAMPLE)
 
 ## bench-qmsum: bench the imported QMSum corpus end to end (after `make qmsum`; PROVIDER, ARM as for bench); results in $(RESULTS)/qmsum/<arm>
 bench-qmsum: $(STACK_NEEDS)

@@ -21,6 +21,15 @@ from turnbench.paths import check_outputs
 @click.option("--register", default=None,
               help="How meetings sound: default, interactive (like QMSum's product meetings) or formal (like its "
                    "committee meetings); sets --words-per-meeting unless it is given.")
+@click.option("--titles", type=click.Choice(["series", "opaque"]), default=None,
+              help="series: titles name the series (\"Payments — design review #3\"); opaque: recordings named like "
+                   "files (\"rec-2026-03-14-0930.m4a\"), as real recordings often are (no R6 questions then: their "
+                   "contract reads titles). Default series.")
+@click.option("--asr-wer", type=float, default=None,
+              help="The ASR preset: free talk misrecognised at this word error rate (0..0.5; 0.18 is a reference "
+                   "figure for conversational speech); default 0, none.")
+@click.option("--asr-entity-accuracy", type=float, default=None,
+              help="With --asr-wer: the share of names recognised right (0.5..1); default 0.82.")
 @click.option("--from-manifest", "from_manifest", type=click.Path(dir_okay=False), default=None,
               help="Regenerate the corpus a manifest records (its seed and full config).")
 @click.option("--allow-version-drift", is_flag=True,
@@ -32,13 +41,15 @@ from turnbench.paths import check_outputs
               help="Render meetings in this many processes (output is identical).")
 @handle_errors
 def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int | None,
-                 near_duplicate_rate: float | None, register: str | None, from_manifest: str | None,
-                 allow_version_drift: bool, out: str, workers: int) -> None:
+                 near_duplicate_rate: float | None, register: str | None, titles: str | None, asr_wer: float | None,
+                 asr_entity_accuracy: float | None, from_manifest: str | None, allow_version_drift: bool, out: str,
+                 workers: int) -> None:
     """Generate a seeded synthetic meeting corpus (format v1) with its gold queries and facts."""
     from turnbench.generator import generate as gen
 
     options: dict[str, Any] = {"seed": seed, "meetings": meetings, "words_per_meeting": words_per_meeting,
-               "near_duplicate_rate": near_duplicate_rate, "register": register}
+                               "near_duplicate_rate": near_duplicate_rate, "register": register, "titles": titles,
+                               "asr_wer": asr_wer, "asr_entity_accuracy": asr_entity_accuracy}
     check_outputs([("--out", out)], [from_manifest] if from_manifest else [])
     if from_manifest is not None:
         given = [f"--{k.replace('_', '-')}" for k, v in options.items() if v is not None]
@@ -71,12 +82,26 @@ def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int 
 
 @click.command("validate")
 @click.argument("corpus_dir", type=click.Path())
+@click.option("--skip-cosine", is_flag=True,
+              help="Leave out the surface_cosine check (it runs the encoder; the line says it was skipped).")
 @handle_errors
-def validate_cmd(corpus_dir: str) -> None:
-    """Check a corpus: hashes first, then named checks that re-derive every gold item from the text."""
-    from turnbench.generator.validate import failures, validate_corpus
+def validate_cmd(corpus_dir: str, skip_cosine: bool) -> None:
+    """Check a corpus: hashes first, then named checks that re-derive every gold item from the text, and (for a
+    generated corpus) that every query surface is answerable from one passage by meaning (surface_cosine)."""
+    from turnbench.corpus.checks import CheckResult
+    from turnbench.corpus.format import open_corpus
+    from turnbench.generator.validate import NOT_SYNTHETIC, failures, is_synthetic, validate_corpus
 
     results = validate_corpus(Path(corpus_dir))
+    corpus = open_corpus(Path(corpus_dir))
+    if not is_synthetic(corpus.manifest):
+        results.append(CheckResult("surface_cosine", "n/a", NOT_SYNTHETIC))
+    elif skip_cosine:
+        results.append(CheckResult("surface_cosine", "n/a", "skipped (--skip-cosine)"))
+    else:
+        from turnbench.engines.surfaces import check_surface_cosine
+
+        results.append(check_surface_cosine(corpus))
     for r in results:
         click.echo(r.line())
     failed = failures(results)
@@ -111,6 +136,25 @@ def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
     )
 
 
+@import_group.command("meetingqa")
+@click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--out", required=True, type=click.Path(path_type=str),
+              help="New corpus directory (must not exist or be empty).")
+@handle_errors
+def import_meetingqa_cmd(sources: tuple[str, ...], out: str) -> None:
+    """Import MeetingQA (a checkout, its Annotated-AMI-QA directory, a split directory or meeting files) as a
+    corpus of licence tier B; each question's own sentences are kept out of the transcript (docs/agreement.md)."""
+    from turnbench.corpus.meetingqa import import_meetingqa
+
+    manifest = import_meetingqa([Path(s) for s in sources], Path(out))
+    c = manifest["counts"]
+    click.echo(
+        f"{manifest['corpus_id']}: {c['meetings']} meetings {c['meetings_by_domain']}, {c['queries']} queries, "
+        f"refused {sum(c['queries_refused'].values())} {c['queries_refused']}, {c['sentences_removed']} question "
+        f"sentences kept out of the transcript ({c['answer_sentences_removed']} of them answer sentences) → {out}"
+    )
+
+
 @click.command("measure")
 @click.argument("corpus_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str))
 @click.option("--against", "against", metavar="OTHER", multiple=True,
@@ -123,21 +167,38 @@ def measure_cmd(corpus_dir: str, against: tuple[str, ...]) -> None:
 
     Per class (and per domain when meetings carry one): recall@1, recall@10, median rank of the first
     gold meeting, and the near-duplicate competitor rate (other meetings scoring >= 90% of the best gold
-    meeting). Per class and surface: the same with documents of turns only (no title), and how many content
-    words each query shares with its answer turns. With --against: words and speakers per meeting, turn
-    lengths, backchannels, overlapping speech, query length, query-gold overlap and BM25 recall, side by side.
+    meeting). Per class and surface: the same with documents of turns only (no title), how many content
+    words each query shares with its answer turns, and the encoder's cosine from question to evidence against
+    random turns with a one-sided sign test. The share of each question's words its evidence holds, by class,
+    beside every --against corpus's. With --against: words and speakers per meeting, turn lengths, backchannels,
+    overlapping speech, query length, query-gold overlap and BM25 recall, side by side.
     """
     from rich.console import Console
 
-    from turnbench.corpus.format import open_corpus
-    from turnbench.generator.measure import measure_corpus, write_stats
-    from turnbench.generator.measure_report import render, render_against, render_surfaces
+    from turnbench import canonical
+    from turnbench.corpus.format import STATS, open_corpus
+    from turnbench.engines.surfaces import describe, surface_cosines
+    from turnbench.generator.measure import measure_corpus
+    from turnbench.generator.measure_report import (
+        render,
+        render_against,
+        render_cosine,
+        render_overlap,
+        render_surfaces,
+    )
 
     # every corpus is opened (hashes verified) before any work, so a bad --against stops before a long measure
+    corpus = open_corpus(Path(corpus_dir))
     others = [open_corpus(Path(o)) for o in against]
-    stats = write_stats(Path(corpus_dir))
+    stats = measure_corpus(corpus)
+    stats["surface_cosine"] = {"definition": describe(),
+                               "surfaces": [r.to_json() for r in surface_cosines(corpus)]}
+    canonical.write_json(Path(corpus_dir) / STATS, stats)
+    other_stats = [measure_corpus(c) for c in others]
     console = Console(width=200)
     console.print(render(stats))
     console.print(render_surfaces(stats))
-    console.print(render_against([stats, *(measure_corpus(c) for c in others)]))
+    console.print(render_cosine(stats))
+    console.print(render_overlap([stats, *other_stats]))
+    console.print(render_against([stats, *other_stats]))
     click.echo(f"wrote {corpus_dir.rstrip('/')}/stats.json")

@@ -335,19 +335,43 @@ def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: st
 @click.option("--out", type=click.Path(dir_okay=False, path_type=str), default=None, help="Also write the markdown.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=str), default=None,
               help="Also write every cell as JSON.")
+@click.option("--resample", "unit", type=click.Choice(["queries", "meetings"]), default="queries", show_default=True,
+              help="What the bootstrap draws: queries, or meetings (each query with its first gold meeting, from the "
+                   "results' qrels.meetings.txt).")
+@click.option("--resamples", type=click.IntRange(100, 100_000), default=1000, show_default=True,
+              help="Bootstrap resamples of each corpus.")
 @handle_errors
-def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | None) -> None:
-    """Do two corpora rank the same arms alike? Per class and measure: both orderings and Kendall's tau-b."""
+def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | None, unit: str, resamples: int) -> None:
+    """Do two corpora rank the same arms alike? Per class and measure: both orderings (ties as ties), Kendall's tau-b
+    with a bootstrap interval, inert arms apart, and the pairs both corpora tell apart in opposite directions."""
     from turnbench import canonical
     from turnbench.harness.agreement import agreement
     from turnbench.render.markdown import render_agreement_md as render_md
     from turnbench.resultsdir import read_metrics
 
     check_outputs([*([("--out", out)] if out else []), *([("--json", json_out)] if json_out else [])], results)
-    cells = agreement([read_metrics(Path(r)) for r in results])
-    text = render_md(cells)
+    documents = [read_metrics(Path(r)) for r in results]
+    clusters = _first_gold_meetings(results, documents) if unit == "meetings" else None
+    cells = agreement(documents, resamples=resamples, unit=unit, clusters=clusters)
+    text = render_md(cells, unit=unit, resamples=resamples)
     if out:
         canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
     if json_out:
-        canonical.write_json(Path(json_out), {"cells": [c.to_json() for c in cells]})
+        canonical.write_json(Path(json_out), {"unit": unit, "resamples": resamples,
+                                              "cells": [c.to_json() for c in cells]})
     click.echo(text, nl=False)
+
+
+def _first_gold_meetings(results: tuple[str, ...], documents: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """corpus id -> query id -> its first gold meeting, read from each results directory's meeting-level qrels."""
+    out: dict[str, dict[str, str]] = {}
+    for path, doc in zip(results, documents, strict=True):
+        qrels = Path(path) / "qrels.meetings.txt"
+        if not qrels.is_file():
+            raise errors.BadInput(f"{path}: no qrels.meetings.txt beside metrics.json; --resample meetings needs it")
+        first = out.setdefault(doc["provenance"]["corpus"]["id"], {})
+        for line in qrels.read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if len(parts) == 4 and parts[3] != "0" and (parts[0] not in first or parts[2] < first[parts[0]]):
+                first[parts[0]] = parts[2]
+    return out

@@ -33,21 +33,18 @@ Queries
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from turnbench import canonical
-from turnbench.corpus.format import CorpusWriter
+from turnbench.corpus.imports import TIMING, Refused, Source, corpus_id_from, tally, write_imported
 from turnbench.corpus.qmsum_rules import (
     DOMAIN_ID_PATTERNS,
     DOMAIN_SPEAKER_RULES,
-    GAP_MS,
-    MS_PER_WORD,
     SUMMARY_PATTERN,
     UNKNOWN_DOMAIN,
-    WORDS_PER_MINUTE,
     Ranges,
     domain_of,
     is_summary_request,
@@ -68,18 +65,6 @@ REFUSAL_REASONS = ("empty_text", "no_span", "span_malformed", "span_out_of_range
 
 
 @dataclass(frozen=True)
-class Source:
-    """One input file, as the manifest records it: its name (never an absolute path), hash and split."""
-
-    file: str
-    sha256: str
-    split: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"file": self.file, "sha256": self.sha256, "split": self.split}
-
-
-@dataclass(frozen=True)
 class RawMeeting:
     """One QMSum meeting as read, before conversion."""
 
@@ -88,16 +73,6 @@ class RawMeeting:
     source: str  # the Source.file it came from, with the line number for JSONL
     data: Mapping[str, Any]
     transcript_sha256: str
-
-
-@dataclass(frozen=True)
-class Refused:
-    query_id: str
-    reason: str
-    detail: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"query": self.query_id, "reason": self.reason, "detail": self.detail}
 
 
 class _Occurrence(NamedTuple):
@@ -330,23 +305,16 @@ def convert(paths: Sequence[Path]) -> Conversion:
     )
 
 
-def _tally(values: Iterable[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for v in values:
-        out[v] = out.get(v, 0) + 1
-    return dict(sorted(out.items()))
-
-
 def counts_of(conv: Conversion) -> dict[str, Any]:
     return {
         "meetings": len(conv.meetings),
-        "meetings_by_domain": _tally(m.meta["domain"] for m in conv.meetings),
-        "meetings_by_split": _tally(m.meta["split"] for m in conv.meetings),
+        "meetings_by_domain": tally(m.meta["domain"] for m in conv.meetings),
+        "meetings_by_split": tally(m.meta["split"] for m in conv.meetings),
         "turns": sum(len(m.turns) for m in conv.meetings),
         "words": sum(len(t.text.split()) for m in conv.meetings for t in m.turns),
         "queries": len(conv.queries),
-        "queries_by_class": _tally(q.cls for q in conv.queries),
-        "queries_by_domain": _tally(q.meta["domain"] for q in conv.queries),
+        "queries_by_class": tally(q.cls for q in conv.queries),
+        "queries_by_domain": tally(q.meta["domain"] for q in conv.queries),
         "queries_refused": {r: sum(1 for x in conv.refused if x.reason == r) for r in REFUSAL_REASONS},
         "queries_deduplicated": dict(sorted(conv.duplicates.items())),
         "meetings_unknown_domain": sum(1 for m in conv.meetings if m.meta["domain"] == UNKNOWN_DOMAIN),
@@ -358,8 +326,7 @@ def producer_of(conv: Conversion) -> dict[str, Any]:
         "name": PRODUCER,
         "version": ADAPTER_VERSION,
         "sources": [s.to_json() for s in conv.sources],
-        "timing": {"words_per_minute": WORDS_PER_MINUTE, "ms_per_word": MS_PER_WORD, "gap_ms": GAP_MS,
-                   "min_words_per_turn": 1},
+        "timing": dict(TIMING),
         "summary_pattern": SUMMARY_PATTERN,
         "domain_id_patterns": {dom: pat for dom, pat in DOMAIN_ID_PATTERNS},
         "domain_speaker_rules": [{"domain": d, "pattern": p, "applies_to": q} for d, p, q in DOMAIN_SPEAKER_RULES],
@@ -369,8 +336,7 @@ def producer_of(conv: Conversion) -> dict[str, Any]:
 
 
 def corpus_id_of(conv: Conversion) -> str:
-    digest = canonical.sha256_bytes(canonical.dumps([s.to_json() for s in conv.sources]).encode())
-    return f"qmsum-{digest[:12]}"
+    return corpus_id_from("qmsum", conv.sources)
 
 
 def import_qmsum(paths: Sequence[Path], out: Path) -> dict[str, Any]:
@@ -379,14 +345,5 @@ def import_qmsum(paths: Sequence[Path], out: Path) -> dict[str, Any]:
     conv = convert(paths)
     if not conv.meetings:
         raise BadInput("the sources hold no meetings")
-    with CorpusWriter(out) as w:
-        w.write_meetings(conv.meetings)
-        w.write_queries(conv.queries)
-        w.write_facts([])
-        manifest = w.write_manifest(
-            corpus_id=corpus_id_of(conv),
-            licence=LICENCE,
-            producer=producer_of(conv),
-            counts=counts_of(conv),
-        )
-    return manifest
+    return write_imported(out, conv.meetings, conv.queries, corpus_id=corpus_id_of(conv), licence=LICENCE,
+                          producer=producer_of(conv), counts=counts_of(conv))

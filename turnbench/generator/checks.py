@@ -1,6 +1,6 @@
 """The synthetic checks: a generated corpus's gold, re-derived from the text on disk.
 
-This module holds the checks of the ranked classes (lookup, multi_file, summarize) and the lexical gap;
+This module holds the checks of the ranked classes (lookup, multi_file, summarize) and the questions' distance;
 ``aggregation_checks`` holds those of the aggregation rules; ``SYNTHETIC`` lists them all in their order.
 
 They apply only to a corpus written by turnbench.generator with its facts.jsonl. Each is a pure function
@@ -27,13 +27,11 @@ from turnbench.generator.aggregation_checks import (
 )
 from turnbench.generator.contracts import (
     MENTION_SHARE,
-    PARAPHRASE_MAX_OVERLAP,
     contains_tokens,
-    content_words,
     series_name,
-    series_of_title,
     tokens,
 )
+from turnbench.generator.lexicon import OVERLAP_MIN, calibration_gap, overlap_bound, overlap_share
 from turnbench.generator.scan import LocatedFact, SyntheticScan
 
 
@@ -56,7 +54,7 @@ def check_lookup_answer_in_turn(scan: SyntheticScan) -> CheckResult:
     answers = {f["query"]: f for f in scan.located_of("lookup_answer")}
     n = 0
     for q in scan.queries:
-        if q.cls != "lookup":
+        if q.cls != "lookup" or q.rule != "R1":
             continue
         n += 1
         a, s = answers.get(q.id), setups.get(q.id)
@@ -84,44 +82,32 @@ def check_lookup_answer_in_turn(scan: SyntheticScan) -> CheckResult:
             problems.append(f"{q.id}: setup turn {mid}#{s['turn']} does not ask the question")
         elif s_speaker == a.get("speaker") or s_speaker != s.get("speaker"):
             problems.append(f"{q.id}: setup turn {mid}#{s['turn']} speaker {s_speaker!r} is wrong")
-        if q.surface == "verbatim":
-            quoted = q.text.strip('"')
-            if quoted not in scan.turn(mid, a["turn"]).text:
-                problems.append(f"{q.id}: verbatim quote is not in the answer turn")
     return result_of("lookup_answer_in_turn", problems, f"{n} lookup answers in their declared turns")
 
 
-def check_phrase_exclusivity(scan: SyntheticScan) -> CheckResult:
-    """A lookup's answer is stated in exactly one turn of the corpus, its subject named only in that
-    meeting and in its recorded echoes; a multi-file subject occurs only in the gold meetings and in
-    echo sessions that add no component."""
+def check_fact_unique(scan: SyntheticScan) -> CheckResult:
+    """Exactly one meeting holds each fact: its subject and its value are said together in exactly one turn of the
+    corpus, the one facts.jsonl names (the subject is talked about elsewhere, never with that value), and no two
+    facts ask the same thing of one subject (a (subject, template) pair is planted once, a multi-file question's
+    components apart)."""
     problems = []
     qs = scan.queries_by_id()
-    echoes: dict[str, set[str]] = {}
-    for f in scan.located_of("lookup_echo", "component_echo"):
-        echoes.setdefault(f["query"], set()).add(f["meeting"])
+    asked: dict[tuple[str, str], str] = {}
     n = 0
     for f in scan.located_of("lookup_answer", "component"):
         q = qs.get(f["query"])
-        hits = scan.subject_hits.get(f["subject"].lower(), ())
-        where = {m for m, _ in hits}
         if q is None:
             problems.append(f"facts name unknown query {f['query']}")
             continue
         n += 1
-        if f["type"] == "lookup_answer":
-            allowed = {f["meeting"]} | echoes.get(q.id, set())
-            if f["meeting"] not in where or not where <= allowed:
-                problems.append(f"{q.id}: {f['subject']} occurs in {sorted(where)}, allowed {sorted(allowed)}")
-            stating = sorted(key for key in set(hits) if f["text"] in scan.subject_texts.get(key, ""))
-            if stating != [(f["meeting"], f["turn"])]:
-                problems.append(f"{q.id}: the answer is stated in {len(stating)} turns {stating[:3]}, must be one")
-        elif not where <= set(q.gold_meetings) | echoes.get(q.id, set()):
-            problems.append(f"{q.id}: {f['subject']} occurs outside the gold meetings and its echoes: "
-                            f"{sorted(where - set(q.gold_meetings) - echoes.get(q.id, set()))}")
-        elif echoes.get(q.id, set()) & set(q.gold_meetings):
-            problems.append(f"{q.id}: an echo of {f['subject']} sits in a gold meeting")
-    return result_of("phrase_exclusivity", sorted(set(problems)), f"{n} planted answers occur only where gold says")
+        stating = sorted(set(scan.fact_hits_of(f["subject"], f["value"])))
+        if stating != [(f["meeting"], f["turn"])]:
+            problems.append(f"{q.id}: {f['subject']} with {f['value']} is said in {len(stating)} turns "
+                            f"{[f'{m}#{t}' for m, t in stating[:3]]}, must be one ({f['meeting']}#{f['turn']})")
+        pair = (f["subject"].lower(), f.get("template", ""))
+        if asked.setdefault(pair, q.id) != q.id:
+            problems.append(f"{q.id} and {asked[pair]} ask the same of {f['subject']} ({pair[1]})")
+    return result_of("fact_unique", sorted(set(problems)), f"{n} planted facts each stated in exactly one turn")
 
 
 def check_multi_file_components(scan: SyntheticScan) -> CheckResult:
@@ -129,8 +115,6 @@ def check_multi_file_components(scan: SyntheticScan) -> CheckResult:
     comps: dict[str, list[LocatedFact]] = {}
     for f in scan.located_of("component"):
         comps.setdefault(f["query"], []).append(f)
-    # an alias turn establishes a paraphrased question's description; it names the subject and adds nothing
-    aliases = {(f["meeting"], f["turn"]) for f in scan.located_of("alias")}
     n = 0
     for q in scan.queries:
         if q.cls != "multi_file":
@@ -149,10 +133,6 @@ def check_multi_file_components(scan: SyntheticScan) -> CheckResult:
             text = scan.turn(f["meeting"], f["turn"]).text
             if f["text"] not in text or tuple(q.answer_turns.get(f["meeting"], ())) != (f["turn"],):
                 problems.append(f"{q.id}: component not in declared turn {f['meeting']}#{f['turn']}")
-            subject_turns = {t for m, t in scan.subject_hits.get(f["subject"].lower(), ())
-                             if m == f["meeting"] and (m, t) not in aliases}
-            if len(subject_turns) != 1:
-                problems.append(f"{q.id}: {f['meeting']} mentions {f['subject']} in {len(subject_turns)} turns")
     return result_of("multi_file_components", problems, f"{n} multi-file queries spread over 2-4 sessions")
 
 
@@ -160,12 +140,12 @@ def check_summarize_covers_series(scan: SyntheticScan) -> CheckResult:
     problems = []
     by_series: dict[tuple[str, str], list[str]] = {}
     for mid in scan.corpus.meeting_order:
-        key = series_of_title(scan.corpus.meetings[mid].title)
+        key = scan.series_of_meeting(mid)
         if key:
             by_series.setdefault(key, []).append(mid)
     n = 0
     for q in scan.queries:
-        if q.cls != "summarize":
+        if q.cls != "summarize" or q.gold_level != "meeting":
             continue
         n += 1
         keys = {scan.series_of_meeting(m) for m in q.gold_meetings}
@@ -228,53 +208,80 @@ def check_series_named_in_speech(scan: SyntheticScan) -> CheckResult:
                      f"{len(named)} of {n} sessions ({share:.2f}) name their series or team in speech")
 
 
-def check_paraphrase_gap(scan: SyntheticScan) -> CheckResult:
-    """A paraphrased question shares at most ``PARAPHRASE_MAX_OVERLAP`` content words with its answer turns,
-    names no subject, and uses a description that an alias turn of a gold meeting (not an answer turn)
-    establishes for the subject."""
+def check_discussion_blocks(scan: SyntheticScan) -> CheckResult:
+    """A discussion question's gold (R9, or a summary request about one discussion) is its block: the span
+    facts.jsonl records, several speakers (three, or all of a smaller meeting's), opened by a turn that names the
+    subject's aspect; the person an opinion question names speaks in it and is addressed in it by first name; and
+    no turn outside the block names that aspect of that subject."""
     problems = []
-    aliases: dict[str, list[LocatedFact]] = {}
-    for f in scan.located_of("alias"):
-        aliases.setdefault(f["query"], []).append(f)
-    overlap: dict[int, int] = {}
+    blocks = {f["query"]: f for f in scan.located_of("discussion") if "query" in f}
     n = 0
     for q in scan.queries:
-        if q.surface != "paraphrase" or q.scored_on != "retrieval":
+        if not (q.rule == "R9" or (q.cls == "summarize" and q.surface == "discussion")):
             continue
         n += 1
-        said: set[str] = set()
-        for mid, ts in sorted(q.answer_turns.items()):
-            for t in ts:
-                said |= content_words(scan.turn(mid, t).text)
-        shared = sorted(content_words(q.text) & said)
-        overlap[len(shared)] = overlap.get(len(shared), 0) + 1
-        if len(shared) > PARAPHRASE_MAX_OVERLAP:
-            problems.append(f"{q.id} shares {len(shared)} content words with its answer turns: {', '.join(shared)}")
-        found = aliases.get(q.id, [])
-        if not found:
-            problems.append(f"{q.id}: no alias turn establishes what it describes")
-        for a in found:
-            where = f"{a['meeting']}#{a['turn']}"
-            spoken = tokens(scan.turn(a["meeting"], a["turn"]).text)
-            if a["meeting"] not in q.gold_meetings or a["turn"] in q.answer_turns.get(a["meeting"], ()):
-                problems.append(f"{q.id}: alias {where} is not another turn of a gold meeting")
-            elif not (contains_tokens(spoken, tuple(tokens(a["description"])))
-                      and a["subject"].lower() in spoken):
-                problems.append(f"{q.id}: alias {where} does not name {a['subject']} as the {a['description']}")
-            if not contains_tokens(tokens(q.text), tuple(tokens(a["description"]))):
-                problems.append(f"{q.id} does not use the description '{a['description']}'")
-            if a["subject"].lower() in tokens(q.text):
-                problems.append(f"{q.id} names its subject {a['subject']}")
-    spread = ", ".join(f"{k}: {v}" for k, v in sorted(overlap.items()))
-    return result_of("paraphrase_gap", problems,
-                     f"{n} paraphrased questions, content words shared with the answer turns {{{spread}}}")
+        f = blocks.get(q.id)
+        if f is None or not isinstance(f.get("last"), int):
+            problems.append(f"{q.id}: no discussion block in facts.jsonl")
+            continue
+        mid, first, last = f["meeting"], f["turn"], f["last"]
+        if q.gold_meetings != (mid,) or tuple(q.gold_turns.get(mid, ())) != ((first, last),):
+            problems.append(f"{q.id}: gold {dict(q.gold_turns)}, the block is {mid}#{first}-{last}")
+            continue
+        said = [scan.turn(mid, t) for t in range(first, last + 1)]
+        speakers = {t.speaker for t in said}
+        need = min(3, len(scan.spoke.get(mid, ())))
+        if len(speakers) < need:
+            problems.append(f"{q.id}: the block has {len(speakers)} speakers, want {need}")
+        topic = tuple(tokens(f"{f['subject']} {f['aspect']}"))
+        if not contains_tokens(tokens(said[0].text), topic):
+            problems.append(f"{q.id}: the block's first turn does not name the {f['subject']} {f['aspect']}")
+        outside = sorted(k for k in scan.topic_hits.get(topic, ()) if k[0] != mid or not first <= k[1] <= last)
+        if outside:
+            problems.append(f"{q.id}: the {f['subject']} {f['aspect']} is named outside its block, in "
+                            f"{', '.join(f'{m}#{t}' for m, t in outside[:3])}")
+        person = f.get("person")
+        if q.surface == "opinion":
+            spoke = [t for t in said if t.speaker.split(" ")[0] == person]
+            if not person or not spoke or person.lower() not in tokens(" ".join(t.text for t in said)):
+                problems.append(f"{q.id}: {person or 'nobody'} is not both addressed and speaking in the block")
+            elif person.lower() not in tokens(q.text):
+                problems.append(f"{q.id} does not name {person}")
+    return result_of("discussion_blocks", problems, f"{n} discussion questions, each with its one block")
+
+
+def check_question_overlap(scan: SyntheticScan) -> CheckResult:
+    """The lookup questions' distance from their evidence, recomputed on disk (the share of a question's words its
+    answer turns, else its gold turns, hold: ``contracts.question_words``), is distributed as the calibration
+    says: the largest gap between its distribution and ``OVERLAP_DECILES``' is at most ``OVERLAP_KS``. Fewer than
+    ``OVERLAP_MIN`` questions cannot show it (n/a)."""
+    shares = []
+    for q in scan.queries:
+        if q.cls != "lookup" or q.scored_on != "retrieval" or q.gold_level != "turn":
+            continue
+        if any(q.answer_turns.values()):
+            keys = [(m, t) for m, ts in q.answer_turns.items() for t in ts]
+        else:
+            keys = [(m, t) for m, rs in q.gold_turns.items() for a, b in rs for t in range(a, b + 1)]
+        evidence = frozenset().union(*(scan.words.get(k, frozenset()) for k in keys))
+        share = overlap_share(q.text, evidence)
+        if share is not None:
+            shares.append(share)
+    if len(shares) < OVERLAP_MIN:
+        return CheckResult("question_overlap", "n/a", f"{len(shares)} lookup questions, fewer than {OVERLAP_MIN}")
+    gap = calibration_gap(shares)
+    bound = overlap_bound(len(shares))
+    mean = sum(shares) / len(shares)
+    detail = (f"{len(shares)} lookup questions, mean share {mean:.3f}, largest gap to the calibration {gap:.3f} "
+              f"(at most {bound:.3f})")
+    return result_of("question_overlap", [detail] if gap > bound else [], detail)
 
 
 SyntheticCheck = Callable[[SyntheticScan], CheckResult]
 SYNTHETIC: tuple[SyntheticCheck, ...] = (
-    check_facts_located, check_lookup_answer_in_turn, check_phrase_exclusivity, check_multi_file_components,
+    check_facts_located, check_lookup_answer_in_turn, check_fact_unique, check_multi_file_components,
     check_summarize_covers_series, check_marker_counts_exact, check_deferral_counts_exact,
     check_attendance_max_unique, check_month_counts_exact, check_no_phrase_inside_another,
     check_near_misses_not_counted, check_planted_in_short_turns, check_aggregation_coverage,
-    check_series_named_in_speech, check_paraphrase_gap, check_invitee_trap_share,
+    check_series_named_in_speech, check_discussion_blocks, check_question_overlap, check_invitee_trap_share,
 )

@@ -22,6 +22,10 @@ DEFAULT_NEAR_DUPLICATE_RATE = 0.25
 DEFAULT_START_DATE = "2026-01-05"
 DEFAULT_SPAN_DAYS = 182
 
+TITLES = ("series", "opaque")  # series: "Payments — design review #3"; opaque: named like a recording's file
+DEFAULT_TITLES = "opaque"
+DEFAULT_ENTITY_ACCURACY = 0.82
+
 SEED_RANGE = (0, 2**31 - 1)
 MEETINGS_RANGE = (8, 20000)
 WORDS_RANGE = (300, 20000)
@@ -36,6 +40,9 @@ class GeneratorConfig:
     start_date: str = DEFAULT_START_DATE
     span_days: int = DEFAULT_SPAN_DAYS
     register: str = DEFAULT_REGISTER
+    titles: str = DEFAULT_TITLES
+    asr_wer: float = 0.0  # the ASR preset's word error rate; 0 is no ASR noise (generator/noise.py)
+    asr_entity_accuracy: float = DEFAULT_ENTITY_ACCURACY
 
     def __post_init__(self) -> None:
         if not isinstance(self.register, str) or self.register not in REGISTERS:
@@ -46,6 +53,10 @@ class GeneratorConfig:
         if not (isinstance(self.near_duplicate_rate, (int, float)) and 0.0 <= self.near_duplicate_rate <= 1.0):
             raise BadInput(f"near-duplicate rate must be between 0 and 1, got {self.near_duplicate_rate!r}")
         _in_range("span days", self.span_days, (28, 3650))
+        if self.titles not in TITLES:
+            raise BadInput(f"titles must be one of {', '.join(TITLES)}, got {self.titles!r}")
+        _in_unit("ASR word error rate", self.asr_wer, 0.0, 0.5)
+        _in_unit("ASR named-entity accuracy", self.asr_entity_accuracy, 0.5, 1.0)
         import datetime
 
         try:
@@ -70,7 +81,8 @@ class GeneratorConfig:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        d["near_duplicate_rate"] = float(self.near_duplicate_rate)
+        for key in ("near_duplicate_rate", "asr_wer", "asr_entity_accuracy"):
+            d[key] = float(d[key])
         return d
 
     @classmethod
@@ -86,6 +98,11 @@ def _in_range(name: str, value: Any, bounds: tuple[int, int]) -> None:
     lo, hi = bounds
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise BadInput(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+
+
+def _in_unit(name: str, value: Any, lo: float, hi: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+        raise BadInput(f"{name} must be a number from {lo:g} to {hi:g}, got {value!r}")
 
 
 def derived_seed(seed: int, purpose: str, key: str = "") -> int:

@@ -20,6 +20,7 @@ text on disk (docs/question-grammar.md states the lexical ones for the answer en
 
 from __future__ import annotations
 
+import random
 import re
 from typing import TypedDict
 
@@ -37,6 +38,13 @@ how i if in into is isn it its itself just let ll m many me more most much my no
 on once only or other our ours out over own re right s same she should so some such t than that the their
 them then there these they this those through to too uh um under until up us ve very was we well were what
 when where which while who whom why will with would yeah you your
+""".split())
+# Words that frame a question rather than say what it is about ("what did the group discuss about ..."): left out,
+# with the stopwords, of the words whose overlap with the evidence a question's distance is measured by.
+FRAMING = frozenset("""
+discuss discussed discusses discussing discussion discussions talk talked talking talks think thinks thought say
+says said opinion opinions summarize summarise summarized summarised summary meeting meetings session sessions
+group team mention mentioned tell told
 """.split())
 TITLE = re.compile(r"(?P<team>.+) — (?P<kind>.+) #(?P<n>[0-9]+)")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -77,6 +85,9 @@ class LocatedFact(TypedDict, total=False):
     kind: str  # series_mention
     form: str  # series_mention: full | team | kind
     position: str  # series_mention: opening | handover | closing
+    last: int  # discussion: its last turn (``turn`` is its first)
+    aspect: str  # discussion
+    person: str  # discussion asked about by an opinion question: the first name it addresses
 
 
 def tokens(text: str) -> list[str]:
@@ -98,6 +109,11 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(t for t in tokens(text) if t not in STOPWORDS)
 
 
+def question_words(text: str) -> frozenset[str]:
+    """The words a question's distance from its evidence is measured by: content words minus ``FRAMING``."""
+    return content_words(text) - FRAMING
+
+
 def deferral_pattern(item: str) -> re.Pattern[str]:
     """The R5 contract: ``defer the {item}``, word-bounded, case-insensitive, single spaces."""
     return re.compile(r"\bdefer the " + re.escape(item.lower()) + r"\b", re.IGNORECASE)
@@ -110,6 +126,11 @@ def word_count(text: str) -> int:
 
 def session_title(team: str, kind: str, session: int) -> str:
     return f"{team} — {kind} #{session}"
+
+
+def recording_name(date: str, rng: random.Random) -> str:
+    """An opaque title, as a recorder names its file: ``rec-2026-03-14-0930.m4a`` (the date and a start time)."""
+    return f"rec-{date}-{rng.randint(8, 17):02d}{rng.choice((0, 15, 30, 45)):02d}.m4a"
 
 
 def series_name(team: str, kind: str) -> tuple[str, ...]:

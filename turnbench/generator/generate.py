@@ -14,7 +14,12 @@ from typing import Any
 from turnbench.corpus.format import CorpusWriter, part_name
 from turnbench.errors import BadInput, TurnbenchError, VersionDrift
 from turnbench.generator import PRODUCER_NAME, generator_version
-from turnbench.generator.config import DEFAULT_NEAR_DUPLICATE_RATE, GeneratorConfig
+from turnbench.generator.config import (
+    DEFAULT_ENTITY_ACCURACY,
+    DEFAULT_NEAR_DUPLICATE_RATE,
+    DEFAULT_TITLES,
+    GeneratorConfig,
+)
 from turnbench.generator.contracts import LocatedFact
 from turnbench.generator.plan import MeetingPlan, build_plan
 from turnbench.generator.queries import aggregation_targets, build_queries
@@ -46,6 +51,12 @@ def corpus_id(cfg: GeneratorConfig) -> str:
         cid += f"-w{cfg.words_per_meeting}"
     if cfg.near_duplicate_rate != DEFAULT_NEAR_DUPLICATE_RATE:
         cid += f"-d{cfg.near_duplicate_rate:g}"
+    if cfg.titles != DEFAULT_TITLES:
+        cid += f"-{cfg.titles}"
+    if cfg.asr_wer > 0:
+        cid += f"-asr{cfg.asr_wer:g}"
+        if cfg.asr_entity_accuracy != DEFAULT_ENTITY_ACCURACY:
+            cid += f"-ne{cfg.asr_entity_accuracy:g}"
     return cid
 
 

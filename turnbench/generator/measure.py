@@ -23,7 +23,8 @@ Definitions (also written into ``stats.json``):
   what was said (a summary request whose only route is the title scores near zero here);
 - ``overlap``: how many content words (tokens minus stopwords, ``generator.contracts``) a turn-level query
   shares with its evidence (the answer turns, else the gold turns), as counts of 0, 1, 2 and 3+ and a median:
-  the lexical gap a dense or hybrid engine could close.
+  the lexical gap a dense or hybrid engine could close; and the *share* of the query's words (content words minus
+  framing words) its evidence holds, as a mean and deciles, the distance the generator draws from real queries.
 
 Rows are given per class, per class and surface (``by_surface``) and per domain where meetings carry one;
 ``realism`` holds the shape figures of ``generator.realism``.
@@ -44,7 +45,7 @@ from turnbench.corpus.format import STATS, Corpus, open_corpus
 from turnbench.corpus.records import RANKED_CLASSES, Meeting, Query
 from turnbench.errors import CorpusIntegrityError, Refusal
 from turnbench.generator import PRODUCER_NAME
-from turnbench.generator.contracts import content_words
+from turnbench.generator.contracts import content_words, question_words
 from turnbench.generator.realism import (
     REALISM_DEFINITIONS,
     MeetingProfile,
@@ -54,7 +55,7 @@ from turnbench.generator.realism import (
 )
 
 STATS_FORMAT = "turnbench-self-measure"
-STATS_VERSION = 2
+STATS_VERSION = 3
 BM25_IMPLEMENTATION = "rank_bm25.BM25Okapi"
 BM25_DISTRIBUTION = "rank-bm25"
 # rank_bm25's own defaults, written out so that an absent value cannot look like a default one.
@@ -92,7 +93,8 @@ DEFINITIONS = {
     "gold_share_at_r": "mean over queries of the share of gold meetings among the top r, r = number of gold",
     "content_": "prefix: the same figure with documents of turns only (no title)",
     "overlap": ("content words a turn-level query shares with its answer turns (else gold turns): counts of "
-                "0, 1, 2, 3+ and the median"),
+                "0, 1, 2, 3+ and the median; share_*: the share of the query's words (content words minus framing "
+                "words, generator.contracts.question_words) its evidence holds: mean, deciles (nearest rank), share 0"),
 }
 OVERLAP_BUCKETS = ("0", "1", "2", "3+")
 
@@ -119,6 +121,7 @@ class QueryMeasure:
     content_gold_share_at_r: float = 0.0
     overlap: int | None = None  # content words shared with the evidence; None for meeting-level queries
     words: int = 0
+    share: float | None = None  # the share of the question's words the evidence holds (contracts.question_words)
 
 
 def _round(x: float) -> float:
@@ -145,6 +148,28 @@ def evidence_turns(q: Query) -> dict[str, frozenset[int]]:
     if any(q.answer_turns.values()):
         return {m: frozenset(ts) for m, ts in q.answer_turns.items()}
     return {m: frozenset(i for a, b in rs for i in range(a, b + 1)) for m, rs in q.gold_turns.items()}
+
+
+def query_shares(meetings: Iterable[Meeting], queries: Sequence[Query]) -> dict[str, float]:
+    """Query id -> the share of its words (``contracts.question_words``) its evidence holds, for every turn-level
+    query that has words: the distance a question is from what answers it."""
+    wanted = {q.id: evidence_turns(q) for q in queries if q.gold_level == "turn"}
+    needed: dict[str, set[int]] = {}
+    for ev in wanted.values():
+        for mid, ts in ev.items():
+            needed.setdefault(mid, set()).update(ts)
+    said: dict[tuple[str, int], frozenset[str]] = {}
+    for m in meetings:
+        for t in m.turns:
+            if t.index in needed.get(m.id, ()):
+                said[(m.id, t.index)] = content_words(t.text)
+    out = {}
+    for q in queries:
+        asked = question_words(q.text)
+        if q.id in wanted and asked:
+            held = frozenset().union(*(said.get((m, t), frozenset()) for m, ts in wanted[q.id].items() for t in ts))
+            out[q.id] = len(asked & held) / len(asked)
+    return out
 
 
 def _read(meetings: Iterable[Meeting], queries: Sequence[Query], timed: bool | None) -> _Read:
@@ -232,17 +257,19 @@ def _rank(meetings: Iterable[Meeting], queries: Sequence[Query],
         else:
             domain = NO_DOMAIN
         evidence = evidence_turns(q)
-        overlap = None
+        overlap = share = None
         if evidence:
             said = frozenset().union(*(read.evidence.get((m, t), frozenset()) for m, ts in evidence.items()
                                        for t in ts))
             overlap = len(content_words(q.text) & said)
+            asked = question_words(q.text)
+            share = len(asked & said) / len(asked) if asked else None
         r = len(gold)
         out.append(QueryMeasure(q.id, q.cls, domain, min(ranks), g, competitors, n - r, surface=q.surface,
                                 gold_share_at_r=sum(1 for x in ranks if x <= r) / r,
                                 content_first_gold_rank=min(content_ranks),
                                 content_gold_share_at_r=sum(1 for x in content_ranks if x <= r) / r,
-                                overlap=overlap, words=len(q.text.split())))
+                                overlap=overlap, words=len(q.text.split()), share=share))
     return out, read
 
 
@@ -253,7 +280,13 @@ def _overlap(rows: Sequence[QueryMeasure]) -> dict[str, Any] | None:
     counts = dict.fromkeys(OVERLAP_BUCKETS, 0)
     for v in values:
         counts[str(v) if v < 3 else "3+"] += 1
-    return {"n": len(values), **counts, "median": _round(statistics.median(values))}
+    out: dict[str, Any] = {"n": len(values), **counts, "median": _round(statistics.median(values))}
+    shares = sorted(r.share for r in rows if r.share is not None)
+    if shares:
+        out["share_mean"] = _round(math.fsum(shares) / len(shares))
+        out["share_deciles"] = [_round(shares[round(k / 10 * (len(shares) - 1))]) for k in range(11)]
+        out["share_zero"] = _round(sum(1 for x in shares if x == 0) / len(shares))
+    return out
 
 
 def summarise(rows: Sequence[QueryMeasure]) -> dict[str, Any]:

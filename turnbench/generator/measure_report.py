@@ -100,6 +100,43 @@ def render_surfaces(stats: Mapping[str, Any]) -> Table:
     return table
 
 
+def render_overlap(all_stats: Sequence[Mapping[str, Any]]) -> Table:
+    """The distance of each corpus's questions from their evidence, side by side: per class, the share of a
+    question's words its evidence holds (mean, share 0, deciles)."""
+    from rich.table import Table
+
+    table = Table(title="question–evidence overlap share (words of the question its evidence holds), by corpus",
+                  caption="deciles: 0%, 10%, ..., 100% (nearest rank); calibration: QMSum specific queries")
+    for head in ("corpus", "class", "n", "mean", "share 0", "deciles"):
+        table.add_column(head, justify="left" if head in ("corpus", "class", "deciles") else "right")
+    for stats in all_stats:
+        name = stats.get("corpus", {}).get("id", "(records)")
+        for cls, row in stats["by_class"].items():
+            ov = row.get("overlap") if isinstance(row, Mapping) else None
+            if not ov or "share_mean" not in ov:
+                continue
+            table.add_row(name, cls, str(ov["n"]), f"{ov['share_mean']:.3f}", f"{ov['share_zero']:.3f}",
+                          " ".join(f"{d:.2f}" for d in ov["share_deciles"]))
+    return table
+
+
+def render_cosine(stats: Mapping[str, Any]) -> Table:
+    """Per surface: the encoder's cosine from a question to its evidence against random turns, and the sign test."""
+    from rich.table import Table
+
+    rows = stats.get("surface_cosine", {})
+    d = rows.get("definition", {})
+    table = Table(title=f"answerable by meaning: {d.get('encoder', '?')} cosine, question to evidence vs random turns",
+                  caption=d.get("test", ""))
+    for head in ("class", "surface", "queries", "n", "wins", "p", "gold", "random", "beats 20", "status"):
+        table.add_column(head, justify="left" if head in ("class", "surface", "status") else "right")
+    for r in rows.get("surfaces", []):
+        table.add_row(r["class"], r["surface"], str(r["queries"]), str(r["n"]), str(r["wins"]),
+                      "–" if r["p"] is None else f"{r['p']:.2g}", f"{r['gold_mean']:.3f}", f"{r['random_mean']:.3f}",
+                      f"{r['beats_20']:.2f}", r["status"])
+    return table
+
+
 # (label, where the figure is: "realism" figures or a self-measure class row, key, format)
 AGAINST_ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("meetings", "realism", "meetings", "d"),

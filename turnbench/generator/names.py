@@ -1,8 +1,8 @@
-"""Invented proper nouns: the subjects of lookup and multi-file facts, and vendor names.
+"""Invented code words: the few subjects (``subjects.INVENTED_SHARE`` of customers and projects) that real teams
+name with a made-up word.
 
-Each is unique across the corpus and is none of the words of people's names, cities, agenda topics or
-the bulk and reserved word lists, so a subject occurs only where the plan puts it and the validator can
-count every mention of it.
+Each is unique across the corpus and is none of the words of people's names, cities, agenda topics, subjects or
+the bulk and reserved word lists, so it says nothing but the subject it names.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The organisation: teams with rosters, recurring series of several kinds, and session dates.
 
-Faker is used here only, from one instance seeded with the corpus seed, for people's names and
-city names; everything else comes from ``vocab`` and seeded ``random.Random`` instances.
+Faker is used here only, from one instance seeded with the corpus seed, for people's names; cities and
+everything else come from ``vocab`` and seeded ``random.Random`` instances.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from faker import Faker
 
 _PLAIN_NAME = re.compile(r"^[A-Z][a-z]+$")
-_PLAIN_CITY = re.compile(r"^[A-Z][a-z]+( [A-Z][a-z]+)?$")
 
 
 @dataclass(frozen=True)
@@ -81,19 +80,6 @@ def _people(fake: Faker, n: int) -> list[str]:
     return names
 
 
-def _cities(fake: Faker, n: int) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-    for _ in range(n * 20):
-        c = fake.city()
-        if _PLAIN_CITY.match(c) and c not in seen:
-            seen.add(c)
-            out.append(c)
-            if len(out) == n:
-                break
-    return out
-
-
 def _weekday(d: datetime.date) -> datetime.date:
     while d.weekday() >= 5:
         d += datetime.timedelta(days=1)
@@ -111,7 +97,7 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
     team_names = rng.sample(vocab.TEAM_NAMES, n_teams)
     sizes = [rng.randint(*cfg.voice.team_size) for _ in range(n_teams)]
     people = _people(fake, sum(sizes))
-    cities = _cities(fake, 40)
+    cities = list(vocab.CITIES)
     teams = []
     at = 0
     for name, size in zip(team_names, sizes, strict=True):

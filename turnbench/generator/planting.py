@@ -14,13 +14,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from turnbench.corpus.records import MONTHS, Answer
+from turnbench.errors import TurnbenchError
 from turnbench.generator.config import GeneratorConfig
-from turnbench.generator.contracts import LocatedFact, TargetFact
-from turnbench.generator.names import InventedNames
+from turnbench.generator.contracts import LocatedFact, TargetFact, contains_tokens, tokens
 from turnbench.generator.org import Organisation
 from turnbench.generator.sessions import Session
+from turnbench.generator.subjects import Subject
 from turnbench.generator.templates import AGG_NOUNS, AGG_SURFACES, AGG_VERBS
 
+# Firms a vendor value names (with Labs, Systems, Partners or Group): ordinary surnames, none a subject's word.
+VENDOR_WORDS = ("Abbott", "Barlow", "Carver", "Denholm", "Everett", "Fenwick", "Garrick", "Hadley", "Ingram",
+                "Jessop", "Kendal", "Lowther", "Marsden", "Norcott", "Oldham", "Prescott", "Quinlan", "Radcliffe",
+                "Selby", "Tolland", "Upton", "Varley", "Wardle", "Yardley")
 # Where in a meeting a plant goes: anywhere (shuffled with the other blocks), inside the opening turn, or
 # in a closing turn by whoever opened the meeting.
 ANYWHERE, OPENING, CLOSING = "any", "opening", "closing"
@@ -37,8 +42,30 @@ class Plant:
     sentences: tuple[str, ...]
     fact: LocatedFact = field(default_factory=lambda: LocatedFact())  # extra fields written to facts.jsonl
     position: str = ANYWHERE
-    # words the talk around the sentence must not use: a paraphrased question's content words stay out of
-    # its answer turns, so the measured lexical gap is the one the plan intends
+    # words the talk around the sentence must not use: a question's substitutes and other words of its own stay out
+    # of its evidence turns, so the measured distance is the one the plan drew (generator/lexicon.py)
+    avoid: frozenset[str] = frozenset()
+    about: str = ""  # the subject the talk around the sentence is about (empty: plain talk)
+    talk: tuple[str, ...] = ()  # the words of the sentence's topic, for that talk
+
+
+@dataclass(frozen=True)
+class Discussion:
+    """A block of turns in which several people discuss one aspect of a subject (generator/talk.py).
+
+    A queried discussion (``query`` set) is the gold of a topic or opinion question; a background one is talk about
+    the team's other business, never about a (subject, aspect) pair a question asks about."""
+
+    did: str
+    subject: str  # the subject's name as said after "the" ("the Harrow Logistics renewal")
+    said: str  # and as a noun phrase of its own ("Harrow Logistics", "the partner portal")
+    aspect: str
+    talk: tuple[str, ...]
+    agenda: str  # the agenda item it comes under
+    speakers: tuple[str, ...]  # who takes part, the opener first (empty: drawn when rendered)
+    turns: int
+    addressed: str = ""  # a participant's first name the talk must say once (the person an opinion question names)
+    query: str | None = None
     avoid: frozenset[str] = frozenset()
 
 
@@ -64,6 +91,10 @@ class MeetingPlan:
     bank_seed: int
     plants: tuple[Plant, ...]
     register: str = "default"
+    asr_wer: float = 0.0  # the ASR preset's word error rate; 0: off (generator/noise.py)
+    asr_entity_accuracy: float = 0.82
+    discussions: tuple[Discussion, ...] = ()  # queried ones; always rendered
+    background: tuple[Discussion, ...] = ()  # rendered while the meeting has words to fill, in this order
 
 
 @dataclass(frozen=True)
@@ -74,7 +105,7 @@ class QuerySpec:
     surface: str
     text: str
     grammar: str | None = None
-    pids: tuple[str, ...] = ()  # lookup: the fact's plant; multi_file: the components' plants
+    pids: tuple[str, ...] = ()  # lookup: the fact's plant or the discussion; multi_file: the components' plants
     series: str | None = None  # summarize
     answer: Answer | None = None
     target: TargetFact = field(default_factory=lambda: TargetFact())  # aggregation: what the validator looks for
@@ -130,15 +161,20 @@ def make_schedule(sessions: list[Session], meetings: int) -> Schedule:
 
 
 class Planting:
-    """What the planners share: every meeting's plants, the queries with their ids, and invented names."""
+    """What the planners share: every meeting's plants and discussions, the queries with their ids and each team's
+    subjects."""
 
-    def __init__(self, schedule: Schedule, org: Organisation, names: InventedNames) -> None:
+    def __init__(self, schedule: Schedule, org: Organisation,
+                 subjects: Mapping[str, tuple[Subject, ...]] | None = None) -> None:
         self.schedule = schedule
         self.org = org
-        self.names = names
         self.people = sorted(p for t in org.teams for p in t.members)
         self.plants: dict[str, list[Plant]] = {mid: [] for mid in schedule.ids}
+        self.discussions: dict[str, list[Discussion]] = {mid: [] for mid in schedule.ids}
+        self.background: dict[str, list[Discussion]] = {mid: [] for mid in schedule.ids}
         self.queries: list[QuerySpec] = []
+        self.subjects: Mapping[str, tuple[Subject, ...]] = subjects or {}
+        self.subject_values: dict[str, list[tuple[str, ...]]] = {}
 
     def next_query_id(self) -> str:
         return f"q{len(self.queries) + 1:05d}"
@@ -151,9 +187,13 @@ class Planting:
         return len(self.plants[mid])
 
     def value(self, kind: str, rng: random.Random) -> str:
-        """A fact's value of ``kind`` (a vendor is an invented name)."""
+        """A fact's value of ``kind``: a number, a date, a person, a city, a firm or a version."""
         if kind == "amount":
             return str(rng.randint(12, 980))
+        if kind == "small":
+            return str(rng.randint(2, 14))
+        if kind == "percent":
+            return str(rng.randint(3, 40))
         if kind == "date":
             return f"{MONTHS[rng.randrange(12)]} {rng.randint(1, 28)}"
         if kind == "person":
@@ -161,8 +201,22 @@ class Planting:
         if kind == "city":
             return self.org.cities[rng.randrange(len(self.org.cities))]
         if kind == "vendor":
-            return f"{self.names.new()} {rng.choice(('Labs', 'Systems', 'Partners', 'Group'))}"
+            return f"{rng.choice(VENDOR_WORDS)} {rng.choice(('Labs', 'Systems', 'Partners', 'Group'))}"
         return f"{rng.randint(1, 9)}.{rng.randint(0, 19)}"
+
+    def value_of(self, subject: str, kind: str, rng: random.Random) -> str:
+        """A value for a fact about ``subject`` that neither holds nor is held in another of its facts' values ("4"
+        and "4.2") and says no word of the subject (the Cardiff office's offsite is not in Cardiff), so the validator
+        can tell each fact of a subject by where subject and value are said together."""
+        said = self.subject_values.setdefault(subject, [])
+        named = set(tokens(subject))
+        for _ in range(200):
+            text = self.value(kind, rng)
+            v = tuple(tokens(text))
+            if named.isdisjoint(v) and not any(contains_tokens(v, w) or contains_tokens(w, v) for w in said):
+                said.append(v)
+                return text
+        raise TurnbenchError(f"no value of kind {kind} left for {subject}")
 
     def aggregation(self, rng: random.Random, rule: str, idx: int, answer: Answer, target: TargetFact,
                     **fmt: str) -> str:

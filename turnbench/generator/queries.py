@@ -1,7 +1,9 @@
 """Queries with their gold: turn indices come from where rendering actually put each planted sentence
 (its facts), never from the plan alone.
 
-A lookup's gold is its meeting's ``[setup, answer]`` span with the answer turn as evidence; a multi-file
+A lookup's gold is its meeting's ``[setup, answer]`` span with the answer turn as evidence, or (R9) the
+discussion block it asks about, with no single evidence turn (so is a summary request about one discussion); a
+multi-file
 query's gold is one turn per component, each in its own meeting; a summarize query's gold is every
 session of its series, whole; an aggregation query is scored on the answer the plan fixed.
 """
@@ -27,7 +29,12 @@ def build_queries(plan: Plan, facts: Iterable[LocatedFact], turn_counts: Mapping
     out: list[Query] = []
     for spec in plan.queries:
         located = by_query.get(spec.id, [])
-        if spec.cls == "lookup":
+        if spec.rule == "R9" or (spec.cls == "summarize" and spec.pids):
+            (block,) = [f for f in located if f["type"] == "discussion"]
+            mid = block["meeting"]
+            out.append(Query(spec.id, spec.cls, spec.rule, spec.surface, spec.text, "retrieval", (mid,),
+                             gold_turns={mid: ((block["turn"], block["last"]),)}))
+        elif spec.cls == "lookup":
             (setup,) = [f for f in located if f["type"] == "lookup_setup"]
             (answer,) = [f for f in located if f["type"] == "lookup_answer"]
             mid = answer["meeting"]

@@ -15,15 +15,17 @@ as covering that turn).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from typing import NamedTuple
 
 from turnbench import canonical
 from turnbench.corpus.records import Meeting, Turn
-from turnbench.generator import vocab
+from turnbench.generator import talk, vocab
 from turnbench.generator.contracts import MAX_PLANTED_TURN_WORDS, LocatedFact, tokens
-from turnbench.generator.planting import CLOSING, OPENING, MeetingPlan, Plant
+from turnbench.generator.noise import VOCALSOUND, Asr, disfluent, misrecognised
+from turnbench.generator.planting import CLOSING, OPENING, Discussion, MeetingPlan, Plant
 from turnbench.generator.register import REGISTERS, Register
 
 _SLOT = re.compile(r"\{([a-z])\}")
@@ -44,17 +46,29 @@ BANK_SHARE = 0.6
 BANK_SIZE = 150
 # How often a sentence that uses an avoided word is drawn again before the talk stops short instead.
 MAX_REDRAWS = 50
+# While a meeting has words to fill, this share of the blocks is one of its background discussions (until they run out).
+BACKGROUND_SHARE = 0.35
 
 
 class _Bulk:
-    """Filler sentences from the bulk lists, nouns leaning towards the meeting's agenda topics."""
+    """Filler sentences from the bulk lists, nouns leaning towards the meeting's agenda topics; free talk said as
+    the register says it (disfluencies) and, with the ASR preset, as a recogniser writes it."""
 
-    def __init__(self, rng: random.Random, topic_words: tuple[str, ...], bank: tuple[str, ...] = ()):
+    def __init__(self, rng: random.Random, topic_words: tuple[str, ...], bank: tuple[str, ...] = (),
+                 disfluency: float = 0.0, asr: Asr | None = None, markers: float = 0.0):
         self.rng = rng
         lists = dict(_SLOT_LISTS)
         lists["n"] = vocab.NOUNS + topic_words * 3
         self.lists = lists
         self.bank = bank
+        self.disfluency = disfluency
+        self.asr = asr
+        self.markers = markers
+
+    def free(self, text: str) -> str:
+        """A sentence of free talk as it is spoken (and recognised)."""
+        text = disfluent(text, self.rng, self.disfluency, self.markers)
+        return misrecognised(text, self.rng, self.asr) if self.asr is not None else text
 
     def _fill(self, template: tuple[tuple[str, ...], tuple[str, ...]]) -> str:
         literals, slots = template
@@ -75,13 +89,8 @@ class _Bulk:
         if self.bank and self.rng.random() < BANK_SHARE:
             text = self.rng.choice(self.bank)
             return text, text.count(" ") + 1
-        choice = self.rng.choice
-        text = self._fill(choice(_TEMPLATES))
-        if self.rng.random() < 0.12:
-            # a filler opens the sentence, so what follows loses its capital (but "I" keeps its own)
-            text = choice(vocab.FILLERS) + (text if text.startswith("I ") else text[0].lower() + text[1:])
-        else:
-            text = text[0].upper() + text[1:]
+        text = self._fill(self.rng.choice(_TEMPLATES))
+        text = self.free(text[0].upper() + text[1:])
         return text, text.count(" ") + 1
 
     def words(self, target: int, limit: int | None = None,
@@ -124,20 +133,119 @@ class _Spoken(NamedTuple):
 
 
 def _planted_turn(bulk: _Bulk, rng: random.Random, sentence: str, padding: int, *, before: bool = True,
-                  after: bool = True, avoid: frozenset[str] = frozenset()) -> tuple[str, int]:
-    """The sentence with up to ``padding`` words of talk before and after it, within the planted-turn limit."""
+                  after: bool = True, avoid: frozenset[str] = frozenset(), plant: Plant | None = None,
+                  voice: Register | None = None) -> tuple[str, int]:
+    """The sentence with talk before and after it, within the planted-turn limit: talk about the plant's subject and
+    topic when it has one (evidence in context), else up to ``padding`` words of bulk talk."""
     own = sentence.count(" ") + 1
     room = MAX_PLANTED_TURN_WORDS - own
-    pre, nb = bulk.words(rng.randint(0, padding), limit=room // 2, avoid=avoid) if before else ([], 0)
-    post, na = bulk.words(rng.randint(0, padding), limit=room - nb, avoid=avoid) if after else ([], 0)
-    return " ".join([*pre, sentence, *post]), own + nb + na
+    if plant is not None and plant.about and voice is not None:
+        lo, hi = voice.context_sentences
+        pre = _talk(bulk, rng, plant, rng.randint(lo, hi) if before else 0, avoid)
+        post = _talk(bulk, rng, plant, rng.randint(lo, hi) if after else 0, avoid)
+        while pre and sum(x.count(" ") + 1 for x in (*pre, *post)) > room:
+            pre.pop()
+        while post and sum(x.count(" ") + 1 for x in (*pre, *post)) > room:
+            post.pop()
+        text = " ".join([*pre, sentence, *post])
+        return text, text.count(" ") + 1
+    pre_b, nb = bulk.words(rng.randint(0, padding), limit=room // 2, avoid=avoid) if before else ([], 0)
+    post_b, na = bulk.words(rng.randint(0, padding), limit=room - nb, avoid=avoid) if after else ([], 0)
+    return " ".join([*pre_b, sentence, *post_b]), own + nb + na
+
+
+def _talk(bulk: _Bulk, rng: random.Random, plant: Plant, n: int, avoid: frozenset[str]) -> list[str]:
+    """``n`` sentences about the plant's subject and topic, as spoken."""
+    return [bulk.free(x) for x in talk.context(rng, plant.about, plant.talk, n, avoid)]
+
+
+def _lookup_block(mp: MeetingPlan, plant: Plant, bulk: _Bulk, rng: random.Random, voice: Register) -> list[_Draft]:
+    """A fact asked, talked around by others and stated: every turn about its subject and topic."""
+    setup, answer = plant.sentences
+    s_text, s_w = _planted_turn(bulk, rng, setup, voice.padding, after=rng.random() < 0.3, avoid=plant.avoid,
+                                plant=plant, voice=voice)
+    a_text, a_w = _planted_turn(bulk, rng, answer, voice.padding, before=rng.random() < 0.5, avoid=plant.avoid,
+                                plant=plant, voice=voice)
+    asker = mp.speakers[rng.randrange(len(mp.speakers))]
+    answerer = rng.choice([p for p in mp.speakers if p != asker])
+    block = [_Draft(s_text, s_w, "lookup_setup", asker, plant)]
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        said = _talk(bulk, rng, plant, rng.randint(1, 2), plant.avoid)
+        if said:
+            text = " ".join(said)
+            block.append(_Draft(text, text.count(" ") + 1, "context", None, None))
+    for _ in range(rng.choice(voice.answer_backchannels)):
+        block.append(_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None))
+    block.append(_Draft(a_text, a_w, "lookup_answer", answerer, plant))
+    return block
+
+
+def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.Random,
+                      voice: Register) -> list[_Draft]:
+    """Three or four people on one aspect of a subject: an opening that names it, opinions and questions to each
+    other, a close. A queried discussion's first and last turns carry it (facts.jsonl records the span)."""
+    people = d.speakers or tuple(rng.sample(mp.speakers, min(len(mp.speakers), rng.randint(3, 4))))
+    slots = {"X": f"{d.subject} {d.aspect}", "A": d.agenda, "S": d.said}
+    carried = None
+    if d.query is not None:
+        carried = Plant(d.did, "discussion", ("",), {"query": d.query, "subject": d.subject, "aspect": d.aspect,
+                                                      **({"person": d.addressed} if d.addressed else {})})
+    opening = talk.draw(talk.OPENINGS, rng, d.talk, d.avoid, **slots, p="") or f"Next, the {slots['X']}."
+    carried = dataclasses.replace(carried, sentences=(opening,)) if carried is not None else None
+    drafts: list[_Draft] = []
+    first = [opening, *_said(bulk, rng, talk.OPINIONS, d, slots, people, people[0], 0, 1)]
+    drafts.append(_Draft(" ".join(first), sum(x.count(" ") + 1 for x in first), "discussion", people[0], carried))
+    prev = people[0]
+    # the person an opinion question names is asked by first name once, and answers
+    ask_at = rng.randrange(1, max(2, d.turns - 2)) if d.addressed else -1
+    addressed = next((x for x in people if x.split(" ")[0] == d.addressed), None)
+    k = 1
+    while k < d.turns - 1:
+        if k == ask_at and addressed is not None:
+            asker = rng.choice([x for x in people if x != addressed and x != prev] or [x for x in people
+                                                                                     if x != addressed])
+            question = talk.draw(talk.ADDRESSING, rng, d.talk, d.avoid, **slots, p=d.addressed) or \
+                f"{d.addressed}, what do you think?"
+            drafts.append(_Draft(question, question.count(" ") + 1, "discussion", asker, None))
+            speaker = addressed
+        else:
+            speaker = rng.choice([x for x in people if x != prev])
+        lo, hi = voice.discussion_sentences
+        short = rng.random() < voice.discussion_reactions
+        said = _said(bulk, rng, talk.REACTIONS if short else talk.OPINIONS, d, slots, people, speaker,
+                     1 if short else lo, 1 if short else hi)
+        if said:
+            text = " ".join(said)
+            drafts.append(_Draft(text, text.count(" ") + 1, "discussion", speaker, None))
+            prev = speaker
+        if rng.random() < voice.backchannel_rate / 2:
+            drafts.append(_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel",
+                                 rng.choice([x for x in people if x != prev]), None))
+        k += 1
+    close = talk.draw(talk.CLOSINGS, rng, d.talk, d.avoid, **slots, p="") or f"Okay, that is the {slots['X']}."
+    closer = people[0] if people[0] != prev else people[1 % len(people)]
+    drafts.append(_Draft(close, close.count(" ") + 1, "discussion_end", closer, carried))
+    return drafts
+
+
+def _said(bulk: _Bulk, rng: random.Random, table: tuple[str, ...], d: Discussion, slots: dict[str, str],
+          people: tuple[str, ...], speaker: str, lo: int, hi: int) -> list[str]:
+    """A turn's sentences of a discussion, said by ``speaker`` (a {p} is someone else in it)."""
+    others = [x.split(" ")[0] for x in people if x != speaker and x.split(" ")[0] != d.addressed] or [""]
+    out = []
+    for _ in range(rng.randint(lo, hi)):
+        s = talk.draw(table, rng, d.talk, d.avoid, **slots, p=others[rng.randrange(len(others))])
+        if s is not None:
+            out.append(bulk.free(s))
+    return out
 
 
 def _bulk_block(bulk: _Bulk, rng: random.Random, voice: Register) -> _Draft:
     """One unplanted block: a backchannel, a fragment or a turn of talk, in the register's proportions."""
     r = rng.random()
     if r < voice.backchannel_rate:
-        return _Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None)
+        sound = rng.random() < voice.markers / 3
+        return _Draft(VOCALSOUND if sound else rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None)
     r -= voice.backchannel_rate
     if r < voice.fragment_rate:
         text, w = bulk.fragment()
@@ -157,12 +265,14 @@ def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[LocatedFact], dict[str,
     """The meeting's canonical JSON line, the facts it planted, and its turn and word counts."""
     rng = random.Random(mp.render_seed)
     voice = REGISTERS[mp.register]
+    asr = Asr(mp.asr_wer, mp.asr_entity_accuracy) if mp.asr_wer > 0 else None
     bank: tuple[str, ...] = ()
     if mp.bank_seed:
         # the series' recurring talk: identical sentences in every session that repeats the template
-        series_bulk = _Bulk(random.Random(mp.bank_seed), mp.topic_words)
+        series_bulk = _Bulk(random.Random(mp.bank_seed), mp.topic_words, disfluency=voice.disfluency,
+                            markers=voice.markers)
         bank = tuple(series_bulk.sentence()[0] for _ in range(BANK_SIZE))
-    bulk = _Bulk(rng, mp.topic_words, bank)
+    bulk = _Bulk(rng, mp.topic_words, bank, disfluency=voice.disfluency, asr=asr, markers=voice.markers)
     drafts, closing = _drafts(mp, rng, voice, bulk)
     turns = _speak(mp, drafts, closing, rng, bulk)
     out_turns, facts, duration = _timed(mp, turns, rng, voice)
@@ -182,24 +292,16 @@ def _drafts(mp: MeetingPlan, rng: random.Random, voice: Register, bulk: _Bulk
     """The meeting's turns before speakers and times, in order (opening first), and its closing turn if any. The
     draws from ``rng`` are the meeting's bytes: their order is fixed."""
     opener = mp.speakers[0]
-    # a block's turns stay together when blocks are shuffled (a lookup's setup, backchannels, answer)
+    # a block's turns stay together when blocks are shuffled (a lookup's setup, talk and answer; a discussion)
     blocks: list[list[_Draft]] = []
     opening: _Draft | None = None
     closing: _Draft | None = None
     used = 0
     for plant in mp.plants:
         if plant.type == "lookup":
-            setup, answer = plant.sentences
-            s_text, s_w = _planted_turn(bulk, rng, setup, voice.padding)
-            a_text, a_w = _planted_turn(bulk, rng, answer, voice.padding, avoid=plant.avoid)
-            asker = mp.speakers[rng.randrange(len(mp.speakers))]
-            answerer = rng.choice([p for p in mp.speakers if p != asker])
-            block = [_Draft(s_text, s_w, "lookup_setup", asker, plant)]
-            for _ in range(rng.choice(voice.answer_backchannels)):
-                block.append(_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None))
-            block.append(_Draft(a_text, a_w, "lookup_answer", answerer, plant))
+            block = _lookup_block(mp, plant, bulk, rng, voice)
             blocks.append(block)
-            used += s_w + a_w
+            used += sum(d.words for d in block)
         elif plant.position == OPENING:
             text, w = _planted_turn(bulk, rng, plant.sentences[0], 30, before=False)
             opening = _Draft(text, w, plant.type, opener, plant)
@@ -209,18 +311,27 @@ def _drafts(mp: MeetingPlan, rng: random.Random, voice: Register, bulk: _Bulk
             closing = _Draft(text, w, plant.type, opener, plant)
             used += w
         else:
-            text, w = _planted_turn(bulk, rng, plant.sentences[0], voice.padding, avoid=plant.avoid)
+            text, w = _planted_turn(bulk, rng, plant.sentences[0], voice.padding, avoid=plant.avoid, plant=plant,
+                                    voice=voice)
             blocks.append([_Draft(text, w, plant.type, None, plant)])
             used += w
+    for d in mp.discussions:
+        block = _discussion_block(mp, d, bulk, rng, voice)
+        blocks.append(block)
+        used += sum(x.words for x in block)
     n_mono = max(1, mp.words // voice.words_per_monologue) if voice.words_per_monologue and mp.words >= 800 else 0
     for _ in range(n_mono):
         sentences, w = bulk.words(rng.randint(410, 560))
         blocks.append([_Draft(" ".join(sentences), w, "monologue", None, None)])
         used += w
+    background = list(mp.background)
     while used < mp.words:
-        draft = _bulk_block(bulk, rng, voice)
-        blocks.append([draft])
-        used += 1 if draft.role == "backchannel" else draft.words
+        if background and rng.random() < BACKGROUND_SHARE:
+            block = _discussion_block(mp, background.pop(0), bulk, rng, voice)
+        else:
+            block = [_bulk_block(bulk, rng, voice)]
+        blocks.append(block)
+        used += sum(1 if x.role == "backchannel" else x.words for x in block)
     rng.shuffle(blocks)
     if opening is None:
         sentences, w = bulk.words(rng.randint(12, 40))
@@ -289,7 +400,11 @@ def _timed(mp: MeetingPlan, turns: list[_Spoken], rng: random.Random,
         cursor = max(cursor, end)
         prev_start = start
         out_turns.append(Turn(index, speaker, start / 100, end / 100, text))
-        if carried is not None:
+        if carried is not None and role == "discussion_end":
+            # a discussion's fact was written at its first turn; its last turn closes the span
+            (opened,) = [f for f in facts if f.get("type") == "discussion" and f.get("query") == carried.fact["query"]]
+            opened["last"] = index
+        elif carried is not None:
             ptype = role if carried.type == "lookup" else carried.type
             sentence = carried.sentences[1] if role == "lookup_answer" else carried.sentences[0]
             facts.append({"type": ptype, "meeting": mp.id, "turn": index, "speaker": speaker,

@@ -17,7 +17,16 @@ from typing import Any, NamedTuple, cast
 from turnbench.corpus.checks import CorpusScan, scan_corpus
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting, Query
-from turnbench.generator.contracts import LocatedFact, TargetFact, series_name, series_of_title, tokens, word_count
+from turnbench.generator.contracts import (
+    LocatedFact,
+    TargetFact,
+    contains_tokens,
+    content_words,
+    series_name,
+    series_of_title,
+    tokens,
+    word_count,
+)
 
 TurnKey = tuple[str, int]  # (meeting id, turn index)
 Phrase = tuple[str, ...]  # a phrase's tokens
@@ -52,9 +61,11 @@ class SyntheticScan:
     phrase_hits: Mapping[Phrase, tuple[Hit, ...]]  # every marker and near-miss phrase, in sorted order
     boundary_hits: tuple[str, ...]  # turns that end with a phrase's beginning or start with its end
     deferral_hits: Mapping[str, tuple[Hit, ...]]  # lowercased R5 item -> its deferrals
-    subject_hits: Mapping[str, tuple[TurnKey, ...]]  # lowercased subject -> turns naming it
-    subject_texts: Mapping[TurnKey, str]  # the text of every turn that names a subject
+    fact_hits: Mapping[tuple[Phrase, Phrase], tuple[TurnKey, ...]]  # (subject, value) -> turns saying both
+    topic_hits: Mapping[Phrase, tuple[TurnKey, ...]]  # a discussion's "{subject} {aspect}" -> turns saying it
     series_hits: Mapping[Phrase, tuple[TurnKey, ...]]  # every series' full name -> turns that say it
+    words: Mapping[TurnKey, frozenset[str]]  # the content words of every turn a turn-level query takes as evidence
+    series_meta: Mapping[str, tuple[str, str]]  # meeting id -> (team, kind) its meta records
 
     @property
     def queries(self) -> tuple[Query, ...]:
@@ -64,9 +75,10 @@ class SyntheticScan:
         return {q.id: q for q in self.queries}
 
     def series_of_meeting(self, meeting_id: str) -> tuple[str, str] | None:
-        """The (team, kind) the meeting's title names; None for a meeting that is not a session."""
+        """The (team, kind) of a session: what its title names, or, where titles are opaque (recordings named like
+        files), what the generator recorded in its ``meta``; None for a meeting that is not a session."""
         info = self.corpus.meetings.get(meeting_id)
-        return series_of_title(info.title if info is not None else "")
+        return series_of_title(info.title if info is not None else "") or self.series_meta.get(meeting_id)
 
     def targets_of(self, rule: str | None = None) -> list[TargetFact]:
         return [f for f in self.targets if rule is None or f.get("rule") == rule]
@@ -79,6 +91,9 @@ class SyntheticScan:
 
     def phrase_hits_of(self, phrase: str) -> tuple[Hit, ...]:
         return self.phrase_hits.get(tuple(tokens(phrase)), ())
+
+    def fact_hits_of(self, subject: str, value: str) -> tuple[TurnKey, ...]:
+        return self.fact_hits.get((tuple(tokens(subject)), tuple(tokens(value))), ())
 
 
 class _TextScanner:
@@ -104,15 +119,35 @@ class _TextScanner:
         # longest first, so an item that extends another is matched whole
         alternatives = "|".join(re.escape(i) for i in sorted(items, key=len, reverse=True))
         self.item_re = re.compile(r"\bdefer the (" + alternatives + r")\b", re.IGNORECASE) if items else None
-        subject_types = ("lookup_setup", "lookup_answer", "lookup_echo", "component", "component_echo")
-        self.subjects = {f["subject"].lower() for f in located if f.get("type") in subject_types and "subject" in f}
+        # a fact is stated where its subject and its value are said in one turn
+        self.facts: dict[str, list[tuple[Phrase, Phrase]]] = {}  # value's first token -> (subject, value)
+        for lf in located:
+            if lf.get("type") in ("lookup_answer", "component") and "subject" in lf and "value" in lf:
+                pair = (tuple(tokens(lf["subject"])), tuple(tokens(lf["value"])))
+                if pair[0] and pair[1]:
+                    self.facts.setdefault(pair[1][0], []).append(pair)
+        topics = {tuple(tokens(f"{lf['subject']} {lf['aspect']}")) for lf in located
+                  if lf.get("type") == "discussion" and "subject" in lf and "aspect" in lf}
+        topics.discard(())
+        self.topic_by_first: dict[str, list[Phrase]] = {}
+        for t in sorted(topics):
+            self.topic_by_first.setdefault(t[0], []).append(t)
         self.needed: set[TurnKey] = set()
+        self.evidence: set[TurnKey] = set()
         for lf in located:
             if isinstance(lf.get("turn"), int):
                 self.needed.add((lf["meeting"], lf["turn"]))
+            if lf.get("type") == "discussion" and isinstance(lf.get("turn"), int) and isinstance(lf.get("last"), int):
+                self.needed.update((lf["meeting"], t) for t in range(lf["turn"], lf["last"] + 1))
         for q in queries:
             for mid, ts in q.answer_turns.items():
                 self.needed.update((mid, t) for t in ts)
+            if q.gold_level == "turn" and q.scored_on == "retrieval":
+                if any(q.answer_turns.values()):
+                    self.evidence.update((mid, t) for mid, ts in q.answer_turns.items() for t in ts)
+                else:
+                    self.evidence.update((mid, t) for mid, rs in q.gold_turns.items() for a, b in rs
+                                         for t in range(a, b + 1))
         names = {series_name(f["team"], f["kind"]) for f in located if f.get("type") == "series_mention"}
         names.discard(())
         self.series_by_first: dict[str, list[Phrase]] = {}
@@ -125,10 +160,14 @@ class _TextScanner:
         self.phrase_hits: dict[Phrase, list[Hit]] = {p: [] for p in sorted(phrases)}
         self.boundary_hits: list[str] = []
         self.deferral_hits: dict[str, list[Hit]] = {i: [] for i in items}
-        self.subject_hits: dict[str, list[TurnKey]] = {s: [] for s in sorted(self.subjects)}
-        self.subject_texts: dict[TurnKey, str] = {}
+        self.fact_hits: dict[tuple[Phrase, Phrase], list[TurnKey]] = {p: [] for ps in self.facts.values() for p in ps}
+        self.topic_hits: dict[Phrase, list[TurnKey]] = {t: [] for t in sorted(topics)}
+        self.words: dict[TurnKey, frozenset[str]] = {}
+        self.series_meta: dict[str, tuple[str, str]] = {}
 
     def add(self, m: Meeting) -> None:
+        if "team" in m.meta and "kind" in m.meta:
+            self.series_meta[m.id] = (str(m.meta["team"]), str(m.meta["kind"]))
         spoke = self.spoke.setdefault(m.id, set())
         self.invited[m.id] = frozenset(m.attendees)
         for t in m.turns:
@@ -136,7 +175,9 @@ class _TextScanner:
             key = (m.id, t.index)
             if key in self.needed:
                 self.turns[key] = SpokenTurn(t.speaker, t.text)
-            if not (self.by_first or self.item_re or self.subjects or self.series_by_first):
+            if key in self.evidence:
+                self.words[key] = content_words(t.text)
+            if not (self.by_first or self.item_re or self.facts or self.topic_by_first or self.series_by_first):
                 continue
             toks = tokens(t.text)
             if self.series_by_first:
@@ -150,12 +191,16 @@ class _TextScanner:
             if self.item_re is not None and "defer" in t.text.lower():
                 for hit in self.item_re.finditer(t.text):
                     self.deferral_hits[hit.group(1).lower()].append(Hit(m.id, t.index, n_words))
-            if self.subjects:
-                named = self.subjects.intersection(toks)
-                for s in named:
-                    self.subject_hits[s].append(key)
-                if named:
-                    self.subject_texts[key] = t.text
+            if self.facts:
+                for first in set(toks) & self.facts.keys():
+                    for subject, value in self.facts[first]:
+                        if contains_tokens(toks, value) and contains_tokens(toks, subject):
+                            self.fact_hits[(subject, value)].append(key)
+            if self.topic_by_first:
+                said = {p for i, tok in enumerate(toks) for p in self.topic_by_first.get(tok, ())
+                        if tuple(toks[i:i + len(p)]) == p}
+                for p in sorted(said):
+                    self.topic_hits[p].append(key)
 
     def _phrases(self, mid: str, index: int, toks: list[str], n_words: int) -> None:
         for i, tok in enumerate(toks):
@@ -178,8 +223,10 @@ class _TextScanner:
             spoke={m: frozenset(s) for m, s in self.spoke.items()}, invited=self.invited, turns=self.turns,
             phrase_hits={p: tuple(h) for p, h in self.phrase_hits.items()}, boundary_hits=tuple(self.boundary_hits),
             deferral_hits={i: tuple(h) for i, h in self.deferral_hits.items()},
-            subject_hits={s: tuple(h) for s, h in self.subject_hits.items()}, subject_texts=self.subject_texts,
-            series_hits={n: tuple(h) for n, h in self.series_hits.items()})
+            fact_hits={p: tuple(h) for p, h in self.fact_hits.items()},
+            topic_hits={p: tuple(h) for p, h in self.topic_hits.items()},
+            series_hits={n: tuple(h) for n, h in self.series_hits.items()}, words=self.words,
+            series_meta=self.series_meta)
 
 
 def split_facts(facts: list[Mapping[str, Any]]) -> tuple[tuple[TargetFact, ...], tuple[LocatedFact, ...]]:

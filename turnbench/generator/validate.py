@@ -30,9 +30,12 @@ from turnbench.generator import PRODUCER_NAME
 from turnbench.generator.checks import SYNTHETIC
 from turnbench.generator.scan import scan_synthetic
 
-__all__ = ["CHECK_NAMES", "CheckResult", "failures", "is_synthetic", "validate_corpus"]
+__all__ = ["CHECK_NAMES", "ENCODER_CHECKS", "CheckResult", "failures", "is_synthetic", "validate_corpus"]
 
-CHECK_NAMES = tuple(check_name(c) for c in GENERIC) + tuple(check_name(c) for c in SYNTHETIC)
+# Checks that run an encoder, so they live with the engines (turnbench.engines.surfaces) and `turnbench validate`
+# adds them to these results: validate_corpus itself never loads a model.
+ENCODER_CHECKS = ("surface_cosine",)
+CHECK_NAMES = tuple(check_name(c) for c in GENERIC) + tuple(check_name(c) for c in SYNTHETIC) + ENCODER_CHECKS
 NOT_SYNTHETIC = "not a turnbench.generator corpus with facts.jsonl"
 
 

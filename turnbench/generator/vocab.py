@@ -57,6 +57,12 @@ AGENDA_TOPICS = (
     ("warehouse operations", ("pallet", "dock", "shipment", "carrier", "picking", "forklift")),
 )
 
+# Cities: where sites are and offsites and pilots happen. Real one-word names, so tokenisers agree on them.
+CITIES = ("Leeds", "Denver", "Lyon", "Austin", "Porto", "Dublin", "Oslo", "Boston", "Seattle", "Glasgow", "Bristol",
+          "Toronto", "Madrid", "Vienna", "Prague", "Munich", "Zurich", "Helsinki", "Lisbon", "Phoenix", "Atlanta",
+          "Chicago", "Portland", "Detroit", "Dallas", "Houston", "Montreal", "Ottawa", "Calgary", "Sydney",
+          "Melbourne", "Auckland", "Singapore", "Seoul", "Osaka", "Nairobi", "Cardiff", "Belfast", "Milan", "Turin")
+
 # -- bulk text ---------------------------------------------------------------------------------
 
 # Names of internal systems. They are ordinary bulk nouns, and a paraphrased question describes its subject

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from turnbench.harness import ties
-from turnbench.harness.agreement import Cell
+from turnbench.harness.agreement import INERT_MEAN, LEVEL, RESAMPLES, Cell
 from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
 from turnbench.harness.compare import ALPHA, BETTER, REPORT_ONLY, SAME, WORSE, Comparison, Row
 from turnbench.harness.rows import ALL
@@ -274,19 +274,25 @@ def render_answers_md(results: Sequence[AnswerResults]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_agreement_md(cells: Sequence[Cell]) -> str:
+def render_agreement_md(cells: Sequence[Cell], *, unit: str = "queries", resamples: int = RESAMPLES) -> str:
     corpora = sorted(cells[0].orders) if cells else []
     lines = ["# Agreement: do the corpora rank the arms alike?", "",
              f"corpora: {' and '.join(f'`{c}`' for c in corpora)} · arms on both: "
-             f"{', '.join(cells[0].arms) if cells else 'none'} · Kendall's tau-b over the arms both corpora have; "
-             "undefined (—) when a corpus ties every pair", ""]
+             f"{', '.join(cells[0].arms) if cells else 'none'}", "",
+             f"tau-b: Kendall's tau-b over the arms that are not inert (mean ≤ {INERT_MEAN} on both corpora, listed "
+             f"apart; `all arms`: with them), undefined (—) when a corpus ties every pair; interval: {LEVEL:.0%} "
+             f"percentile bootstrap, {resamples} resamples of each corpus's {unit}. In an order, `=` is an exact tie, "
+             "`≈` a difference the corpus cannot tell from zero (its paired bootstrap interval holds zero), `>` one it "
+             "can. A swap is a pair told apart on both corpora, in opposite directions; unresolved: told apart on one "
+             "only.", ""]
     rows = []
     for c in cells:
-        orders = [" > ".join(f"{arm} {fmt4(v)}" for arm, v in c.orders[k]) for k in corpora]
+        interval = DASH if c.interval is None else f"[{c.interval[0]:.2f}, {c.interval[1]:.2f}]"
         swaps = "; ".join(f"{x} ↔ {y}" for x, y in c.swaps) or "none"
-        rows.append([c.cls, c.measure, fmt4(c.tau_b), *orders, swaps])
-    lines += table(["class", "measure", "tau-b", *(f"order on {k}" for k in corpora), "pairs that swap"],
-                            rows, "llr")
+        rows.append([c.cls, c.measure, fmt4(c.tau_b), interval, fmt4(c.tau_b_all), str(len(c.swaps)),
+                     str(c.unresolved), ", ".join(c.inert) or "none", *(c.orders[k].text() for k in corpora), swaps])
+    lines += table(["class", "measure", "tau-b", "interval", "all arms", "swaps", "unresolved", "inert",
+                    *(f"order on {k}" for k in corpora), "pairs that swap"], rows, "llrlrrrl")
     return "\n".join(lines) + "\n"
 
 

@@ -7,7 +7,8 @@ import pytest
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.generate import generate
 
-SMALL = GeneratorConfig(seed=11, meetings=40, words_per_meeting=600)
+# series titles, so every aggregation rule is asked (R6 reads titles); the default, opaque titles, has its own tests
+SMALL = GeneratorConfig(seed=11, meetings=40, words_per_meeting=600, titles="series")
 
 
 @pytest.fixture(scope="session")

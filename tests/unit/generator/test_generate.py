@@ -83,7 +83,8 @@ def test_manifest_records_producer_licence_and_config(tmp_path):
     assert m["producer"] == {
         "name": "turnbench.generator", "version": f"{__version__}+g{GENERATOR_VERSION}", "seed": 3,
         "config": {"seed": 3, "meetings": 30, "words_per_meeting": 700, "near_duplicate_rate": 0.25,
-                   "start_date": "2026-01-05", "span_days": 182, "register": "default"},
+                   "start_date": "2026-01-05", "span_days": 182, "register": "default", "titles": "opaque",
+                   "asr_wer": 0.0, "asr_entity_accuracy": 0.82},
         "libraries": {"faker": faker.VERSION},
     }
     assert sorted(m["files"]) == ["facts.jsonl", "meetings/part-0000.jsonl", "queries.jsonl"]
@@ -153,15 +154,17 @@ def test_from_manifest_refuses_version_drift_naming_both_versions(tmp_path):
     assert not (tmp_path / "r").exists()
 
 
-def test_a_manifest_of_the_previous_generator_is_refused_as_version_drift(tmp_path):
-    # the default corpus's manifest as generator 1 recorded it, before self-overlap, mentions and paraphrases
-    old = REPO / "tests" / "fixtures" / "manifests" / "default-g1.manifest.json"
+@pytest.mark.parametrize("generation", [1, 2])
+def test_a_manifest_of_a_previous_generator_is_refused_as_version_drift(tmp_path, generation):
+    # the default corpus's manifest as generator 1 recorded it (before self-overlap, mentions and paraphrases) and
+    # as generator 2 did (invented subjects, paraphrases across turns, series titles): corpus v3 is other bytes
+    old = REPO / "tests" / "fixtures" / "manifests" / f"default-g{generation}.manifest.json"
     from turnbench.generator import generator_version
 
     result = run("generate", "--from-manifest", old, "--out", tmp_path / "r")
     assert result.exit_code == 3
     assert result.output.strip().splitlines() == [
-        f"turnbench: VersionDrift: {old}: generator recorded 0.1.0+g1, installed {generator_version()}; "
+        f"turnbench: VersionDrift: {old}: generator recorded 0.1.0+g{generation}, installed {generator_version()}; "
         "pass --allow-version-drift to regenerate anyway"]
     assert not (tmp_path / "r").exists()
 

@@ -100,11 +100,16 @@ def test_rank_figures_per_query_are_the_hand_derived_ones():
 
 def _row(n, r1, r10, med, nd_count, nd_share, unmatched, share, c_r1, c_r10, c_share, overlap):
     zero, one, median = overlap
+    # every query here has one word, so its share is 0 or 1: deciles by nearest rank over the sorted shares
+    shares = [0.0] * zero + [1.0] * one
+    deciles = [shares[round(k / 10 * (len(shares) - 1))] for k in range(11)]
     return {"n": n, "recall_at_1": r1, "recall_at_10": r10, "median_first_gold_rank": med,
             "near_dup_mean_count": nd_count, "near_dup_mean_share": nd_share, "gold_unmatched": unmatched,
             "gold_share_at_r": share, "content_recall_at_1": c_r1, "content_recall_at_10": c_r10,
             "content_gold_share_at_r": c_share,
-            "overlap": {"n": zero + one, "0": zero, "1": one, "2": 0, "3+": 0, "median": median}}
+            "overlap": {"n": zero + one, "0": zero, "1": one, "2": 0, "3+": 0, "median": median,
+                        "share_mean": round(one / (zero + one), 6), "share_deciles": deciles,
+                        "share_zero": round(zero / (zero + one), 6)}}
 
 
 def test_summary_rows_exact(corpus_dir: Path):

@@ -39,13 +39,12 @@ def test_gold_follows_the_facts_for_every_class():
             assert q.answer_turns == {f["meeting"]: (f["turn"],)}
         elif f["type"] == "component":
             assert q.gold_turns[f["meeting"]] == ((f["turn"], f["turn"]),)
-        elif f["type"] == "alias":
-            # a paraphrase's alias sits in a gold meeting, outside the gold turns
-            assert q.surface == "paraphrase" and f["meeting"] in q.gold_meetings
-            assert all(not a <= f["turn"] <= b for a, b in q.gold_turns[f["meeting"]])
+        elif f["type"] == "discussion":
+            # a discussion question's gold is its block, first turn to last
+            assert q.gold_turns == {f["meeting"]: ((f["turn"], f["last"]),)} and q.answer_turns == {}
     for spec in plan.queries:
         q = queries[spec.id]
-        if spec.cls == "summarize":
+        if spec.cls == "summarize" and spec.series is not None:
             series = [m.id for m in plan.meetings if m.series == spec.series]
             assert q.gold_meetings == tuple(series) and q.gold_level == "meeting"
             assert all(q.gold_turns[m] == ((0, turns[m] - 1),) for m in series)

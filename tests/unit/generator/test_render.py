@@ -43,7 +43,7 @@ def test_every_planned_speaker_speaks_even_in_a_tiny_meeting():
 
     mp = build_plan(GeneratorConfig(seed=2, meetings=20, words_per_meeting=300)).meetings[0]
     crowd = tuple(f"Person {c}" for c in "ABCDEFGHIJKL")
-    tiny = dataclasses.replace(mp, speakers=crowd, words=40, plants=())
+    tiny = dataclasses.replace(mp, speakers=crowd, words=40, plants=(), discussions=(), background=())
     m = json.loads(render_meeting(tiny)[0])
     assert set(m["speakers"]) == set(crowd)
 

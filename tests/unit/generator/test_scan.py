@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tests.unit.generator.helpers import facts, read_lines
 from turnbench.corpus.format import open_corpus
+from turnbench.generator.contracts import tokens
 from turnbench.generator.scan import Hit, scan_synthetic, split_facts
 
 
@@ -34,9 +35,11 @@ def test_phrases_found_across_every_turn_count_each_occurrence_once_per_turn(gen
     scan = scan_synthetic(open_corpus(generated))
     for hits in scan.phrase_hits.values():
         assert all(isinstance(h, Hit) and h.words <= 150 for h in hits)
-    for subject, where in scan.subject_hits.items():
-        assert subject == subject.lower() and len(set(where)) == len(where)
-        assert all(subject in scan.subject_texts[key].lower() for key in where)
+    stated = scan.located_of("lookup_answer", "component")
+    assert stated and len(scan.fact_hits) == len(stated)
+    for f in stated:  # subject and value together: in the fact's own turn, found once
+        assert scan.fact_hits_of(f["subject"], f["value"]) == ((f["meeting"], f["turn"]),)
+        assert scan.fact_hits[(tuple(tokens(f["subject"])), tuple(tokens(f["value"])))]
     assert scan.phrase_hits_of("no such phrase") == ()
 
 
