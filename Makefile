@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop bench-docker stack stack-down bench-stack corpus regen-check bench-generator bench-answers baseline-answers-none verify-answers-none bench-load bench-run bench-scale bench-harness bench gate baseline baselines verify bench-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot bench-report bench-seeds bench-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-run perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -68,8 +68,8 @@ docker-engine:
 docker-engine-stop:
 	.ci/docker-engine.sh stop
 
-## bench-docker: image build cold and warm, container start to healthy per service, `make bench` on docker beside embedded (stage split)
-bench-docker: corpus jars
+## perf-docker: image build cold and warm, container start to healthy per service, `make bench` on docker beside embedded (stage split)
+perf-docker: corpus jars
 	$(PY) -m benchmarks.docker --corpus $(DEFAULT_CORPUS)
 
 ## stack: start the stack in the background and record it (PROVIDER=auto|embedded|docker; auto picks and says why)
@@ -81,8 +81,8 @@ stack: setup
 stack-down: setup
 	$(TURNBENCH) stack down
 
-## bench-stack: median of 3 `stack up` to healthy (jars cached) with the OpenSearch/PostgreSQL split, and `stack down`
-bench-stack: jars
+## perf-stack: median of 3 `stack up` to healthy (jars cached) with the OpenSearch/PostgreSQL split, and `stack down`
+perf-stack: jars
 	$(PY) -m benchmarks.stack
 
 ## corpus: regenerate the default corpus into $(DEFAULT_CORPUS) from fixtures/default.manifest.json (skipped when it already validates its hashes)
@@ -101,13 +101,13 @@ regen-check: setup
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/default" --workers 2 && \
 	cmp fixtures/default.manifest.json "$$tmp/default/manifest.json" && echo "default corpus: manifest byte-identical"
 
-## bench-generator: wall time, words/s and peak RSS for 200 and 2,000 meetings, and the 2-worker/1-worker ratio
-bench-generator: setup
+## perf-generator: wall time, words/s and peak RSS for 200 and 2,000 meetings, and the 2-worker/1-worker ratio
+perf-generator: setup
 	$(PY) -m benchmarks.generator
 
 # -- answer engine --
-## bench-answers: every aggregation query of the default corpus answered on the embedded stack (target <= 5 s)
-bench-answers: corpus jars
+## perf-answers: every aggregation query of the default corpus answered on the embedded stack (target <= 5 s)
+perf-answers: corpus jars
 	$(PY) -m benchmarks.answers --corpus $(DEFAULT_CORPUS)
 
 ## baseline-answers-none: rewrite baselines/answers-none: the none answerer (the floor) on the regenerated default corpus; no stack
@@ -128,12 +128,12 @@ verify-answers-none: setup
 	done; exit $$status
 
 # -- load and retrieval arms --
-## bench-load: load the default corpus into a fresh embedded stack; time split, passages/s, queries/s at depth 100, peak RSS
-bench-load: corpus jars
+## perf-load: load the default corpus into a fresh embedded stack; time split, passages/s, queries/s at depth 100, peak RSS
+perf-load: corpus jars
 	$(PY) -m benchmarks.load --corpus $(DEFAULT_CORPUS)
 
-## bench-dense: encoding passages/s; load with vectors, index size, JVM heap and dense-exact / dense-hnsw queries/s on the default corpus; size and heap for 2,000 meetings; `make bench ARM=hybrid-rrf` end to end with a warm cache
-bench-dense: corpus jars
+## perf-dense: encoding passages/s; load with vectors, index size, JVM heap and dense-exact / dense-hnsw queries/s on the default corpus; size and heap for 2,000 meetings; `make bench ARM=hybrid-rrf` end to end with a warm cache
+perf-dense: corpus jars
 	$(PY) -m benchmarks.dense --corpus $(DEFAULT_CORPUS)
 
 ## perf-encoders: passages/s of each encoder (minilm-l6-v2-int8, bge-small-en-v15-int8) against a bare onnxruntime loop on the same model and token ids, on a sample of the default corpus; for bge-small, what batching would cost in changed vectors
@@ -144,31 +144,31 @@ perf-encoders: corpus
 faults: setup
 	$(PY) -m benchmarks.faults $(if $(PYTHON),--python $(PYTHON),)
 
-## bench-scale: generate and bench SCALE meetings (default 200,2000; 200,2000,20000 for the full run, ~10 min more) end to end; stage seconds, peak Python RSS, index store, growth exponents and a 200,000-meeting projection; CLUSTER=1 adds 3 nodes x 3 shards beside 1 x 1
+## perf-scale: generate and bench SCALE meetings (default 200,2000; 200,2000,20000 for the full run, ~10 min more) end to end; stage seconds, peak Python RSS, index store, growth exponents and a 200,000-meeting projection; CLUSTER=1 adds 3 nodes x 3 shards beside 1 x 1
 SCALE ?= 200,2000
-bench-scale: corpus jars
+perf-scale: corpus jars
 	$(PY) -m benchmarks.scale --meetings $(SCALE) $(if $(CLUSTER),--cluster,)
 
-## bench-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split, and `turnbench score` start to exit against a bare pytrec_eval process (target <= 2x)
-bench-harness: setup
+## perf-harness: judge and score 10,000 queries x 100 ranked passages (target <= 5 s); prints the stage split, and `turnbench score` start to exit against a bare pytrec_eval process (target <= 2x)
+perf-harness: setup
 	$(PY) -m benchmarks.harness
 
-## bench-run: `run` against a bare _msearch loop sending the same bodies, at concurrency 1, 2 and 4 (target: >= 0.8x at 2), on $(DEFAULT_CORPUS); the same run at every concurrency
-bench-run: corpus jars
+## perf-run: `run` against a bare _msearch loop sending the same bodies, at concurrency 1, 2 and 4 (target: >= 0.8x at 2), on $(DEFAULT_CORPUS); the same run at every concurrency
+perf-run: corpus jars
 	$(PY) -m benchmarks.run --corpus $(DEFAULT_CORPUS)
 
-## bench-report: time `report` (target <= 3 s) and `compare` (target <= 2 s) for $(RESULTS)/bm25-title vs baselines/$(CONTROL) on the default corpus (benches bm25-title first when missing)
-bench-report: corpus
+## perf-report: time `report` (target <= 3 s) and `compare` (target <= 2 s) for $(RESULTS)/bm25-title vs baselines/$(CONTROL) on the default corpus (benches bm25-title first when missing)
+perf-report: corpus
 	@test -f $(RESULTS)/bm25-title/metrics.json || $(MAKE) bench ARM=bm25-title
 	$(PY) -m benchmarks.report --baseline baselines/$(CONTROL) --candidate $(RESULTS)/bm25-title --corpus $(DEFAULT_CORPUS)
 
-## bench-seeds: a 3-seed bench against a one-seed bench, fresh corpora and stack each (target: within 3.5x)
-bench-seeds: jars
+## perf-seeds: a 3-seed bench against a one-seed bench, fresh corpora and stack each (target: within 3.5x)
+perf-seeds: jars
 	$(PY) -m benchmarks.seeds
 
 AA_SEEDS ?= 11,12,13
-## bench-false-alarms: the gate's A/A false-alarm rate before and after Holm: label-swapped bm25 / bm25-title on AA_SEEDS (20 swaps each)
-bench-false-alarms: jars
+## perf-false-alarms: the gate's A/A false-alarm rate before and after Holm: label-swapped bm25 / bm25-title on AA_SEEDS (20 swaps each)
+perf-false-alarms: jars
 	@test -d $(RESULTS)/aa/bm25-title || $(TURNBENCH) bench --seeds $(AA_SEEDS) --corpora $(CORPORA) --arm bm25 \
 	  --arm bm25-title --out $(RESULTS)/aa --provider $(VERIFY_PROVIDER) >/dev/null
 	$(PY) -m benchmarks.false_alarms --arm-a $(RESULTS)/aa/bm25 --arm-b $(RESULTS)/aa/bm25-title

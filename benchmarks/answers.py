@@ -1,6 +1,6 @@
 """Benchmark: every aggregation query of the default corpus answered on the embedded stack (target ≤ 5 s).
 
-``make bench-answers`` / ``python -m benchmarks.answers``. Uses the default corpus (``make corpus``
+``make perf-answers`` / ``python -m benchmarks.answers``. Uses the default corpus (``make corpus``
 regenerates it from its recorded manifest), loads it into a fresh embedded stack — or the current one with
 ``--current`` —
 then times ``answer_queries`` end to end (connect, the corpus check, parsing, every mechanism) over

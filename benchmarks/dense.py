@@ -1,4 +1,4 @@
-"""Benchmark the dense and hybrid arms: ``make bench-dense`` / ``python -m benchmarks.dense``.
+"""Benchmark the dense and hybrid arms: ``make perf-dense`` / ``python -m benchmarks.dense``.
 
 Prints, each against its target where the issue sets one:
 

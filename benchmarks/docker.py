@@ -1,4 +1,4 @@
-"""`make bench-docker`: the Docker path's figures, each against its target.
+"""`make perf-docker`: the Docker path's figures, each against its target.
 
 1. Image builds (compose/images/build.sh): cold — a fresh rootfs, fresh downloads and no layer cache, under a
    throwaway tag prefix that is removed afterwards — and warm (`make images` again: every layer reused).
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold image build (several minutes)")
     args = ap.parse_args(argv)
     if shutil.which("docker") is None or subprocess.run(["docker", "version"], capture_output=True).returncode:
-        raise SystemExit("bench-docker: no Docker engine answers (DOCKER_HOST)")
+        raise SystemExit("perf-docker: no Docker engine answers (DOCKER_HOST)")
     if not (Path(args.corpus) / "manifest.json").is_file():
         raise SystemExit(f"{args.corpus}: no corpus there; `make corpus` regenerates the default one")
     builds(args.skip_cold)

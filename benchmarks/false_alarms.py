@@ -1,4 +1,4 @@
-"""The gate's false-alarm rate on A/A pairs, before and after Holm's correction. ``make bench-false-alarms``.
+"""The gate's false-alarm rate on A/A pairs, before and after Holm's correction. ``make perf-false-alarms``.
 
 How the pairs are made: equivalent arms by label swapping. Take two real arms' results on the same corpus (bm25
 and bm25-title, one per seed); for pair k, a fair coin per query (seeded by k) decides which arm's per-query values

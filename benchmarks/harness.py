@@ -1,4 +1,4 @@
-"""Benchmark: judging and scoring 10,000 queries × 100 ranked passages (target ≤ 5 s). ``make bench-harness``.
+"""Benchmark: judging and scoring 10,000 queries × 100 ranked passages (target ≤ 5 s). ``make perf-harness``.
 
 Builds a synthetic corpus on disk (not timed: 1,000 meetings × 100 turns, one passage per turn, 10,000
 ranked queries across the three classes), a run of 100 passages per query, then times ``score_run`` end to

@@ -1,4 +1,4 @@
-"""Benchmark the load and the retrieval arms: ``make bench-load`` / ``python -m benchmarks.load``.
+"""Benchmark the load and the retrieval arms: ``make perf-load`` / ``python -m benchmarks.load``.
 
 Loads a corpus (default: the 200-meeting default corpus that `make corpus` regenerates) into a
 fresh embedded stack — or the current one with ``--current`` — and prints the load time split between
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
               f"bulk {t['bulk_s']:.2f} s, force-merge {t['force_merge_s']:.2f} s, settle {t['settle_s']:.2f} s "
               f"({int(t['settle_reads'])} reads), provenance {t['provenance_s']:.2f} s")
         print(f"passages/s: {p['passages'] / wall:.0f} over the whole load, {p['passages'] / t['bulk_s']:.0f} in bulk")
-        for name in (n for n in builtin_names() if not builtin(n).vector_field):  # dense arms: make bench-dense
+        for name in (n for n in builtin_names() if not builtin(n).vector_field):  # dense arms: make perf-dense
             cold = run_arm(stack, corpus, name, depth=100)  # the first pass also warms the JVM's compiled code
             rates, lat = [], []
             for _ in range(args.repeat):

@@ -1,5 +1,5 @@
 """Benchmark: `turnbench report` and `turnbench compare` on the default corpus (targets: report <= 3 s, compare
-<= 2 s). ``make bench-report``.
+<= 2 s). ``make perf-report``.
 
 Runs the two commands end to end in fresh processes (imports included, as a user meets them), best and median
 of ``--repeat``; the report twice more to check it is byte-identical. Prints figures; asserts nothing.

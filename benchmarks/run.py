@@ -1,4 +1,4 @@
-"""Benchmark `run` against the server's own speed: ``make bench-run`` / ``python -m benchmarks.run``.
+"""Benchmark `run` against the server's own speed: ``make perf-run`` / ``python -m benchmarks.run``.
 
 Loads a corpus into a fresh embedded stack (or uses the current one with ``--current``, loading it unless it
 already holds the corpus), then sends the same ``_msearch`` bodies two ways, alternating so both see the same

@@ -1,4 +1,4 @@
-"""Benchmark turnbench end to end as the corpus grows: ``make bench-scale`` / ``python -m benchmarks.scale``.
+"""Benchmark turnbench end to end as the corpus grows: ``make perf-scale`` / ``python -m benchmarks.scale``.
 
 For each size (meetings) it generates the corpus (kept under ``--work`` and reused when it is still that corpus),
 runs ``turnbench bench`` on a fresh embedded stack as its own process, and times ``turnbench compare`` of the
@@ -49,9 +49,9 @@ def rss_of(args: list[str], heap: str | None = None) -> tuple[float, int, str]:
     done = subprocess.run([sys.executable, "-c", WRAP, *args], capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - t0
     if done.returncode != 0:
-        raise SystemExit(f"bench-scale: turnbench {' '.join(args[:2])} failed ({done.returncode}): "
+        raise SystemExit(f"perf-scale: turnbench {' '.join(args[:2])} failed ({done.returncode}): "
                          f"{done.stderr.strip()[-600:]}")
-    marks = [line for line in done.stderr.splitlines() if line.startswith("bench-scale-maxrss-kb=")]
+    marks = [line for line in done.stderr.splitlines() if line.startswith("perf-scale-maxrss-kb=")]
     return seconds, int(marks[-1].split("=")[1]) * 1024 if marks else 0, done.stdout
 
 

@@ -1,4 +1,4 @@
-"""Benchmark: a 3-seed bench against a one-seed bench (target: within 3.5x). ``make bench-seeds``.
+"""Benchmark: a 3-seed bench against a one-seed bench (target: within 3.5x). ``make perf-seeds``.
 
 Both run `turnbench bench --seeds` end to end on a fresh embedded stack, each corpus generated from its seed into
 a fresh directory (generation, stack start, load, answers, run, score, report and write all timed), arm bm25.

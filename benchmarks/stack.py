@@ -1,4 +1,4 @@
-"""`make bench-stack`: how long `turnbench stack up` takes to a healthy stack (jars cached) and `stack down` takes.
+"""`make perf-stack`: how long `turnbench stack up` takes to a healthy stack (jars cached) and `stack down` takes.
 
 Runs the real CLI three times in a private state directory, prints the median with the OpenSearch /
 PostgreSQL split (each measured from its own launch; they start concurrently), and the `stack down` times.

@@ -1,6 +1,6 @@
 """Will the stack hold this corpus? Disk and heap checked from the nodes' own figures before a load writes anything.
 
-The figures are measured, not derived (``make bench-scale`` prints them): loading the 2,000-meeting corpus (6.1 M
+The figures are measured, not derived (``make perf-scale`` prints them): loading the 2,000-meeting corpus (6.1 M
 words, 132,678 passages) into one shard peaked at 98 MB of store and 75 MB of translog, ~28 bytes a word, and the
 force-merge to one segment writes a full copy of the index before it drops the old segments; PostgreSQL's tables
 held 14 bytes a word. So the index is given 64 bytes a word of free disk on its data path, PostgreSQL 24 (and, on
