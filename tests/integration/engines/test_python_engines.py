@@ -30,7 +30,7 @@ INDEX = "turnbench-engines-test"
 EXAMPLES = ("turnbench.engines.examples.bm25:engine", "turnbench.engines.examples.dense:engine",
             "turnbench.engines.examples.pg_fulltext:engine")
 # run.raw.trec of pg-fulltext on fixtures/small: PostgreSQL's own float4 ranks, the same on every provider leg
-PG_FULLTEXT_RAW_SHA256 = "b7d4b70489e650e03ac181e23bb0739855e9e64198c1fc03d37aea8c24924c3f"
+PG_FULLTEXT_RAW_SHA256 = "937e5ecee5e83314c945e13ca10fded60233f52ce218d02dac9f633da456c3f2"
 
 
 def docs_engine() -> str:
@@ -92,7 +92,7 @@ def test_the_engine_in_the_docs_benched_with_engine_equals_its_own_trec_run_scor
     assert engine["config"] == {"score": "distinct question words in the passage", "tokens": "lowercased \\w+"}
     assert str(tmp_path) not in (benched / "metrics.json").read_text()
     info = json.loads((benched / "runinfo.json").read_text())
-    assert info["queries_timed"] == 72 and info["latency_ms"]["p50"] > 0
+    assert info["queries_timed"] == 104 and info["latency_ms"]["p50"] > 0
     assert info["search"]["client"] == "in-process Python engine" and info["search"]["batch"] == 1
 
 
@@ -109,9 +109,9 @@ def test_the_shipped_engines_bench_beside_an_arm_byte_identical_twice_and_leave_
     docs = {o.name: read_metrics(o.out_dir) for o in runs[0]}
     for name, doc in docs.items():
         counts = doc["retrieval"]["counts"]
-        assert counts["queries_ranked"] == 72, name
+        assert counts["queries_ranked"] == 104, name
         assert doc["provenance"]["index"] == docs["bm25"]["provenance"]["index"], name  # the same passages
-        assert doc["retrieval"]["rows"][-1]["means"]["nDCG@10"] > 0.4, name
+        assert doc["retrieval"]["rows"][-1]["means"]["nDCG@10"] > 0.3, name  # ts_rank_cd is the weakest: 0.3234
     assert docs["pg-fulltext"]["provenance"]["arm"]["arm"]["engine"]["config"]["rank"] == "ts_rank_cd(tsvector, " \
                                                                                           "query, 0)"
     raw = (runs[0][3].out_dir / "run.raw.trec").read_bytes()
