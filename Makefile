@@ -237,8 +237,8 @@ baselines: jars
 	done
 
 # every deterministic file of a results directory (runinfo.json holds timings and is outside the claim)
-CLAIMED = metrics.json metrics.md answers.md report.html qrels.passages.txt qrels.meetings.txt run.passages.trec \
-  run.meetings.trec run.raw.trec trec.json bindings.jsonl claim.sha256
+CLAIMED = metrics.json metrics.md answers.md report.html qrels.passages.txt qrels.passages.strict.txt qrels.meetings.txt \
+  run.passages.trec run.meetings.trec run.raw.trec trec.json bindings.jsonl spans.jsonl passages.jsonl claim.sha256
 # arms benched together share a load: comma-separated within a group, groups separated by spaces
 VERIFY_GROUPS ?= bm25 dense-exact,hybrid-rrf
 ## verify: regenerate the default corpus, bench bm25, then dense-exact and hybrid-rrf (VERIFY_GROUPS), on the embedded stack (VERIFY_PROVIDER=docker, or PROVIDER=docker: on Docker); per arm, the embeddings digests first, then byte-identical claim files vs baselines/<arm>
