@@ -5,9 +5,24 @@ PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
 
-## help: list the targets
+## help: list the targets, grouped by purpose (the ##@ lines below name each group's targets; perf-* is a prefix)
+##@ Set up: setup lint jars launcher launcher-check help
+##@ The main job: bench report report-screenshot stack stack-down
+##@ Gate, verify and baselines: gate verify verify-answers-none baseline baselines baseline-answers-none
+##@ Corpora: corpus regen-check measure qmsum meetingqa bench-qmsum agreement
+##@ Tests: test test-cluster faults
+##@ Docker: images compose-plugin docker-engine docker-engine-stop test-docker
+##@ Timing (perf-*, print figures): perf-*
 help:
-	@grep -E '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
+	@awk '/^##@ / { line = substr($$0, 5); at = index(line, ": "); group[++n] = substr(line, 1, at - 1); \
+	    members[n] = substr(line, at + 2); next } \
+	  /^## [a-z][a-z0-9-]*: / { t = $$2; sub(/:$$/, "", t); desc[t] = substr($$0, length($$2) + 5); order[++m] = t } \
+	  function show(t) { printf "  %-22s %s\n", t, desc[t]; shown[t] = 1 } \
+	  END { for (i = 1; i <= n; i++) { printf "%s%s\n", (i > 1 ? "\n" : ""), group[i]; k = split(members[i], want, " "); \
+	      for (j = 1; j <= k; j++) for (x = 1; x <= m; x++) { t = order[x]; \
+	        if (t == want[j] || (want[j] ~ /\*$$/ && index(t, substr(want[j], 1, length(want[j]) - 1)) == 1)) show(t) } } \
+	    other = 0; for (x = 1; x <= m; x++) if (!(order[x] in shown)) { if (!other++) printf "\nOther\n"; show(order[x]) } }' \
+	  $(MAKEFILE_LIST)
 
 ## setup: create .venv and install turnbench with its pinned dependencies and its Java runtime (the jdk extra)
 setup: .venv/.installed

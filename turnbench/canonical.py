@@ -1,4 +1,4 @@
-"""Canonical bytes: the one JSON writer, hashing and atomic writes (DESIGN §3 rule 4, §4)."""
+"""Canonical bytes: the one JSON writer, hashing and atomic writes (docs/design.md §3 rule 4, §4)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-# Claimed floats are rounded to this many decimals before they are written or summed again (DESIGN §3 rule 4).
+# Claimed floats are rounded to this many decimals before they are written or summed again (docs/design.md §3 rule 4).
 DECIMALS = 6
 
 

@@ -14,7 +14,7 @@ class BadInput(TurnbenchError):
 
 
 class Refusal(TurnbenchError):
-    """turnbench refuses to produce a number that could be wrong (DESIGN §3 rule 2)."""
+    """turnbench refuses to produce a number that could be wrong (docs/design.md §3 rule 2)."""
 
 
 class CorpusIntegrityError(Refusal):

@@ -1,6 +1,6 @@
 """Runs: per query, ranked passage ids with the engine's raw scores — read, written and put in rule-5 order.
 
-``normalised_order`` applies DESIGN §3 rule 5 (docs/design.md) so that score ties and id conventions cannot move a
+``normalised_order`` applies docs/design.md §3 rule 5 so that score ties and id conventions cannot move a
 metric: a passage listed twice keeps its best score, then (-score, kind, meeting, index, id).
 """
 
@@ -135,7 +135,7 @@ def read_run(path: Path) -> list[RankedPassage]:
 
 def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],
                      scores_out: dict[str, list[float]] | None = None) -> dict[str, list[str]]:
-    """Each query's passage ids in DESIGN §3 rule 5 order: a passage listed twice keeps its best score, then
+    """Each query's passage ids in docs/design.md §3 rule 5 order: a passage listed twice keeps its best score, then
     (-score, kind, meeting, index, id). ``scores_out``, when given, receives each query's best raw scores in
     that order (what a tie report reads).
 

@@ -1,4 +1,4 @@
-"""Results directories on disk (DESIGN §10, docs/formats.md): writing one, reading one back, and nothing else.
+"""Results directories on disk (docs/design.md §10, docs/formats.md): writing one, reading one back, and nothing else.
 
 A results directory holds the claim — metrics.json and metrics.md (canonical JSON and fixed formatting: 6 decimals
 in JSON, 4 in markdown, every list sorted, no wall-clock value, hostname or absolute path), answers.md, the

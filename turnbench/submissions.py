@@ -1,4 +1,4 @@
-"""Submitted answers: what any answerer (ours or another team's) hands the harness (DESIGN §1, §8).
+"""Submitted answers: what any answerer (ours or another team's) hands the harness (docs/design.md §1, §8).
 
 An answerer turns each answer-scored query into a :class:`SubmittedAnswer` — a typed answer, or ``None``
 when it declines — together with the mechanism that produced it, so every results file says how each

@@ -1,4 +1,4 @@
-"""turnbench.rankings and turnbench.passages: the inventory's identity and DESIGN rule 5 (ties cannot move a
+"""turnbench.rankings and turnbench.passages: the inventory's identity and docs/design.md §3 rule 5 (ties cannot move a
 result), against plain sorting."""
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def test_inventory_sha256_equals_the_written_file(tmp_path: Path):
 
 
 def _rule5_by_plain_sorting(entries, pmap):
-    """DESIGN rule 5 spelled out with Python sorts: best score per passage, then (-score, kind, meeting, index, id)."""
+    """docs/design.md §3 rule 5 spelled out with Python sorts: best score per passage, then
+    (-score, kind, meeting, index, id)."""
     best = {}
     for e in entries:
         seen = best.setdefault(e.query_id, {})

@@ -316,7 +316,8 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
 @handle_errors
 def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: str | None, depth: int,
              passages_file: str | None, out: str) -> None:
-    """Fuse two or more runs of the same queries (ours or another team's) into one run `score` takes."""
+    """Fuse two or more runs of the same queries (ours or another team's) into one run directory; score it with
+    `turnbench score --passages OUT/passages.jsonl --run OUT/run.trec`."""
     from turnbench.engines.fusion import Fusion
     from turnbench.pipeline.runs import fuse_runs
 

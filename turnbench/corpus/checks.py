@@ -130,7 +130,7 @@ def scan_corpus(corpus: Corpus, queries: Sequence[Query] | None = None, *,
 def self_overlaps(m: Meeting) -> list[str]:
     """Each turn that starts before an earlier-starting turn of the same speaker has ended.
 
-    A passage is one speaker's turns over a span of time (DESIGN §6), and it covers every turn of its
+    A passage is one speaker's turns over a span of time (docs/design.md §6), and it covers every turn of its
     speaker that shares that time: if a speaker overlapped themselves, a passage could be judged for a turn
     it does not hold. A zero-duration turn inside another turn of its speaker counts as an overlap too."""
     by_speaker: dict[str, list[Turn]] = {}

@@ -1,4 +1,4 @@
-"""Reading and writing a corpus directory (format v1, DESIGN §4).
+"""Reading and writing a corpus directory (format v1, docs/design.md §4).
 
 Reading verifies every manifest hash before anything else is read, and refuses missing or extra
 files; writing streams meetings into parts and finishes with the manifest, inside a staged directory
@@ -85,7 +85,7 @@ class Corpus:
             yield from canonical.read_jsonl(path)
 
     def provenance(self) -> dict[str, Any]:
-        """What a results file records about the corpus it was measured on (DESIGN §3 rule 1)."""
+        """What a results file records about the corpus it was measured on (docs/design.md §3 rule 1)."""
         producer = self.manifest.get("producer", {})
         return {
             "id": self.id,

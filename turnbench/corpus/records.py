@@ -1,4 +1,4 @@
-"""The records of corpus format v1 (DESIGN §4). Every stage reads these, never raw dicts.
+"""The records of corpus format v1 (docs/design.md §4). Every stage reads these, never raw dicts.
 
 On disk each record is one canonical JSON line; ``to_json``/``from_json`` are the only translation.
 Times are seconds (floats); turn indices are 0-based and dense; turn ranges are inclusive

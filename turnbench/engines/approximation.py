@@ -1,4 +1,4 @@
-"""How close an approximate arm comes to the arm it approximates, on the same queries (DESIGN §11).
+"""How close an approximate arm comes to the arm it approximates, on the same queries (docs/design.md §11).
 
 An arm file may say ``approximates = "dense-exact"``: the run then also sends every query through that arm and
 records, per cut-off k, the mean over queries of |A_k ∩ R_k⁺| / |R_k| — A_k the approximate arm's top k, R_k the

@@ -1,4 +1,4 @@
-"""Arms are files (DESIGN §3 rule 7): what to send OpenSearch for a query, declared, never coded.
+"""Arms are files (docs/design.md §3 rule 7): what to send OpenSearch for a query, declared, never coded.
 
 An arm file is TOML — chosen over JSON because an arm is something people write and review by hand: it takes
 comments (why this boost, why this weight), and its request body can be pasted as a multi-line JSON string

@@ -1,4 +1,4 @@
-"""Embeddings as data: texts embedded once, cached by encoder and text hash, rounded, digested (DESIGN §11).
+"""Embeddings as data: texts embedded once, cached by encoder and text hash, rounded, digested (docs/design.md §11).
 
 The cache lives in the user cache (``~/.cache/turnbench``, ``$XDG_CACHE_HOME/turnbench`` or
 ``TURNBENCH_CACHE_DIR``) under ``embeddings/<encoder id>-<fingerprint>/<sha[:2]>/<sha>.f32d``: ``sha`` is the

@@ -1,8 +1,8 @@
-"""Client-side fusion of two or more runs of the same queries over the same passages (DESIGN §11).
+"""Client-side fusion of two or more runs of the same queries over the same passages (docs/design.md §11).
 
 The server-side hybrid arms fuse inside OpenSearch; ``fuse`` does the same for any runs — ours or another
 team's — so an engine that is two services can be measured as one. Two methods, both on each run's ranking
-as it was handed over (scores from the run, ties broken by DESIGN §3 rule 5, so naming cannot move a rank):
+as it was handed over (scores from the run, ties broken by docs/design.md §3 rule 5, so naming cannot move a rank):
 
 * ``rrf`` — reciprocal rank fusion: a passage scores Σ 1 / (k + rank) over the runs that returned it, rank
   1-based; ``k`` (60 by default, as OpenSearch's score-ranker-processor) is recorded.

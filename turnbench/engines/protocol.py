@@ -1,4 +1,5 @@
-"""The engine protocol (DESIGN §12 rule 7, docs/engines.md): any Python object that ranks turnbench's own passages.
+"""The engine protocol (docs/design.md §12 rule 7, docs/engines.md): any Python object that ranks turnbench's
+own passages.
 
 ``turnbench bench --engine MODULE:FACTORY`` (or ``FILE.py:FACTORY``) imports the module, calls the factory with no
 arguments, and benches what it returns exactly as it benches an arm. What the object must have::
@@ -16,8 +17,9 @@ when the run is over, whatever happened: a connection to close).
 ``index`` is called once with every passage the load indexed, each with its ``text`` (turnbench.engines.texts), in
 (meeting, index) order, and an :class:`EngineContext` (the stack's endpoints, for an engine that uses them).
 ``search`` gets a batch of questions — id and text only, never gold — and returns, per question in the order given,
-at most ``depth`` ``(passage id, score)`` pairs; higher scores rank first, ties are broken by DESIGN rule 5, as
-for any run. An empty list is a question the engine did not answer: it scores 0 and is counted.
+at most ``depth`` ``(passage id, score)`` pairs; higher scores rank first, ties are broken by
+docs/design.md §3 rule 5, as for any run. An empty list is a question the engine did not answer: it scores 0 and
+is counted.
 
 What is refused, each in one line: a factory that cannot be imported or called, or an object without the protocol
 (BadInput, exit 2); an engine that raises or returns what the protocol does not allow — a score that is not a finite

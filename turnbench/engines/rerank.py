@@ -3,7 +3,7 @@ returns it (docs/arms.md, "A rerank stage").
 
 The order, per query:
 
-1. The first stage's list in the order it is scored — DESIGN rule 5: falling raw score, ties by the inventory
+1. The first stage's list in the order it is scored — docs/design.md §3 rule 5: falling raw score, ties by the inventory
    order — so the stage sees exactly the candidates a metric of the first stage would.
 2. Its first ``top`` passages are rescored by the scorer and put in falling stage score; two equal stage scores keep
    their first-stage order.

@@ -1,4 +1,4 @@
-"""The reference retrieval engine: arm files run on OpenSearch (DESIGN §1, §3 rule 7).
+"""The reference retrieval engine: arm files run on OpenSearch (docs/design.md §1, §3 rule 7).
 
 An arm (``turnbench.engines.arms``) is a file: a search body with placeholders, an optional search pipeline, a
 depth and what the index must hold. This module only fills the placeholders per query, sends the bodies and reads
@@ -89,7 +89,7 @@ class RunResult:
 
     @property
     def run(self) -> dict[str, list[RankedPassage]]:
-        """Normalised (DESIGN rule 5); a query with no hit is absent."""
+        """Normalised (docs/design.md §3 rule 5); a query with no hit is absent."""
         return normalise(self.entries, {p.id: p for p in self.passages})
 
 

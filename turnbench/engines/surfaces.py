@@ -11,9 +11,10 @@ p-value is the one-sided binomial tail P(X ≥ wins | n, ½), ties dropped. ``be
 evidence cosine is above the best of ``STRONG`` random turns (a harder bar, reported, not tested).
 
 A surface passes at p < ``ALPHA``; a sample too small to reach it even if every query won (n with ½ⁿ ≥ ALPHA, fewer
-than 10) cannot be tested and says so. The encoder is the one the dense arms use (an engine under test, DESIGN §3
-rule 6, never a judge of relevance): the check asks whether a surface *can* be answered by meaning, not what the
-answer is. Vectors go through the embeddings cache (``engines.embeddings``), so a second run encodes nothing.
+than 10) cannot be tested and says so. The encoder is the one the dense arms use (an engine under test,
+docs/design.md §3 rule 6, never a judge of relevance): the check asks whether a surface *can* be answered by
+meaning, not what the answer is. Vectors go through the embeddings cache (``engines.embeddings``), so a second run
+encodes nothing.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The seeded, model-free meeting-corpus generator (DESIGN §5) and its validator.
+"""The seeded, model-free meeting-corpus generator (docs/design.md §5) and its validator.
 
 Steps, one module each: ``config`` (resolved options, derived seeds), ``register`` (how meetings sound),
 ``vocab`` (word lists), ``org`` (teams, rosters, series, dates), ``subjects`` (what meetings talk about, named as

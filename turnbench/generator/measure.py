@@ -1,4 +1,4 @@
-"""The self-measure: how hard a corpus is for plain BM25 with meetings as documents (DESIGN §5).
+"""The self-measure: how hard a corpus is for plain BM25 with meetings as documents (docs/design.md §5).
 
 A corpus that is accidentally easy (every query names its meeting) or degenerate (dozens of meetings
 score as well as the gold one) shows up here before any engine is blamed for it. The figures are a

@@ -6,7 +6,7 @@ the one whose corpus ranks the agreement family of arms as QMSum does, docs/agre
 ``interactive`` is calibrated against QMSum's product meetings (AMI: four people designing a remote
 control, many short turns and backchannels); ``formal`` against its committee meetings (parliamentary
 inquiries: a chair and many witnesses, long turns, almost no backchannels). ``turnbench measure CORPUS
---against QMSUM`` prints the figures side by side; README.md records them.
+--against QMSUM`` prints the figures side by side; docs/measurements.md records them.
 
 A register never changes what carries ground truth (planted sentences, queries, answers); it changes
 the text around them, so every check holds in every register.

@@ -9,7 +9,7 @@ goes into the first or the last turn, spoken by whoever opens the meeting.
 Times are integer centiseconds until the end, so rounding to two decimals never reorders turns. Different
 speakers overlap, backchannels start inside another's turn, turns share a start time; a speaker never
 overlaps themselves: each turn starts no earlier than its speaker's previous turn ended, so a passage cut
-from one speaker's turns never shares time with another turn of the same speaker (DESIGN §6 would grade it
+from one speaker's turns never shares time with another turn of the same speaker (docs/design.md §6 would grade it
 as covering that turn).
 """
 

@@ -1,1 +1,2 @@
-"""The measurement core: judgements, pytrec_eval metrics, answer scoring, reports, compare (DESIGN §6, §7, §10)."""
+"""The measurement core: judgements, pytrec_eval metrics, answer scoring, reports, compare
+(docs/design.md §6, §7, §10)."""

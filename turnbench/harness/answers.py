@@ -1,4 +1,4 @@
-"""Answer scoring for aggregation questions (DESIGN §8) and the answers.md / metrics.json ``answers`` block.
+"""Answer scoring for aggregation questions (docs/design.md §8) and the answers.md / metrics.json ``answers`` block.
 
 Exact match is the measure; everything else is a diagnostic beside it:
 

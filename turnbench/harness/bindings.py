@@ -1,4 +1,4 @@
-"""Bindings: what each judgement target of a results directory stands for in the corpus text (DESIGN §3 rule 2).
+"""Bindings: what each judgement target of a results directory stands for in the corpus text (docs/design.md §3 rule 2).
 
 A qrels line names a query and a passage by id; an id says nothing about the text it stood for. So a results
 directory carries ``bindings.jsonl``, one line per target, each with the sha256 of what its judgement was

@@ -1,4 +1,4 @@
-"""Compare two results directories: paired bootstrap intervals, verdicts and the gate (DESIGN §7).
+"""Compare two results directories: paired bootstrap intervals, verdicts and the gate (docs/design.md §7).
 
 Everything is recomputed from the per-query rows of the two metrics.json files, so a comparison needs
 nothing but the files. The code is blind to what a block measures: a block is group keys plus

@@ -1,4 +1,4 @@
-"""Files anyone can score: the qrels and runs of a results directory in TREC format (DESIGN §10).
+"""Files anyone can score: the qrels and runs of a results directory in TREC format (docs/design.md §10).
 
 With these, ``trec_eval -c``, ir_measures or ranx reproduce every number of metrics.json without turnbench:
 
@@ -6,7 +6,7 @@ With these, ``trec_eval -c``, ir_measures or ranx reproduce every number of metr
   query, grades as judged (positive grades only; an unlisted passage is non-relevant).
 * ``qrels.meetings.txt`` — ``query 0 meeting 1`` for every judgeable query (a gold meeting with no passage
   stays listed, as the scorer keeps it).
-* ``run.passages.trec`` — the run as scored: DESIGN rule 5 order, ranks from 1 and strictly decreasing
+* ``run.passages.trec`` — the run as scored: docs/design.md §3 rule 5 order, ranks from 1 and strictly decreasing
   integer scores, so no tool's tie rule has anything left to decide.
 * ``run.meetings.trec`` — the same run collapsed to meetings by first occurrence, scored the same way.
 * ``run.raw.trec`` — the run as the engine handed it over, with its own ranks and raw scores (``repr``

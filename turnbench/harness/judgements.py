@@ -1,4 +1,4 @@
-"""Judgements: from a corpus's gold turn ranges to graded passages (DESIGN §6, docs/design.md §6).
+"""Judgements: from a corpus's gold turn ranges to graded passages (docs/design.md §6).
 
 Relevance is keyed on turns, never on passage ids, so any chunking — ours or another engine's — is judged against
 the same gold, by the words each passage actually holds (``turnbench.harness.held``: a span of words of each turn
@@ -95,7 +95,7 @@ class RelevancePolicy:
         return min(g, 1) if self.binary else g
 
     def to_json(self) -> dict:
-        """Everything a reader needs to challenge a grade, written in full (DESIGN §3 rule 1)."""
+        """Everything a reader needs to challenge a grade, written in full (docs/design.md §3 rule 1)."""
         return {
             "name": str(self),
             "high": self.high,

@@ -1,4 +1,4 @@
-"""Measures as values, and pytrec_eval-terrier behind one function (DESIGN §7).
+"""Measures as values, and pytrec_eval-terrier behind one function (docs/design.md §7).
 
 A ``Measure`` is a small hashable value whose canonical string (``nDCG@10``, ``R@5``, ``MRR``,
 ``meeting:nDCG@10``) is the key in every report and parses back to the same value. ``evaluate`` is the

@@ -1,4 +1,4 @@
-"""Score one run of one corpus: judge, normalise, evaluate, aggregate (DESIGN §3, §6, §7).
+"""Score one run of one corpus: judge, normalise, evaluate, aggregate (docs/design.md §3, §6, §7).
 
 ``score_run`` is what ``turnbench score`` and ``turnbench bench`` both call. It returns ``Scored``, a
 thin wrapper around the metrics.json document, so the markdown is rendered from exactly what the JSON
@@ -81,7 +81,7 @@ class _Scorer:
 
 
 def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str]) -> list[str]:
-    """A ranked passage list collapsed to meetings by first occurrence (DESIGN §6)."""
+    """A ranked passage list collapsed to meetings by first occurrence (docs/design.md §6)."""
     return list(dict.fromkeys(map(meeting_of.__getitem__, pids)))
 
 
@@ -261,8 +261,8 @@ def _comparable_facts(timed: bool, judged: J.Judged) -> dict[str, Any]:
 
 def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: J.RelevancePolicy,
                 passages: Sequence[Passage], run: Mapping[str, Sequence[str]]) -> dict[str, Any]:
-    """Where every number of the results comes from (DESIGN §3 rule 1): corpus, engine side, metric engine, policy,
-    and the identity of the inventory and the run as scored."""
+    """Where every number of the results comes from (docs/design.md §3 rule 1): corpus, engine side, metric engine,
+    policy, and the identity of the inventory and the run as scored."""
     depths = [len(v) for v in run.values()]
     return {
         "corpus": corpus_prov,

@@ -1,4 +1,4 @@
-"""Verdicts over several seeds: each seed compared alone, and paired queries pooled across seeds (DESIGN §7).
+"""Verdicts over several seeds: each seed compared alone, and paired queries pooled across seeds (docs/design.md §7).
 
 One corpus draw cannot say whether a verdict holds for the next seed. ``bench --seeds`` writes one results
 directory per seed (``OUT/<arm>/seed-<S>/``); ``compare`` of two such sets

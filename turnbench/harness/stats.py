@@ -1,4 +1,4 @@
-"""The statistics behind ``compare``: a stratified paired bootstrap, its p-value, Holm's adjustment (DESIGN §7).
+"""The statistics behind ``compare``: a stratified paired bootstrap, its p-value, Holm's adjustment (docs/design.md §7).
 
 The bootstrap resamples query indices with replacement within each stratum (a seed's corpus; a single results
 directory is one stratum), turns each resample into counts per query and takes the resampled means as one

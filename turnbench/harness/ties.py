@@ -1,5 +1,5 @@
-"""Score ties in the engine's raw run, and whether DESIGN rule 5 moved a metric that trec_eval would have read
-differently.
+"""Score ties in the engine's raw run, and whether docs/design.md §3 rule 5 moved a metric that trec_eval would have
+read differently.
 
 Rule 5 orders tied passages by (kind, meeting, index, id); trec_eval orders them by document id, descending.
 Both are arbitrary, and only rule 5 is the same under any id convention, so turnbench scores rule 5. This

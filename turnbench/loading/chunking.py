@@ -1,4 +1,4 @@
-"""Speaker-turn passages (chunks) cut from one meeting's segments — a pure function (DESIGN §6, §9).
+"""Speaker-turn passages (chunks) cut from one meeting's segments — a pure function (docs/design.md §6, §9).
 
 The rule, in order:
 

@@ -1,4 +1,4 @@
-"""The passage index: its definition, its ownership marker, exact counts, settling and provenance (DESIGN §9).
+"""The passage index: its definition, its ownership marker, exact counts, settling and provenance (docs/design.md §9).
 
 One index (default ``turnbench-passages``), 1 shard, 0 replicas, an explicit strict mapping (``content``
 english analyzer with ``content.exact`` standard analyzer, ``title`` text + ``title.keyword``,
@@ -9,7 +9,7 @@ index sorting on (passage kind, meeting id, passage index) so that score ties re
 
 The mapping's ``_meta.turnbench`` is the marker: corpus id and sha256, passages sha256, ``max_words`` and
 ``state`` (``loading`` until the index has settled, then ``settled``). An index of that name without the
-marker is someone else's (``ForeignIndex``, exit 3): never touched (DESIGN §3 rule 8).
+marker is someone else's (``ForeignIndex``, exit 3): never touched (docs/design.md §3 rule 8).
 
 Settled means: the index holds exactly the expected passages per meeting on two consecutive reads.
 Provenance (equal across two loads of one corpus, fit for a claim file): docs count, deleted docs, indexing
@@ -212,7 +212,7 @@ def strip_volatile_settings(flat: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def index_provenance(client: OpenSearch, index: str) -> dict[str, Any]:
-    """What a results file records about the index (DESIGN §3 rule 1); equal across two loads of one corpus, and
+    """What a results file records about the index (docs/design.md §3 rule 1); equal across two loads of one corpus, and
     across topologies: shard and replica counts and segments go to :func:`index_topology` (runinfo.json)."""
     info = client.info()
     stats = client.indices.stats(index=index, metric="docs,indexing,store,segments")["indices"][index]["primaries"]

@@ -1,4 +1,4 @@
-"""Load a corpus into the stack: PostgreSQL tables, OpenSearch passages, settle, provenance (DESIGN §9).
+"""Load a corpus into the stack: PostgreSQL tables, OpenSearch passages, settle, provenance (docs/design.md §9).
 
 Sequence: check ownership of both stores (a refusal changes nothing) → PostgreSQL (COPY, cutting passages
 from the same single read of the corpus) → create index → bulk → refresh → force-merge to one segment →

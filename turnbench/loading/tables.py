@@ -1,4 +1,4 @@
-"""The PostgreSQL side of a loaded corpus: schema ``turnbench``, filled by COPY (DESIGN §8, §9).
+"""The PostgreSQL side of a loaded corpus: schema ``turnbench``, filled by COPY (docs/design.md §8, §9).
 
 Only what a product would hold — never facts, gold, ``Meeting.meta`` or generator metadata. The invitee list
 is product data (a calendar holds it); it is not attendance, which is who spoke (docs/question-grammar.md)::

@@ -1,4 +1,4 @@
-"""The index's vector field, when an arm needs one (DESIGN §11): definition, build recipe, plugin checks.
+"""The index's vector field, when an arm needs one (docs/design.md §11): definition, build recipe, plugin checks.
 
 The field is a ``knn_vector`` of the encoder's dimension. Exact scoring (the ``knn_score`` script) reads only the
 stored vectors, so for arms that score exactly the field is just that (``index.knn`` false, no graph): cheap to

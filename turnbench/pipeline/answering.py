@@ -1,4 +1,4 @@
-"""The answer stage: answer a corpus's aggregation questions on a stack and score them (DESIGN §8).
+"""The answer stage: answer a corpus's aggregation questions on a stack and score them (docs/design.md §8).
 
 ``answer`` runs the answer engine and scores what it submitted; ``attach`` adds the scored answers to a retrieval
 result, so any arm's results directory is complete on its own.
@@ -30,7 +30,7 @@ def answer(stack: StackInfo | None, corpus: Corpus, *, answerer: str = "referenc
 
 
 def answer_provenance(corpus: Corpus, stack: StackInfo | None, answerer: str, index: str | None) -> dict[str, Any]:
-    """What answers.json records about where its answers came from (DESIGN §3 rule 1)."""
+    """What answers.json records about where its answers came from (docs/design.md §3 rule 1)."""
     from turnbench.engines.answer.mechanisms import MECHANISMS
     from turnbench.loading.index import DEFAULT_INDEX
 

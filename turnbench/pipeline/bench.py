@@ -1,4 +1,4 @@
-"""The orchestration (DESIGN §1): stack → load → answers → per arm: run → judge + score → write.
+"""The orchestration (docs/design.md §1): stack → load → answers → per arm: run → judge + score → write.
 
 ``bench`` is one readable function over the rooms that own each stage; ``answer`` runs the answer stage alone
 and ``write_run`` writes what a run hands another engine's scorer. Nothing here computes a number itself.

@@ -52,8 +52,9 @@ def read_run_input(path: Path) -> tuple[list[RankedPassage], Path | None]:
 
 
 def fuse_runs(inputs: Sequence[Path], out: Path, fusion: Fusion, passages_file: Path | None = None) -> list[str]:
-    """``turnbench fuse``: read the runs and their one inventory, fuse, and write a run directory that
-    ``turnbench score`` takes (passages.jsonl, run.jsonl, run.trec, fuse.json); returns the names written."""
+    """``turnbench fuse``: read the runs and their one inventory, fuse, and write a run directory (passages.jsonl,
+    run.jsonl, run.trec, fuse.json) whose files ``turnbench score --passages ... --run ...`` takes; returns the names
+    written."""
     from turnbench.engines.fusion import fuse
     from turnbench.passages import inventory_sha256, read_passages, write_passages
     from turnbench.rankings import write_jsonl_run, write_trec_run

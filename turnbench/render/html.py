@@ -1,4 +1,4 @@
-"""report.html: one self-contained page a person can decide a pull request from (DESIGN §10).
+"""report.html: one self-contained page a person can decide a pull request from (docs/design.md §10).
 
 No script, no stylesheet or font from anywhere, no network: inline CSS and inline SVG (``plots``), so the page
 reads the same with scripts off, offline, in any browser. Byte-identical from run to run: everything is drawn

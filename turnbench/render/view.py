@@ -1,5 +1,5 @@
 """What the HTML report reads: a results directory's numbers, its exported run and qrels read back, and — when a
-corpus is at hand — the texts its bindings stand for, checked first (DESIGN §3 rule 2).
+corpus is at hand — the texts its bindings stand for, checked first (docs/design.md §3 rule 2).
 
 The texts come from the corpus the caller names (``turnbench report --corpus DIR``), else from the corpus path
 ``bench`` and ``score`` record in runinfo.json (outside the claim, so a path there changes no claimed byte).

@@ -1,4 +1,4 @@
-"""The stack layer (DESIGN §9): providers that hand turnbench an OpenSearch and a PostgreSQL endpoint plus the
+"""The stack layer (docs/design.md §9): providers that hand turnbench an OpenSearch and a PostgreSQL endpoint plus the
 versions the servers report.
 
     with open_stack("embedded") as stack:      # or "docker", "external", "auto" (the default)

@@ -24,7 +24,7 @@ class StackInfo:
         return self.postgres_version.split(".")[0].split()[0]
 
     def versions(self) -> dict[str, str]:
-        """The server versions a claim records (DESIGN §3 rule 1, §9): what the pins fix, so every provider and
+        """The server versions a claim records (docs/design.md §3 rule 1, §9): what the pins fix, so every provider and
         machine running the pinned servers writes the same bytes. The full strings are in ``full_versions``."""
         return {
             "opensearch": self.opensearch_version,

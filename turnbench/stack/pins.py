@@ -1,4 +1,4 @@
-"""The one pinned version of each server, shared by every provider (DESIGN §9).
+"""The one pinned version of each server, shared by every provider (docs/design.md §9).
 
 OpenSearch 2.19.6 is the newest 2.19 patch at which every module the embedded provider loads resolves from
 Maven Central, that still runs on Java 17, and for which the k-NN plugin zip (2.19.6.0) is published too, so a

@@ -1,4 +1,4 @@
-"""The provider interface (DESIGN §9): every way of getting a stack hands back the same StackInfo.
+"""The provider interface (docs/design.md §9): every way of getting a stack hands back the same StackInfo.
 
 A provider is a class with a name. ``start`` owns the order of steps — say what the provider lacks before
 anything runs, start, and stop whatever was started when any step fails — and the subclasses fill in

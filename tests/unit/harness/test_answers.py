@@ -1,4 +1,4 @@
-"""Answer scoring (DESIGN §8) with hand-derived values."""
+"""Answer scoring (docs/design.md §8) with hand-derived values."""
 
 import os
 import random

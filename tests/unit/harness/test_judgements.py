@@ -1,4 +1,4 @@
-"""Hand-worked judgements (DESIGN §6). Each case writes its arithmetic next to the expected grade."""
+"""Hand-worked judgements (docs/design.md §6). Each case writes its arithmetic next to the expected grade."""
 
 from __future__ import annotations
 

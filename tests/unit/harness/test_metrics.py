@@ -117,7 +117,7 @@ def test_trec_eval_breaks_score_ties_by_doc_id_and_normalise_removes_it():
     first = evaluate({"q": {"gold": 1}}, tie_gold_first, [NDCG10])["q"][NDCG10]
     last = evaluate({"q": {"gold": 1}}, tie_gold_last, [NDCG10])["q"][NDCG10]
     assert (f"{last:.6f}", f"{first:.6f}") == ("0.630930", "1.000000")
-    # after DESIGN rule 5 the order is (-score, kind, meeting, index): ids no longer matter
+    # after docs/design.md §3 rule 5 the order is (-score, kind, meeting, index): ids no longer matter
     gold = Passage("gold", "m1", "s", 5.0, 6.0, 1)
     for other_id in ("a", "z"):
         other = Passage(other_id, "m1", "s", 0.0, 1.0, 0)  # earlier in the meeting: wins the tie

@@ -1,1 +1,1 @@
-"""The answer engine for aggregation questions (DESIGN §8): the reference answerer and the floor."""
+"""The answer engine for aggregation questions (docs/design.md §8): the reference answerer and the floor."""

@@ -1,4 +1,4 @@
-"""The reference answerer's exact mechanisms over the stack's product data (DESIGN §8).
+"""The reference answerer's exact mechanisms over the stack's product data (docs/design.md §8).
 
 What it reads, and nothing else: meeting titles and recorded dates (PostgreSQL ``meetings``), segment
 speakers and text (PostgreSQL ``segments``), and the passage index (OpenSearch). Never facts, gold or any

