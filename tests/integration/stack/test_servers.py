@@ -106,6 +106,7 @@ def test_postgres_copy_round_trip(stack):
 def test_external_record_and_auto_reuse_leave_the_stack_running(stack, tmp_path, monkeypatch):
     """`stack up --provider external` records someone else's stack; auto then reuses it; down only forgets it."""
     import json
+    import re
 
     from click.testing import CliRunner
 
@@ -114,8 +115,18 @@ def test_external_record_and_auto_reuse_leave_the_stack_running(stack, tmp_path,
 
     monkeypatch.setenv("TURNBENCH_STATE_DIR", str(tmp_path / "state"))
     runner = CliRunner()
+    stack_dsn = stack.postgres_dsn
+    password = re.search(r"password=(\S+)", stack_dsn)
+    if password:  # the docker leg's PostgreSQL has one: stack up refuses to write it to the state file, so libpq
+        # reads it from PGPASSWORD, as a user recording a password-protected stack would give it
+        refused = runner.invoke(main, ["stack", "up", "--provider", "external", "--opensearch-url",
+                                       stack.opensearch_url, "--postgres-dsn", stack_dsn])
+        assert refused.exit_code == 2 and "no password is written to a file" in refused.stderr, refused.stderr
+        assert not (tmp_path / "state" / "stack.json").exists()
+        monkeypatch.setenv("PGPASSWORD", password.group(1))
+        stack_dsn = " ".join(w for w in stack_dsn.split() if not w.startswith("password="))
     up = runner.invoke(main, ["stack", "up", "--provider", "external", "--opensearch-url", stack.opensearch_url,
-                              "--postgres-dsn", stack.postgres_dsn])
+                              "--postgres-dsn", stack_dsn])
     assert up.exit_code == 0, up.stderr
     assert json.loads(up.stdout)["provider"] == "external"
     said = []
