@@ -27,13 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.harness import BARE as BARE_TREC
 from benchmarks.scale import corpus_for
 
 TARGETS = {"score": ("<=", 3.0), "run": (">=", 0.8), "warm bench load share": ("<=", 0.10),
-           "compare": ("<=", 1.3)}
+           "warm bench load share, --reload": ("<=", 1.0), "compare": ("<=", 1.3)}  # --reload: the before, no target
 
 # the statistics `compare` computes, and nothing else: per table and group, the per-query differences of the
 # measures, the bootstrap means and the randomisation p-values (numpy), on results compared with themselves
@@ -86,10 +87,13 @@ def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, 
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     pipeline.bench(corpus_dir, [arm], work / "first", options, stack=stack)  # loads unless already settled
+    forced = pipeline.bench(corpus_dir, [arm], work / "forced", replace(options, reload=True), stack=stack)[0].stages
     warm = pipeline.bench(corpus_dir, [arm], work / "warm", options, stack=stack)
     stages = warm[0].stages
     results = work / "warm" / "bm25"
-    out: dict[str, tuple[float, float]] = {"warm bench load share": (stages["load"], sum(stages.values()))}
+    out: dict[str, tuple[float, float]] = {"warm bench load share": (stages["load"], sum(stages.values())),
+                                           "warm bench load share, --reload": (forced["load"],
+                                                                               sum(forced.values()))}
 
     pairs = []
     for i in range(repeat):
@@ -170,9 +174,10 @@ def main(argv: list[str] | None = None) -> int:
             r = ratio(name, rows[n][name])
             ok = r <= target if op == "<=" else r >= target
             missed += not ok
-            floor = "all stages" if name == "warm bench load share" else "bare"
-            print(f"| {n:,} | {name} | {a:.2f} s | {b:.2f} s ({floor}) | {r:.2f}{'' if 'share' not in name else ''} "
-                  f"| {op} {target:g} | {'ok' if ok else 'MISSED'} |")
+            floor = "all stages" if "share" in name else "bare"
+            shown = "(before: reloads)" if "reload" in name else f"{op} {target:g}"
+            print(f"| {n:,} | {name} | {a:.2f} s | {b:.2f} s ({floor}) | {r:.2f} | {shown} | "
+                  f"{'ok' if ok else 'MISSED'} |")
     return 0
 
 

@@ -176,11 +176,11 @@ def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap:
     in the stack is kept (``LoadResult.reused``) unless ``reload``."""
     from turnbench.engines.embeddings import vector_spec
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.load import load_corpus
+    from turnbench.loading.reuse import load_or_reuse
 
     vectors = vector_spec(encoder, graph=graph) if encoder else None
-    return load_corpus(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
-                       shards=shards, vectors=vectors, reuse=not reload)
+    return load_or_reuse(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
+                         shards=shards, vectors=vectors, reload=reload)
 
 
 def run(stack: StackInfo, corpus: CorpusLike, arm: Arm | str, *, scope: str = ScopeName.CORPUS,

@@ -11,13 +11,12 @@ scored against passages of another corpus.
 provenance (:mod:`turnbench.loading.index`) plus passage/meeting/segment counts, passages sha256, ``max_words``
 and the PostgreSQL version.
 
-``load_corpus(reuse=True)`` (what ``bench`` and ``load`` do unless ``--reload``) keeps a settled load of exactly
-this corpus, cut and index definition instead (turnbench.loading.reuse).
+``turnbench.loading.reuse.load_or_reuse`` (what ``bench`` and ``load`` do unless ``--reload``) keeps a settled load
+of exactly this corpus, cut and index definition instead.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -123,26 +122,15 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
 def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS, overlap: int = 0,
                 index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, shards: int = 1,
                 progress: Callable[[int, int], None] | None = None, vectors: VectorSpec | None = None,
-                embed_progress: Callable[[int, int], None] | None = None, reuse: bool = False) -> LoadResult:
+                embed_progress: Callable[[int, int], None] | None = None) -> LoadResult:
     """Load ``corpus`` into the stack's PostgreSQL and OpenSearch (``shards`` primary shards, no replicas) and return
     the passages and provenance. ``progress(done, total)`` is called with each bulk chunk's passage count and the
     number of passages loaded so far (without vectors the total is not known until the corpus has been read once).
     ``vectors``: the index also gets a vector field, each passage embedded (``embed_progress``) and indexed by the
     fixed recipe of turnbench.loading.vectors. ``overlap``: words neighbouring passages of one speaker's run share
-    (turnbench.loading.chunking; 0, the default, shares none). ``reuse``: keep a settled load of exactly this
-    (:func:`settled_load`) instead of loading again; ``LoadResult.reused`` says which happened."""
+    (turnbench.loading.chunking; 0, the default, shares none). Always a load: turnbench.loading.reuse.load_or_reuse
+    keeps a settled load of exactly this instead."""
     with stack_errors(stack):
-        if reuse:
-            from turnbench.loading.reuse import settled_load
-
-            kept, _why = settled_load(stack, corpus, max_words=max_words, overlap=overlap, index=index,
-                                      shards=shards, vectors=vectors)
-            if kept is not None:
-                return kept
-            return dataclasses.replace(_load_corpus(stack, corpus, max_words=max_words, overlap=overlap, index=index,
-                                                    settle_timeout_s=settle_timeout_s, shards=shards,
-                                                    progress=progress, vectors=vectors,
-                                                    embed_progress=embed_progress), not_reused=_why)
         return _load_corpus(stack, corpus, max_words=max_words, overlap=overlap, index=index,
                             settle_timeout_s=settle_timeout_s,
                             shards=shards, progress=progress, vectors=vectors, embed_progress=embed_progress)

@@ -11,8 +11,9 @@ index equals the one recorded when it settled. So the claim files are the same b
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from turnbench import canonical
@@ -23,8 +24,26 @@ from turnbench.loading import tables
 from turnbench.loading.chunking import DEFAULT_MAX_WORDS, check_cut, chunk_meeting
 from turnbench.loading.vectors import VectorSpec
 from turnbench.passages import Passage, inventory_sha256
-from turnbench.stack.clients import opensearch_client
+from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
+
+
+def load_or_reuse(stack: StackInfo, corpus: Corpus, *, reload: bool = False, max_words: int = DEFAULT_MAX_WORDS,
+                  overlap: int = 0, index: str = ix.DEFAULT_INDEX, shards: int = 1, vectors: VectorSpec | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  embed_progress: Callable[[int, int], None] | None = None) -> ld.LoadResult:
+    """The settled load of exactly this already in the stack (``reused``), else (or with ``reload``) a load
+    (turnbench.loading.load.load_corpus) whose ``not_reused`` says why the stack's could not be kept."""
+    why = ""
+    if not reload:
+        with stack_errors(stack):
+            kept, why = settled_load(stack, corpus, max_words=max_words, overlap=overlap, index=index, shards=shards,
+                                     vectors=vectors)
+        if kept is not None:
+            return kept
+    loaded = ld.load_corpus(stack, corpus, max_words=max_words, overlap=overlap, index=index, shards=shards,
+                            vectors=vectors, progress=progress, embed_progress=embed_progress)
+    return dataclasses.replace(loaded, not_reused=why)
 
 
 def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS, overlap: int = 0,

@@ -324,7 +324,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
     from turnbench.harness.score import score_run
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.load import load_corpus
+    from turnbench.loading.reuse import load_or_reuse
     from turnbench.pipeline.answering import answer, attach
     from turnbench.pipeline.scoring import attach_report
     from turnbench.resultsdir import write_results
@@ -334,11 +334,11 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     concurrency = DEFAULT_CONCURRENCY if options.concurrency is None else options.concurrency
     vectors = spec_for_arms([a for a in arms if isinstance(a, Arm)], engine=options.knn_engine)
     with st.stage(f"load{tag}"):
-        loaded = load_corpus(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
+        loaded = load_or_reuse(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
                              max_words=options.max_words, overlap=options.overlap, vectors=vectors,
                              progress=st.counter(f"index passages{tag}"),
                              embed_progress=st.counter(f"embed passages{tag}") if vectors else None,
-                             reuse=not options.reload)
+                             reload=options.reload)
     (say or st.log)(loaded.reuse_line(corpus.id) if loaded.reused else
                     f"load: loaded {corpus.id} into {loaded.index!r}"
                     + (f" ({loaded.not_reused})" if loaded.not_reused else " (--reload)"))

@@ -15,7 +15,7 @@ from turnbench.engines.arms import builtin
 from turnbench.loading import index as ix
 from turnbench.loading import load as ld
 from turnbench.loading.load import load_corpus
-from turnbench.loading.reuse import settled_load
+from turnbench.loading.reuse import load_or_reuse, settled_load
 from turnbench.loading.tables import SCHEMA
 from turnbench.loading.vectors import VectorSpec
 from turnbench.pipeline import bench as pipeline
@@ -31,7 +31,7 @@ INDEX = "turnbench-reuse-test"
 
 def _load(stack, corpus, **kw):
     args = {"max_words": MAX_WORDS, "index": INDEX, **kw}
-    return load_corpus(stack, corpus, reuse=True, **args)
+    return load_or_reuse(stack, corpus, **args)
 
 
 def _fake_vectors(encoder="fake-4", salt=b""):
