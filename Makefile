@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-run perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -158,6 +158,11 @@ perf-encoders: corpus
 ## faults: the fault-injection table (area x tried x held); PYTHON=path/to/other/venv/bin/python tries another turnbench
 faults: setup
 	$(PY) -m benchmarks.faults $(if $(PYTHON),--python $(PYTHON),)
+
+## perf: the constants of issue 25 in one table, one stack: score vs bare pytrec_eval, run vs a bare two-thread _msearch loop, the warm bench's load share, compare vs its bare numpy statistics (PERF_MEETINGS, default 200,2000)
+PERF_MEETINGS ?= 200,2000
+perf: jars
+	$(PY) -m benchmarks.perf --meetings $(PERF_MEETINGS)
 
 ## perf-scale: generate and bench SCALE meetings (default 200,2000; 200,2000,20000 for the full run, ~10 min more) end to end; stage seconds, peak Python RSS, index store, growth exponents and a 200,000-meeting projection; CLUSTER=1 adds 3 nodes x 3 shards beside 1 x 1
 SCALE ?= 200,2000

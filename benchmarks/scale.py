@@ -34,7 +34,7 @@ SEED = 20261130
 # The CLI in a process that reports its own peak RSS on exit: the JVM and PostgreSQL are its children (reaped at
 # teardown), so the rusage of the process tree would be the JVM's, not Python's.
 WRAP = """import atexit, resource, sys
-atexit.register(lambda: print(f"\\nbench-scale-maxrss-kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}",
+atexit.register(lambda: print(f"\\nperf-scale-maxrss-kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}",
                               file=sys.stderr))
 from turnbench.cli import main
 sys.argv = ["turnbench", *sys.argv[1:]]

@@ -169,17 +169,18 @@ def open_stack(provider: str = "auto", **options: Any) -> Any:
 
 
 def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap: int = 0, encoder: str | None = None,
-         graph: bool = False, shards: int = 1, index: str | None = None) -> LoadResult:
+         graph: bool = False, shards: int = 1, index: str | None = None, reload: bool = False) -> LoadResult:
     """Load a corpus into the stack: PostgreSQL rows, OpenSearch passages (with a vector field when ``encoder`` is
     given; ``graph`` builds its HNSW graph), settled, with the provenance every result records. ``overlap``: words
-    neighbouring passages of one speaker's run share."""
+    neighbouring passages of one speaker's run share. A settled load of exactly this corpus, cut and index already
+    in the stack is kept (``LoadResult.reused``) unless ``reload``."""
     from turnbench.engines.embeddings import vector_spec
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.load import load_corpus
+    from turnbench.loading.reuse import load_or_reuse
 
     vectors = vector_spec(encoder, graph=graph) if encoder else None
-    return load_corpus(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
-                       shards=shards, vectors=vectors)
+    return load_or_reuse(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
+                         shards=shards, vectors=vectors, reload=reload)
 
 
 def run(stack: StackInfo, corpus: CorpusLike, arm: Arm | str, *, scope: str = ScopeName.CORPUS,

@@ -17,6 +17,7 @@ from turnbench.cli.options import (
     fusion_method_option,
     knn_engine_option,
     provider_option,
+    reload_option,
     scope_option,
 )
 from turnbench.cli.stack import image_choice, image_options, nodes_choice, nodes_option
@@ -204,7 +205,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
     def gathered(*, control_name: str | None, scope: str, provider: str, answerer: str, index: str | None,
                  opensearch_image: str | None, postgres_image: str | None, nodes: int | None, shards: int,
                  concurrency: int, knn_engine: str, relevance_high: float, relevance_low: float,
-                 binary_relevance: bool, relevance_answer: float, **rest: Any) -> R:
+                 binary_relevance: bool, relevance_answer: float, reload: bool, **rest: Any) -> R:
         from turnbench.harness.judgements import RelevancePolicy
         from turnbench.pipeline.bench import BenchOptions
 
@@ -213,7 +214,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
             scope=ScopeName(scope), provider=ProviderName(provider), answerer=Answerer(answerer),
             policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer),
             control_name=control_name, max_words=max_words, overlap=overlap,
-            index=index, shards=shards, concurrency=concurrency, knn_engine=KnnEngine(knn_engine),
+            index=index, shards=shards, concurrency=concurrency, knn_engine=KnnEngine(knn_engine), reload=reload,
             stack_options={**image_choice(opensearch_image, postgres_image, provider),
                            **nodes_choice(nodes, provider)})
         return fn(options=options, **rest)
@@ -226,6 +227,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
         answerer_option("Answer the aggregation questions too (answers.md); skip leaves them out.", skip=True)
         if cut else click.option("--answerer", hidden=True, default=Answerer.SKIP.value),
         click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages]."),
+        reload_option,
         image_options,
         nodes_option,
         click.option("--shards", default=1, show_default=True, type=click.IntRange(1, 64),

@@ -42,5 +42,11 @@ def vector_index_option(text: str) -> Decorator:
                         show_default=True, help=text)
 
 
+reload_option: Decorator = click.option(
+    "--reload", is_flag=True, default=False,
+    help="Load the corpus again even when the stack already holds a settled load of exactly this corpus, cut and "
+         "index (kept by default: markers, inventory hash and live provenance checked).")
+
+
 def fusion_method_option(text: str) -> Decorator:
     return click.option("--method", type=click.Choice(choices(FusionMethod)), required=True, help=text)

@@ -10,7 +10,7 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import debugging, handle_errors, say
-from turnbench.cli.options import knn_engine_option, provider_option, vector_index_option
+from turnbench.cli.options import knn_engine_option, provider_option, reload_option, vector_index_option
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -199,10 +199,13 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
 @vector_index_option("With --encoder: hnsw also builds the graph approximate arms search; exact stores the vectors "
                      "for exact scoring only.")
 @knn_engine_option("With --encoder: the k-NN engine of the graph (faiss and nmslib: docker or external only).")
+@reload_option
 @handle_errors
 def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, shards: int, encoder: str | None,
-             vector_index: str, knn_engine: str) -> None:
+             vector_index: str, knn_engine: str, reload: bool) -> None:
     """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
+
+    A settled load of exactly this corpus, cut and index already in the stack is kept (said so) unless --reload.
 
     Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
     not create, and an index that does not settle at the expected counts.
@@ -211,7 +214,7 @@ def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, s
     from turnbench.engines.encoders import check_name
     from turnbench.loading.chunking import check_cut
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.load import load_corpus
+    from turnbench.loading.reuse import load_or_reuse
     from turnbench.stack import current_stack
     from turnbench.stack.state import use_lock
 
@@ -226,8 +229,8 @@ def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, s
         spec = vector_spec(check_name(encoder, "--encoder"), graph=vector_index == "hnsw", engine=knn_engine)
     corpus = open_corpus(Path(corpus_dir))
     with use_lock(writes=True):
-        result = load_corpus(current_stack(), corpus, max_words=max_words, overlap=overlap, index=index, shards=shards,
-                             vectors=spec)
+        result = load_or_reuse(current_stack(), corpus, max_words=max_words, overlap=overlap, index=index,
+                               shards=shards, vectors=spec, reload=reload)
     for line in result.summary(corpus.id):
         click.echo(line)
 

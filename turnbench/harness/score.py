@@ -49,6 +49,11 @@ class Scored:
     document: Mapping[str, Any]
     # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
     extra_files: Mapping[str, X.Content] = field(default_factory=dict)
+    # what scoring read for the report page, so it need not read the corpus again: the meetings the bindings bind
+    # to, and each bound target's digest as just computed from them (turnbench.render.view.texts_from's read and
+    # memo); never written, and dropped once the page is drawn
+    page_source: tuple[Mapping[str, Meeting], Mapping[tuple[Any, ...], str]] | None = field(
+        default=None, compare=False, repr=False)
 
     def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, X.Content] | None = None
                    ) -> Scored:
@@ -56,7 +61,7 @@ class Scored:
             raise BadInput(f"metrics.json already has a {name!r} block")
         doc = dict(self.document)
         doc[name] = block
-        return Scored(doc, {**self.extra_files, **(files or {})})
+        return Scored(doc, {**self.extra_files, **(files or {})}, self.page_source)
 
     @property
     def retrieval(self) -> Mapping[str, Any]:
@@ -140,8 +145,9 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
     kept: dict[str, Meeting] = {}
     query_digests = B.QueryDigests(ranked)
+    page = _PageMeetings({pmap[pid].meeting for pid in shown}, ranked, query_digests.see)
     judged = J.judge_all(ranked, corpus.iter_meetings(), passages, policy, words_of=tops, keep_of=shown,
-                         kept_out=kept, visit=query_digests.see)
+                         kept_out=kept, visit=page.visit)
     jq = judged.queries
 
     ok = {qid: j for qid, j in jq.items() if j.judgeable}
@@ -179,8 +185,9 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         passages, key=lambda p: (p.meeting, p.index, p.id))))
     files[X.SPANS] = X.spans_text(judged, tops, ok, meeting_of)
     bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
-    files[B.BINDINGS] = B.text(B.compute(ranked, [pmap[pid] for pid in sorted(bound)], kept, judged.held,
-                                         query_digests.digests()))
+    bound_passages = [pmap[pid] for pid in sorted(bound)]
+    rows = B.compute(ranked, bound_passages, kept, judged.held, query_digests.digests())
+    files[B.BINDINGS] = B.text(rows)
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": _provenance(corpus_prov, engine_side, policy, passages, run),
@@ -199,8 +206,31 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         },
         "strict": strict,
     }
-    return Scored(document, files)
+    return Scored(document, files, page.source(ranked, bound_passages, rows))
 
+
+
+class _PageMeetings:
+    """The meetings the report page's bindings can read (those of the passages shown, the queries' gold and answer
+    turns), kept as the judge's one pass over the corpus goes by, so the page need not read it again."""
+
+    def __init__(self, shown_meetings: set[str], ranked: Sequence[Query], see: Callable[[Meeting], None]) -> None:
+        self.need = shown_meetings | {m for q in ranked for m in (*q.gold_turns, *q.answer_turns)}
+        self.kept: dict[str, Meeting] = {}
+        self.see = see
+
+    def visit(self, m: Meeting) -> None:
+        self.see(m)
+        if m.id in self.need:
+            self.kept[m.id] = m
+
+    def source(self, queries: Sequence[Query], passages: Sequence[Passage], rows: Sequence[Mapping[str, Any]]
+               ) -> tuple[dict[str, Meeting], dict[tuple[Any, ...], str]] | None:
+        """What ``Scored.page_source`` holds for these bindings; None when a meeting they read was not kept."""
+        need = B.needed(queries, passages)
+        if not need <= self.kept.keys():
+            return None
+        return {mid: self.kept[mid] for mid in sorted(need)}, B.memo_of(rows)
 
 
 def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]

@@ -10,6 +10,9 @@ scored against passages of another corpus.
 ``LoadResult.provenance`` is equal across two loads of one corpus and fit for a claim file: the index
 provenance (:mod:`turnbench.loading.index`) plus passage/meeting/segment counts, passages sha256, ``max_words``
 and the PostgreSQL version.
+
+``turnbench.loading.reuse.load_or_reuse`` (what ``bench`` and ``load`` do unless ``--reload``) keeps a settled load
+of exactly this corpus, cut and index definition instead.
 """
 
 from __future__ import annotations
@@ -52,10 +55,19 @@ class LoadResult:
     # JVM version strings, so the size can differ by a few bytes between machines); outside any claim
     timings: Mapping[str, float]
     topology: Mapping[str, Any] = field(default_factory=dict)  # nodes, shards, segments: runinfo.json's
+    reused: bool = False  # a settled load of exactly this was found and kept (settled_load), nothing written
+    not_reused: str = ""  # with reuse asked for and a load done: why the stack's load could not be kept
+
+    def reuse_line(self, corpus_id: str) -> str:
+        return (f"load: reusing the settled index {self.index!r} of {corpus_id} ({self.provenance['passages']} "
+                f"passages, sha256 {self.passages_sha256[:12]}…): markers, inventory and live provenance match; "
+                f"checked in {self.timings['total_s']:.2f} s (--reload loads again)")
 
     def summary(self, corpus_id: str) -> list[str]:
         """What ``turnbench load`` prints: counts, versions, the inventory's hash and the time per step."""
         p, t = self.provenance, self.timings
+        if self.reused:
+            return [self.reuse_line(corpus_id), f"passages sha256 {self.passages_sha256}"]
         return [
             f"loaded {corpus_id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
             f"(max {p['max_words']} words) into {self.index!r}; settled in {int(t['settle_reads'])} reads",
@@ -116,7 +128,8 @@ def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MA
     number of passages loaded so far (without vectors the total is not known until the corpus has been read once).
     ``vectors``: the index also gets a vector field, each passage embedded (``embed_progress``) and indexed by the
     fixed recipe of turnbench.loading.vectors. ``overlap``: words neighbouring passages of one speaker's run share
-    (turnbench.loading.chunking; 0, the default, shares none)."""
+    (turnbench.loading.chunking; 0, the default, shares none). Always a load: turnbench.loading.reuse.load_or_reuse
+    keeps a settled load of exactly this instead."""
     with stack_errors(stack):
         return _load_corpus(stack, corpus, max_words=max_words, overlap=overlap, index=index,
                             settle_timeout_s=settle_timeout_s,
@@ -143,7 +156,8 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: i
         raise IndexNotSettled(f"{empty} meeting(s) have no segments and would be absent from the index")
     passages_sha256 = inventory_sha256(passages)
     _merge_and_settle(stack, client, index, passages, expected, graph=bool(vectors is not None and vectors.graph),
-                      settle_timeout_s=settle_timeout_s, timings=timings)
+                      settle_timeout_s=settle_timeout_s, timings=timings,
+                      pg_marker=_pg_loaded(index, written.marker, passages_sha256, len(passages)))
 
     t0 = time.perf_counter()
     prov = ix.index_provenance(client, index)
@@ -152,8 +166,26 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: i
     if any(n != 1 for n in topology["segments_per_shard"]):
         raise IndexNotSettled(f"index {index!r} has {topology['segments_per_shard']} segments per shard after "
                               "force-merge, not 1")
+    _add_provenance(prov, stack, passages=len(passages), meetings=written.counts.meetings,
+                    segments=written.counts.segments, passages_sha256=passages_sha256, max_words=max_words,
+                    overlap=overlap)
+    if vectors is not None and written.vector_prov is not None:
+        prov["vectors"] = {**vectors.config(), "segments_before_merge": written.segments_before,
+                           "embeddings": dict(written.vector_prov)}
+    # the provenance recorded beside the marker: what a later reuse must read again from the live index
+    ix.put_marker(client, index, {**written.marker, "passages": len(passages), "meetings": written.counts.meetings,
+                                  "segments": written.counts.segments, "passages_sha256": passages_sha256,
+                                  "provenance": prov, "state": "settled"})
+    timings["provenance_s"] = time.perf_counter() - t0
+    timings["total_s"] = time.perf_counter() - t_all
+    return LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
+                      timings=timings, topology=topology)
+
+
+def _add_provenance(prov: dict[str, Any], stack: StackInfo, *, passages: int, meetings: int, segments: int,
+                    passages_sha256: str, max_words: int, overlap: int) -> None:
     prov.update({
-        "passages": len(passages), "meetings": written.counts.meetings, "segments": written.counts.segments,
+        "passages": passages, "meetings": meetings, "segments": segments,
         "passages_sha256": passages_sha256, "max_words": max_words, "chunking": CHUNKING,
         # only when asked for: every index cut without overlap keeps the provenance it always had
         **({"overlap": overlap} if overlap else {}),
@@ -161,15 +193,6 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: i
         "postgres_major": stack.postgres_major, "postgres_schema": tables.SCHEMA,
         "tables_format": tables.TABLES_FORMAT,
     })
-    if vectors is not None and written.vector_prov is not None:
-        prov["vectors"] = {**vectors.config(), "segments_before_merge": written.segments_before,
-                           "embeddings": dict(written.vector_prov)}
-    ix.put_marker(client, index, {**written.marker, "passages": len(passages), "meetings": written.counts.meetings,
-                                  "passages_sha256": passages_sha256, "state": "settled"})
-    timings["provenance_s"] = time.perf_counter() - t0
-    timings["total_s"] = time.perf_counter() - t_all
-    return LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
-                      timings=timings, topology=topology)
 
 
 def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
@@ -271,16 +294,32 @@ def _create_index(client: OpenSearch, corpus: Corpus, *, index: str, shards: int
         client.indices.delete(index=index)
     marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards, state="loading",
                            **({"overlap": overlap} if overlap else {}))
-    settings, mappings = ix.index_settings(shards), ix.index_mappings()
+    settings, mappings = _definition(shards, vectors if vector_prov is not None else None, n_passages)
+    marker.update(_shaping(settings, mappings, overlap=overlap))
     if vectors is not None and vector_prov is not None:
-        settings["index"].update(vectors.settings(n_passages))
-        mappings["properties"][vectors.field] = vectors.mapping()
         marker["vectors"] = {"field": vectors.field, "encoder": vectors.encoder, "graph": vectors.graph,
-                             "digest": vector_prov["digest"]["sha256"]}
+                             "digest": vector_prov["digest"]["sha256"], "config": vectors.config()}
     mappings["_meta"] = {ix.MARKER: marker}
     client.indices.create(index=index, body={"settings": settings, "mappings": mappings},
                           params={"wait_for_active_shards": "all"})
     return marker
+
+
+def _definition(shards: int, vectors: VectorSpec | None, n_passages: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The settings and mappings a load creates the index with (before the marker is added)."""
+    settings, mappings = ix.index_settings(shards), ix.index_mappings()
+    if vectors is not None:
+        settings["index"].update(vectors.settings(n_passages))
+        mappings["properties"][vectors.field] = vectors.mapping()
+    return settings, mappings
+
+
+def _shaping(settings: Mapping[str, Any], mappings: Mapping[str, Any], *, overlap: int) -> dict[str, Any]:
+    """What the marker records besides the corpus and the cut so that a reuse can tell it would build the same:
+    the overlap written out, the chunking and tables formats, and the sha256 of the index definition."""
+    return {"cut_overlap": overlap, "chunking": CHUNKING, "tables_format": tables.TABLES_FORMAT,
+            "definition_sha256": canonical.sha256_bytes(canonical.dumps({"settings": settings,
+                                                                         "mappings": mappings}).encode())}
 
 
 def _index_graph(client: OpenSearch, index: str, held: Sequence[tuple[Chunk, str, str | None]], vectors: VectorSpec,
@@ -303,7 +342,8 @@ def _index_graph(client: OpenSearch, index: str, held: Sequence[tuple[Chunk, str
 
 
 def _merge_and_settle(stack: StackInfo, client: OpenSearch, index: str, passages: Sequence[Passage],
-                      expected: Any, *, graph: bool, settle_timeout_s: float, timings: dict[str, float]) -> None:
+                      expected: Any, *, graph: bool, settle_timeout_s: float, timings: dict[str, float],
+                      pg_marker: Mapping[str, Any]) -> None:
     """Refresh, force-merge to one segment, settle (the expected counts on two consecutive reads), then store the
     inventory in PostgreSQL beside the rows."""
     t0 = time.perf_counter()
@@ -318,7 +358,7 @@ def _merge_and_settle(stack: StackInfo, client: OpenSearch, index: str, passages
     timings["settle_s"] = time.perf_counter() - t0
     timings["settle_reads"] = float(reads)
     t0 = time.perf_counter()
-    tables.copy_passages(stack, passages)
+    tables.copy_passages(stack, passages, loaded=pg_marker)
     timings["passages_table_s"] = time.perf_counter() - t0
 
 
@@ -354,3 +394,11 @@ def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = ix.DEFAULT_I
             "run `turnbench load --corpus` for it"
         )
     return marker
+
+
+def _pg_loaded(index: str, marker: Mapping[str, Any], passages_sha256: str, n_passages: int) -> dict[str, Any]:
+    """What the PostgreSQL schema's marker records of the cut its passages table holds (tables.copy_passages)."""
+    keys = ("max_words", "cut_overlap", "shards", "chunking", "definition_sha256")
+    return {"index": index, **{k: marker.get(k) for k in keys}, "passages": n_passages,
+            "passages_sha256": passages_sha256}
+

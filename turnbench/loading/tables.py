@@ -139,13 +139,18 @@ def copy_corpus(stack: StackInfo, meetings: Iterable[Meeting], marker: Mapping[s
 PASSAGE_COLUMNS = "id, meeting_id, passage_index, kind, speaker, start_s, end_s, words, text_sha256, holds"
 
 
-def copy_passages(stack: StackInfo, passages: Iterable[Passage]) -> int:
+def copy_passages(stack: StackInfo, passages: Iterable[Passage], loaded: Mapping[str, Any] | None = None) -> int:
     """Replace ``turnbench.passages`` with the inventory a load cut (after :func:`copy_corpus`, whose schema it
-    joins); a run reads it back (:func:`read_passages`) instead of cutting the corpus again."""
+    joins); a run reads it back (:func:`read_passages`) instead of cutting the corpus again. ``loaded``: what the
+    schema's marker records of the cut (its ``loaded`` key, in the same transaction), which a reuse checks."""
     n = 0
     with postgres_connect(stack) as conn, conn.cursor() as cur:
-        if schema_marker(cur) is None:
+        marker = schema_marker(cur)
+        if marker is None:
             raise IndexNotSettled(f"PostgreSQL schema {SCHEMA!r} is missing: the corpus tables were not loaded")
+        comment = canonical.dumps({**{k: v for k, v in marker.items() if k != "loaded"},
+                                   **({"loaded": dict(loaded)} if loaded is not None else {})})
+        cur.execute(f"COMMENT ON SCHEMA {SCHEMA} IS {_sql_literal(comment)}")
         cur.execute(f"DROP TABLE IF EXISTS {SCHEMA}.passages")
         cur.execute(
             f"CREATE TABLE {SCHEMA}.passages (id text NOT NULL, meeting_id text NOT NULL, passage_index integer "

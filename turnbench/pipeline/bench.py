@@ -174,6 +174,7 @@ class BenchOptions:
     stack_options: Mapping[str, Any] = field(default_factory=dict)  # what the provider takes (images, nodes, ...)
     max_words: int = 200  # the most words in one passage (turnbench.loading.chunking)
     overlap: int = 0  # words neighbouring passages of one speaker's run share
+    reload: bool = False  # load again even when the stack holds a settled load of exactly this (load.settled_load)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scope", parse(ScopeName, self.scope, "scope"))
@@ -292,7 +293,8 @@ def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, 
         say = echo or st.log
         with _stack_stage(stack, options, st, say) as open_:
             for job in jobs:
-                outcomes += _bench_corpus(open_, job, arms, options, st, tag=f" {job[1].id}" if len(jobs) > 1 else "")
+                outcomes += _bench_corpus(open_, job, arms, options, st, tag=f" {job[1].id}" if len(jobs) > 1 else "",
+                                          say=say)
     stages = dict(st.elapsed)
     return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
 
@@ -314,14 +316,15 @@ def _stack_stage(stack: StackInfo | None, options: BenchOptions, st: _Stages,
 
 
 def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: BenchOptions, st: _Stages, *,
-                  tag: str) -> list[BenchOutcome]:
-    """One corpus on an open stack: load → answers → per arm: run → judge + score → report → write."""
+                  tag: str, say: Callable[[str], None] | None = None) -> list[BenchOutcome]:
+    """One corpus on an open stack: load (kept when the stack holds a settled load of exactly this corpus, cut and
+    index, unless ``options.reload``) → answers → per arm: run → judge + score → report → write."""
     from turnbench.engines.embeddings import spec_for_arms
     from turnbench.engines.rerank import TRACE_FILE
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
     from turnbench.harness.score import score_run
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.load import load_corpus
+    from turnbench.loading.reuse import load_or_reuse
     from turnbench.pipeline.answering import answer, attach
     from turnbench.pipeline.scoring import attach_report
     from turnbench.resultsdir import write_results
@@ -331,10 +334,14 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     concurrency = DEFAULT_CONCURRENCY if options.concurrency is None else options.concurrency
     vectors = spec_for_arms([a for a in arms if isinstance(a, Arm)], engine=options.knn_engine)
     with st.stage(f"load{tag}"):
-        loaded = load_corpus(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
+        loaded = load_or_reuse(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
                              max_words=options.max_words, overlap=options.overlap, vectors=vectors,
                              progress=st.counter(f"index passages{tag}"),
-                             embed_progress=st.counter(f"embed passages{tag}") if vectors else None)
+                             embed_progress=st.counter(f"embed passages{tag}") if vectors else None,
+                             reload=options.reload)
+    (say or st.log)(loaded.reuse_line(corpus.id) if loaded.reused else
+                    f"load: loaded {corpus.id} into {loaded.index!r}"
+                    + (f" ({loaded.not_reused})" if loaded.not_reused else " (--reload)"))
     answer_results = None
     if options.answerer != Answerer.SKIP:
         with st.stage(f"answers{tag}"):

@@ -23,9 +23,12 @@ from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
 
 
 def attach_report(results: Scored, corpus: Corpus) -> Scored:
-    """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on."""
+    """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on (the
+    meetings and digests scoring kept, when it kept them: the corpus is not read again)."""
     view = V.from_results(results)
-    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on"))
+    read, memo = results.page_source or (None, None)
+    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", read,
+                                        None if memo is None else dict(memo)))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
 
 

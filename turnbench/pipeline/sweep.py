@@ -81,7 +81,7 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
                 say(f"sweep: {cell.name} (max {cell.max_words} words, overlap {cell.overlap})")
                 cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
                 for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
-                                         tag=f" {cell.name}"):
+                                         tag=f" {cell.name}", say=say):
                     docs[(cell.name, o.arm)] = o.results.document
     document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
     write_summary(out, document)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.tinycorpus import EXPECTED, MAX_WORDS, write_tiny_corpus
+from tests.integration.tinycorpus import EXPECTED, MAX_WORDS
 from turnbench.corpus.format import open_corpus
 from turnbench.engines.retrieval import run_arm
 from turnbench.errors import ForeignIndex, IndexNotSettled, StackStateError
@@ -19,16 +19,6 @@ from turnbench.stack.clients import opensearch_client, postgres_connect
 pytestmark = pytest.mark.integration
 
 RETRIEVAL_QUERIES = ["q01", "q02", "q03", "q04", "q06", "q07"]
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return open_corpus(write_tiny_corpus(tmp_path_factory.mktemp("tiny") / "corpus"))
-
-
-@pytest.fixture(scope="module")
-def tiny_other(tmp_path_factory):
-    return open_corpus(write_tiny_corpus(tmp_path_factory.mktemp("tiny1") / "corpus", variant=1))
 
 
 def _sql(stack, query, params=()):

@@ -1,0 +1,181 @@
+"""The constants of issue 25 in one table: ``make perf`` / ``python -m benchmarks.perf``.
+
+One embedded stack for the whole run; per size (``--meetings``, default 200 and 2,000; corpora generated under
+``--work`` and reused, as ``benchmarks.scale`` does), alternating the two sides of each ratio and keeping the best
+of ``--repeat``:
+
+- score: ``turnbench score`` start to exit on the bench's own passages.jsonl and run.raw.trec, against a bare
+  pytrec_eval process on the qrels and runs it exported (``benchmarks.harness.BARE``); target <= 3x;
+- run: ``run_arm`` at concurrency 2 (inventory handed over, as ``bench`` does) against a bare two-thread
+  ``_msearch`` loop sending the same bodies (``benchmarks.run.bare``); target >= 0.8x;
+- warm bench: a second ``bench`` of the same corpus on the same stack (the settled load kept): the load stage's
+  share of all its stages; target <= 10%;
+- compare: ``turnbench compare`` of the results against themselves, start to exit, against a process doing only
+  the numpy statistics of it (the same bootstrap and randomisation calls on the same per-query arrays); target
+  <= 1.3x.
+
+Timings on a shared machine are noisy: read the ratios, within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from benchmarks.harness import BARE as BARE_TREC
+from benchmarks.scale import corpus_for
+
+TARGETS = {"score": ("<=", 3.0), "run": (">=", 0.8), "warm bench load share": ("<=", 0.10),
+           "warm bench load share, --reload": ("<=", 1.0), "compare": ("<=", 1.3)}  # --reload: the before, no target
+
+# the statistics `compare` computes, and nothing else: per table and group, the per-query differences of the
+# measures, the bootstrap means and the randomisation p-values (numpy), on results compared with themselves
+BARE_STATS = """
+import json, sys
+from turnbench.harness.compare import RESAMPLES, SEED, _row_seed, tables_of
+from turnbench.harness.stats import bootstrap_means, randomisation_p
+import numpy as np
+doc = json.load(open(sys.argv[1] + "/metrics.json"))
+for name, t in tables_of(doc).items():
+    groups = {}
+    for q, (g, _v) in t.records.items():
+        groups.setdefault(g, []).append(q)
+        groups.setdefault((*g[:-1], "all"), []).append(q)
+    for g, qids in groups.items():
+        for m in t.measures:
+            have = [q for q in qids if m in t.records[q][1]]
+            if have:
+                d = np.array([[t.records[q][1][m] - t.records[q][1][m]] for q in have], dtype=np.float64)
+                bootstrap_means(d, RESAMPLES, _row_seed(SEED, name, *g, m))
+                randomisation_p(d, RESAMPLES, _row_seed(SEED, name, *g, m))
+"""
+
+
+def _wall(cmd: list[str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def _best(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+    return min(a for a, _ in pairs), min(b for _, b in pairs)
+
+
+def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, tuple[float, float]]:
+    """(turnbench seconds, bare seconds) of score, run and compare, and (load s, all stages s) of a warm bench."""
+    from benchmarks.run import bare
+    from turnbench.corpus.format import open_corpus
+    from turnbench.engines.arms import builtin
+    from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm, search_body
+    from turnbench.loading.index import DEFAULT_INDEX
+    from turnbench.pipeline import bench as pipeline
+    from turnbench.vocab import get_scope
+
+    exe = str(Path(sys.executable).with_name("turnbench"))
+    corpus = open_corpus(corpus_dir)
+    arm = builtin("bm25")
+    options = pipeline.BenchOptions(provider="external", answerer="skip", stack_options={
+        "opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn})
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    pipeline.bench(corpus_dir, [arm], work / "first", options, stack=stack)  # loads unless already settled
+    forced = pipeline.bench(corpus_dir, [arm], work / "forced", replace(options, reload=True), stack=stack)[0].stages
+    warm = pipeline.bench(corpus_dir, [arm], work / "warm", options, stack=stack)
+    stages = warm[0].stages
+    results = work / "warm" / "bm25"
+    out: dict[str, tuple[float, float]] = {"warm bench load share": (stages["load"], sum(stages.values())),
+                                           "warm bench load share, --reload": (forced["load"],
+                                                                               sum(forced.values()))}
+
+    pairs = []
+    for i in range(repeat):
+        scored = work / f"scored-{i}"
+        a = _wall([exe, "score", "--corpus", str(corpus_dir), "--passages", str(results / "passages.jsonl"),
+                   "--run", str(results / "run.raw.trec"), "--out", str(scored)])
+        b = _wall([sys.executable, "-c", BARE_TREC, str(scored)])
+        pairs.append((a, b))
+    out["score"] = _best(pairs)
+
+    queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
+    bodies = [search_body(arm, q, get_scope("corpus"), arm.depth) for q in queries]
+    head = json.dumps({"index": DEFAULT_INDEX}).encode() + b"\n"
+    payloads = [b"".join(head + json.dumps(x, separators=(",", ":")).encode() + b"\n"
+                         for x in bodies[i:i + MSEARCH_BATCH]) for i in range(0, len(bodies), MSEARCH_BATCH)]
+    loaded = warm_inventory(stack, corpus)
+    pairs = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run_arm(stack, corpus, arm, concurrency=2, inventory=loaded)
+        a = time.perf_counter() - t0
+        pairs.append((a, bare(stack.opensearch_url, payloads, 2)))
+    out["run"] = _best(pairs)
+
+    pairs = []
+    for i in range(repeat):
+        a = _wall([exe, "compare", str(results), str(results), "--out", str(work / f"c{i}.md")])
+        b = _wall([sys.executable, "-c", BARE_STATS, str(results)])
+        pairs.append((a, b))
+    out["compare"] = _best(pairs)
+    return out
+
+
+def warm_inventory(stack, corpus):
+    from turnbench.loading import tables
+    from turnbench.passages import inventory_sha256
+
+    passages = tables.read_passages(stack)
+    return passages, inventory_sha256(passages)
+
+
+def ratio(name: str, pair: tuple[float, float]) -> float:
+    a, b = pair
+    if name == "run":
+        return b / a  # run's speed as a share of the bare loop's
+    return a / b
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="perf", description=__doc__.splitlines()[0])
+    ap.add_argument("--meetings", default="200,2000", help="sizes, comma-separated")
+    ap.add_argument("--work", default=".turnbench/scale", help="corpora (shared with perf-scale, kept for reuse)")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.meetings.split(",")]
+
+    from turnbench.stack import open_stack
+
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    corpora = {n: corpus_for(work, n)[0] for n in sizes}
+    print(f"best of {args.repeat}, alternating; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
+    print("| meetings | measure | turnbench | floor | ratio | target | |")
+    print("|---:|---|---:|---:|---:|---:|---|", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="turnbench-perf-"))
+    try:
+        with open_stack("embedded") as stack:
+            for n in sizes:  # each size's rows as soon as they are measured
+                row = measure_size(stack, corpora[n], tmp / f"m{n}", args.repeat)
+                for name, (op, target) in TARGETS.items():
+                    a, b = row[name]
+                    r = ratio(name, row[name])
+                    ok = r <= target if op == "<=" else r >= target
+                    floor = "all stages" if "share" in name else "bare"
+                    shown = "(before: reloads)" if "reload" in name else f"{op} {target:g}"
+                    print(f"| {n:,} | {name} | {a:.2f} s | {b:.2f} s ({floor}) | {r:.2f} | {shown} | "
+                          f"{'ok' if ok else 'MISSED'} |", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"(load average at the end: {os.getloadavg()[0]:.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
