@@ -12,7 +12,7 @@ DEFAULT_CORPUS ?= corpora/default
 ##@ Corpora: corpus regen-check measure qmsum meetingqa bench-qmsum agreement
 ##@ Tests: test test-cluster faults
 ##@ Docker: images compose-plugin docker-engine docker-engine-stop test-docker
-##@ Timing (perf-*, print figures): perf-*
+##@ Timing (perf-*, print figures): perf perf-*
 help:
 	@awk '/^##@ / { line = substr($$0, 5); at = index(line, ": "); group[++n] = substr(line, 1, at - 1); \
 	    members[n] = substr(line, at + 2); next } \

@@ -181,13 +181,10 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     files[X.QRELS_STRICT] = X.qrels_text(strict_q)
-    files[X.PASSAGES] = X.Lazy(lambda: (p.canonical_line() for p in sorted(
-        passages, key=lambda p: (p.meeting, p.index, p.id))))
+    files[X.PASSAGES] = _inventory_file(passages)
     files[X.SPANS] = X.spans_text(judged, tops, ok, meeting_of)
-    bound = set(shown) | {pid for j in ok.values() for pid in j.passages}
-    bound_passages = [pmap[pid] for pid in sorted(bound)]
-    rows = B.compute(ranked, bound_passages, kept, judged.held, query_digests.digests())
-    files[B.BINDINGS] = B.text(rows)
+    bound_passages = [pmap[pid] for pid in sorted(set(shown) | {pid for j in ok.values() for pid in j.passages})]
+    files[B.BINDINGS] = B.text(rows := B.compute(ranked, bound_passages, kept, judged.held, query_digests.digests()))
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": _provenance(corpus_prov, engine_side, policy, passages, run),
@@ -208,6 +205,11 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     }
     return Scored(document, files, page.source(ranked, bound_passages, rows))
 
+
+
+def _inventory_file(passages: Sequence[Passage]) -> X.Lazy:
+    """passages.jsonl: the inventory scored, in (meeting, index) order, written only when the results are."""
+    return X.Lazy(lambda: (p.canonical_line() for p in sorted(passages, key=lambda p: (p.meeting, p.index, p.id))))
 
 
 class _PageMeetings:
