@@ -27,6 +27,8 @@ from turnbench.passages import Passage, inventory_sha256
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 
+NO_INDEX = "index {index!r} does not exist"  # why a fresh stack's load is not a reuse
+
 
 def load_or_reuse(stack: StackInfo, corpus: Corpus, *, reload: bool = False, max_words: int = DEFAULT_MAX_WORDS,
                   overlap: int = 0, index: str = ix.DEFAULT_INDEX, shards: int = 1, vectors: VectorSpec | None = None,
@@ -61,7 +63,7 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
     check_cut(max_words, overlap)
     marker = ix.index_marker(client, index)  # an index without turnbench's marker is refused, as by a load
     if marker is None:
-        return None, f"index {index!r} does not exist"
+        return None, NO_INDEX.format(index=index)
     want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
             "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
     for key, value in want.items():

@@ -324,7 +324,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
     from turnbench.harness.score import score_run
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.reuse import load_or_reuse
+    from turnbench.loading.reuse import NO_INDEX, load_or_reuse
     from turnbench.pipeline.answering import answer, attach
     from turnbench.pipeline.scoring import attach_report
     from turnbench.resultsdir import write_results
@@ -339,9 +339,13 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
                              progress=st.counter(f"index passages{tag}"),
                              embed_progress=st.counter(f"embed passages{tag}") if vectors else None,
                              reload=options.reload)
-    (say or st.log)(loaded.reuse_line(corpus.id) if loaded.reused else
-                    f"load: loaded {corpus.id} into {loaded.index!r}"
-                    + (f" ({loaded.not_reused})" if loaded.not_reused else " (--reload)"))
+    if loaded.reused:
+        (say or st.log)(loaded.reuse_line(corpus.id))
+    elif options.reload or loaded.not_reused != NO_INDEX.format(index=loaded.index):
+        # a stack that held a load (or a reload asked for) says why it was loaded again; a fresh stack says nothing,
+        # so a refusal after the load is still one line
+        (say or st.log)(f"load: loaded {corpus.id} into {loaded.index!r}"
+                        + (" (--reload)" if options.reload else f" ({loaded.not_reused})"))
     answer_results = None
     if options.answerer != Answerer.SKIP:
         with st.stage(f"answers{tag}"):
