@@ -27,15 +27,14 @@ from turnbench.passages import Passage, inventory_sha256
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 
-NO_INDEX = "index {index!r} does not exist"  # why a fresh stack's load is not a reuse
-
 
 def load_or_reuse(stack: StackInfo, corpus: Corpus, *, reload: bool = False, max_words: int = DEFAULT_MAX_WORDS,
                   overlap: int = 0, index: str = ix.DEFAULT_INDEX, shards: int = 1, vectors: VectorSpec | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   embed_progress: Callable[[int, int], None] | None = None) -> ld.LoadResult:
     """The settled load of exactly this already in the stack (``reused``), else (or with ``reload``) a load
-    (turnbench.loading.load.load_corpus) whose ``not_reused`` says why the stack's could not be kept."""
+    (turnbench.loading.load.load_corpus) whose ``not_reused`` says why the stack's could not be kept (empty when the
+    stack held no such index)."""
     why = ""
     if not reload:
         with stack_errors(stack):
@@ -63,7 +62,7 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
     check_cut(max_words, overlap)
     marker = ix.index_marker(client, index)  # an index without turnbench's marker is refused, as by a load
     if marker is None:
-        return None, NO_INDEX.format(index=index)
+        return None, ""  # nothing to keep: a fresh stack's load is no news
     want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
             "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
     for key, value in want.items():

@@ -324,7 +324,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
     from turnbench.harness.score import score_run
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.reuse import NO_INDEX, load_or_reuse
+    from turnbench.loading.reuse import load_or_reuse
     from turnbench.pipeline.answering import answer, attach
     from turnbench.pipeline.scoring import attach_report
     from turnbench.resultsdir import write_results
@@ -341,7 +341,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
                              reload=options.reload)
     if loaded.reused:
         (say or st.log)(loaded.reuse_line(corpus.id))
-    elif options.reload or loaded.not_reused != NO_INDEX.format(index=loaded.index):
+    elif options.reload or loaded.not_reused:
         # a stack that held a load (or a reload asked for) says why it was loaded again; a fresh stack says nothing,
         # so a refusal after the load is still one line
         (say or st.log)(f"load: loaded {corpus.id} into {loaded.index!r}"
