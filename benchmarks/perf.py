@@ -36,26 +36,38 @@ from benchmarks.scale import corpus_for
 TARGETS = {"score": ("<=", 3.0), "run": (">=", 0.8), "warm bench load share": ("<=", 0.10),
            "warm bench load share, --reload": ("<=", 1.0), "compare": ("<=", 1.3)}  # --reload: the before, no target
 
-# the statistics `compare` computes, and nothing else: per table and group, the per-query differences of the
-# measures, the bootstrap means and the randomisation p-values (numpy), on results compared with themselves
+# the statistics `compare` computes, and nothing else: per table and group, the measures present on the same
+# queries as one matrix of per-query differences (as compare_table buckets them), its bootstrap means and its
+# randomisation p-values (numpy), then Holm over the cells; on results compared with themselves
 BARE_STATS = """
 import json, sys
-from turnbench.harness.compare import RESAMPLES, SEED, _row_seed, tables_of
-from turnbench.harness.stats import bootstrap_means, randomisation_p
+from turnbench.harness.compare import ALL, RESAMPLES, SEED, _row_seed, tables_of
+from turnbench.harness.stats import bootstrap_means, holm, randomisation_p
 import numpy as np
 doc = json.load(open(sys.argv[1] + "/metrics.json"))
+ps = []
 for name, t in tables_of(doc).items():
     groups = {}
-    for q, (g, _v) in t.records.items():
+    for q in sorted(t.records, key=lambda q: (t.strata.get(q, ""), q)):
+        g = t.records[q][0]
         groups.setdefault(g, []).append(q)
-        groups.setdefault((*g[:-1], "all"), []).append(q)
+        groups.setdefault((*g[:-1], ALL), []).append(q)
     for g, qids in groups.items():
+        buckets = {}
         for m in t.measures:
-            have = [q for q in qids if m in t.records[q][1]]
+            have = tuple(q for q in qids if m in t.records[q][1])
             if have:
-                d = np.array([[t.records[q][1][m] - t.records[q][1][m]] for q in have], dtype=np.float64)
-                bootstrap_means(d, RESAMPLES, _row_seed(SEED, name, *g, m))
-                randomisation_p(d, RESAMPLES, _row_seed(SEED, name, *g, m))
+                buckets.setdefault(have, []).append(m)
+        for have, ms in buckets.items():
+            v = np.array([[t.records[q][1][m] for m in ms] for q in have], dtype=np.float64)
+            d = v - v
+            sizes = {}
+            for q in have:
+                sizes[t.strata.get(q, "")] = sizes.get(t.strata.get(q, ""), 0) + 1
+            entropy = _row_seed(SEED, t.name, *g, *ms)
+            bootstrap_means(d, RESAMPLES, entropy, list(sizes.values()) if len(sizes) > 1 else None)
+            ps += randomisation_p(d, RESAMPLES, entropy)
+holm(ps)
 """
 
 

@@ -93,13 +93,20 @@ def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content],
     for line in X.content_bytes(files[X.PASSAGES]).decode("utf-8").splitlines():
         p = canonical.parse_json(line)
         starts[p["id"]], meeting_of[p["id"]] = float(p["start"]), str(p["meeting"])
+    by_meeting: dict[str, list[str]] = {}  # a query's gold is in a few meetings: look only at their passages
+    for pid in held:
+        by_meeting.setdefault(meeting_of[pid], []).append(pid)
     out = {}
     timed = any(m.startswith("entry:") for m in names)
     for qid, g in gold.items():
         ranked = list(run.get(qid, {}))
-        turns = {m: {t for t, _, _ in spans} for m, spans in g["gold"].items()}
-        mine = {pid: tuple(s for s in held.get(pid, ()) if s[0] in turns.get(meeting_of[pid], ())) for pid in held}
-        mine = {pid: s for pid, s in mine.items() if s}
+        mine = {}
+        for m, spans in g["gold"].items():
+            turns = {t for t, _, _ in spans}
+            for pid in by_meeting.get(m, ()):
+                kept = tuple(s for s in held[pid] if s[0] in turns)
+                if kept:
+                    mine[pid] = kept
         values = S.span_values(ranked, int(g["gold_words"]), mine, words, meeting_of)
         if timed:
             values.update(S.entry_values(ranked, g["gold_start"], mine, starts, meeting_of)[0])

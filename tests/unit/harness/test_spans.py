@@ -202,3 +202,21 @@ def test_strict_rows_re_derive_with_ir_measures(scored_fixture):
     for row in strict["rows"]:
         group = [r["values"]["nDCG@10"] for r in strict["per_query"] if row["class"] in ("all", r["class"])]
         assert row["means"]["nDCG@10"] == round(math.fsum(group) / len(group), 6)
+
+
+def test_turnbench_re_derives_them_too_and_refuses_a_forged_one(scored_fixture):
+    """read_results re-derives every span and entry value from spans.jsonl and passages.jsonl; one forged value of
+    a multi-meeting query is refused by that re-derivation, naming the query and measure."""
+    from turnbench.errors import ResultsIntegrityError
+    from turnbench.harness import rederive as R
+    from turnbench.resultsdir import read_results
+
+    read_results(scored_fixture)
+    doc = json.loads((scored_fixture / "metrics.json").read_text())
+    files = {name: (scored_fixture / name).read_bytes() for name in R.NEEDED}
+    assert R.rederive(doc, files, "here") > 0
+    row = next(r for r in doc["retrieval"]["per_query"] if r["class"] == "multi_file" and r["values"]["span:P_best"])
+    row["values"]["span:P_best"] = q = round(row["values"]["span:P_best"] / 2, 6)
+    with pytest.raises(ResultsIntegrityError, match=rf"here: query {row['query_id']} span:P_best: metrics.json says "
+                                                    rf"{q}, its exported qrels and run give"):
+        R.rederive(doc, files, "here")
