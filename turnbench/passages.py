@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,7 @@ class Passage:
             own = canonical.sha256_bytes(text.encode("utf-8"))
             if sha and sha != own:
                 raise ValueError("text_sha256 is not the sha256 of the passage's own text")
-        if sha and not (len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
+        if sha and not _SHA256.fullmatch(sha):
             raise ValueError(f"text_sha256 {sha[:80]!r} is not a sha256")
         start, end = _number(d, "start"), _number(d, "end")
         if end < start:
@@ -104,6 +105,7 @@ class Passage:
 
 
 UNKNOWN_SPEAKERS = "unknown"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _voices(d: Mapping[str, Any]) -> tuple[str, tuple[str, ...] | None]:

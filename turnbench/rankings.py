@@ -91,25 +91,48 @@ def _score(text: Any, where: str) -> float:
 
 def read_trec_run(path: Path) -> list[RankedPassage]:
     """Read a six-column TREC run (``qid Q0 docid rank score tag``)."""
-    out = []
+    out: list[RankedPassage] = []
+    make, isfinite = RankedPassage, math.isfinite
+    n = 0
     with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, 1):
+        # blocks of whole lines decoded at once: a per-line decode was a third of the reading
+        for block in iter(lambda: fh.readlines(1 << 22), []):
             try:
-                line = raw.decode("utf-8")
+                text = b"".join(block).decode("utf-8")
             except UnicodeDecodeError:
-                raise BadInput(f"{path}: line {n} is not UTF-8 text") from None
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                raise BadInput(f"{path}: line {n} has {len(parts)} columns, a TREC run has 6")
-            qid, _q0, docid, rank, score, _tag = parts
-            try:
-                rank_n = int(rank)
-            except ValueError:
-                raise BadInput(f"{path}: line {n}: rank {rank[:40]!r} is not a whole number") from None
-            out.append(RankedPassage(qid, docid, rank_n, _score(score, f"{path}: line {n}")))
+                bad = next(i for i, raw in enumerate(block) if not _is_utf8(raw))
+                raise BadInput(f"{path}: line {n + bad + 1} is not UTF-8 text") from None
+            lines = text.split("\n")
+            if lines[-1] == "":
+                lines.pop()  # the block ends with a newline: no line after it
+            for line in lines:
+                n += 1
+                parts = line.split()
+                if not parts:
+                    continue
+                if len(parts) != 6:
+                    raise BadInput(f"{path}: line {n} has {len(parts)} columns, a TREC run has 6")
+                qid, _q0, docid, rank, score, _tag = parts
+                try:
+                    rank_n = int(rank)
+                except ValueError:
+                    raise BadInput(f"{path}: line {n}: rank {rank[:40]!r} is not a whole number") from None
+                try:
+                    value = float(score)
+                except ValueError:
+                    value = _score(score, f"{path}: line {n}")
+                if not isfinite(value):
+                    _score(score, f"{path}: line {n}")
+                out.append(make(qid, docid, rank_n, value))
     return out
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def read_jsonl_run(path: Path) -> list[RankedPassage]:

@@ -124,3 +124,25 @@ def test_only_keeps_the_queries_asked_for_in_order_and_is_no_copy_when_that_is_a
     assert (some.query_ids, list(some.passage_ids), list(some.scores)) == (("q2", "q3"), ["a", "b"], [2.0, 1.0])
     assert some.hits(1) == ([], array("d"))
     assert r.only({"q1", "q2", "q3", "q9"}) is r
+
+
+def test_a_trec_run_is_read_in_blocks_with_every_line_numbered_as_the_file_has_it(tmp_path: Path):
+    """Lines are whole across the reader's blocks: 200,000 lines, a CRLF line, a last line without a newline."""
+    from turnbench.errors import BadInput
+    from turnbench.rankings import read_trec_run
+
+    path = tmp_path / "run.trec"
+    body = b"".join(b"q%06d Q0 m:%05d 1 %d.5 tag\n" % (i // 100, i % 100, i) for i in range(200_000))
+    path.write_bytes(body + b"qz Q0 p 1 -2 tag\r\n\nqz Q0 r 2 1e-3 tag")
+    entries = read_trec_run(path)
+    assert len(entries) == 200_002 and entries[123_456] == RankedPassage("q001234", "m:00056", 1, 123456.5)
+    assert entries[-2:] == [RankedPassage("qz", "p", 1, -2.0), RankedPassage("qz", "r", 2, 0.001)]
+    for bad, message in ((b"q Q0 \xff 1 1.0 x\n", "line 200001 is not UTF-8 text"),
+                         (b"q Q0 p 1 1.0\n", "line 200001 has 5 columns, a TREC run has 6"),
+                         (b"q Q0 p one 1.0 x\n", "line 200001: rank 'one' is not a whole number"),
+                         (b"q Q0 p 1 high x\n", "line 200001: score 'high' is not a number"),
+                         (b"q Q0 p 1 nan x\n", "line 200001: score nan is not a finite number"),
+                         (b"q Q0 p 1 -inf x\n", "line 200001: score -inf is not a finite number")):
+        path.write_bytes(body + bad)
+        with pytest.raises(BadInput, match=f"^{path}: {message}$"):
+            read_trec_run(path)

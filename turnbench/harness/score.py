@@ -42,6 +42,19 @@ GROUP_BY = ("corpus", "class")
 
 
 @dataclass(frozen=True)
+class PageSource:
+    """What the report page reads, as scoring holds it: the meetings the bindings bind to and each bound target's
+    digest as just computed from them (turnbench.render.view.texts_from's read and memo), the binding rows, and the
+    top of each query's scored run (what the page would otherwise parse back from bindings.jsonl and
+    run.passages.trec)."""
+
+    meetings: Mapping[str, Meeting]
+    memo: Mapping[tuple[Any, ...], str]
+    bindings: Sequence[Mapping[str, Any]]
+    run: Mapping[str, Sequence[str]]
+
+
+@dataclass(frozen=True)
 class Scored:
     """What scoring one run gives: the metrics.json document (plus blocks other stages add, e.g. ``answers``) and
     the files written beside it (the exported qrels and runs, bindings, answers.md)."""
@@ -49,11 +62,9 @@ class Scored:
     document: Mapping[str, Any]
     # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
     extra_files: Mapping[str, X.Content] = field(default_factory=dict)
-    # what scoring read for the report page, so it need not read the corpus again: the meetings the bindings bind
-    # to, and each bound target's digest as just computed from them (turnbench.render.view.texts_from's read and
-    # memo); never written, and dropped once the page is drawn
-    page_source: tuple[Mapping[str, Meeting], Mapping[tuple[Any, ...], str]] | None = field(
-        default=None, compare=False, repr=False)
+    # what scoring read and made for the report page, so it need not read the corpus or its own files again; never
+    # written, and dropped once the page is drawn
+    page_source: PageSource | None = field(default=None, compare=False, repr=False)
 
     def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, X.Content] | None = None
                    ) -> Scored:
@@ -203,7 +214,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         },
         "strict": strict,
     }
-    return Scored(document, files, page.source(ranked, bound_passages, rows))
+    return Scored(document, files, page.source(ranked, bound_passages, rows, ranked_run))
 
 
 
@@ -226,13 +237,14 @@ class _PageMeetings:
         if m.id in self.need:
             self.kept[m.id] = m
 
-    def source(self, queries: Sequence[Query], passages: Sequence[Passage], rows: Sequence[Mapping[str, Any]]
-               ) -> tuple[dict[str, Meeting], dict[tuple[Any, ...], str]] | None:
+    def source(self, queries: Sequence[Query], passages: Sequence[Passage], rows: Sequence[Mapping[str, Any]],
+               run: Mapping[str, Sequence[str]]) -> PageSource | None:
         """What ``Scored.page_source`` holds for these bindings; None when a meeting they read was not kept."""
         need = B.needed(queries, passages)
         if not need <= self.kept.keys():
             return None
-        return {mid: self.kept[mid] for mid in sorted(need)}, B.memo_of(rows)
+        return PageSource({mid: self.kept[mid] for mid in sorted(need)}, B.memo_of(rows), rows,
+                          {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in run.items() if pids})
 
 
 def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]

@@ -26,9 +26,9 @@ def attach_report(results: Scored, corpus: Corpus) -> Scored:
     """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on (the
     meetings and digests scoring kept, when it kept them: the corpus is not read again)."""
     view = V.from_results(results)
-    read, memo = results.page_source or (None, None)
-    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", read,
-                                        None if memo is None else dict(memo)))
+    source = results.page_source
+    read, memo = (None, None) if source is None else (source.meetings, dict(source.memo))
+    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", read, memo))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
 
 

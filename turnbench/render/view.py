@@ -81,7 +81,13 @@ class View:
         return str(self.document["provenance"]["corpus"]["sha256"])
 
     def with_texts(self, texts: Texts) -> View:
-        return View(self.document, self.files, texts, self.corpus_dir, self.latency_ms)
+        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms)
+        # what this view has parsed already, the other has too (the same files): never parsed twice
+        view.__dict__.update({k: v for k, v in self.__dict__.items() if k in _PARSED})
+        return view
+
+
+_PARSED = ("run", "qrels", "bindings")  # View's cached properties
 
 
 # a side of a comparison: one results directory (seed None), or a set of seeds' directories
@@ -101,7 +107,14 @@ def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corp
 
 
 def from_results(results: Scored) -> View:
-    return from_files(results.document, results.extra_files)
+    """The view of results just scored: the run and bindings taken as scoring holds them when it kept them, not
+    parsed back from the files it made (the same values: those files are written from them)."""
+    view = from_files(results.document, results.extra_files)
+    source = results.page_source
+    if source is not None and view.exported:
+        # cached_property reads the instance's __dict__ first, so this is what the first use would have computed
+        view.__dict__.update(run=source.run, bindings=source.bindings)
+    return view
 
 
 def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting] | None = None,
