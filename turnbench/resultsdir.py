@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import platform
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -284,8 +284,10 @@ def read(directory: Path) -> V.View:
     return V.from_files(document, files, recorded, latency)
 
 
-def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | None = None) -> V.View:
-    """``view`` with texts from the named corpus of its id, else from the corpus runinfo.json records."""
+def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | None = None,
+                 only: Collection[str] | None = None) -> V.View:
+    """``view`` with texts from the named corpus of its id (every binding checked), else from the corpus
+    runinfo.json records (``only``: just the queries a page shows, checked and read)."""
     from turnbench.corpus.format import open_corpus
 
     cache = cache or V.Meetings()
@@ -304,8 +306,9 @@ def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | No
     if recorded.sha256 != view.corpus_sha256:
         return view.with_texts(V.Texts("the corpus recorded in runinfo.json now holds other text: texts are not "
                                      "shown (pass --corpus DIR)"))
-    return view.with_texts(V.texts_from(view, recorded, "found where runinfo.json records it", cache.of(recorded),
-                                      cache.memo(recorded)))
+    read = cache.of(recorded) if only is None or only else {}  # a page showing no query reads no meeting
+    return view.with_texts(V.texts_from(view, recorded, "found where runinfo.json records it", read,
+                                      cache.memo(recorded), only))
 
 
 REPORT_HTML = "report.html"
@@ -318,13 +321,16 @@ def load_side(path: Path) -> Side:
     return [(s, read(d)) for s, d in seeds.items()]
 
 
-def with_texts(sides: Sequence[Side], corpora: Sequence[Corpus]) -> list[Side]:
+def with_texts(sides: Sequence[Side], corpora: Sequence[Corpus],
+               shown: Mapping[int | None, Collection[str]] | None = None) -> list[Side]:
     """``sides`` with the texts each results directory binds to. Every named corpus must be the corpus of some
     results here, and each results directory of that corpus is checked against its text (StaleBinding names the
-    first stale target)."""
+    first stale target). ``shown``: per seed, the queries the page shows; a corpus found through runinfo.json is
+    then read and checked for those alone."""
     ids = {v.corpus_id for side in sides for _, v in side}
     for c in corpora:
         if c.id not in ids:
             raise BadInput(f"corpus {c.id} is not the corpus of any results given ({', '.join(sorted(ids))})")
     cache = V.Meetings()
-    return [[(s, attach_texts(v, corpora, cache)) for s, v in side] for side in sides]
+    return [[(s, attach_texts(v, corpora, cache, None if shown is None else shown.get(s, ()))) for s, v in side]
+            for side in sides]

@@ -197,20 +197,38 @@ def parse_run(data: Content, where: str, depth: int | None = None) -> dict[str, 
     """Per query, ``(document, score)`` in file order (which for the scored runs is rank order); with ``depth``,
     only each query's first ``depth`` (the rest is still checked line by line, never kept)."""
     out: dict[str, list[tuple[str, float]]] = {}
-    for n, raw in enumerate(content_lines(data), 1):
-        parts = raw.decode("utf-8").split()
-        if not parts:
-            continue
-        if len(parts) != 6:
-            raise BadInput(f"{where}: line {n} has {len(parts)} columns, a TREC run has 6")
-        try:
-            score = float(parts[4])
-        except ValueError:
-            raise BadInput(f"{where}: line {n}: the score is not a number") from None
-        docs = out.setdefault(parts[0], [])
-        if depth is None or len(docs) < depth:
-            docs.append((parts[2], score))
+    n = 0
+    for text in _texts(data, where):
+        # the line breaks bytes.splitlines knows (\n, \r, \r\n), so lines are numbered as before
+        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+            n += 1
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise BadInput(f"{where}: line {n} has {len(parts)} columns, a TREC run has 6")
+            try:
+                score = float(parts[4])
+            except ValueError:
+                raise BadInput(f"{where}: line {n}: the score is not a number") from None
+            docs = out.get(parts[0])
+            if docs is None:
+                docs = out[parts[0]] = []
+            if depth is None or len(docs) < depth:
+                docs.append((parts[2], score))
+        if text.endswith(("\n", "\r")):
+            n -= 1  # the break ends the chunk's last line: no line after it
     return out
+
+
+def _texts(data: Content, where: str) -> Iterator[str]:
+    """``data`` decoded a chunk of whole lines at a time (a lazy file's chunks end at line ends)."""
+    chunks = [data] if isinstance(data, bytes) else data.chunks()
+    for chunk in chunks:
+        try:
+            yield chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput(f"{where}: not UTF-8 text") from None
 
 
 def read_file(directory: Path, name: str) -> bytes:

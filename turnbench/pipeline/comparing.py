@@ -16,7 +16,7 @@ from turnbench.errors import BadInput
 from turnbench.harness.compare import RESAMPLES, SEED, Comparison, compare
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.render import view as V
-from turnbench.render.html import comparison_html, results_html
+from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md
 from turnbench.resultsdir import Side, load_side, runinfo_notes, seed_dirs, with_texts
 
@@ -91,9 +91,10 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
     checked against the named corpora — only when ``texts`` or a corpus is named (a page needs them, a verdict
     does not)."""
     base, cand = load_side(Path(baseline)), load_side(Path(candidate))
-    if corpora or texts:
-        base, cand = with_texts([base, cand], corpora)
     result = compare_sides(base, cand, resamples=resamples, seed=seed)
+    if corpora or texts:
+        # texts are for the page's query cards: a corpus named is checked whole, one recorded for the cards alone
+        base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
     return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
 
 

@@ -267,10 +267,25 @@ def _deltas(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | 
     return out
 
 
+def _worst(deltas: Mapping[tuple[int | None, str, str], float]) -> list[tuple[float, int, str, str]]:
+    """The page's worst regressions: (Δ, seed or -1, query, class), worst first."""
+    return sorted(((d, seed if seed is not None else -1, qid, cls) for (seed, qid, cls), d in deltas.items()
+                   if d < 0))[:WORST]
+
+
+def shown_queries(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]]
+                  ) -> dict[int | None, set[str]]:
+    """Per seed (None: one results directory), the queries whose cards the comparison page shows: the only ones
+    whose texts it reads."""
+    out: dict[int | None, set[str]] = {seed: set() for seed, _ in cand}
+    for _, s, qid, _ in _worst(_deltas(cand, base)):
+        out[None if s == -1 else s].add(qid)
+    return out
+
+
 def _worst_section(deltas: Mapping[tuple[int | None, str, str], float], cand: Sequence[tuple[int | None, View]],
                    base: Sequence[tuple[int | None, View]]) -> str:
-    worst = sorted(((d, seed if seed is not None else -1, qid, cls) for (seed, qid, cls), d in deltas.items()
-                    if d < 0))[:WORST]
+    worst = _worst(deltas)
     views = {seed: (cv, bv) for (seed, cv), (_, bv) in zip(cand, base, strict=True)}
     parts = [f"<h2>The {WORST} worst regressions</h2>\n"]
     if not worst:

@@ -10,7 +10,7 @@ texts and says so; a corpus that *is* named and binds differently is refused (St
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,18 +118,24 @@ def from_results(results: Scored) -> View:
 
 
 def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting] | None = None,
-               memo: dict[tuple[Any, ...], str] | None = None) -> Texts:
+               memo: dict[tuple[Any, ...], str] | None = None, only: Collection[str] | None = None) -> Texts:
     """The texts ``view``'s bindings stand for in ``corpus``, after checking every binding against it (``read``:
-    the corpus's meetings, when already read; ``memo``: digests computed from this corpus for another view)."""
+    the corpus's meetings, when already read; ``memo``: digests computed from this corpus for another view).
+    ``only``: the queries a page shows; then only their bindings (the query and its shown passages) are checked
+    and given texts, and a page that shows none reads no corpus text at all."""
     if corpus.id != view.corpus_id:
         raise BadInput(f"corpus {corpus.id} is not the corpus of the {view.label} results ({view.corpus_id})")
-    queries = {q.id: q for q in corpus.queries()}
-    meetings: dict[str, Meeting] = B.check(view.bindings, corpus, f"{view.label} results", read, memo, queries)
+    rows = view.bindings
+    if only is not None:
+        shown = {pid for qid in only for pid in view.run.get(qid, ())}
+        rows = [r for r in rows if r["id"] in (only if r["target"] == B.QUERY else shown)]
+    queries = {q.id: q for q in corpus.queries()} if rows else {}
+    meetings: dict[str, Meeting] = B.check(rows, corpus, f"{view.label} results", read, memo, queries) if rows else {}
     note = "" if corpus.sha256 == view.corpus_sha256 else (
-        f"; its sha256 differs from the results' ({view.corpus_sha256[:12]}…) but every bound target's text is "
-        "unchanged")
+        f"; its sha256 differs from the results' ({view.corpus_sha256[:12]}…) but every "
+        f"{'bound' if only is None else 'shown'} target's text is unchanged")
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
-    bound_q = [r["id"] for r in view.bindings if r["target"] == B.QUERY]
+    bound_q = [r["id"] for r in rows if r["target"] == B.QUERY]
     gold: dict[str, tuple[tuple[str, str], ...]] = {}
     for qid in bound_q:
         q = queries[qid]
@@ -144,7 +150,7 @@ def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting]
     # what each passage was judged holding: its held words, turn by turn (a window shows its window, not the turn)
     passages = {str(r["id"]): " ".join(" ".join(turns[str(r["meeting"])][i].text.split()[a:b])
                                        for i, a, b in B.spans_of(r))
-                for r in view.bindings if r["target"] == B.PASSAGE and str(r["meeting"]) in turns}
+                for r in rows if r["target"] == B.PASSAGE and str(r["meeting"]) in turns}
     return Texts(f"texts from corpus {corpus.id} (sha256 {corpus.sha256[:12]}…), {how}{note}",
                  {qid: queries[qid].text for qid in bound_q}, gold, passages)
 

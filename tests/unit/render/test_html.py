@@ -203,3 +203,24 @@ def test_the_report_renders_in_headless_chromium(tmp_path, pair):
     assert "The 10 worst regressions" in dom
     width, height, distinct_rows = _png_size_and_colours((tmp_path / "report.png").read_bytes())
     assert (width, height) == (1200, 2400) and distinct_rows > 100  # drawn, not blank
+
+
+def test_a_recorded_corpus_is_read_for_the_cards_a_page_shows_and_a_named_one_is_checked_whole(pair, monkeypatch):
+    from turnbench.corpus.format import Corpus
+    from turnbench.pipeline.comparing import compare_dirs
+
+    corpus, base, cand = pair
+    shown = compare_dirs(base, cand, texts=True)
+    for _, v in (*shown.baseline, *shown.candidate):  # one card, q1's: its query and top passages alone
+        assert set(v.texts.queries) == {"q1"} and set(v.texts.passages) == set(v.run["q1"])
+        assert "found where runinfo.json records it" in v.texts.source
+    named = compare_dirs(base, cand, corpora=[corpus])
+    assert len(named.candidate[0][1].texts.queries) == len([r for r in named.candidate[0][1].bindings
+                                                            if r["target"] == "query"]) > 1
+
+    def no_meetings(self):
+        raise AssertionError("a page without query cards read the corpus's meetings")
+
+    monkeypatch.setattr(Corpus, "iter_meetings", no_meetings)
+    same = compare_dirs(base, base, texts=True)  # nothing regressed: no card, no text read
+    assert not same.candidate[0][1].texts.queries and b"No query got worse" in same.to_html()
