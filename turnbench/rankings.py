@@ -93,7 +93,7 @@ def read_trec_run(path: Path) -> list[RankedPassage]:
     """Read a six-column TREC run (``qid Q0 docid rank score tag``)."""
     out: list[RankedPassage] = []
     make, isfinite = RankedPassage, math.isfinite
-    n = 0
+    seen = 0  # lines before this block
     with open(path, "rb") as fh:
         # blocks of whole lines decoded at once: a per-line decode was a third of the reading
         for block in iter(lambda: fh.readlines(1 << 22), []):
@@ -101,18 +101,11 @@ def read_trec_run(path: Path) -> list[RankedPassage]:
                 text = b"".join(block).decode("utf-8")
             except UnicodeDecodeError:
                 bad = next(i for i, raw in enumerate(block) if not _is_utf8(raw))
-                raise BadInput(f"{path}: line {n + bad + 1} is not UTF-8 text") from None
+                raise BadInput(f"{path}: line {seen + bad + 1} is not UTF-8 text") from None
             lines = text.split("\n")
             if lines[-1] == "":
                 lines.pop()  # the block ends with a newline: no line after it
-            for line in lines:
-                n += 1
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 6:
-                    raise BadInput(f"{path}: line {n} has {len(parts)} columns, a TREC run has 6")
-                qid, _q0, docid, rank, score, _tag = parts
+            for n, (qid, _q0, docid, rank, score, _tag) in trec_rows(lines, str(path), seen + 1):
                 try:
                     rank_n = int(rank)
                 except ValueError:
@@ -124,7 +117,20 @@ def read_trec_run(path: Path) -> list[RankedPassage]:
                 if not isfinite(value):
                     _score(score, f"{path}: line {n}")
                 out.append(make(qid, docid, rank_n, value))
+            seen += len(lines)
     return out
+
+
+def trec_rows(lines: Iterable[str], where: str, first: int = 1) -> Iterator[tuple[int, list[str]]]:
+    """(line number, its six columns) of each non-blank line of a TREC run, numbered from ``first``; a line of
+    another width is refused, naming it."""
+    for n, line in enumerate(lines, first):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise BadInput(f"{where}: line {n} has {len(parts)} columns, a TREC run has 6")
+        yield n, parts
 
 
 def _is_utf8(raw: bytes) -> bool:

@@ -146,3 +146,17 @@ def test_a_trec_run_is_read_in_blocks_with_every_line_numbered_as_the_file_has_i
         path.write_bytes(body + bad)
         with pytest.raises(BadInput, match=f"^{path}: {message}$"):
             read_trec_run(path)
+
+
+def test_an_exported_run_is_parsed_chunk_by_chunk_with_lines_numbered_across_chunks():
+    from turnbench.errors import BadInput
+    from turnbench.harness.exports import Lazy, parse_run
+
+    chunks = [b"q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n", b"\n", b"q2 Q0 c 1 0.5 t\r\n"]
+    assert parse_run(Lazy(lambda: iter(chunks)), "r") == {"q1": [("a", 2.0), ("b", 1.0)], "q2": [("c", 0.5)]}
+    assert parse_run(b"".join(chunks), "r", depth=1) == {"q1": [("a", 2.0)], "q2": [("c", 0.5)]}
+    for bad, message in ((b"q3 Q0 d 1 x t\n", "r: line 5: the score is not a number"),
+                         (b"q3 Q0 d 1\n", "r: line 5 has 4 columns, a TREC run has 6"),
+                         (b"q3 Q0 \xff 1 1.0 t\n", "r: not UTF-8 text")):
+        with pytest.raises(BadInput, match=f"^{message}$"):
+            parse_run(Lazy(lambda bad=bad: iter([*chunks, bad])), "r")

@@ -29,7 +29,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput
-from turnbench.rankings import RankedPassage, Ranking
+from turnbench.rankings import RankedPassage, Ranking, trec_rows
 
 QRELS_PASSAGES = "qrels.passages.txt"
 QRELS_MEETINGS = "qrels.meetings.txt"
@@ -197,16 +197,13 @@ def parse_run(data: Content, where: str, depth: int | None = None) -> dict[str, 
     """Per query, ``(document, score)`` in file order (which for the scored runs is rank order); with ``depth``,
     only each query's first ``depth`` (the rest is still checked line by line, never kept)."""
     out: dict[str, list[tuple[str, float]]] = {}
-    n = 0
+    seen = 0  # lines before this chunk
     for text in _texts(data, where):
         # the line breaks bytes.splitlines knows (\n, \r, \r\n), so lines are numbered as before
-        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-            n += 1
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                raise BadInput(f"{where}: line {n} has {len(parts)} columns, a TREC run has 6")
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the chunk ends with a break: no line after it
+        for n, parts in trec_rows(lines, where, seen + 1):
             try:
                 score = float(parts[4])
             except ValueError:
@@ -216,8 +213,7 @@ def parse_run(data: Content, where: str, depth: int | None = None) -> dict[str, 
                 docs = out[parts[0]] = []
             if depth is None or len(docs) < depth:
                 docs.append((parts[2], score))
-        if text.endswith(("\n", "\r")):
-            n -= 1  # the break ends the chunk's last line: no line after it
+        seen += len(lines)
     return out
 
 
