@@ -7,6 +7,7 @@ so an interrupted write never leaves a corpus that looks complete.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
@@ -77,7 +78,13 @@ class Corpus:
             yield from canonical.read_records(self.root / rel, Meeting.from_json, "a format-v1 meeting")
 
     def queries(self) -> list[Query]:
-        return list(canonical.read_records(self.root / "queries.jsonl", Query.from_json, "a format-v1 query"))
+        return list(self._queries)
+
+    @functools.cached_property
+    def _queries(self) -> tuple[Query, ...]:
+        # read once per opened corpus: a bench asks for them at every stage, and a second read could only differ
+        # if the files changed after they were verified
+        return tuple(canonical.read_records(self.root / "queries.jsonl", Query.from_json, "a format-v1 query"))
 
     def facts(self) -> Iterator[Mapping[str, Any]]:
         path = self.root / "facts.jsonl"
