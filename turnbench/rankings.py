@@ -91,8 +91,29 @@ def _score(text: Any, where: str) -> float:
 
 def read_trec_run(path: Path) -> list[RankedPassage]:
     """Read a six-column TREC run (``qid Q0 docid rank score tag``)."""
-    out: list[RankedPassage] = []
-    make, isfinite = RankedPassage, math.isfinite
+    return _records(*_trec_columns(path))
+
+
+def read_trec_ranking(path: Path) -> list[RankedPassage] | Ranking:
+    """A TREC run as one :class:`Ranking` when each query's lines are together and ranked 1, 2, 3, … in file order
+    (what turnbench and most engines write: its ranks are its positions, so nothing the file says is lost), without
+    an object per line; else as records, as :func:`read_trec_run` reads it."""
+    columns = _trec_columns(path)
+    ranking = _as_ranking(*columns)
+    return ranking if ranking is not None else _records(*columns)
+
+
+def _records(qids: list[str], pids: list[str], ranks: list[int], scores: array) -> list[RankedPassage]:
+    return [RankedPassage(q, p, r, v) for q, p, r, v in zip(qids, pids, ranks, scores, strict=True)]
+
+
+def _trec_columns(path: Path) -> tuple[list[str], list[str], list[int], array]:
+    """A TREC run's query ids, passage ids, ranks and scores, line by line, every line checked."""
+    qids: list[str] = []
+    pids: list[str] = []
+    ranks: list[int] = []
+    scores = array("d")
+    isfinite = math.isfinite
     seen = 0  # lines before this block
     with open(path, "rb") as fh:
         # blocks of whole lines decoded at once: a per-line decode was a third of the reading
@@ -116,9 +137,33 @@ def read_trec_run(path: Path) -> list[RankedPassage]:
                     value = _score(score, f"{path}: line {n}")
                 if not isfinite(value):
                     _score(score, f"{path}: line {n}")
-                out.append(make(qid, docid, rank_n, value))
+                qids.append(qid)
+                pids.append(docid)
+                ranks.append(rank_n)
+                scores.append(value)
             seen += len(lines)
-    return out
+    return qids, pids, ranks, scores
+
+
+def _as_ranking(qids: list[str], pids: list[str], ranks: list[int], scores: array) -> Ranking | None:
+    """The lines as a Ranking when each query's are together and ranked by position, else None."""
+    order: list[str] = []
+    bounds = [0]
+    done: set[str] = set()
+    for i, qid in enumerate(qids):
+        if not order or qid != order[-1]:
+            if qid in done:
+                return None  # a query's lines apart: the records keep where each line was
+            done.add(qid)
+            order.append(qid)
+            if i:
+                bounds.append(i)
+        if ranks[i] != i - bounds[-1] + 1:
+            return None
+    bounds.append(len(qids))
+    if not qids:
+        return Ranking((), (0,), [], scores)
+    return Ranking(tuple(order), tuple(bounds), pids, scores)
 
 
 def trec_rows(lines: Iterable[str], where: str, first: int = 1) -> Iterator[tuple[int, list[str]]]:
@@ -160,6 +205,14 @@ def read_run(path: Path) -> list[RankedPassage]:
     if not path.is_file():
         raise BadInput(f"{path}: run file not found")
     return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_run(path)
+
+
+def read_ranking(path: Path) -> list[RankedPassage] | Ranking:
+    """A run file to score: a TREC run column-wise where it can be (:func:`read_trec_ranking`), else records."""
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: run file not found")
+    return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_ranking(path)
 
 
 def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],

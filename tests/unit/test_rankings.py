@@ -160,3 +160,24 @@ def test_an_exported_run_is_parsed_chunk_by_chunk_with_lines_numbered_across_chu
                          (b"q3 Q0 \xff 1 1.0 t\n", "r: not UTF-8 text")):
         with pytest.raises(BadInput, match=f"^{message}$"):
             parse_run(Lazy(lambda bad=bad: iter([*chunks, bad])), "r")
+
+
+def test_a_trec_run_grouped_and_ranked_by_position_is_read_as_columns_and_any_other_as_records(tmp_path: Path):
+    """The column-wise reading keeps everything the file says: a run it cannot hold as positions comes back as the
+    records read_trec_run gives, and either way scoring gets the same entries in the same order."""
+    from turnbench.rankings import read_trec_ranking, read_trec_run
+
+    path = tmp_path / "run.trec"
+    cases = {
+        b"q1 Q0 a 1 2.5 t\nq1 Q0 b 2 2.5 t\nq2 Q0 c 1 -1 t\n": Ranking,
+        b"": Ranking,
+        b"q1 Q0 a 1 2.5 t\nq2 Q0 c 1 -1 t\nq1 Q0 b 2 2.5 t\n": list,  # q1's lines apart
+        b"q1 Q0 a 0 2.5 t\nq1 Q0 b 1 2.5 t\n": list,  # ranked from 0
+        b"q1 Q0 a 1 2.5 t\nq1 Q0 b 3 2.5 t\n": list,  # a gap in the ranks
+        b"q1 Q0 b 2 2.5 t\nq1 Q0 a 1 2.5 t\n": list,  # ranks out of file order
+    }
+    for data, kind in cases.items():
+        path.write_bytes(data)
+        got = read_trec_ranking(path)
+        assert isinstance(got, kind), data
+        assert list(got) == read_trec_run(path), data

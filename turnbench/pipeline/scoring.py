@@ -53,13 +53,13 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     else ``UNKNOWN``), score them against the corpus and write a results directory."""
     from turnbench.corpus.format import open_corpus
     from turnbench.passages import read_passages
-    from turnbench.rankings import read_run
+    from turnbench.rankings import read_ranking
 
     t0 = time.perf_counter()
     canonical.refuse_non_empty(out, "results directory")
     corpus = open_corpus(corpus_dir)
     passages = read_passages(passages_file)
-    entries = read_run(run_file)
+    entries = read_ranking(run_file)
     arm: object = UNKNOWN
     if arm_config is not None:
         try:
