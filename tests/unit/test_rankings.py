@@ -181,3 +181,27 @@ def test_a_trec_run_grouped_and_ranked_by_position_is_read_as_columns_and_any_ot
         got = read_trec_ranking(path)
         assert isinstance(got, kind), data
         assert list(got) == read_trec_run(path), data
+
+
+def test_a_plain_passage_record_is_read_in_one_step_exactly_as_the_general_path_reads_or_refuses_it(monkeypatch):
+    import turnbench.passages as P
+
+    plain = {"end": 8.25, "id": "m1:00000", "index": 0, "kind": "turn", "meeting": "m1", "speaker": "Ann",
+             "start": 1.5, "text_sha256": "c" * 64, "words": 17}
+    variants = [plain, {**plain, "text_sha256": ""}, {**plain, "start": 1}, {**plain, "index": True},
+                {**plain, "words": -1}, {**plain, "id": " "}, {**plain, "speaker": ""}, {**plain, "end": 1.0},
+                {**plain, "text_sha256": "C" * 64}, {**plain, "text_sha256": "c" * 63}, {**plain, "kind": 3},
+                {**plain, "start": float("inf")}, {**plain, "meeting": None}, {**plain, "extra": 1}]
+
+    def read(d):
+        try:
+            return Passage.from_json(d)
+        except (KeyError, TypeError, ValueError) as exc:
+            return type(exc), str(exc)
+
+    fast = [read(d) for d in variants]
+    monkeypatch.setattr(P, "_plain", lambda cls, d: None)
+    assert fast == [read(d) for d in variants]
+    assert isinstance(fast[0], Passage) and isinstance(fast[2], Passage) and fast[2].start == 1.0
+    # accepted: the plain one, no hash, a whole-number start, and a key turnbench does not read (ignored)
+    assert [i for i, x in enumerate(fast) if isinstance(x, Passage)] == [0, 1, 2, 13]
