@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.engines.arms import Arm, builtin
+from turnbench.engines.pipelines import SAMPLE_QUERIES
 from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
 from turnbench.passages import Passage, inventory_sha256
 from turnbench.rankings import RankedPassage, Ranking, normalise
@@ -127,12 +128,15 @@ def _resolved_config(arm: Arm, scope: Scope, index: str, depth: int, n_queries: 
     }
 
 
-def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict[str, Any]]], *,
+def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]], *,
                 batch: int = MSEARCH_BATCH, progress: Callable[[int, int], None] | None = None,
                 concurrency: int = 1, plan: SearchPlan | None = None,
-                known: Mapping[str, str] | None = None, where: str | None = None) -> tuple[Ranking, list[float]]:
+                known: Mapping[str, str] | None = None, where: str | None = None,
+                make: Callable[[Any], dict[str, Any]] | None = None) -> tuple[Ranking, list[float]]:
     """Send ``(query id, body)`` pairs in ``_msearch`` batches from ``concurrency`` threads; any failed or partial
     search is refused. Returns the hits column-wise, in the order given, and each query's server time.
+    ``make``: the pairs hold what it turns into a body, in the worker that sends it (while another batch is
+    searched), not all before the first is sent.
     ``progress(done, total)`` is called with each batch's query count and the number of queries; ``known`` maps
     passage ids to themselves (the inventory's strings), so a million hits share their ids instead of copying them.
     ``where`` names the arm file the bodies come from: a request the server rejects as malformed is that file's
@@ -146,9 +150,11 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, dict
     head = (json.dumps(header, separators=(",", ":")) + "\n").encode()
     batches = [bodies[lo:lo + batch] for lo in range(0, len(bodies), batch)]
 
-    def send(part: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, list[str], list[float], float]]:
-        # the bodies are serialised here, in the worker, and the response read here too: the server is never idle
-        payload = b"".join(head + json.dumps({**body, **extra}, separators=(",", ":"), ensure_ascii=False).encode()
+    def send(part: Sequence[tuple[str, Any]]) -> list[tuple[str, list[str], list[float], float]]:
+        # the bodies are made and serialised here, in the worker, and the response read here too: the server is
+        # never idle
+        payload = b"".join(head + json.dumps({**(body if make is None else make(body)), **extra},
+                                             separators=(",", ":"), ensure_ascii=False).encode()
                            + b"\n" for _qid, body in part)
         resp = _msearch(client, payload, part, where)
         out = []
@@ -278,10 +284,16 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
         t0 = time.perf_counter()
         vectors = embed(encoders.get(arm.encoder), [(q.id, q.text) for q in queries], role="query")
         timings["embed_queries_s"] = time.perf_counter() - t0
-    bodies = [(q.id, search_body(arm, q, sc, depth, vectors.vector(q.id) if vectors else None)) for q in queries]
+    def body_of(q: Query) -> dict[str, Any]:
+        return search_body(arm, q, sc, depth, vectors.vector(q.id) if vectors else None)
+
+    # the checks' queries made now: they refuse an arm this scope cannot run before any query is sent; the rest
+    # are made by the workers as they send them
+    bodies = [(q.id, body_of(q)) for q in queries[:CHECKED_QUERIES]]
     t0 = time.perf_counter()
-    entries, latencies = run_queries(client, index, bodies, progress=progress, concurrency=concurrency, plan=plan,
-                                     known={p.id: p.id for p in passages}, where=arm.file_name)
+    entries, latencies = run_queries(client, index, [(q.id, q) for q in queries], progress=progress,
+                                     concurrency=concurrency, plan=plan, known={p.id: p.id for p in passages},
+                                     where=arm.file_name, make=body_of)
     timings["search_s"] = time.perf_counter() - t0
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
@@ -327,6 +339,7 @@ def _checks(client: OpenSearch, index: str, arm: Arm, reference: Arm | None,
 
 
 REPEATED_QUERIES = 10
+CHECKED_QUERIES = max(REPEATED_QUERIES, SAMPLE_QUERIES)  # the most queries any check resends
 
 
 def _top(entries: Ranking, k: int) -> list[tuple[str, float]]:
