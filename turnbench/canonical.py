@@ -177,7 +177,7 @@ def _loads(text: str | bytes) -> Any:
         if text.startswith("\ufeff"):
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     else:
-        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
     return _DECODER.decode(text)
 
 

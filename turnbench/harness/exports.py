@@ -74,15 +74,6 @@ def content_bytes(content: Content) -> bytes:
     return content if isinstance(content, bytes) else bytes(content)
 
 
-def content_lines(content: Content) -> Iterator[bytes]:
-    """The lines of ``content``, without joining a lazy one first."""
-    if isinstance(content, bytes):
-        yield from content.splitlines()
-        return
-    for chunk in content.chunks():
-        yield from chunk.splitlines()
-
-
 def qrels_text(qrels: Mapping[str, Mapping[str, int]]) -> bytes:
     return "".join(f"{qid} 0 {doc} {qrels[qid][doc]}\n" for qid in sorted(qrels)
                    for doc in sorted(qrels[qid])).encode("utf-8")

@@ -100,8 +100,8 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
     if any(n != 1 for n in topology["segments_per_shard"]):
         return None, f"index {index!r} has {topology['segments_per_shard']} segments per shard, not 1"
     ld._add_provenance(prov, stack, passages=n_passages, meetings=int(marker.get("meetings", -1)),
-                    segments=int(marker.get("segments", -1)), passages_sha256=passages_sha256, max_words=max_words,
-                    overlap=overlap)
+                       segments=int(marker.get("segments", -1)), passages_sha256=passages_sha256,
+                       max_words=max_words, overlap=overlap)
     recorded = marker["provenance"]
     if vectors is not None and recorded_vectors is not None:
         vector_prov = _embeddings_again(corpus, vectors, max_words=max_words, overlap=overlap, passages=passages)
@@ -113,7 +113,7 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
         return None, f"index {index!r}'s live provenance differs from the one recorded when it settled"
     timings = {"total_s": time.perf_counter() - t_all, "reused": 1.0}
     return ld.LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
-                      timings=timings, topology=topology, reused=True), "reused"
+                         timings=timings, topology=topology, reused=True), "reused"
 
 
 def _embeddings_again(corpus: Corpus, vectors: VectorSpec, *, max_words: int, overlap: int,
