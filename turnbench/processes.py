@@ -2,19 +2,25 @@
 
 A pid names a process only together with its start time, read from /proc: after a process exits its pid can be
 reused by an unrelated one, so turnbench records a process it starts as (pid, start ticks, command line) and
-treats a pid as its own only while all three match: a stop never signals a process that reused the pid.
+treats a pid as its own only while all three match: a stop never signals a process that reused the pid. And
+``Background``: one function run in a forked child that never outlives its caller.
 """
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
 import os
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+from turnbench.errors import TurnbenchError
 
 
 def start_ticks(pid: int) -> int | None:
@@ -164,3 +170,90 @@ def tail(path: Path, lines: int = 20) -> list[str]:
     except OSError:
         return []
     return text.splitlines()[-lines:]
+
+
+# -- a function in a forked child ----------------------------------------------------------------------------
+# One function run in a forked child while the caller goes on, its result (or its exception) handed back.
+#
+# ``compare`` re-derives both sides' claims this way while it computes the statistics from them: the two are
+# independent until the end, when nothing is written unless the re-derivation agreed. A child that outlives its
+# parent would be a process left behind, so it asks the kernel to end it when the parent dies (even by SIGKILL), and
+# the parent ends it itself on every way out of the block. Where ``fork`` is not available the function simply runs
+# when its result is asked for.
+
+T = TypeVar("T")
+_PR_SET_PDEATHSIG = 1
+
+
+class Background(Generic[T]):
+    """``with Background(fn, *args) as job: ...; value = job.result()``: ``fn(*args)`` runs in a forked child from
+    the ``with`` on; ``result`` waits for it and returns its value or raises its exception. Leaving the block ends
+    the child if it is still running."""
+
+    def __init__(self, fn: Callable[..., T], *args: Any) -> None:
+        self._fn, self._args = fn, args
+        self._proc: Any = None
+        self._pipe: Any = None
+
+    def __enter__(self) -> Background[T]:
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return self
+        ctx = multiprocessing.get_context("fork")
+        reader, writer = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_child, args=(self._fn, self._args, writer, os.getpid()), daemon=True,
+                                 name="turnbench-background")
+        self._proc.start()
+        writer.close()  # the child's end: closed here, so the child's death reads as end-of-file
+        self._pipe = reader
+        return self
+
+    def result(self) -> T:
+        if self._proc is None:
+            return self._fn(*self._args)
+        try:
+            kind, value = self._pipe.recv()
+        except EOFError:
+            raise TurnbenchError("a background worker died (killed, or out of memory); nothing was written") from None
+        if kind == "error":
+            raise value
+        return value
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.is_alive():
+            proc.terminate()
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        self._pipe.close()
+
+
+def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int) -> None:
+    _die_with(parent)
+    # Ctrl-C and SIGHUP are the parent's to decide; it ends the child with SIGTERM, which must not become the
+    # parent's SystemExit handler here
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        out.send(("ok", fn(*args)))
+    except Exception as exc:  # raised in the parent as if it had run the function itself
+        try:
+            out.send(("error", exc))
+        except Exception:  # an exception that does not pickle: its name and message
+            out.send(("error", TurnbenchError(f"a background worker failed: {type(exc).__name__}: {exc}")))
+    finally:
+        out.close()
+
+
+def _die_with(parent: int) -> None:
+    """SIGKILL this process when its parent dies (Linux); if the parent is already gone, exit now."""
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the parent's __exit__ still ends the child on every way out but SIGKILL
+    if os.getppid() != parent:
+        os._exit(1)

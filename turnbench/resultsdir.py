@@ -126,15 +126,17 @@ def write_digest(directory: Path) -> None:
     canonical.write_bytes_atomic(Path(directory) / DIGEST, digest_text(directory).encode("utf-8"))
 
 
-def verify_digest(directory: Path) -> None:
-    """Refuse unless ``claim.sha256`` lists exactly the directory's claim files, each with its hash."""
+def verify_digest(directory: Path) -> str:
+    """Refuse unless ``claim.sha256`` lists exactly the directory's claim files, each with its hash; returns the
+    digest's text."""
     directory = Path(directory)
     path = directory / DIGEST
     if not path.is_file():
         raise ResultsIntegrityError(f"{directory}: no {DIGEST}, so nothing vouches for these results; "
                                     "write them with `turnbench bench` or `turnbench score`")
     recorded: dict[str, str] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for n, line in enumerate(text.splitlines(), 1):
         sha, _, name = line.partition("  ")
         if len(sha) != 64 or not name or "/" in name:
             raise ResultsIntegrityError(f"{path}: line {n} is not '<sha256>  <file>'")
@@ -148,6 +150,7 @@ def verify_digest(directory: Path) -> None:
         if canonical.sha256_file(directory / name) != recorded[name]:
             raise ResultsIntegrityError(f"{directory}: {name} was changed after it was written "
                                         f"(its sha256 no longer matches {DIGEST})")
+    return text
 
 
 def load_json(path: Path) -> Any:
@@ -160,9 +163,17 @@ def load_json(path: Path) -> Any:
         raise BadInput(f"{path}: not valid JSON ({exc})") from None
 
 
-def read_results(directory: Path) -> dict[str, Any]:
-    """metrics.json of a results directory, refused unless its digest and its own numbers agree."""
-    directory = Path(directory)
+def read_results(directory: Path, *, checked: bool = True) -> dict[str, Any]:
+    """metrics.json of a results directory, refused unless its digest and its own numbers agree. ``checked=False``
+    verifies the digest alone and leaves the rest — the document consistent with itself, its values following
+    from the exported evidence — to the caller (``rederive_dirs``)."""
+    return _checked(Path(directory), checked)[0]
+
+
+def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | None = None
+             ) -> tuple[dict[str, Any], str]:
+    """(metrics.json, the claim.sha256 text that vouched for it). ``known``: documents already checked, by that
+    text; a directory whose verified digest is one of them holds the same bytes, so it is not parsed again."""
     if directory.is_file() and directory.name == "metrics.json":
         directory = directory.parent
     path = directory / "metrics.json"
@@ -170,13 +181,47 @@ def read_results(directory: Path) -> dict[str, Any]:
         raise BadInput(f"{directory}: no such results directory")
     if not path.is_file():
         raise BadInput(f"{directory}: no metrics.json here; not a results directory")
-    verify_digest(directory)
+    claim = verify_digest(directory)
+    if known is not None and claim in known:
+        return dict(known[claim]), claim
     doc = load_json(path)
-    check_document(doc, str(directory))
+    if not checked and not isinstance(doc, dict):
+        check_document(doc, str(directory))  # not a document at all: refused here, whoever checks the rest
+    if checked:
+        check_document(doc, str(directory))
+        _rederive(directory, doc)
+    if known is not None:
+        known[claim] = doc
+    return dict(doc), claim
+
+
+def _rederive(directory: Path, doc: Any) -> None:
     # the digest proves only that nothing changed since writing: the values must also follow from the evidence
     rederive(doc, {name: (directory / name).read_bytes() for name in NEEDED if (directory / name).is_file()},
              str(directory))
-    return dict(doc)
+
+
+def rederive_dirs(directories: Sequence[Path]) -> list[str]:
+    """Every directory read and checked as ``read_results`` does; returns each one's claim.sha256 text, so a
+    caller that read them with ``checked=False`` can confirm it read what was checked. A directory whose
+    verified digest is byte-identical to one already re-derived holds the same evidence, so it is not re-derived
+    again (a self-compare, a candidate whose results did not move)."""
+    claims: list[str] = []
+    done: set[str] = set()
+    for directory in directories:
+        doc, claim = _checked(Path(directory), False)
+        if claim not in done:
+            check_document(doc, str(directory))
+            _rederive(Path(directory), doc)
+            done.add(claim)
+        claims.append(claim)
+    return claims
+
+
+def side_dirs(path: Path) -> list[Path]:
+    """The results directories one side of a comparison reads: itself, or its seed-<S>/ directories."""
+    seeds = seed_dirs(Path(path))
+    return [Path(path)] if seeds is None else list(seeds.values())
 
 
 # The instruction sets onnxruntime's kernels choose between: the same int8 model gives other vectors on a CPU with
@@ -263,10 +308,10 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     return out_dir
 
 
-def read(directory: Path) -> V.View:
-    """A results directory, refused unless its digest and numbers hold (``read_results``)."""
+def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> V.View:
+    """A results directory, refused unless its digest and numbers hold (``read_results``; ``known`` as there)."""
     directory = Path(directory)
-    document = read_results(directory)
+    document, claim = _checked(directory, checked, known)
     files = {name: (directory / name).read_bytes() for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS)
              if (directory / name).is_file()}
     recorded, latency = None, None
@@ -281,7 +326,7 @@ def read(directory: Path) -> V.View:
                 latency = {k: float(quantiles[k]) for k in ("p50", "p95")}
         except (BadInput, AttributeError):
             recorded, latency = None, None
-    return V.from_files(document, files, recorded, latency)
+    return V.from_files(document, files, recorded, latency, claim)
 
 
 def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | None = None,
@@ -291,7 +336,7 @@ def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | No
     from turnbench.corpus.format import open_corpus
 
     cache = cache or V.Meetings()
-    if not view.bindings:
+    if not view.has_bindings:
         return view
     for c in corpora:
         if c.id == view.corpus_id:
@@ -314,11 +359,11 @@ def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | No
 REPORT_HTML = "report.html"
 
 
-def load_side(path: Path) -> Side:
+def load_side(path: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> Side:
     seeds = seed_dirs(Path(path))
     if seeds is None:
-        return [(None, read(Path(path)))]
-    return [(s, read(d)) for s, d in seeds.items()]
+        return [(None, read(Path(path), checked=checked, known=known))]
+    return [(s, read(d, checked=checked, known=known)) for s, d in seeds.items()]
 
 
 def with_texts(sides: Sequence[Side], corpora: Sequence[Corpus],

@@ -197,3 +197,26 @@ def test_verify_tells_a_change_from_another_cpu_class(tmp_path):
     outcome, lines = verify_digests("x", base, side("amd", "b" * 64, "avx avx2 fma"))
     assert outcome == NOT_HERE and "NOT VERIFIED on this CPU" in lines[-1] and "[avx avx2 fma]" in lines[-1]
     assert verify_digests("x", base, side("changed", "c" * 64, "avx avx2 fma avx512f avx512_vnni"))[0] == DIFFERENT
+
+
+def test_a_copy_is_re_derived_once_but_a_tampered_copy_is_still_refused(results: Path, tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    """compare re-derives a side whose claim.sha256 is byte for byte the other's once (the same evidence); the copy
+    is still verified against that digest, so a file changed under an unchanged digest is caught."""
+    import shutil
+
+    import turnbench.resultsdir as R
+
+    copy = tmp_path / "copy"
+    shutil.copytree(results, copy)
+    calls = []
+    real = R.rederive
+    monkeypatch.setattr(R, "rederive", lambda doc, files, where: calls.append(where) or real(doc, files, where))
+    claims = R.rederive_dirs([results, copy])
+    assert calls == [str(results)] and claims[0] == claims[1] == (results / DIGEST).read_text()
+    run = copy / "run.passages.trec"
+    run.write_bytes(run.read_bytes().replace(b" 1 ", b" 2 ", 1))
+    with pytest.raises(ResultsIntegrityError, match="copy: run.passages.trec was changed after it was written"):
+        R.rederive_dirs([results, copy])
+    out = CliRunner().invoke(main, ["compare", str(results), str(copy)])
+    assert out.exit_code == 3 and "run.passages.trec was changed after it was written" in out.stderr

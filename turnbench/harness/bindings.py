@@ -18,7 +18,7 @@ bindings disagree on a target were judged against different text, whatever their
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from turnbench import canonical
@@ -166,10 +166,15 @@ def text(rows: Iterable[Mapping[str, Any]]) -> bytes:
     return b"".join(canonical.dumps_line(dict(r)) for r in rows)
 
 
-def parse(data: bytes, where: str) -> list[dict[str, Any]]:
-
+def parse(data: bytes, where: str, ids: Collection[str] | None = None) -> list[dict[str, Any]]:
+    """The binding rows; with ``ids``, only the rows of those targets (a line written as turnbench writes it,
+    ``{"id":"…",`` first, is skipped unread when its id is not one of them)."""
     rows = []
     for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        if ids is not None and line.startswith('{"id":"'):
+            end = line.find('"', 7)
+            if end > 0 and line.startswith('",', end) and "\\" not in line[7:end] and line[7:end] not in ids:
+                continue
         try:
             row = canonical.parse_json(line)
             if row["target"] not in (QUERY, PASSAGE) or not isinstance(row["sha256"], str):

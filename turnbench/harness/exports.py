@@ -208,6 +208,45 @@ def parse_run(data: Content, where: str, depth: int | None = None) -> dict[str, 
     return out
 
 
+# bytes after which a TREC line is not "one space between columns, nothing before the first": another reading
+_NOT_PLAIN = (b"\t", b"\r", b"  ", b"\n ", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+
+
+def plain_run(data: Content) -> bool:
+    """Whether a run is plainly written — ASCII, one space between columns, nothing before the first — so that
+    ``run_tops`` finds its lines as ``parse_run`` reads them."""
+    return isinstance(data, bytes) and data.isascii() and not data.startswith(b" ") and \
+        not any(bad in data for bad in _NOT_PLAIN)
+
+
+def run_tops(data: bytes, qids: Iterable[str], depth: int) -> dict[str, list[str]]:
+    """The first ``depth`` documents of each of ``qids`` in file order, as ``parse_run(data, depth=depth)`` gives
+    them for a ``plain_run``, found by searching the bytes instead of reading every line (a page showing ten
+    queries of a million-line run). Lines other than the ones found are not checked here: a reader of the whole
+    run (the re-derivation) does that."""
+    out: dict[str, list[str]] = {}
+    for qid in qids:
+        key = qid.encode("utf-8")
+        docs: list[str] = []
+        at = 0 if data.startswith(key + b" ") else _next_line(data, key, 0)
+        while at >= 0 and len(docs) < depth:
+            end = data.find(b"\n", at)
+            parts = data[at:end if end >= 0 else len(data)].split()
+            if len(parts) != 6:
+                raise BadInput(f"a line of query {qid} has {len(parts)} columns, a TREC run has 6")
+            docs.append(parts[2].decode("ascii"))
+            at = _next_line(data, key, at)
+        if docs:
+            out[qid] = docs
+    return out
+
+
+def _next_line(data: bytes, key: bytes, after: int) -> int:
+    """Where the next line after position ``after`` that starts with ``key`` and a space begins, or -1."""
+    at = data.find(b"\n" + key + b" ", after)
+    return at + 1 if at >= 0 else -1
+
+
 def _texts(data: Content, where: str) -> Iterator[str]:
     """``data`` decoded a chunk of whole lines at a time (a lazy file's chunks end at line ends)."""
     chunks = [data] if isinstance(data, bytes) else data.chunks()

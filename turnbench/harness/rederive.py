@@ -93,9 +93,12 @@ def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content],
     for line in X.content_bytes(files[X.PASSAGES]).decode("utf-8").splitlines():
         p = canonical.parse_json(line)
         starts[p["id"]], meeting_of[p["id"]] = float(p["start"]), str(p["meeting"])
-    by_meeting: dict[str, list[str]] = {}  # a query's gold is in a few meetings: look only at their passages
-    for pid in held:
-        by_meeting.setdefault(meeting_of[pid], []).append(pid)
+    # a query's gold is a few turns: look only at the passages holding words of those turns, in file order
+    position = {pid: i for i, pid in enumerate(held)}
+    by_turn: dict[tuple[str, int], list[str]] = {}
+    for pid, spans in held.items():
+        for t in dict.fromkeys(t for t, _, _ in spans):
+            by_turn.setdefault((meeting_of[pid], t), []).append(pid)
     out = {}
     timed = any(m.startswith("entry:") for m in names)
     for qid, g in gold.items():
@@ -103,10 +106,9 @@ def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content],
         mine = {}
         for m, spans in g["gold"].items():
             turns = {t for t, _, _ in spans}
-            for pid in by_meeting.get(m, ()):
-                kept = tuple(s for s in held[pid] if s[0] in turns)
-                if kept:
-                    mine[pid] = kept
+            holding = {pid for t in turns for pid in by_turn.get((m, t), ())}
+            for pid in sorted(holding, key=position.__getitem__):
+                mine[pid] = tuple(s for s in held[pid] if s[0] in turns)
         values = S.span_values(ranked, int(g["gold_words"]), mine, words, meeting_of)
         if timed:
             values.update(S.entry_values(ranked, g["gold_start"], mine, starts, meeting_of)[0])

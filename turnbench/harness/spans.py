@@ -103,14 +103,14 @@ def entry_values(ranked: Sequence[str], gold_start: Mapping[str, float], gold_he
     earned = gap = 0.0
     for k, pid in enumerate(ranked, 1):
         m = meeting_of[pid]
-        r = 0.0
         if m in gold_start and m not in matched:
             r = max(0.0, 1.0 - abs(start_of[pid] - gold_start[m]) / MGAP_WINDOW)
-            if r > 0.0:
+            if r > 0.0:  # a passage earning nothing adds nothing to either sum
                 matched.add(m)
-        earned += r
-        if r > 0.0:
-            gap += earned / k
+                earned += r
+                gap += earned / k
+                if len(matched) == len(gold_start):
+                    break  # every true start point is matched: nothing further can earn
     out["entry:mGAP150"] = gap / len(gold_start) if gold_start else 0.0
     return out, error
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # Resamples are drawn in blocks of this many cells over rows × measures. The block size is part of the seeded
 # stream (numpy discards an unused half of a 64-bit draw at the end of each call), so it stays what it was.
 _BLOCK_CELLS = 4_000_000
+_ROW_HISTOGRAMS = 256  # strata at least this large are counted one resample at a time (measured: 3-5x faster)
 _FLIP_STREAM = 0x51F7  # the sign flips draw from their own stream, apart from the bootstrap's
 
 
@@ -57,9 +58,14 @@ def bootstrap_means(deltas: NDArray[np.float64], resamples: int, entropy: Sequen
         lo = 0
         for size in sizes:
             idx = rng.integers(0, size, size=(b, size))
-            # one histogram for the whole block: row r's indices are offset into its own slice of bins
-            flat = (idx + (np.arange(b, dtype=np.int64) * size)[:, None]).ravel()
-            counts[:, lo:lo + size] = np.bincount(flat, minlength=b * size).reshape(b, size)
+            if size >= _ROW_HISTOGRAMS:
+                # a histogram per resample: its bins stay in cache, where one block-wide histogram's do not
+                for r in range(b):
+                    counts[r, lo:lo + size] = np.bincount(idx[r], minlength=size)
+            else:
+                # many short resamples: one histogram for the block, row r's indices offset into its own bins
+                flat = (idx + (np.arange(b, dtype=np.int64) * size)[:, None]).ravel()
+                counts[:, lo:lo + size] = np.bincount(flat, minlength=b * size).reshape(b, size)
             lo += size
         out[done:done + b] = (counts @ deltas) / n
         done += b

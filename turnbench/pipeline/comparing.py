@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from turnbench.corpus.format import Corpus
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness.compare import RESAMPLES, SEED, Comparison, compare
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
+from turnbench.processes import Background
 from turnbench.render import view as V
 from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md
-from turnbench.resultsdir import Side, load_side, runinfo_notes, seed_dirs, with_texts
+from turnbench.resultsdir import DIGEST, Side, load_side, rederive_dirs, runinfo_notes, seed_dirs, side_dirs, with_texts
 
 
 def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED
@@ -90,12 +91,51 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
     """Read two results directories (or two sets of seeds) and compare them. Texts are read — and every binding
     checked against the named corpora — only when ``texts`` or a corpus is named (a page needs them, a verdict
     does not)."""
-    base, cand = load_side(Path(baseline)), load_side(Path(candidate))
-    result = compare_sides(base, cand, resamples=resamples, seed=seed)
-    if corpora or texts:
-        # texts are for the page's query cards: a corpus named is checked whole, one recorded for the cards alone
-        base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
+    # Each document is checked, and its values re-derived from their evidence, in a child process while the
+    # statistics are drawn from it here: each takes seconds, they are independent until the end, and nothing is
+    # returned unless the child agrees. One child: a second would take a share of the core the statistics need.
+    with Background(rederive_dirs, _distinct([*side_dirs(Path(baseline)), *side_dirs(Path(candidate))])) as job, \
+            _one_blas_thread():
+        try:
+            known: dict[str, dict[str, Any]] = {}  # a side whose bytes are the other's is parsed once
+            base = load_side(Path(baseline), checked=False, known=known)
+            cand = load_side(Path(candidate), checked=False, known=known)
+            result = compare_sides(base, cand, resamples=resamples, seed=seed)
+            if corpora or texts:
+                # texts are for the page's cards: a corpus named is checked whole, one recorded for the cards alone
+                base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
+        except Exception:
+            job.result()  # a document the child refuses is what went wrong here too: its refusal is the one said
+            raise
+        checked = set(job.result())
+        if any(v.claim not in checked for side in (base, cand) for _, v in side):
+            raise ResultsIntegrityError("a results directory changed while compare read it; run it again")
     return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
+
+
+def _distinct(dirs: Sequence[Path]) -> list[Path]:
+    """``dirs`` less those whose claim.sha256 is byte for byte an earlier one's: the same evidence, re-derived once
+    (each is still verified against its digest when it is read here)."""
+    seen: set[bytes] = set()
+    out = []
+    for d in dirs:
+        try:
+            key = (Path(d) / DIGEST).read_bytes()
+        except OSError:
+            key = str(d).encode()  # no digest to share: re-derived (and refused) on its own
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _one_blas_thread() -> Any:
+    """BLAS kept to one thread: its matrix products are a small part of the statistics, and a second thread would
+    spin on the core the re-derivation needs (numpy is loaded first, or there is no library yet to limit)."""
+    import numpy  # noqa: F401
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def report_page(results: Path, baseline: Path | None = None, *, corpora: Sequence[Corpus] = (),

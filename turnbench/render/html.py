@@ -148,7 +148,7 @@ def _per_query(view: View) -> dict[str, tuple[str, Mapping[str, float]]]:
 def _passages(view: View, qid: str) -> str:
     grades = view.qrels.get(qid, {})
     items = []
-    for pid in view.run.get(qid, []):
+    for pid in view.top(qid):
         g = grades.get(pid, 0)
         text = view.texts.passages.get(pid)
         shown = "" if text is None else " — " + esc(text[:SNIPPET] + ("…" if len(text) > SNIPPET else ""))

@@ -47,6 +47,7 @@ class View:
     corpus_dir: str | None = None  # what runinfo.json records, if anything
     # runinfo.json's query latency quantiles (ms): measured, never claimed, so only pages written on demand show it
     latency_ms: Mapping[str, float] | None = None
+    claim: str = ""  # the claim.sha256 text that vouched for the directory, when read from disk
 
     @property
     def exported(self) -> bool:
@@ -60,9 +61,39 @@ class View:
         parsed = X.parse_run(self.files[X.RUN_PASSAGES], X.RUN_PASSAGES, depth=B.BIND_DEPTH)
         return {qid: [d for d, _ in docs] for qid, docs in parsed.items()}
 
+    def top(self, qid: str) -> list[str]:
+        """``run.get(qid, [])``, without parsing the whole run when it has not been: a page's cards need the tops
+        of a few queries of a run of a million lines."""
+        if "run" in self.__dict__ or not self.exported:
+            return list(self.run.get(qid, ()))
+        data = self.files[X.RUN_PASSAGES]
+        if "_plain" not in self.__dict__:
+            self.__dict__["_plain"] = X.plain_run(data)
+        if not self.__dict__["_plain"]:
+            return list(self.run.get(qid, ()))
+        tops = self.__dict__.setdefault("_tops", {})
+        if qid not in tops:
+            tops[qid] = X.run_tops(X.content_bytes(data), [qid], B.BIND_DEPTH).get(qid, [])
+        return list(tops[qid])
+
     @functools.cached_property
     def qrels(self) -> Mapping[str, Mapping[str, int]]:
         return X.parse_qrels(X.content_bytes(self.files[X.QRELS_PASSAGES]), X.QRELS_PASSAGES) if self.exported else {}
+
+    @property
+    def has_bindings(self) -> bool:
+        """Whether anything is bound, without parsing bindings.jsonl (a line is a binding, or the file is refused
+        when it is parsed)."""
+        if "bindings" in self.__dict__ or not self.exported:
+            return bool(self.bindings)
+        return bool(X.content_bytes(self.files[B.BINDINGS]).strip())
+
+    def bindings_of(self, ids: Collection[str]) -> Sequence[Mapping[str, Any]]:
+        """The binding rows of those targets (and perhaps others), without reading every row when they have not
+        been read."""
+        if "bindings" in self.__dict__ or not self.exported:
+            return self.bindings
+        return B.parse(X.content_bytes(self.files[B.BINDINGS]), B.BINDINGS, ids)
 
     @functools.cached_property
     def bindings(self) -> Sequence[Mapping[str, Any]]:
@@ -81,13 +112,13 @@ class View:
         return str(self.document["provenance"]["corpus"]["sha256"])
 
     def with_texts(self, texts: Texts) -> View:
-        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms)
+        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms, self.claim)
         # what this view has parsed already, the other has too (the same files): never parsed twice
         view.__dict__.update({k: v for k, v in self.__dict__.items() if k in _PARSED})
         return view
 
 
-_PARSED = ("run", "qrels", "bindings")  # View's cached properties
+_PARSED = ("run", "qrels", "bindings", "_plain", "_tops")  # cached properties, and tops found without ``run``
 
 
 # a side of a comparison: one results directory (seed None), or a set of seeds' directories
@@ -96,9 +127,9 @@ NO_TEXTS = Texts("no corpus given and none recorded: texts are not shown (pass -
 
 
 def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corpus_dir: str | None = None,
-               latency_ms: Mapping[str, float] | None = None) -> View:
+               latency_ms: Mapping[str, float] | None = None, claim: str = "") -> View:
     view = View(document, {n: files[n] for n in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS) if n in files},
-                NO_TEXTS, corpus_dir, latency_ms)
+                NO_TEXTS, corpus_dir, latency_ms, claim)
     if not view.exported:
         # written before results carried their runs: numbers only, no passages, nothing bound to text
         return view.with_texts(Texts("these results carry no exported run or bindings (written by an older "
@@ -125,10 +156,14 @@ def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting]
     and given texts, and a page that shows none reads no corpus text at all."""
     if corpus.id != view.corpus_id:
         raise BadInput(f"corpus {corpus.id} is not the corpus of the {view.label} results ({view.corpus_id})")
-    rows = view.bindings
-    if only is not None:
-        shown = {pid for qid in only for pid in view.run.get(qid, ())}
-        rows = [r for r in rows if r["id"] in (only if r["target"] == B.QUERY else shown)]
+    if only is None:
+        rows = view.bindings
+    elif not only:
+        rows = []  # a page that shows no query parses no binding either
+    else:
+        shown = {pid for qid in only for pid in view.top(qid)}
+        rows = [r for r in view.bindings_of({*only, *shown}) if r["id"] in (only if r["target"] == B.QUERY
+                                                                              else shown)]
     queries = {q.id: q for q in corpus.queries()} if rows else {}
     meetings: dict[str, Meeting] = B.check(rows, corpus, f"{view.label} results", read, memo, queries) if rows else {}
     note = "" if corpus.sha256 == view.corpus_sha256 else (

@@ -115,3 +115,20 @@ def test_a_memo_shared_by_two_results_of_one_corpus_computes_each_target_once_an
     forged = [dict(r, sha256="0" * 64) if r["id"] == "q2" else r for r in rows]
     with pytest.raises(StaleBinding, match=r"candidate: query q2 is stale"):
         B.check(forged, corpus, "candidate", memo=memo)
+
+
+def test_reading_the_rows_of_some_targets_gives_those_rows_as_a_whole_reading_does() -> None:
+    """A page's cards need a few targets' rows of a file of tens of thousands: lines turnbench wrote whose id is
+    not asked for are skipped unread; every other line, including one with an escaped id, is read."""
+    import json
+
+    rows = [{"id": "q1", "sha256": "a" * 64, "target": "query"},
+            {"id": "p1", "meeting": "m", "sha256": "b" * 64, "spans": [[0, 0, 3]], "target": "passage"},
+            {"id": "p\"2", "meeting": "m", "sha256": "c" * 64, "spans": [[1, 0, 2]], "target": "passage"},
+            {"id": "p3", "meeting": "m", "sha256": "d" * 64, "spans": [[2, 0, 1]], "target": "passage"}]
+    data = "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in rows).encode()
+    whole = B.parse(data, "bindings.jsonl")
+    some = B.parse(data, "bindings.jsonl", {"q1", "p\"2"})
+    assert [r["id"] for r in some] == ["q1", "p\"2"] and some == [r for r in whole if r["id"] in {"q1", "p\"2"}]
+    with pytest.raises(Exception, match="line 2 is not a binding"):
+        B.parse(data.replace(b'"target":"passage"', b'"target":"nothing"', 1), "bindings.jsonl", {"p1"})

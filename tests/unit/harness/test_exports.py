@@ -81,3 +81,26 @@ def test_read_back_refuses_what_is_not_a_trec_file(tmp_path):
         X.parse_run(b"q Q0 d 1 1.0 t\nq Q0 d\n", "run")
     with pytest.raises(BadInput, match="no run.raw.trec"):
         X.read_file(tmp_path, X.RUN_RAW)
+
+
+_PLAIN = (b"q2 Q0 p9 1 3.5 t\nq1 Q0 p1 1 9 t\nq1 Q0 p2 2 8 t\nq10 Q0 p7 1 2 t\nq1 Q0 p3 3 7 t\n"
+          b"q1 Q0 p4 4 6 t\nq2 Q0 p8 2 1 t")
+
+
+def test_the_tops_a_page_shows_are_the_tops_a_whole_reading_gives() -> None:
+    """``run_tops`` finds a few queries' first lines by searching the bytes; on a plainly written run it must give
+    exactly what ``parse_run(depth=…)`` gives, whatever the order of the lines, the first line, a last line without
+    a newline, or a query id that is another's prefix (q1, q10)."""
+    assert X.plain_run(_PLAIN)
+    whole = {q: [d for d, _ in docs] for q, docs in X.parse_run(_PLAIN, "run", depth=3).items()}
+    assert X.run_tops(_PLAIN, ["q1", "q2", "q10", "q404"], 3) == {q: whole[q] for q in ("q1", "q2", "q10")}
+    assert whole["q1"] == ["p1", "p2", "p3"] and whole["q2"] == ["p9", "p8"]
+
+
+@pytest.mark.parametrize("variant", [b"q1\tQ0 p1 1 9 t\n", b" q1 Q0 p1 1 9 t\n", b"q1 Q0  p1 1 9 t\n",
+                                     b"q1 Q0 p1 1 9 t\r\n", "q1 Q0 p\u00e91 1 9 t\n".encode(),
+                                     b"q1 Q0 p1 1 9 t\x1f\n"])
+def test_a_run_written_any_other_way_is_read_whole(variant: bytes) -> None:
+    """Tabs, leading blanks, double spaces, carriage returns, non-ASCII ids or other separators: not plain, so the
+    page reads the run line by line as before instead of trusting a byte search."""
+    assert not X.plain_run(variant + _PLAIN)

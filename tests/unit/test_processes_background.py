@@ -1,0 +1,82 @@
+"""turnbench.processes.Background: a function in a forked child, its value or its exception handed back, and no
+child left however the parent leaves."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from turnbench.errors import ResultsIntegrityError
+from turnbench.processes import Background, is_running
+
+
+def _pid_and_sum(a: int, b: int) -> tuple[int, int]:
+    return os.getpid(), a + b
+
+
+def _refuse(where: str) -> None:
+    raise ResultsIntegrityError(f"{where}: query q03 MRR: metrics.json says 1.0")
+
+
+def _sleep_then_pid(seconds: float, out: str) -> int:
+    Path(out).write_text(str(os.getpid()))
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_the_value_comes_back_from_another_process() -> None:
+    with Background(_pid_and_sum, 2, 3) as job:
+        pid, total = job.result()
+    assert total == 5 and pid != os.getpid()
+
+
+def test_the_exception_is_raised_in_the_parent_as_it_was_raised() -> None:
+    with Background(_refuse, "results/b") as job, pytest.raises(ResultsIntegrityError,
+                                                                 match="^results/b: query q03 MRR: metrics.json"):
+        job.result()
+
+
+def test_leaving_the_block_early_ends_the_child(tmp_path: Path) -> None:
+    marker = tmp_path / "pid"
+    with pytest.raises(KeyError), Background(_sleep_then_pid, 60, str(marker)):
+        for _ in range(200):
+            if marker.is_file() and marker.read_text():
+                break
+            time.sleep(0.05)
+        child = int(marker.read_text())
+        assert is_running(child)
+        raise KeyError("the caller failed")
+    assert not is_running(child)
+
+
+def test_a_parent_killed_outright_takes_the_child_with_it(tmp_path: Path) -> None:
+    marker = tmp_path / "pid"
+    program = ("import sys, time\n"
+               "from tests.unit.test_processes_background import _sleep_then_pid\n"
+               "from turnbench.processes import Background\n"
+               "with Background(_sleep_then_pid, 60, sys.argv[1]) as job:\n"
+               "    job.result()\n")
+    parent = subprocess.Popen([sys.executable, "-c", program, str(marker)], cwd=Path(__file__).parents[2])
+    try:
+        for _ in range(400):
+            if marker.is_file() and marker.read_text():
+                break
+            time.sleep(0.05)
+        child = int(marker.read_text())
+        assert is_running(child)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=10)
+        for _ in range(100):
+            if not is_running(child):
+                break
+            time.sleep(0.05)
+        assert not is_running(child), "the child outlived a parent killed with SIGKILL"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
