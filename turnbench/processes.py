@@ -183,6 +183,7 @@ def tail(path: Path, lines: int = 20) -> list[str]:
 
 T = TypeVar("T")
 _PR_SET_PDEATHSIG = 1
+_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 class Background(Generic[T]):
@@ -202,7 +203,14 @@ class Background(Generic[T]):
         reader, writer = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, args=(self._fn, self._args, writer, os.getpid()), daemon=True,
                                  name="turnbench-background")
-        self._proc.start()
+        # held across the fork: a signal reaching the child before it has set its own handlers would run the
+        # parent's (SIGTERM raising SystemExit) in the child's copy of the parent's stack, which would then go on
+        # as the parent
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        try:
+            self._proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         writer.close()  # the child's end: closed here, so the child's death reads as end-of-file
         self._pipe = reader
         return self
@@ -232,12 +240,13 @@ class Background(Generic[T]):
 
 
 def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int) -> None:
-    _die_with(parent)
     # Ctrl-C and SIGHUP are the parent's to decide; it ends the child with SIGTERM, which must not become the
-    # parent's SystemExit handler here
+    # parent's SystemExit handler here. Only then are the signals held across the fork let in.
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+    _die_with(parent)
     try:
         out.send(("ok", fn(*args)))
     except Exception as exc:  # raised in the parent as if it had run the function itself

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import platform
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,15 +62,20 @@ def runinfo(elapsed: Mapping[str, float], latencies_ms: Sequence[float] = (), co
     }
 
 
-def write_results(out_dir: Path, results: Scored, info: Mapping[str, Any] | None = None) -> Path:
-    """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten."""
+def write_results(out_dir: Path, results: Scored,
+                  info: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None) -> Path:
+    """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten. report.html
+    is written last of the claim files (it may be drawn while the others are written), then ``info`` (or what it
+    returns, called then: its timings may include that drawing)."""
     out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
     with canonical.staged_directory(out_dir) as tmp:
         canonical.write_json(tmp / METRICS_JSON, results.document)
         canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))
-        for name in sorted(results.extra_files):
+        for name in sorted(results.extra_files, key=lambda n: (n == REPORT_HTML, n)):
             content = results.extra_files[name]
             canonical.write_bytes_atomic(tmp / name, content if isinstance(content, bytes) else content.chunks())
+        if callable(info):
+            info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
         write_digest(tmp)
     return out_dir

@@ -80,3 +80,46 @@ def test_a_parent_killed_outright_takes_the_child_with_it(tmp_path: Path) -> Non
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_what_the_parent_had_buffered_is_printed_once(tmp_path: Path) -> None:
+    """A forked child flushes the standard streams when it exits; output the parent had buffered (stdout to a pipe
+    is block-buffered) must not come out twice (multiprocessing flushes before it forks; a bare os.fork would not)."""
+    program = ("import sys\n"
+               "from tests.unit.test_processes_background import _pid_and_sum\n"
+               "from turnbench.processes import Background\n"
+               "print('before the fork')\n"
+               "with Background(_pid_and_sum, 1, 2) as job:\n"
+               "    job.result()\n"
+               "print('after')\n")
+    out = subprocess.run([sys.executable, "-c", program], cwd=Path(__file__).parents[2], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout == "before the fork\nafter\n"
+
+
+def test_a_child_ended_at_once_never_goes_on_as_its_parent() -> None:
+    """The parent's SIGTERM handler raises SystemExit (turnbench.signals); a child signalled before it had set its
+    own would have raised it in its copy of the parent's stack and gone on running the parent's code (a test
+    session ran twice). Signals are held across the fork, so a child ended at once just ends."""
+    program = ("import os, signal, sys, time\n"
+               "from turnbench.processes import Background\n"
+               "def stop(signum, frame):\n"
+               "    raise SystemExit(128 + signum)\n"
+               "signal.signal(signal.SIGTERM, stop)\n"
+               "me = os.getpid()\n"
+               "for _ in range(100):\n"
+               "    try:\n"
+               "        with Background(time.sleep, 30):\n"
+               "            pass\n"
+               "    except SystemExit:\n"
+               "        pass\n"
+               "    if os.getpid() != me:\n"
+               "        print('a child went on as its parent', flush=True)\n"
+               "        os._exit(0)\n"
+               "print('done', flush=True)\n")
+    try:
+        out = subprocess.run([sys.executable, "-c", program], cwd=Path(__file__).parents[2], capture_output=True,
+                             text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("children that went on as their parent kept the program running")
+    assert (out.stdout, out.stderr, out.returncode) == ("done\n", "", 0), out.stdout + out.stderr

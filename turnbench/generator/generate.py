@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import signal
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,8 @@ from turnbench.generator.render import render_meeting
 
 LICENCE = {"tier": "A", "name": "MIT"}
 MAX_WORKERS = 64
+
+_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # blocked across a worker's fork
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,12 @@ def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, 
         for w in range(n):
             reader, writer = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_worker, args=(tasks[w::n], writer), daemon=True, name=f"turnbench-render-{w}")
-            proc.start()
+            # held across the fork until the worker has its own handlers (turnbench.processes.Background says why)
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+            try:
+                proc.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
             writer.close()  # the worker's end: closed here, so the worker's death reads as end-of-file
             procs.append(proc)
             pipes.append(reader)
@@ -144,12 +152,11 @@ def _worker(tasks: list[PartTask], out: Any) -> None:
 
 def _worker_signals() -> None:
     """Workers ignore Ctrl-C and SIGHUP (the parent decides, and ends them with SIGTERM); the parent's SIGTERM
-    handler (raise SystemExit) is not for them."""
-    import signal
-
+    handler (raise SystemExit) is not for them; the signals held across the fork are let in once they are set."""
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
 
 
 def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1,

@@ -7,15 +7,18 @@ with the corpus's texts and writes the results directory.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
+from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
+from turnbench.harness.exports import Lazy
 from turnbench.harness.score import UNKNOWN, Scored, score_run
 from turnbench.passages import Passage
+from turnbench.processes import Background
 from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
 from turnbench.render import view as V
@@ -58,8 +61,11 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     t0 = time.perf_counter()
     canonical.refuse_non_empty(out, "results directory")
     corpus = open_corpus(corpus_dir)
-    passages = read_passages(passages_file)
-    entries = read_ranking(run_file)
+    # the run is read in a child while the inventory is read here: neither needs the other until scoring, and
+    # the inventory's refusal still comes first when both files are bad
+    with Background(read_ranking, Path(run_file)) as reading:
+        passages = read_passages(passages_file)
+        entries = reading.result()
     arm: object = UNKNOWN
     if arm_config is not None:
         try:
@@ -73,6 +79,27 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         if not isinstance(arm, dict):
             raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
     timings = {"read": time.perf_counter() - t0}
-    results = score_passages(corpus, passages, entries, policy=policy, scope=scope, arm=arm, timings=timings)
-    write_results(out, results, runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
-    return results
+    t1 = time.perf_counter()
+    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
+                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+    timings["judge_and_score"] = time.perf_counter() - t1
+    # The page is drawn in a child, which holds (by fork) all that scoring holds, while the claim files are written
+    # here; it is the last file written, and a page that cannot be drawn leaves no directory behind, as before.
+    page: list[bytes] = []
+    with Background(_drawn, results, corpus) as drawing:
+        def report() -> Iterator[bytes]:
+            html, seconds = drawing.result()
+            timings["report"] = seconds
+            page.append(html)
+            yield html
+
+        write_results(out, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
+                      lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
+    return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
+
+
+def _drawn(results: Scored, corpus: Corpus) -> tuple[bytes, float]:
+    """report.html of ``results``, and the seconds it took."""
+    t0 = time.perf_counter()
+    html = attach_report(results, corpus).extra_files[REPORT_HTML]
+    return X.content_bytes(html), time.perf_counter() - t0
