@@ -177,8 +177,9 @@ def read_results(directory: Path, *, checked: bool = True) -> dict[str, Any]:
 
 def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | None = None
              ) -> tuple[dict[str, Any], str]:
-    """(metrics.json, the claim.sha256 text that vouched for it). ``known``: documents already checked, by that
-    text; a directory whose verified digest is one of them holds the same bytes, so it is not parsed again."""
+    """(metrics.json, the claim.sha256 text that vouched for it). ``known`` (unchecked reads only): documents
+    already read, by that text; a directory whose verified digest is one of them holds the same bytes, so it is not
+    parsed again."""
     if directory.is_file() and directory.name == "metrics.json":
         directory = directory.parent
     path = directory / "metrics.json"
@@ -187,6 +188,8 @@ def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | 
     if not path.is_file():
         raise BadInput(f"{directory}: no metrics.json here; not a results directory")
     claim = verify_digest(directory)
+    if checked:
+        known = None  # a document read unchecked must never stand in for a checked one
     if known is not None and claim in known:
         return dict(known[claim]), claim
     doc = load_json(path)
