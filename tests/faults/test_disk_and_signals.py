@@ -129,3 +129,28 @@ def _ticks() -> int | None:
     from turnbench.processes import start_ticks
 
     return start_ticks(os.getpid())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_signalled_compare_takes_its_checking_child_with_it(tmp_path: Path, sig: int) -> None:
+    """compare re-derives its sides in a forked child while it draws the statistics: ended by a signal (even
+    SIGKILL, which no handler sees), it leaves neither the child nor a file behind."""
+    side = REPO / "baselines" / "bm25"
+    out = tmp_path / "compare.md"
+    proc = subprocess.Popen([*CLI, "compare", str(side), str(side), "--out", str(out)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=interruptible)
+    children: list[str] = []
+    deadline = time.monotonic() + 60
+    while not children and time.monotonic() < deadline and proc.poll() is None:
+        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        time.sleep(0.01)
+    assert children, "compare finished before its checking child could be seen"
+    proc.send_signal(sig)
+    assert proc.wait(timeout=60) in (128 + sig, -sig)
+    for _ in range(10):  # at once: the child's own work would take it a second or more to finish
+        if not any(is_running(int(pid)) for pid in children):
+            break
+        time.sleep(0.05)
+    assert not any(is_running(int(pid)) for pid in children)
+    assert not out.exists() and not out.with_suffix(".html").exists()
