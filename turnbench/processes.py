@@ -203,14 +203,7 @@ class Background(Generic[T]):
         reader, writer = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, args=(self._fn, self._args, writer, os.getpid()), daemon=True,
                                  name="turnbench-background")
-        # held across the fork: a signal reaching the child before it has set its own handlers would run the
-        # parent's (SIGTERM raising SystemExit) in the child's copy of the parent's stack, which would then go on
-        # as the parent
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
-        try:
-            self._proc.start()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        start_worker(self._proc)
         writer.close()  # the child's end: closed here, so the child's death reads as end-of-file
         self._pipe = reader
         return self
@@ -230,32 +223,62 @@ class Background(Generic[T]):
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.is_alive():
-            proc.terminate()
-        proc.join(timeout=5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
+        end_workers([proc])
         self._pipe.close()
 
 
 def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int) -> None:
-    # Ctrl-C and SIGHUP are the parent's to decide; it ends the child with SIGTERM, which must not become the
-    # parent's SystemExit handler here. Only then are the signals held across the fork let in.
+    worker_signals()
+    _die_with(parent)
+    send_outcome(out, lambda: out.send(("ok", fn(*args))), "a background worker")
+
+
+# -- what every forked worker does (Background's child, the generator's render workers) ---------------------------
+
+def start_worker(proc: Any) -> None:
+    """``proc.start()`` with SIGINT, SIGTERM and SIGHUP held across the fork: a signal reaching the child before
+    it has set its own handlers (``worker_signals``) would run the parent's (SIGTERM raising SystemExit) in the
+    child's copy of the parent's stack, which would then go on as the parent."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        proc.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def worker_signals() -> None:
+    """In a worker: Ctrl-C and SIGHUP are ignored (the parent decides, and ends it with SIGTERM), SIGTERM ends it
+    (the parent's SystemExit handler is not for it); only then are the signals held across the fork let in."""
     for sig in (signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
-    _die_with(parent)
+
+
+def send_outcome(out: Any, work: Callable[[], None], who: str) -> None:
+    """Run ``work`` (which sends its results on ``out``); an exception it raises is sent as ``("error", exc)``,
+    for the parent to raise as if it had done the work itself; ``out`` is closed either way."""
     try:
-        out.send(("ok", fn(*args)))
-    except Exception as exc:  # raised in the parent as if it had run the function itself
+        work()
+    except Exception as exc:
         try:
             out.send(("error", exc))
         except Exception:  # an exception that does not pickle: its name and message
-            out.send(("error", TurnbenchError(f"a background worker failed: {type(exc).__name__}: {exc}")))
+            out.send(("error", TurnbenchError(f"{who} failed: {type(exc).__name__}: {exc}")))
     finally:
         out.close()
+
+
+def end_workers(procs: Sequence[Any]) -> None:
+    """SIGTERM every worker still running, then wait; one still there after 5 s is killed."""
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
 
 
 def _die_with(parent: int) -> None:

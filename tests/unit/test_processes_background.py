@@ -30,6 +30,15 @@ def _sleep_then_pid(seconds: float, out: str) -> int:
     return os.getpid()
 
 
+def _child_pid(marker: Path) -> int:
+    """The pid the child wrote to ``marker``, once it has (waiting up to 20 s)."""
+    for _ in range(400):
+        if marker.is_file() and marker.read_text():
+            break
+        time.sleep(0.05)
+    return int(marker.read_text())
+
+
 def test_the_value_comes_back_from_another_process() -> None:
     with Background(_pid_and_sum, 2, 3) as job:
         pid, total = job.result()
@@ -45,11 +54,7 @@ def test_the_exception_is_raised_in_the_parent_as_it_was_raised() -> None:
 def test_leaving_the_block_early_ends_the_child(tmp_path: Path) -> None:
     marker = tmp_path / "pid"
     with pytest.raises(KeyError), Background(_sleep_then_pid, 60, str(marker)):
-        for _ in range(200):
-            if marker.is_file() and marker.read_text():
-                break
-            time.sleep(0.05)
-        child = int(marker.read_text())
+        child = _child_pid(marker)
         assert is_running(child)
         raise KeyError("the caller failed")
     assert not is_running(child)
@@ -64,11 +69,7 @@ def test_a_parent_killed_outright_takes_the_child_with_it(tmp_path: Path) -> Non
                "    job.result()\n")
     parent = subprocess.Popen([sys.executable, "-c", program, str(marker)], cwd=Path(__file__).parents[2])
     try:
-        for _ in range(400):
-            if marker.is_file() and marker.read_text():
-                break
-            time.sleep(0.05)
-        child = int(marker.read_text())
+        child = _child_pid(marker)
         assert is_running(child)
         parent.send_signal(signal.SIGKILL)
         parent.wait(timeout=10)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
-import signal
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +25,10 @@ from turnbench.generator.plan import MeetingPlan, build_plan
 from turnbench.generator.queries import aggregation_targets, build_queries
 from turnbench.generator.register import DEFAULT_REGISTER
 from turnbench.generator.render import render_meeting
+from turnbench.processes import end_workers, send_outcome, start_worker, worker_signals
 
 LICENCE = {"tier": "A", "name": "MIT"}
 MAX_WORKERS = 64
-
-_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # blocked across a worker's fork
 
 
 @dataclass(frozen=True)
@@ -106,12 +104,7 @@ def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, 
         for w in range(n):
             reader, writer = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_worker, args=(tasks[w::n], writer), daemon=True, name=f"turnbench-render-{w}")
-            # held across the fork until the worker has its own handlers (turnbench.processes.Background says why)
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
-            try:
-                proc.start()
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            start_worker(proc)
             writer.close()  # the worker's end: closed here, so the worker's death reads as end-of-file
             procs.append(proc)
             pipes.append(reader)
@@ -124,39 +117,19 @@ def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, 
                 raise value  # the worker's own exception: a full disk is still DiskFull's OSError
             yield value
     finally:
-        for proc in procs:  # nothing waits for parts no one will read
-            if proc.is_alive():
-                proc.terminate()
-        for proc in procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
+        end_workers(procs)  # nothing waits for parts no one will read
         for reader in pipes:
             reader.close()
 
 
 def _worker(tasks: list[PartTask], out: Any) -> None:
-    _worker_signals()
-    try:
+    worker_signals()
+
+    def render() -> None:
         for task in tasks:
             out.send(("ok", _render_part(task)))
-    except Exception as exc:  # handed to the parent, which raises it as if it had rendered the part itself
-        try:
-            out.send(("error", exc))
-        except Exception:  # an exception that does not pickle: its name and message
-            out.send(("error", TurnbenchError(f"a render worker failed: {type(exc).__name__}: {exc}")))
-    finally:
-        out.close()
 
-
-def _worker_signals() -> None:
-    """Workers ignore Ctrl-C and SIGHUP (the parent decides, and ends them with SIGTERM); the parent's SIGTERM
-    handler (raise SystemExit) is not for them; the signals held across the fork are let in once they are set."""
-    for sig in (signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+    send_outcome(out, render, "a render worker")
 
 
 def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1,

@@ -19,7 +19,7 @@ from turnbench.processes import Background
 from turnbench.render import view as V
 from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md
-from turnbench.resultsdir import DIGEST, Side, load_side, rederive_dirs, runinfo_notes, seed_dirs, side_dirs, with_texts
+from turnbench.resultsdir import Side, load_side, rederive_dirs, runinfo_notes, seed_dirs, side_dirs, with_texts
 
 
 def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED
@@ -94,7 +94,7 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
     # Each document is checked, and its values re-derived from their evidence, in a child process while the
     # statistics are drawn from it here: each takes seconds, they are independent until the end, and nothing is
     # returned unless the child agrees. One child: a second would take a share of the core the statistics need.
-    with Background(rederive_dirs, _distinct([*side_dirs(Path(baseline)), *side_dirs(Path(candidate))])) as job, \
+    with Background(rederive_dirs, [*side_dirs(Path(baseline)), *side_dirs(Path(candidate))]) as job, \
             _one_blas_thread():
         try:
             known: dict[str, dict[str, Any]] = {}  # a side whose bytes are the other's is parsed once
@@ -111,22 +111,6 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
         if any(v.claim not in checked for side in (base, cand) for _, v in side):
             raise ResultsIntegrityError("a results directory changed while compare read it; run it again")
     return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
-
-
-def _distinct(dirs: Sequence[Path]) -> list[Path]:
-    """``dirs`` less those whose claim.sha256 is byte for byte an earlier one's: the same evidence, re-derived once
-    (each is still verified against its digest when it is read here)."""
-    seen: set[bytes] = set()
-    out = []
-    for d in dirs:
-        try:
-            key = (Path(d) / DIGEST).read_bytes()
-        except OSError:
-            key = str(d).encode()  # no digest to share: re-derived (and refused) on its own
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out
 
 
 def _one_blas_thread() -> Any:
