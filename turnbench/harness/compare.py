@@ -121,6 +121,13 @@ def tables_of(document: Mapping[str, Any]) -> dict[str, Table]:
     return {name: t for name, t in tables.items() if t.measures}
 
 
+def _tables(base: Mapping[str, Any], cand: Mapping[str, Any]) -> tuple[dict[str, Table], dict[str, Table]]:
+    """Both documents' tables; one document read on both sides (a side compared with itself, or a copy read once)
+    is made into tables once."""
+    bt = tables_of(base)
+    return bt, bt if cand is base else tables_of(cand)
+
+
 @dataclass(frozen=True)
 class Row:
     block: str
@@ -198,11 +205,13 @@ def _diff(what: str, a: Any, b: Any) -> None:
 
 
 def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any],
-                 bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None) -> None:
+                 bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
+                 tables: tuple[Mapping[str, Table], Mapping[str, Table]] | None = None) -> None:
     """Refuse (UnpairedComparison) unless the two results measured the same thing on the same queries.
 
     With both sides' ``bindings``, a corpus whose text changed under a target both were judged on is named as
-    the stale binding it is (StaleBinding) rather than as two corpora that merely differ."""
+    the stale binding it is (StaleBinding) rather than as two corpora that merely differ. ``tables``: the two
+    documents' ``tables_of``, when the caller holds them already."""
     _diff("schema versions", base.get("schema_version"), cand.get("schema_version"))
     bp, cp = base["provenance"], cand["provenance"]
     _diff("corpora (id)", bp["corpus"]["id"], cp["corpus"]["id"])
@@ -218,7 +227,9 @@ def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any],
     _diff("scopes", base["scope"]["label"], cand["scope"]["label"])
     if "answers" in base and "answers" in cand:  # e.g. a count tolerance of 1 against one of 0
         _diff("answer scoring policies", base["answers"].get("policy"), cand["answers"].get("policy"))
-    bt, ct = tables_of(base), tables_of(cand)
+    bt, ct = tables if tables is not None else _tables(base, cand)
+    if bt is ct:
+        return  # one document on both sides: paired with itself
     _diff("result blocks", sorted(bt), sorted(ct))
     for name in sorted(bt):
         b, c = bt[name], ct[name]
@@ -348,24 +359,36 @@ def _row(block: str, groups: tuple[tuple[str, str], ...], measure: str, base: ND
     n = len(base)
     bm = q6(math.fsum(base.tolist()) / n)
     cm = q6(math.fsum(cand.tolist()) / n)
-    d = (cand - base).tolist()
-    delta = q6(math.fsum(d) / n)
+    diff = cand - base
+    delta = q6(math.fsum(diff.tolist()) / n)
     low = q6(nearest_rank(sorted_means, LOW_PERCENTILE))
     high = q6(nearest_rank(sorted_means, HIGH_PERCENTILE))
-    # per-query values are written to 6 decimals, so a difference below that is no difference
-    wins = sum(1 for x in d if q6(x) > 0.0)
-    losses = sum(1 for x in d if q6(x) < 0.0)
+    wins, losses = _wins_losses(diff)
     p = q6(p_value)
     return Row(block, groups, measure, n, bm, cm, delta, low, high, verdict(low, high), p, p,
                verdict(low, high), q6(delta / bm) if bm else None, wins, n - wins - losses, losses)
+
+
+# |x| beyond this rounds to at least 1e-6 at 6 decimals, and |x| below _NEAR_ZERO rounds to 0; between the two,
+# q6 itself decides (a difference exactly at half a unit is rounded as q6 rounds it)
+_NOT_ZERO, _NEAR_ZERO = 6e-7, 4e-7
+
+
+def _wins_losses(d: NDArray[np.float64]) -> tuple[int, int]:
+    """How many differences are above and below zero at 6 decimals, as ``q6(x) > 0`` and ``q6(x) < 0`` count
+    them: per-query values are written to 6 decimals, so a difference below that is no difference."""
+    near = d[(abs(d) > _NEAR_ZERO) & (abs(d) <= _NOT_ZERO)].tolist()
+    wins = int((d > _NOT_ZERO).sum()) + sum(1 for x in near if q6(x) > 0.0)
+    losses = int((d < -_NOT_ZERO).sum()) + sum(1 for x in near if q6(x) < 0.0)
+    return wins, losses
 
 
 def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int = RESAMPLES,
             seed: int = SEED,
             bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None) -> Comparison:
     """Pair two metrics.json documents and compare every block, group and measure."""
-    check_paired(base, cand, bindings)
-    bt, ct = tables_of(base), tables_of(cand)
+    bt, ct = _tables(base, cand)
+    check_paired(base, cand, bindings, (bt, ct))
     rows: list[Row] = []
     for name in sorted(bt, key=block_order):
         rows += compare_table(bt[name], ct[name], resamples, seed)

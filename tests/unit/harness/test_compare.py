@@ -394,3 +394,16 @@ def test_the_markdown_and_page_say_gate_only_when_it_was_asked_for():
     cmp = compare(doc(values), doc(worse))
     assert cmp.gate_failures()
     assert "Gate" not in render_compare_md(cmp) and "**Gate: FAIL**" in render_compare_md(cmp, gate=True)
+
+
+def test_wins_and_losses_are_counted_as_six_decimals_count_them():
+    from turnbench.canonical import q6
+    from turnbench.harness.compare import _wins_losses
+
+    half = 5e-7  # half a unit of the sixth decimal, and the doubles either side of it: q6 decides those
+    edges = [half, -half, np.nextafter(half, 1.0), np.nextafter(half, 0.0), -np.nextafter(half, 1.0), 4e-7, 6e-7,
+             -4e-7, -6e-7, 1e-6, -1e-6, 0.0, -0.0, 0.25 - 0.125, 0.3 - 0.1 - 0.2]
+    rng = np.random.default_rng(7)
+    d = np.array(edges + rng.uniform(-2e-6, 2e-6, 500).tolist() + (rng.integers(-3, 4, 200) / 1e6).tolist())
+    assert _wins_losses(d) == (sum(1 for x in d.tolist() if q6(x) > 0), sum(1 for x in d.tolist() if q6(x) < 0))
+    assert _wins_losses(np.array([6e-7, 1e-6, -3e-7, 0.0])) == (2, 0)
