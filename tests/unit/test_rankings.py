@@ -89,8 +89,13 @@ def test_a_ranking_already_in_rule_5_order_is_read_as_it_is_and_equals_the_sorte
     best: dict = {}
     fast = _already_in_order(ranking, rank, best)
     assert fast == {"q1": ["m2:00001", "m1:00003", "m2:00000", "m1:00000"], "q2": ["m1:00002"]}
-    assert best == {"q1": [9.0, 4.0, 4.0, 1.5], "q2": [0.25]}
-    assert normalised_order(ranking, pmap) == normalised_order(list(ranking), pmap) == fast
+    # each query's best scores packed 8 bytes a score (a list of floats would be four times that)
+    assert {q: (v.typecode, v.tolist()) for q, v in best.items()} == {"q1": ("d", [9.0, 4.0, 4.0, 1.5]),
+                                                                      "q2": ("d", [0.25])}
+    sorted_best: dict = {}
+    assert normalised_order(ranking, pmap) == normalised_order(list(ranking), pmap, sorted_best) == fast
+    assert {q: (v.typecode, v.tolist()) for q, v in sorted_best.items()} == {q: (v.typecode, v.tolist())
+                                                                             for q, v in best.items()}
 
 
 @pytest.mark.parametrize("breach", ["tie out of order", "score rises", "passage twice", "queries unsorted"])

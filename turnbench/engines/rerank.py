@@ -92,7 +92,7 @@ class Reranked:
     def trace(self, passages: Mapping[str, Passage]) -> bytes:
         """``rerank.jsonl``: per query (id order), in the final order, ``[passage, first-stage rank, first-stage raw
         score, stage score or null]``."""
-        best: dict[str, list[float]] = {}
+        best: dict[str, Sequence[float]] = {}
         first = normalised_order(self.first, passages, best)
         lines = []
         for k, qid in enumerate(self.entries.query_ids):

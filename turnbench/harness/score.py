@@ -248,7 +248,8 @@ class _PageMeetings:
 
 
 def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]
-                ) -> tuple[dict[str, Passage], list[Query], dict[str, list[str]], dict[str, list[float]], list[str]]:
+                ) -> tuple[dict[str, Passage], list[Query], dict[str, list[str]], dict[str, Sequence[float]],
+                           list[str]]:
     """The inventory by id, the ranked queries, the run in scoring order (with each passage's best score), and the
     query ids the run answers that are in the corpus but not ranked (ignored); a foreign query id is refused."""
     pmap = {p.id: p for p in passages}
@@ -256,7 +257,7 @@ def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run
         raise BadInput("the passage inventory holds a passage id more than once")
     all_queries = corpus.queries()
     ranked = _ranked_queries(all_queries)
-    best: dict[str, list[float]] = {}
+    best: dict[str, Sequence[float]] = {}
     run = normalised_order(run_entries, pmap, best)
     foreign = sorted(set(run) - {q.id for q in all_queries})
     if foreign:

@@ -46,6 +46,7 @@ def trec_eval_order(ids: Sequence[str], scores: Sequence[float]) -> list[str]:
     return [d for _, d in sorted(zip(scores, ids, strict=True), reverse=True)]
 
 
+CHUNK = 2000  # tied queries ordered and re-scored at once
 PASSAGE_DEPTH = 20  # the deepest passage cut-off measured; MRR reads down to the first relevant passage
 MEETING_DEPTH = 10  # the meeting cut-off measured
 
@@ -81,20 +82,24 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     with_ties = {str(k): sum(1 for qid in judged if (d := first_tie.get(qid)) is not None and d < k)
                  for k in CUTOFFS}
     tied = [qid for qid in judged if first_tie.get(qid) is not None]
-    # a tied query whose two orders agree wherever a measure looks has nothing to re-score
-    orders = {qid: trec_eval_order(run[qid], best[qid]) for qid in tied}
-    differ = [qid for qid in tied if could_differ(run[qid], orders[qid], relevant.get(qid, ()), meeting_of)]
-    again = rescore({qid: orders[qid] for qid in differ}) if differ else {}
     changed_queries = 0
     changed_values = 0
     shifts: dict[tuple[str, str], float] = {}
-    for qid in differ:
-        diff = [m for m, v in again[qid].items() if q6(v) != values[qid][m]]
-        changed_queries += bool(diff)
-        changed_values += len(diff)
-        for m in diff:
-            for cls in (classes[qid], "all"):
-                shifts[(cls, m)] = shifts.get((cls, m), 0.0) + q6(again[qid][m]) - values[qid][m]
+    # a block of queries at a time: each query's other order and its re-scoring are its own, and a large run's
+    # orders and scoring inputs never exist all at once
+    for lo in range(0, len(tied), CHUNK):
+        orders = {qid: trec_eval_order(run[qid], best[qid]) for qid in tied[lo:lo + CHUNK]}
+        # a tied query whose two orders agree wherever a measure looks has nothing to re-score
+        differ = [qid for qid, order in orders.items()
+                  if could_differ(run[qid], order, relevant.get(qid, ()), meeting_of)]
+        again = rescore({qid: orders[qid] for qid in differ}) if differ else {}
+        for qid in differ:
+            diff = [m for m, v in again[qid].items() if q6(v) != values[qid][m]]
+            changed_queries += bool(diff)
+            changed_values += len(diff)
+            for m in diff:
+                for cls in (classes[qid], "all"):
+                    shifts[(cls, m)] = shifts.get((cls, m), 0.0) + q6(again[qid][m]) - values[qid][m]
     counts: dict[str, int] = {}
     for qid in judged:
         counts[classes[qid]] = counts.get(classes[qid], 0) + 1

@@ -34,3 +34,30 @@ def test_a_run_without_ties_says_nothing_changed(small_corpus):
     block = score(corpus, passages, run).retrieval["ties"]
     assert block["queries_with_ties_anywhere"] == 0 and not block["trec_eval_tie_rule"]["changed_any_metric"]
     assert "trec_eval's tie rule would give every metric the same value" in T.note(block)
+
+
+def test_tied_queries_are_rescored_a_block_at_a_time_and_the_block_is_the_same(monkeypatch):
+    # five queries, each tied at the top: rule 5 put "a" first, trec_eval's rule (id descending) puts "b" first
+    run = {f"q{i}": ["a", "b"] for i in range(5)}
+    best = {qid: [1.0, 1.0] for qid in run}
+    values = {qid: {"MRR": 1.0 if i % 2 else 0.5} for i, qid in enumerate(run)}
+    classes = {qid: "lookup" for qid in run}
+    sizes: list[int] = []
+
+    def rescore(other):
+        sizes.append(len(other))
+        return {qid: {"MRR": 1.0 if order[0] == "b" else 0.0} for qid, order in other.items()}
+
+    def block():
+        return T.report(run, best, sorted(run), rescore, values, classes, {qid: {"b"} for qid in run},
+                        {"a": "m1", "b": "m1"})
+
+    whole = block()
+    assert sizes == [5]
+    monkeypatch.setattr(T, "CHUNK", 2)
+    sizes.clear()
+    assert block() == whole and sizes == [2, 2, 1]
+    # q0, q2, q4 move from 0.5 to 1.0 under trec_eval's rule: a mean shift of 1.5 / 5
+    t = whole["trec_eval_tie_rule"]
+    assert (t["queries_changed"], t["values_changed"]) == (3, 3)
+    assert t["largest_mean_shift"] == {"class": "all", "measure": "MRR", "shift": 0.3}
