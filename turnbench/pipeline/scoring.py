@@ -27,11 +27,14 @@ from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
 
 def attach_report(results: Scored, corpus: Corpus) -> Scored:
     """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on (the
-    meetings and digests scoring kept, when it kept them: the corpus is not read again)."""
+    meetings and digests scoring kept, when it kept them: the corpus is not read again). Only the texts of the
+    queries the page shows are read: every binding was just computed from this corpus, so checking the others
+    again would check nothing, and at 20,000 meetings their texts cost hundreds of MB."""
     view = V.from_results(results)
     source = results.page_source
     read, memo = (None, None) if source is None else (source.meetings, dict(source.memo))
-    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", read, memo))
+    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", read, memo,
+                                        only=H.results_shown(view)))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
 
 

@@ -302,6 +302,24 @@ def _worst_section(deltas: Mapping[tuple[int | None, str, str], float], cand: Se
     return "".join(parts)
 
 
+def _primary_values(view: View) -> tuple[dict[str, list[float]], list[tuple[float, str, str]]]:
+    """Each class's primary values in query-id order, and (value, query, class) of every query that has one."""
+    panels: dict[str, list[float]] = {}
+    scores: list[tuple[float, str, str]] = []
+    for qid, (cls, values) in sorted(_per_query(view).items()):
+        p = _primary(values)
+        if p is not None:
+            panels.setdefault(cls, []).append(p[1])
+            scores.append((p[1], qid, cls))
+    return panels, scores
+
+
+def results_shown(view: View) -> list[str]:
+    """The queries the page of one results directory shows a card for (the weakest), so only their texts need
+    reading."""
+    return [qid for _, qid, _ in sorted(_primary_values(view)[1])[:WORST]]
+
+
 def results_page(view: View) -> bytes:
     """The page of one results directory."""
     doc = view.document
@@ -319,13 +337,7 @@ def results_page(view: View) -> bytes:
         from turnbench.harness.ties import note
 
         body.append(f"<p class=meta>{esc(note(block['ties']))}</p>\n")
-    panels: dict[str, list[float]] = {}
-    scores: list[tuple[float, str, str]] = []
-    for qid, (cls, values) in sorted(_per_query(view).items()):
-        p = _primary(values)
-        if p is not None:
-            panels.setdefault(cls, []).append(p[1])
-            scores.append((p[1], qid, cls))
+    panels, scores = _primary_values(view)
     body.append("<h2>Per-query values, sorted, per class</h2>\n<p class=meta>Each query's value in its class's "
                 f"primary measure ({' or '.join(PRIMARY)}), lowest left.</p>\n")
     body.append(plots.strips(panels, "value per query", "values", signed=False))

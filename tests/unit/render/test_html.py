@@ -224,3 +224,25 @@ def test_a_recorded_corpus_is_read_for_the_cards_a_page_shows_and_a_named_one_is
     monkeypatch.setattr(Corpus, "iter_meetings", no_meetings)
     same = compare_dirs(base, base, texts=True)  # nothing regressed: no card, no text read
     assert not same.candidate[0][1].texts.queries and b"No query got worse" in same.to_html()
+
+
+@pytest.mark.parametrize("worst", [1, 2])
+def test_a_results_page_reads_only_the_texts_it_shows_and_is_the_page_all_texts_would_draw(small_corpus, monkeypatch,
+                                                                                           worst):
+    from tests.unit.harness.helpers import score
+    from turnbench.pipeline.scoring import attach_report
+    from turnbench.render import html as H
+    from turnbench.render import view as V
+    from turnbench.resultsdir import REPORT_HTML
+
+    corpus, passages = small_corpus
+    monkeypatch.setattr(H, "WORST", worst)  # fewer cards than judged queries: some queries' texts are not read
+    results = score(corpus, passages, small_run())
+    shown = H.results_shown(V.from_results(results))
+    assert len(shown) == worst
+    view = V.from_results(results)
+    every = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on"))
+    assert set(every.texts.gold) > set(shown)
+    page = attach_report(results, corpus).extra_files[REPORT_HTML]
+    assert page == H.results_page(every)
+    assert all(f"<b>{qid}</b>" in page.decode() for qid in shown)
