@@ -73,9 +73,11 @@ def _check_retrieval(block: Mapping[str, Any], where: str, name: str = "retrieva
     the mean of its per-query values, recomputed exactly as the scorer computes it."""
     measures = list(block["measures"])
     per_query = list(block["per_query"])
-    for r in per_query:
-        for m, v in r["values"].items():
-            _unit(v, where, f"query {r['query_id']} {m}")
+    # every value a float in [0, 1] (NaN is not) in one pass; otherwise the walk names the first that is not
+    if not all(type(v) is float and 0.0 <= v <= 1.0 for r in per_query for v in r["values"].values()):
+        for r in per_query:
+            for m, v in r["values"].items():
+                _unit(v, where, f"query {r['query_id']} {m}")
     tables: list[tuple[str | None, Any, list[Any]]] = [(None, None, list(block["rows"]))]
     for grouping in ("surface", "domain"):
         tables += [(grouping, value, rows) for value, rows in sorted(block.get(f"rows_by_{grouping}", {}).items())]

@@ -42,13 +42,24 @@ def aggregate_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measu
             "passage_level_queries": sum(1 for r in group if r["level"] == "turn"),
             "unanswered": sum(1 for r in group if not r["answered"]),
             "dropped_unjudgeable": sum(dropped.values()) if cls == ALL else dropped.get(cls, 0),
-            "means": {m: fmean([r["values"][m] for r in group if m in r["values"]]) for m in measures},
+            "means": _means(group, measures),
         }
         if any("entry_error_s" in r for r in group):
             errors = [r["entry_error_s"] for r in group if r.get("entry_error_s") is not None]
             row["entry_error_s"] = {"median": _median(errors), "queries_with_gold_found": len(errors)}
         rows.append(row)
     return rows
+
+
+def _means(group: Sequence[Mapping[str, Any]], measures: Sequence[str]) -> dict[str, float | None]:
+    """Each measure's ``fmean`` over the rows that have it, in row order, the rows read once."""
+    columns: dict[str, list[float]] = {m: [] for m in measures}
+    for r in group:
+        for m, v in r["values"].items():
+            column = columns.get(m)
+            if column is not None:
+                column.append(v)
+    return {m: fmean(columns[m]) for m in measures}
 
 
 def grouped_rows(key: str, corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
