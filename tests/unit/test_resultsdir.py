@@ -88,9 +88,10 @@ def test_a_row_edited_alone_is_refused(results: Path) -> None:
         read_results(results)
 
 
-def test_a_value_outside_zero_one_is_refused(results: Path) -> None:
-    _edit(results, lambda d: d["retrieval"]["per_query"][0]["values"].update({"MRR": 7}), rehash=True)
-    with pytest.raises(ResultsIntegrityError, match="not a number in"):
+@pytest.mark.parametrize("value", [7, 1.5, -1e-9, True, "0.5", None])
+def test_a_value_outside_zero_one_is_refused(results: Path, value) -> None:
+    _edit(results, lambda d: d["retrieval"]["per_query"][1]["values"].update({"MRR": value}), rehash=True)
+    with pytest.raises(ResultsIntegrityError, match=r"query q\S+ MRR is .*, not a number in \[0, 1\]"):
         read_results(results)
 
 
