@@ -97,7 +97,7 @@ def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content],
     position = {pid: i for i, pid in enumerate(held)}
     by_turn: dict[tuple[str, int], list[str]] = {}
     for pid, spans in held.items():
-        for t in dict.fromkeys(t for t, _, _ in spans):
+        for t, _, _ in spans:  # a passage listed twice under a turn is found once: the holders are a set
             by_turn.setdefault((meeting_of[pid], t), []).append(pid)
     out = {}
     timed = any(m.startswith("entry:") for m in names)
