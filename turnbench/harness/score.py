@@ -43,13 +43,11 @@ GROUP_BY = ("corpus", "class")
 
 @dataclass(frozen=True)
 class PageSource:
-    """What the report page reads, as scoring holds it: the meetings the bindings bind to and each bound target's
-    digest as just computed from them (turnbench.render.view.texts_from's read and memo), the binding rows, and the
-    top of each query's scored run (what the page would otherwise parse back from bindings.jsonl and
-    run.passages.trec)."""
+    """What the report page reads, as scoring holds it: the binding rows and the top of each query's scored run
+    (what the page would otherwise parse back from bindings.jsonl and run.passages.trec). No meeting is held: the
+    page shows ten queries, whose meetings it reads again; holding every meeting a binding reads would hold the
+    corpus (a summary's gold is its whole meeting)."""
 
-    meetings: Mapping[str, Meeting]
-    memo: Mapping[tuple[Any, ...], str]
     bindings: Sequence[Mapping[str, Any]]
     run: Mapping[str, Sequence[str]]
 
@@ -156,9 +154,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
     kept: dict[str, Meeting] = {}
     query_digests = B.QueryDigests(ranked)
-    page = _PageMeetings({pmap[pid].meeting for pid in shown}, ranked, query_digests.see)
     judged = J.judge_all(ranked, corpus.iter_meetings(), passages, policy, words_of=tops, keep_of=shown,
-                         kept_out=kept, visit=page.visit)
+                         kept_out=kept, visit=query_digests.see)
     jq = judged.queries
 
     ok = {qid: j for qid, j in jq.items() if j.judgeable}
@@ -214,37 +211,14 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         },
         "strict": strict,
     }
-    return Scored(document, files, page.source(ranked, bound_passages, rows, ranked_run))
+    return Scored(document, files, PageSource(rows, {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items()
+                                                     if pids}))
 
 
 
 def _inventory_file(passages: Sequence[Passage]) -> X.Lazy:
     """passages.jsonl: the inventory scored, in (meeting, index) order, written only when the results are."""
     return X.Lazy(lambda: (p.canonical_line() for p in sorted(passages, key=lambda p: (p.meeting, p.index, p.id))))
-
-
-class _PageMeetings:
-    """The meetings the report page's bindings can read (those of the passages shown, the queries' gold and answer
-    turns), kept as the judge's one pass over the corpus goes by, so the page need not read it again."""
-
-    def __init__(self, shown_meetings: set[str], ranked: Sequence[Query], see: Callable[[Meeting], None]) -> None:
-        self.need = shown_meetings | {m for q in ranked for m in (*q.gold_turns, *q.answer_turns)}
-        self.kept: dict[str, Meeting] = {}
-        self.see = see
-
-    def visit(self, m: Meeting) -> None:
-        self.see(m)
-        if m.id in self.need:
-            self.kept[m.id] = m
-
-    def source(self, queries: Sequence[Query], passages: Sequence[Passage], rows: Sequence[Mapping[str, Any]],
-               run: Mapping[str, Sequence[str]]) -> PageSource | None:
-        """What ``Scored.page_source`` holds for these bindings; None when a meeting they read was not kept."""
-        need = B.needed(queries, passages)
-        if not need <= self.kept.keys():
-            return None
-        return PageSource({mid: self.kept[mid] for mid in sorted(need)}, B.memo_of(rows), rows,
-                          {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in run.items() if pids})
 
 
 def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]

@@ -13,6 +13,7 @@ from pathlib import Path
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
+from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
 from turnbench.harness.exports import Lazy
@@ -26,15 +27,17 @@ from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
 
 
 def attach_report(results: Scored, corpus: Corpus) -> Scored:
-    """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on (the
-    meetings and digests scoring kept, when it kept them: the corpus is not read again). Only the texts of the
-    queries the page shows are read: every binding was just computed from this corpus, so checking the others
-    again would check nothing, and at 20,000 meetings their texts cost hundreds of MB."""
+    """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on. Only
+    the meetings of the queries the page shows are read, and kept: every binding was just computed from this corpus
+    (the shown ones' digests are taken as computed, not computed twice), so checking the others again would check
+    nothing, and holding their texts would hold the corpus (GBs at 20,000 meetings)."""
     view = V.from_results(results)
-    source = results.page_source
-    read, memo = (None, None) if source is None else (source.meetings, dict(source.memo))
-    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", read, memo,
-                                        only=H.results_shown(view)))
+    only = H.results_shown(view)
+    memo = None
+    if results.page_source is not None:
+        memo = B.memo_of(view.bindings_of({*only, *(pid for qid in only for pid in view.top(qid))}))
+    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", None, memo,
+                                        only=only))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
 
 
