@@ -35,7 +35,8 @@ def attach_report(results: Scored, corpus: Corpus) -> Scored:
     only = H.results_shown(view)
     memo = None
     if results.page_source is not None:
-        memo = B.memo_of(view.bindings_of({*only, *(pid for qid in only for pid in view.top(qid))}))
+        ids = {*only, *(pid for qid in only for pid in view.top(qid))}
+        memo = B.memo_of(r for r in view.bindings_of(ids) if r["id"] in ids)
     view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", None, memo,
                                         only=only))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
