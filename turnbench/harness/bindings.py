@@ -196,12 +196,6 @@ def spans_of(row: Mapping[str, Any]) -> tuple[Span, ...]:
     return tuple((int(t), int(a), int(b)) for t, a, b in row.get("spans", ()))
 
 
-def memo_of(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, ...], str]:
-    """The digests of ``rows`` as :func:`check` memoises them: rows just computed from a corpus need no second
-    hashing to be checked against it."""
-    return {_memo_key(r): r["sha256"] for r in rows}
-
-
 def _memo_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
     """What a row's digest is computed from, besides the corpus: a passage's own record, or a query's id."""
     if row["target"] == PASSAGE:

@@ -13,7 +13,6 @@ from pathlib import Path
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
-from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
 from turnbench.harness.exports import Lazy
@@ -28,17 +27,12 @@ from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
 
 def attach_report(results: Scored, corpus: Corpus) -> Scored:
     """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on. Only
-    the meetings of the queries the page shows are read, and kept: every binding was just computed from this corpus
-    (the shown ones' digests are taken as computed, not computed twice), so checking the others again would check
-    nothing, and holding their texts would hold the corpus (GBs at 20,000 meetings)."""
+    the meetings of the queries the page shows are read again, and kept, and only their bindings checked against
+    them (a few dozen digests: a text changed since judging is refused, not shown); the other bindings were just
+    computed from this corpus, and holding their texts would hold the corpus (GBs at 20,000 meetings)."""
     view = V.from_results(results)
-    only = H.results_shown(view)
-    memo = None
-    if results.page_source is not None:
-        ids = {*only, *(pid for qid in only for pid in view.top(qid))}
-        memo = B.memo_of(r for r in view.bindings_of(ids) if r["id"] in ids)
-    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on", None, memo,
-                                        only=only))
+    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on",
+                                        only=H.results_shown(view)))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
 
 

@@ -246,3 +246,19 @@ def test_a_results_page_reads_only_the_texts_it_shows_and_is_the_page_all_texts_
     page = attach_report(results, corpus).extra_files[REPORT_HTML]
     assert page == H.results_page(every)
     assert all(f"<b>{qid}</b>" in page.decode() for qid in shown)
+
+
+def test_a_shown_text_changed_after_scoring_is_refused_not_drawn(small_corpus):
+    from tests.unit.harness.helpers import score
+    from turnbench.errors import StaleBinding
+    from turnbench.pipeline.scoring import attach_report
+
+    corpus, passages = small_corpus
+    results = score(corpus, passages, small_run())
+    # the page reads its queries' meetings again: a word changed in between is caught by their bindings
+    path = corpus.root / corpus.meeting_files[0]
+    text = path.read_text()
+    assert '"w w w' in text
+    path.write_text(text.replace('"w w w', '"x w w', 1))
+    with pytest.raises(StaleBinding, match="is stale"):
+        attach_report(results, corpus)
