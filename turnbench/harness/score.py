@@ -13,7 +13,7 @@ of metrics.json is the mean the row reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -256,6 +256,7 @@ def _add_comparable(per_query: list[dict[str, Any]], run: Mapping[str, Sequence[
                     pmap: Mapping[str, Passage], *, timed: bool) -> None:
     """Each turn-level query's span measures, and (``timed``) its entry-point measures and error, added in place."""
     meeting_of = {pid: p.meeting for pid, p in pmap.items()}
+    starts = _Starts(pmap)
     for row in per_query:
         if row["level"] != "turn":
             continue
@@ -264,11 +265,27 @@ def _add_comparable(per_query: list[dict[str, Any]], run: Mapping[str, Sequence[
         held = judged.gold_held.get(qid, {})
         values = S.span_values(ranked, judged.gold_words.get(qid, 0), held, judged.words, meeting_of)
         if timed:
-            entry, error = S.entry_values(ranked, judged.gold_start.get(qid, {}), held,
-                                          {pid: pmap[pid].start for pid in ranked}, meeting_of)
+            entry, error = S.entry_values(ranked, judged.gold_start.get(qid, {}), held, starts, meeting_of)
             values.update(entry)
             row["entry_error_s"] = None if error is None else q6(error)
         row["values"].update({m: q6(v) for m, v in values.items()})
+
+
+class _Starts(Mapping[str, float]):
+    """Each passage's start, read from the inventory as asked: the entry-point measures stop at the first passages
+    that earn, so a per-query dict of every ranked passage's start was mostly never read."""
+
+    def __init__(self, pmap: Mapping[str, Passage]) -> None:
+        self._pmap = pmap
+
+    def __getitem__(self, pid: str) -> float:
+        return self._pmap[pid].start
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pmap)
+
+    def __len__(self) -> int:
+        return len(self._pmap)
 
 
 def _comparable_facts(timed: bool, judged: J.Judged) -> dict[str, Any]:
