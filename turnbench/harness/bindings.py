@@ -42,7 +42,7 @@ def _turn(t: Turn) -> str:
     return _UNIT.join((str(t.index), t.speaker, repr(t.start), repr(t.end), t.text))
 
 
-def bound_turns(q: Query) -> dict[str, list[int]]:
+def _bound_turns(q: Query) -> dict[str, list[int]]:
     """Per meeting, the gold and answer turn indices ``q``'s binding reads, in order."""
     wanted: dict[str, set[int]] = {}
     for m, rs in q.gold_turns.items():
@@ -60,7 +60,7 @@ def query_sha256(q: Query, turns: Mapping[str, Mapping[int, Turn]]) -> str:
     """sha256 of the query's record, then (meeting, turn, text) of every gold and answer turn in (meeting, turn)
     order, ``\x00`` for a turn the corpus lacks; fields and lines separated by the unit and record separators."""
     parts = [canonical.dumps(q.to_json())]
-    for m, indices in bound_turns(q).items():
+    for m, indices in _bound_turns(q).items():
         here = turns.get(m, {})
         parts.append(_gold_lines(m, indices, {i: here[i].text for i in indices if i in here}))
     return canonical.sha256_bytes("".join(parts).encode("utf-8"))
@@ -81,7 +81,7 @@ class QueryDigests:
         self._of_meeting: dict[str, list[str]] = {}
         for q in queries:
             self._hash[q.id] = hashlib.sha256(canonical.dumps(q.to_json()).encode("utf-8"))
-            bound = list(bound_turns(q).items())
+            bound = list(_bound_turns(q).items())
             self._todo[q.id] = bound
             for m, _ in bound:
                 self._of_meeting.setdefault(m, []).append(q.id)

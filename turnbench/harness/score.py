@@ -211,8 +211,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         },
         "strict": strict,
     }
-    return Scored(document, files, PageSource(rows, {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items()
-                                                     if pids}))
+    tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
+    return Scored(document, files, PageSource(rows, tops_shown))
 
 
 
