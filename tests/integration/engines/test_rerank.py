@@ -90,7 +90,10 @@ def test_a_rerank_arm_is_scored_in_the_stages_order_not_re_sorted_by_first_stage
     stages = info["stages"]
     assert stages["rerank"]["queries_timed"] == len(trace)
     assert stages["rerank"]["pairs"] == sum(min(TOP, len(rows)) for rows in trace.values())
-    assert stages["first"]["latency_ms"]["p50"] > 0 and stages["both"]["latency_ms"]["p50"] > 0
+    # the first stage's time is the server's `took`, whole milliseconds: a quick query on a small corpus takes 0;
+    # the rerank stage is timed here, and no query's two stages together take less than its first alone
+    assert stages["first"]["latency_ms"]["p50"] >= 0 and stages["rerank"]["latency_ms"]["p50"] > 0
+    assert stages["both"]["latency_ms"]["p50"] >= stages["first"]["latency_ms"]["p50"]
 
     # a second bench is the same bytes, trace included
     again = pipeline.bench(SMALL, [arm], tmp_path / "again", _options(stack))[0]
