@@ -121,7 +121,7 @@ def tables_of(document: Mapping[str, Any]) -> dict[str, Table]:
     return {name: t for name, t in tables.items() if t.measures}
 
 
-def _tables(base: Mapping[str, Any], cand: Mapping[str, Any]) -> tuple[dict[str, Table], dict[str, Table]]:
+def paired_tables(base: Mapping[str, Any], cand: Mapping[str, Any]) -> tuple[dict[str, Table], dict[str, Table]]:
     """Both documents' tables; one document read on both sides (a side compared with itself, or a copy read once)
     is made into tables once."""
     bt = tables_of(base)
@@ -227,7 +227,7 @@ def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any],
     _diff("scopes", base["scope"]["label"], cand["scope"]["label"])
     if "answers" in base and "answers" in cand:  # e.g. a count tolerance of 1 against one of 0
         _diff("answer scoring policies", base["answers"].get("policy"), cand["answers"].get("policy"))
-    bt, ct = tables if tables is not None else _tables(base, cand)
+    bt, ct = tables if tables is not None else paired_tables(base, cand)
     if bt is ct:
         return  # one document on both sides: paired with itself
     _diff("result blocks", sorted(bt), sorted(ct))
@@ -387,7 +387,7 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
             seed: int = SEED,
             bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None) -> Comparison:
     """Pair two metrics.json documents and compare every block, group and measure."""
-    bt, ct = _tables(base, cand)
+    bt, ct = paired_tables(base, cand)
     check_paired(base, cand, bindings, (bt, ct))
     rows: list[Row] = []
     for name in sorted(bt, key=block_order):

@@ -36,7 +36,7 @@ from turnbench.harness.compare import (
     compare_table,
     gated,
     label_of,
-    tables_of,
+    paired_tables,
 )
 
 
@@ -101,8 +101,9 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
         check_seed_set(side, docs)
     per_seed = {s: compare(base[s], cand[s], resamples=resamples, seed=seed,
                            bindings=(bindings or {}).get(s)) for s in seeds}
-    bt = {s: tables_of(base[s]) for s in seeds}
-    ct = {s: tables_of(cand[s]) for s in seeds}
+    paired = {s: paired_tables(base[s], cand[s]) for s in seeds}
+    bt = {s: paired[s][0] for s in seeds}
+    ct = {s: paired[s][1] for s in seeds}
     names = sorted(bt[seeds[0]], key=block_order)
     for s in seeds:
         if sorted(bt[s]) != sorted(bt[seeds[0]]):
