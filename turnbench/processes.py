@@ -189,27 +189,53 @@ _HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 class Background(Generic[T]):
     """``with Background(fn, *args) as job: ...; value = job.result()``: ``fn(*args)`` runs in a forked child from
     the ``with`` on; ``result`` waits for it and returns its value or raises its exception. Leaving the block ends
-    the child if it is still running."""
+    the child if it is still running.
 
-    def __init__(self, fn: Callable[..., T], *args: Any) -> None:
-        self._fn, self._args = fn, args
+    With ``inbox=True`` the child runs ``fn(receive, *args)``: it can do what needs nothing from the caller (imports,
+    reading) while the caller works, then ``receive()`` waits for the one value the caller hands over with
+    ``send``. What is sent is pickled; what the child had at the fork it has for nothing."""
+
+    def __init__(self, fn: Callable[..., T], *args: Any, inbox: bool = False) -> None:
+        self._fn, self._args, self._inbox = fn, args, inbox
         self._proc: Any = None
         self._pipe: Any = None
+        self._outbox: Any = None
+        self._sent: list[Any] = []  # where fork is not available: handed to ``fn`` when it runs in ``result``
 
     def __enter__(self) -> Background[T]:
         if "fork" not in multiprocessing.get_all_start_methods():
             return self
         ctx = multiprocessing.get_context("fork")
         reader, writer = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_child, args=(self._fn, self._args, writer, os.getpid()), daemon=True,
-                                 name="turnbench-background")
+        inbox = ctx.Pipe(duplex=False) if self._inbox else None
+        self._proc = ctx.Process(target=_child, args=(self._fn, self._args, writer, os.getpid(), inbox),
+                                 daemon=True, name="turnbench-background")
         start_worker(self._proc)
         writer.close()  # the child's end: closed here, so the child's death reads as end-of-file
         self._pipe = reader
+        if inbox is not None:
+            inbox[0].close()
+            self._outbox = inbox[1]
         return self
+
+    def send(self, value: Any) -> None:
+        """Hand ``value`` to the child's ``receive()`` (``inbox=True`` only; once)."""
+        if not self._inbox:
+            raise TypeError("this Background has no inbox")
+        if self._proc is None:
+            self._sent.append(value)
+            return
+        try:
+            self._outbox.send(value)
+        except (BrokenPipeError, EOFError):
+            pass  # the child is gone: ``result`` says so
+        finally:
+            self._outbox.close()
 
     def result(self) -> T:
         if self._proc is None:
+            if self._inbox:
+                return self._fn(self._sent.pop, *self._args)
             return self._fn(*self._args)
         try:
             kind, value = self._pipe.recv()
@@ -225,12 +251,26 @@ class Background(Generic[T]):
             return
         end_workers([proc])
         self._pipe.close()
+        if self._outbox is not None:
+            self._outbox.close()
 
 
-def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int) -> None:
+def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int, inbox: Any = None) -> None:
     worker_signals()
     _die_with(parent)
-    send_outcome(out, lambda: out.send(("ok", fn(*args))), "a background worker")
+    if inbox is None:
+        send_outcome(out, lambda: out.send(("ok", fn(*args))), "a background worker")
+        return
+    reader, writer = inbox
+    writer.close()  # the caller's end, inherited: closed, so a caller that ends without sending reads as end-of-file
+
+    def receive() -> Any:
+        try:
+            return reader.recv()
+        except EOFError:
+            raise TurnbenchError("the caller ended before handing its work over") from None
+
+    send_outcome(out, lambda: out.send(("ok", fn(receive, *args))), "a background worker")
 
 
 # -- what every forked worker does (Background's child, the generator's render workers) ---------------------------

@@ -124,3 +124,40 @@ def test_a_child_ended_at_once_never_goes_on_as_its_parent() -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("children that went on as their parent kept the program running")
     assert (out.stdout, out.stderr, out.returncode) == ("done\n", "", 0), out.stdout + out.stderr
+
+
+def _warm_then_add(receive, base: int, out: str) -> tuple[int, int]:
+    """Does its own part first (writes its pid), then waits for the caller's value."""
+    Path(out).write_text(str(os.getpid()))
+    return os.getpid(), base + receive()
+
+
+def test_an_inbox_hands_the_child_a_value_made_after_it_started(tmp_path: Path) -> None:
+    marker = tmp_path / "pid"
+    with Background(_warm_then_add, 40, str(marker), inbox=True) as job:
+        child = _child_pid(marker)  # the child is running, and waiting, before the value exists
+        assert is_running(child)
+        job.send(2)
+        pid, total = job.result()
+    assert (pid, total) == (child, 42)
+
+
+def test_a_caller_that_fails_before_sending_leaves_no_child_waiting(tmp_path: Path) -> None:
+    marker = tmp_path / "pid"
+    with pytest.raises(KeyError), Background(_warm_then_add, 1, str(marker), inbox=True):
+        child = _child_pid(marker)
+        raise KeyError("scoring failed")
+    assert not is_running(child)
+
+
+def test_without_fork_the_sent_value_reaches_the_function(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("multiprocessing.get_all_start_methods", lambda: ["spawn"])
+    with Background(_warm_then_add, 5, str(tmp_path / "pid"), inbox=True) as job:
+        job.send(7)
+        pid, total = job.result()
+    assert (pid, total) == (os.getpid(), 12)
+
+
+def test_a_background_without_an_inbox_refuses_a_value() -> None:
+    with Background(_pid_and_sum, 1, 2) as job, pytest.raises(TypeError, match="no inbox"):
+        job.send(3)
