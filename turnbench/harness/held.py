@@ -92,15 +92,23 @@ class MeetingTurns:
         """The turns of ``p``'s speakers its time window covers, in reading order (start, end, index)."""
         speakers = self.by_speaker if p.speakers == () else (p.speakers or (p.speaker,))
         out: list[Turn] = []
+        ps, pe = p.start, p.end
         for sp in speakers:
             spoken = self.by_speaker.get(sp)
             if not spoken:
                 continue
             # a turn can only overlap p if it starts before p ends and ends after p starts: bisect on starts, and
             # look back no further than the speaker's longest turn
-            lo = bisect.bisect_left(self.starts[sp], p.start - self.longest[sp] - 2 * EPSILON_SECONDS)
-            hi = bisect.bisect_right(self.starts[sp], p.end + EPSILON_SECONDS)
-            out.extend(t for t in spoken[lo:hi] if _overlaps(p, t))
+            starts = self.starts[sp]
+            lo = bisect.bisect_left(starts, ps - self.longest[sp] - 2 * EPSILON_SECONDS)
+            hi = bisect.bisect_right(starts, pe + EPSILON_SECONDS)
+            for t in spoken[lo:hi]:
+                # overlap as the module says (a zero-length turn: its instant inside p's closed interval), inline:
+                # this test runs for every turn near every passage
+                ts, te = t.start, t.end
+                if (ps - EPSILON_SECONDS <= ts <= pe + EPSILON_SECONDS if te - ts <= EPSILON_SECONDS
+                        else min(te, pe) - max(ts, ps) > EPSILON_SECONDS):
+                    out.append(t)
         if len(speakers) > 1:
             out.sort(key=lambda t: (t.start, t.end, t.index))
         return out
@@ -157,11 +165,13 @@ class MeetingTurns:
 
     def _by_hash(self, p: Passage, covered: Sequence[Turn]) -> Held | str:
         n = len(covered)
-        # the whole covered run first (how turnbench cuts whole-turn passages), then shorter runs
-        runs = [(0, n), *((a, b) for a in range(n) for b in range(n, a, -1) if (a, b) != (0, n))]
-        for i, j in runs:
-            if _sha("\n".join(t.text for t in covered[i:j])) == p.text_sha256:
-                return Held(tuple((t.index, 0, len(self.words[t.index])) for t in covered[i:j]), HASH)
+        words = self.words
+        # the whole covered run first (how turnbench cuts whole-turn passages: nearly always the one), then shorter
+        if _sha("\n".join([t.text for t in covered])) == p.text_sha256:
+            return Held(tuple([(t.index, 0, len(words[t.index])) for t in covered]), HASH)
+        for i, j in ((a, b) for a in range(n) for b in range(n, a, -1) if (a, b) != (0, n)):
+            if _sha("\n".join([t.text for t in covered[i:j]])) == p.text_sha256:
+                return Held(tuple([(t.index, 0, len(words[t.index])) for t in covered[i:j]]), HASH)
         for t in covered:
             window = window_in(p, t, self.words[t.index])
             if window is not None:
@@ -176,12 +186,6 @@ class MeetingTurns:
         a = round((max(p.start, t.start) - t.start) / duration * n)
         b = round((min(p.end, t.end) - t.start) / duration * n)
         return (t.index, a, b) if b > a else None
-
-
-def _overlaps(p: Passage, t: Turn) -> bool:
-    if t.end - t.start <= EPSILON_SECONDS:
-        return p.start - EPSILON_SECONDS <= t.start <= p.end + EPSILON_SECONDS
-    return min(t.end, p.end) - max(t.start, p.start) > EPSILON_SECONDS
 
 
 def _voices(p: Passage) -> str:
