@@ -216,10 +216,12 @@ def read_ranking(path: Path) -> list[RankedPassage] | Ranking:
 
 
 def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],
-                     scores_out: dict[str, Sequence[float]] | None = None) -> dict[str, list[str]]:
+                     scores_out: dict[str, Sequence[float]] | None = None,
+                     meetings_out: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
     """Each query's passage ids in docs/design.md §3 rule 5 order: a passage listed twice keeps its best score, then
     (-score, kind, meeting, index, id). ``scores_out``, when given, receives each query's best raw scores in
-    that order (what a tie report reads).
+    that order (what a tie report reads); ``meetings_out`` each query's meetings in that order by first occurrence
+    (the run at meeting level, docs/design.md §6), found from the same arrays.
 
     trec_eval breaks score ties by document id, other tools by insertion order; after this neither can change
     a metric. A ranked passage missing from the inventory is refused, never skipped. Sorted with numpy
@@ -231,7 +233,7 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     rank = {p.id: i for i, p in enumerate(order)}
     if isinstance(entries, Ranking):
         # our own arms hand over hits already in rule-5 order (index sorting, or an explicit sort): checked, not sorted
-        done = _already_in_order(entries, rank, scores_out)
+        done = _already_in_order(entries, rank, scores_out, order, meetings_out)
         if done is not None:
             return done
     entries = entries if isinstance(entries, list) else list(entries)
@@ -265,11 +267,30 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     if scores_out is not None:
         best = _packed(s_arr[i])
         scores_out.update({qid: best[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
+    if meetings_out is not None:
+        meetings_out.update(zip(present, _first_meetings(order, r_arr, bounds), strict=True))
     return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
 
 
-def _already_in_order(ranking: Ranking, rank: Mapping[str, int],
-                      scores_out: dict[str, Sequence[float]] | None) -> dict[str, list[str]] | None:
+def _first_meetings(order: Sequence[Passage], r: Any, bounds: Sequence[int]) -> list[list[str]]:
+    """Per query (its hits are ``r[bounds[k]:bounds[k + 1]]``, positions in ``order``), the meetings of its hits by
+    first occurrence: one sort of (query, meeting) codes, where a dict per query looked up every hit's meeting by id."""
+    import numpy as np
+
+    names = sorted({p.meeting for p in order})
+    code = {m: i for i, m in enumerate(names)}
+    meeting = np.fromiter((code[p.meeting] for p in order), dtype=np.int64, count=len(order))[np.asarray(r)]
+    edges = np.asarray(bounds, dtype=np.int64)
+    query = np.repeat(np.arange(len(edges) - 1, dtype=np.int64), np.diff(edges))
+    first = np.sort(np.unique(query * max(len(names), 1) + meeting, return_index=True)[1])
+    found = [names[c] for c in meeting[first].tolist()]
+    cut = np.searchsorted(first, edges).tolist()
+    return [found[cut[k]:cut[k + 1]] for k in range(len(edges) - 1)]
+
+
+def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dict[str, Sequence[float]] | None,
+                      order: Sequence[Passage] = (), meetings_out: dict[str, list[str]] | None = None
+                      ) -> dict[str, list[str]] | None:
     """The rule-5 order of ``ranking`` when it is already in it — queries in id order, each query's hits by falling
     score then inventory order, no passage twice — else None (the caller sorts). One pass over arrays."""
     import numpy as np
@@ -291,13 +312,17 @@ def _already_in_order(ranking: Ranking, rank: Mapping[str, int],
     same = q[1:] == q[:-1]
     if (same & ((s[1:] > s[:-1]) | ((s[1:] == s[:-1]) & (r[1:] <= r[:-1])))).any():
         return None
-    if len(np.unique(q * max(len(rank), 1) + r)) != len(r):
+    key = np.sort(q * max(len(rank), 1) + r)  # a passage twice in one query: equal neighbours once sorted
+    if (key[1:] == key[:-1]).any():
         return None
     pids = ranking.passage_ids
     present = [k for k in range(len(qids)) if bounds[k + 1] > bounds[k]]
     if scores_out is not None:
         scores = _packed(s)
         scores_out.update({qids[k]: scores[bounds[k]:bounds[k + 1]] for k in present})
+    if meetings_out is not None:
+        firsts = _first_meetings(order, r, bounds)
+        meetings_out.update({qids[k]: firsts[k] for k in present})
     return {qids[k]: list(pids[bounds[k]:bounds[k + 1]]) for k in present}
 
 

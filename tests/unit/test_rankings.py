@@ -55,6 +55,31 @@ def test_the_fast_normalised_order_equals_runs_normalise_on_tie_heavy_input():
         normalised_run([RankedPassage("q", "nope", 1, 1.0)], pmap)
 
 
+def _first_occurrence(run, pmap):
+    """Each query's meetings by first occurrence, spelled out with a dict (docs/design.md §6)."""
+    return {q: list(dict.fromkeys(pmap[pid].meeting for pid in pids)) for q, pids in run.items()}
+
+
+def test_the_meetings_found_with_the_order_are_each_querys_meetings_by_first_occurrence():
+    import random
+
+    from turnbench.rankings import normalised_order
+
+    rng = random.Random(11)
+    passages = [Passage(f"p{i:03d}", f"m{rng.randrange(9)}", "s", 0.0, 1.0, rng.randrange(6)) for i in range(80)]
+    pmap = {p.id: p for p in passages}
+    entries = [RankedPassage(f"q{rng.randrange(12)}", rng.choice(passages).id, 0, float(rng.randrange(4)))
+               for _ in range(900)]
+    meetings: dict = {}
+    run = normalised_order(entries, pmap, None, meetings)
+    assert meetings == _first_occurrence(run, pmap) and len(meetings) == 12
+    # the already-ordered path finds the same: the run as handed over in its own rule-5 order, one query empty
+    ranking = Ranking.build([*((q, run[q], [float(len(run[q]) - i) for i in range(len(run[q]))]) for q in sorted(run)),
+                             ("q99", [], [])])
+    again: dict = {}
+    assert normalised_order(ranking, pmap, None, again) == run and again == meetings
+
+
 @pytest.mark.parametrize("passage", [
     Passage("m1:00000", "m1", "Ana", 0.0, 1.5, 0, "turn", "a" * 64, 12),
     Passage('q"uote\\back:1', "m\u00e9eting \u2603", "Zo\u00eb \"Z\"", 1e-7, 123456789.125, 7, "title", "", 0),
