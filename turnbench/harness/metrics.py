@@ -9,7 +9,7 @@ did not answer scores zero on every measure instead of disappearing from the res
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from turnbench.errors import BadInput
@@ -67,6 +67,19 @@ def _m(text: str) -> Measure:
 PASSAGE_MEASURES = tuple(_m(s) for s in ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "MRR"))
 MEETING_MEASURES = tuple(_m(s) for s in ("meeting:nDCG@10", "meeting:R@10"))
 ALL_MEASURES = PASSAGE_MEASURES + MEETING_MEASURES
+
+
+def depth_read(measures: Sequence[Measure], ranked: Sequence[str], relevant: Container[str]) -> int:
+    """How far down ``ranked`` the measures look: the deepest cutoff, or, with a measure that has none (MRR), the
+    first relevant document when it lies deeper. trec_eval reads nothing below, so a list cut there scores the same
+    on every one of ``measures``, and is a fraction of a 100-deep run to hand over."""
+    cut = max((m.cutoff for m in measures if m.cutoff is not None), default=0)
+    if all(m.cutoff is not None for m in measures) or any(d in relevant for d in ranked[:cut]):
+        return cut
+    for i in range(cut, len(ranked)):
+        if ranked[i] in relevant:
+            return i + 1
+    return cut  # no relevant document below the cutoffs: the cut list's MRR is the whole list's (0, or above)
 
 
 def engine_provenance() -> dict:

@@ -13,7 +13,7 @@ of metrics.json is the mean the row reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,13 +43,22 @@ GROUP_BY = ("corpus", "class")
 
 @dataclass(frozen=True)
 class PageSource:
-    """What the report page reads, as scoring holds it: the binding rows and the top of each query's scored run
-    (what the page would otherwise parse back from bindings.jsonl and run.passages.trec). No meeting is held: the
-    page shows ten queries, whose meetings it reads again; holding every meeting a binding reads would hold the
-    corpus (a summary's gold is its whole meeting)."""
+    """What the report page reads, as scoring holds it: the binding rows, the top of each query's scored run and the
+    passage qrels (what the page would otherwise parse back from bindings.jsonl, run.passages.trec and
+    qrels.passages.txt). No meeting is held: the page shows ten queries, whose meetings it reads again; holding every
+    meeting a binding reads would hold the corpus (a summary's gold is its whole meeting)."""
 
     bindings: Sequence[Mapping[str, Any]]
     run: Mapping[str, Sequence[str]]
+    qrels: Mapping[str, Mapping[str, int]]
+
+    def only(self, queries: Collection[str]) -> PageSource:
+        """What the page reads of ``queries`` alone — their bindings (each query's and its shown passages'), tops
+        and qrels: all a page that shows only those queries reads, small enough to hand to another process."""
+        run = {q: self.run[q] for q in queries if q in self.run}
+        shown = {pid for pids in run.values() for pid in pids}
+        rows = [r for r in self.bindings if (r["id"] in queries if r["target"] == B.QUERY else r["id"] in shown)]
+        return PageSource(rows, run, {q: self.qrels[q] for q in queries if q in self.qrels})
 
 
 @dataclass(frozen=True)
@@ -129,9 +138,16 @@ def _evaluate(qrels: Mapping[str, Mapping[str, int]], ranked: Mapping[str, Seque
     qids = sorted(qrels)
     for lo in range(0, len(qids), EVAL_CHUNK):
         part = qids[lo:lo + EVAL_CHUNK]
-        out.update(M.evaluate({q: qrels[q] for q in part}, {q: scored(ranked[q]) for q in part if q in ranked},
-                              measures))
+        out.update(M.evaluate({q: qrels[q] for q in part}, _read(ranked, qrels, part, scored, measures), measures))
     return out
+
+
+def _read(ranked: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]], qids: Iterable[str],
+          scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[M.Measure]
+          ) -> dict[str, dict[str, float]]:
+    """The run pytrec_eval is handed for ``qids``: each list cut where the measures stop reading (``M.depth_read``),
+    scored as ``scored`` scores it."""
+    return {q: scored(r[:M.depth_read(measures, r, qrels[q])]) for q in qids if (r := ranked.get(q))}
 
 
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable[RankedPassage], *,
@@ -148,7 +164,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     passages = list(passages)
     if not isinstance(run_entries, Ranking):
         run_entries = list(run_entries)  # read twice: normalised, then exported raw
-    pmap, ranked, run, best, ignored = _normalised(corpus, corpus_id, passages, run_entries)
+    pmap, ranked, run, best, firsts, ignored = _normalised(corpus, corpus_id, passages, run_entries)
     ranked_ids = {q.id for q in ranked}
     shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
     tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
@@ -163,8 +179,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
     scored = _Scorer(max((len(v) for v in run.values()), default=0))
     meeting_of = {p.id: p.meeting for p in passages}
-    # each query's meeting order is computed once: scoring, the tie report and the exports all read it
-    m_order = {qid: meeting_order(run[qid], meeting_of) for qid in sorted(run) if qid in ranked_ids}
+    # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
+    m_order = {qid: firsts[qid] for qid in sorted(run) if qid in ranked_ids}
     p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
     m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
     per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
@@ -212,7 +228,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         "strict": strict,
     }
     tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
-    return Scored(document, files, PageSource(rows, tops_shown))
+    return Scored(document, files, PageSource(rows, tops_shown, p_qrels))
 
 
 
@@ -223,21 +239,23 @@ def _inventory_file(passages: Sequence[Passage]) -> X.Lazy:
 
 def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]
                 ) -> tuple[dict[str, Passage], list[Query], dict[str, list[str]], dict[str, Sequence[float]],
-                           list[str]]:
-    """The inventory by id, the ranked queries, the run in scoring order (with each passage's best score), and the
-    query ids the run answers that are in the corpus but not ranked (ignored); a foreign query id is refused."""
+                           dict[str, list[str]], list[str]]:
+    """The inventory by id, the ranked queries, the run in scoring order (with each passage's best score and each
+    query's meetings by first occurrence), and the query ids the run answers that are in the corpus but not ranked
+    (ignored); a foreign query id is refused."""
     pmap = {p.id: p for p in passages}
     if len(pmap) != len(passages):
         raise BadInput("the passage inventory holds a passage id more than once")
     all_queries = corpus.queries()
     ranked = _ranked_queries(all_queries)
     best: dict[str, Sequence[float]] = {}
-    run = normalised_order(run_entries, pmap, best)
+    firsts: dict[str, list[str]] = {}
+    run = normalised_order(run_entries, pmap, best, firsts)
     foreign = sorted(set(run) - {q.id for q in all_queries})
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
                        f"e.g. {', '.join(foreign[:3])}")
-    return pmap, ranked, run, best, sorted(set(run) - {q.id for q in ranked})
+    return pmap, ranked, run, best, firsts, sorted(set(run) - {q.id for q in ranked})
 
 
 def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
@@ -334,9 +352,9 @@ class _Rescorer:
     def __call__(self, other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
         pq = {qid: self.p_qrels[qid] for qid in other if qid in self.p_qrels}
         mq = {qid: self.m_qrels[qid] for qid in other}
-        pv = M.evaluate(pq, {qid: self.scored(other[qid]) for qid in pq}, M.PASSAGE_MEASURES) if pq else {}
-        mv = M.evaluate(mq, {qid: self.scored(meeting_order(other[qid], self.meeting_of)) for qid in mq},
-                        M.MEETING_MEASURES)
+        pv = M.evaluate(pq, _read(other, pq, pq, self.scored, M.PASSAGE_MEASURES), M.PASSAGE_MEASURES) if pq else {}
+        meetings = {qid: meeting_order(other[qid], self.meeting_of) for qid in mq}
+        mv = M.evaluate(mq, _read(meetings, mq, mq, self.scored, M.MEETING_MEASURES), M.MEETING_MEASURES)
         return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv[qid]}.items()} for qid in other}
 
 

@@ -7,7 +7,7 @@ with the corpus's texts and writes the results directory.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from turnbench import canonical
@@ -21,6 +21,7 @@ from turnbench.passages import Passage
 from turnbench.processes import Background
 from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
+from turnbench.render import plots
 from turnbench.render import view as V
 from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
 
@@ -80,14 +81,18 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         if not isinstance(arm, dict):
             raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
     timings = {"read": time.perf_counter() - t0}
-    t1 = time.perf_counter()
-    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
-                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
-    timings["judge_and_score"] = time.perf_counter() - t1
-    # The page is drawn in a child, which holds (by fork) all that scoring holds, while the claim files are written
-    # here; it is the last file written, and a page that cannot be drawn leaves no directory behind, as before.
-    page: list[bytes] = []
-    with Background(_drawn, results, corpus) as drawing:
+    # The page is drawn in a child started now, which imports matplotlib and reads the queries while this process
+    # scores, and is then handed what the page reads of the queries it shows (the pickled document and a few
+    # dozen bindings); it draws while the claim files are written here. The page is the last file written, and a
+    # page that cannot be drawn leaves no directory behind, as before.
+    with Background(_draw_when_handed, corpus, inbox=True) as drawing:
+        t1 = time.perf_counter()
+        results = score_run(corpus, passages, entries, policy=policy, scope=scope,
+                            provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+        timings["judge_and_score"] = time.perf_counter() - t1
+        drawing.send(page_input(results))
+        page: list[bytes] = []
+
         def report() -> Iterator[bytes]:
             html, seconds = drawing.result()
             timings["report"] = seconds
@@ -99,8 +104,20 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
 
-def _drawn(results: Scored, corpus: Corpus) -> tuple[bytes, float]:
-    """report.html of ``results``, and the seconds it took."""
+def page_input(results: Scored) -> Scored:
+    """``results`` reduced to what its page reads: the document, and the page source of the queries it shows."""
+    if results.page_source is None:
+        return Scored(results.document)
+    shown = H.results_shown(V.from_results(results))
+    return Scored(results.document, {}, results.page_source.only(shown))
+
+
+def _draw_when_handed(receive: Callable[[], Scored], corpus: Corpus) -> tuple[bytes, float]:
+    """In the drawing child: what needs nothing from scoring first, then the page of the results it is handed, and
+    the seconds the drawing took once they came."""
+    plots.warm()
+    corpus.queries()
+    results = receive()
     t0 = time.perf_counter()
     html = attach_report(results, corpus).extra_files[REPORT_HTML]
     return X.content_bytes(html), time.perf_counter() - t0

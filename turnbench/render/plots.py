@@ -35,6 +35,13 @@ def _colour(verdict: str) -> str:
     return {"better": BETTER_COLOUR, "worse": WORSE_COLOUR}.get(verdict, SAME_COLOUR)
 
 
+def warm() -> None:
+    """Import what drawing needs (matplotlib's figure and SVG backend: most of a second on a cold start), so a
+    process that will draw can pay for it while it waits for something else."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: F401
+    from matplotlib.figure import Figure  # noqa: F401
+
+
 def _svg(fig: Any, name: str) -> str:
     from matplotlib.backends.backend_svg import FigureCanvasSVG
 

@@ -48,10 +48,12 @@ class View:
     # runinfo.json's query latency quantiles (ms): measured, never claimed, so only pages written on demand show it
     latency_ms: Mapping[str, float] | None = None
     claim: str = ""  # the claim.sha256 text that vouched for the directory, when read from disk
+    # results just scored, as scoring holds them: the run's tops, the qrels and the bindings are set, no file is read
+    scored: bool = False
 
     @property
     def exported(self) -> bool:
-        return all(name in self.files for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS))
+        return self.scored or all(name in self.files for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS))
 
     @functools.cached_property
     def run(self) -> Mapping[str, list[str]]:
@@ -112,7 +114,7 @@ class View:
         return str(self.document["provenance"]["corpus"]["sha256"])
 
     def with_texts(self, texts: Texts) -> View:
-        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms, self.claim)
+        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms, self.claim, self.scored)
         # what this view has parsed already, the other has too (the same files): never parsed twice
         view.__dict__.update({k: v for k, v in self.__dict__.items() if k in _PARSED})
         return view
@@ -138,13 +140,14 @@ def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corp
 
 
 def from_results(results: Scored) -> View:
-    """The view of results just scored: the run and bindings taken as scoring holds them when it kept them, not
-    parsed back from the files it made (the same values: those files are written from them)."""
-    view = from_files(results.document, results.extra_files)
+    """The view of results just scored: the run's tops, the qrels and the bindings taken as scoring holds them when
+    it kept them (``page_source``; the same values the files are written from), not parsed back from its files."""
     source = results.page_source
-    if source is not None and view.exported:
-        # cached_property reads the instance's __dict__ first, so this is what the first use would have computed
-        view.__dict__.update(run=source.run, bindings=source.bindings)
+    if source is None:
+        return from_files(results.document, results.extra_files)
+    view = View(results.document, {}, NO_TEXTS, scored=True)
+    # cached_property reads the instance's __dict__ first, so this is what the first use would have computed
+    view.__dict__.update(run=source.run, bindings=source.bindings, qrels=source.qrels)
     return view
 
 

@@ -131,3 +131,42 @@ def test_trec_eval_breaks_score_ties_by_doc_id_and_normalise_removes_it():
 def test_qrels_without_a_relevant_document_are_refused():
     with pytest.raises(BadInput, match="unjudgeable"):
         evaluate({"q": {"a": 0}}, {"q": ranked("a")}, [NDCG10])
+
+
+def test_the_depth_read_is_the_deepest_cutoff_or_the_first_relevant_document_below_it():
+    from turnbench.harness.metrics import depth_read
+
+    run = [f"x{i:02d}" for i in range(24)] + ["a", "b"]
+    assert depth_read(PASSAGE_MEASURES, run, {"a"}) == 25  # MRR reads down to rank 25
+    assert depth_read(PASSAGE_MEASURES, run, {"x03", "b"}) == 20  # its first relevant is above the cutoffs
+    assert depth_read(PASSAGE_MEASURES, run, {"zz"}) == 20  # none retrieved: MRR 0 at any depth
+    assert depth_read((NDCG5, R10), run, {"b"}) == 10  # no MRR: nothing below the deepest cutoff is read
+    assert depth_read(MEETING_MEASURES, run, {"b"}) == 10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_run_cut_at_the_depth_read_scores_what_the_whole_run_scores(seed):
+    """The claim scoring rests on when it hands pytrec_eval each run cut at ``depth_read``: every measure of both
+    levels, on runs 100 deep with graded qrels whose relevant documents sit anywhere, or nowhere, in them."""
+    import random
+
+    from turnbench.harness.metrics import depth_read
+
+    rng = random.Random(seed)
+    docs = [f"d{i:03d}" for i in range(300)]
+    qrels, whole, cut = {}, {}, {}
+    for q in range(60):
+        run = rng.sample(docs, rng.choice((1, 5, 19, 20, 21, 100)))
+        pool = run if q % 4 else docs  # a quarter of the queries: relevant documents mostly outside the run
+        qrels[f"q{q}"] = {d: rng.randint(1, 3) for d in rng.sample(pool, rng.randint(1, min(8, len(pool))))}
+        whole[f"q{q}"] = ranked(*run)
+        for measures in (PASSAGE_MEASURES, MEETING_MEASURES):
+            cut[(measures, f"q{q}")] = ranked(*run[:depth_read(measures, run, qrels[f"q{q}"])])
+    for measures in (PASSAGE_MEASURES, MEETING_MEASURES):
+        want = evaluate(qrels, whole, measures)
+        got = evaluate(qrels, {q: cut[(measures, q)] for q in qrels}, measures)
+        assert got == want
+    # the case that matters: a first relevant document deep in a 100-deep run still sets MRR exactly
+    deep = [f"d{i:03d}" for i in range(100)]
+    assert evaluate({"q": {"d087": 1}}, {"q": ranked(*deep[:depth_read(PASSAGE_MEASURES, deep, {"d087"})])},
+                    [MRR])["q"][MRR] == 1 / 88
