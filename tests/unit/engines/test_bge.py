@@ -105,8 +105,10 @@ def test_int8_encoder_agrees_with_a_numpy_fp32_forward_pass(encoder, reference_p
     query-passage cosines differ from the reference's by at most 0.0201; 18 queries' best passage is the
     reference's, the other two pick a passage whose reference cosine is within 0.006 of the best (its passages talk
     about one subject, so near ties exist). Lower than MiniLM's 0.999: this graph quantises activations as well as
-    weights. Asserted: mean >= 0.995 and min >= 0.99 per role; cosines within 0.03; every query's best passage is
-    the reference's best or a near tie (within 0.01 of it by the reference)."""
+    weights. On an AMD EPYC host (another int8 kernel) 17 picked the reference's best, the other three near ties.
+    Asserted: mean >= 0.995 and min >= 0.99 per role; cosines within 0.03; every query's best passage is the
+    reference's best or a near tie (within 0.01 of it by the reference), and at least 15 of the 20 its best exactly:
+    which of two near-tied passages wins may flip with the CPU's int8 kernel, an outright wrong pick may not."""
     reference = bge_small(reference_path)
     ref, got = {}, {}
     for role, group in zip(("query", "passage"), texts, strict=True):
@@ -118,7 +120,7 @@ def test_int8_encoder_agrees_with_a_numpy_fp32_forward_pass(encoder, reference_p
     assert np.abs(want - have).max() <= 0.03
     picked = have.argmax(axis=1)
     assert all(want[i].max() - want[i, j] <= 0.01 for i, j in enumerate(picked))
-    assert (want.argmax(axis=1) == picked).sum() >= 18
+    assert (want.argmax(axis=1) == picked).sum() >= 15
 
 
 def test_vectors_are_a_function_of_their_text_alone(encoder, texts):
