@@ -85,7 +85,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     # scores, and is then handed what the page reads of the queries it shows (the pickled document and a few
     # dozen bindings); it draws while the claim files are written here. The page is the last file written, and a
     # page that cannot be drawn leaves no directory behind, as before.
-    with Background(_draw_when_handed, corpus, inbox=True) as drawing:
+    with page_drawer(corpus) as drawing:
         t1 = time.perf_counter()
         results = score_run(corpus, passages, entries, policy=policy, scope=scope,
                             provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
@@ -102,6 +102,13 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         write_results(out, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
                       lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
+
+
+def page_drawer(corpus: Corpus) -> Background[tuple[bytes, float]]:
+    """A child that will draw the page of results scored on ``corpus``: started before scoring, it imports what
+    drawing needs meanwhile; ``send(page_input(results))`` hands it the results, ``result()`` gives the page and the
+    seconds it took once they came."""
+    return Background(_draw_when_handed, corpus, inbox=True)
 
 
 def page_input(results: Scored) -> Scored:
