@@ -103,9 +103,17 @@ class _Scorer:
         return dict(zip(ids, self.desc[len(self.desc) - len(ids):], strict=True))
 
 
-def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str]) -> list[str]:
-    """A ranked passage list collapsed to meetings by first occurrence (docs/design.md §6)."""
-    return list(dict.fromkeys(map(meeting_of.__getitem__, pids)))
+def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str], limit: int | None = None) -> list[str]:
+    """A ranked passage list collapsed to meetings by first occurrence (docs/design.md §6); with ``limit``, its
+    first ``limit`` meetings only, the list read no further than it takes to find them."""
+    if limit is None:
+        return list(dict.fromkeys(map(meeting_of.__getitem__, pids)))
+    seen: dict[str, None] = {}
+    for pid in pids:
+        seen[meeting_of[pid]] = None
+        if len(seen) == limit:
+            break
+    return list(seen)
 
 
 def arm_label(arm: Any) -> str:
@@ -193,7 +201,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     judged_ids = [r["query_id"] for r in per_query]
     tie_block = T.report(ranked_run, best, [qid for qid in judged_ids if qid in ranked_run],
-                         _Rescorer(p_qrels, m_qrels, scored, meeting_of),
+                         _Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
                          {r["query_id"]: r["values"] for r in per_query},
                          {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of)
     strict_q = STRICT.strict_qrels(p_qrels)
@@ -343,19 +351,26 @@ def _ranked_queries(queries: Iterable[Query]) -> list[Query]:
 
 
 class _Rescorer:
-    """Per-query values of a run given in another order, scored exactly as ``score_run`` scores (the tie report)."""
+    """Per-query values of a run given in another order, scored exactly as ``score_run`` scores (the tie report).
+    A query whose other order starts with the same meetings as far as the meeting measures read (``m_order``: its
+    rule-5 meetings) has no meeting value that can move, and only its passage values are given."""
 
     def __init__(self, p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
-                 scored: _Scorer, meeting_of: Mapping[str, str]) -> None:
+                 scored: _Scorer, meeting_of: Mapping[str, str], m_order: Mapping[str, Sequence[str]]) -> None:
         self.p_qrels, self.m_qrels, self.scored, self.meeting_of = p_qrels, m_qrels, scored, meeting_of
+        self.m_order = m_order
+        cutoffs = [m.cutoff for m in M.MEETING_MEASURES]
+        self.m_depth = None if None in cutoffs else max(c for c in cutoffs if c is not None)
 
     def __call__(self, other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
         pq = {qid: self.p_qrels[qid] for qid in other if qid in self.p_qrels}
-        mq = {qid: self.m_qrels[qid] for qid in other}
         pv = M.evaluate(pq, _read(other, pq, pq, self.scored, M.PASSAGE_MEASURES), M.PASSAGE_MEASURES) if pq else {}
-        meetings = {qid: meeting_order(other[qid], self.meeting_of) for qid in mq}
-        mv = M.evaluate(mq, _read(meetings, mq, mq, self.scored, M.MEETING_MEASURES), M.MEETING_MEASURES)
-        return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv[qid]}.items()} for qid in other}
+        k = self.m_depth
+        meetings = {qid: top for qid in other
+                    if (top := meeting_order(other[qid], self.meeting_of, k)) != list(self.m_order[qid][:k])}
+        mq = {qid: self.m_qrels[qid] for qid in meetings}
+        mv = M.evaluate(mq, _read(meetings, mq, mq, self.scored, M.MEETING_MEASURES), M.MEETING_MEASURES) if mq else {}
+        return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv.get(qid, {})}.items()} for qid in other}
 
 
 def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, J.QueryJudgements],
