@@ -8,6 +8,7 @@ import functools
 import glob
 import hashlib
 import json
+import json.encoder
 import json.scanner
 import os
 import re
@@ -30,7 +31,22 @@ def q6(x: float) -> float:
 
 def dumps(obj: Any) -> str:
     """Canonical JSON text: sorted keys, no insignificant whitespace, UTF-8 kept as is."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    if _COMPACT is None:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return "".join(_COMPACT(obj, 0))
+
+
+def _not_json(obj: Any) -> Any:
+    raise TypeError(f"Object of type {obj.__class__.__name__} is not JSON serializable")
+
+
+# The C encoder json.dumps builds for these options, built once: json.dumps makes an encoder object and a C encoder
+# at every call, which is most of a small record's cost (millions of binding and span lines). The same bytes and the
+# same refusals (a NaN, an object JSON has no form for); only a structure that contains itself fails differently
+# (RecursionError instead of ValueError), and canonical records never do.
+_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # None where the C accelerator is absent
+_COMPACT = (_MAKE_ENCODER(None, _not_json, json.encoder.encode_basestring, None, ":", ",", True, False, False)
+            if _MAKE_ENCODER is not None else None)
 
 
 def dumps_line(obj: Any) -> bytes:
@@ -39,8 +55,73 @@ def dumps_line(obj: Any) -> bytes:
 
 def pretty(obj: Any) -> bytes:
     """Canonical but indented JSON, for files people read (metrics.json, manifest.json)."""
-    text = json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    if _COMPACT is None:
+        text = json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    else:
+        out: list[str] = []
+        _indented(obj, 0, out)
+        text = "".join(out)
     return (text + "\n").encode("utf-8")
+
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def _indented(obj: Any, depth: int, out: list[str]) -> None:
+    """``json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)``, written into ``out``: json
+    indents with its pure-Python encoder, one call per value; here a container of plain values (a row of metrics.json,
+    its values) is one call of the C encoder whose item separator is the newline and indent json would put there.
+    Anything else (a key that is not a string) is handed to json.dumps itself."""
+    if isinstance(obj, dict):
+        if not obj:
+            out.append("{}")
+            return
+        if not all(type(k) is str for k in obj):
+            out.append(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+                       .replace("\n", "\n" + "  " * depth))
+            return
+        values: Iterable[Any] = obj.values()
+    elif isinstance(obj, (list, tuple)):
+        if not obj:
+            out.append("[]")
+            return
+        values = obj
+    else:
+        out.append("".join(_COMPACT(obj, 0)))  # type: ignore[misc]
+        return
+    inner = "\n" + "  " * (depth + 1)
+    if not any(isinstance(v, _CONTAINERS) for v in values):
+        text = "".join(_flat(depth)(obj, 0))
+        out.append(f"{text[0]}{inner}{text[1:-1]}\n{'  ' * depth}{text[-1]}")
+        return
+    plain = _COMPACT
+    if isinstance(obj, dict):
+        out.append("{")
+        for i, key in enumerate(sorted(obj)):
+            v = obj[key]
+            out.append(f"{',' if i else ''}{inner}{json.encoder.encode_basestring(key)}: ")
+            if isinstance(v, _CONTAINERS):
+                _indented(v, depth + 1, out)
+            else:
+                out.append("".join(plain(v, 0)))  # type: ignore[misc]
+        out.append(f"\n{'  ' * depth}}}")
+    else:
+        out.append("[")
+        for i, v in enumerate(obj):
+            out.append(f"{',' if i else ''}{inner}")
+            if isinstance(v, _CONTAINERS):
+                _indented(v, depth + 1, out)
+            else:
+                out.append("".join(plain(v, 0)))  # type: ignore[misc]
+        out.append(f"\n{'  ' * depth}]")
+
+
+@functools.cache
+def _flat(depth: int) -> Any:
+    """The C encoder that writes a container of plain values at ``depth`` as json's indent=2 does, but for the
+    opening line and the closing one."""
+    return _MAKE_ENCODER(None, _not_json, json.encoder.encode_basestring, None, ": ", ",\n" + "  " * (depth + 1),
+                         True, False, False)
 
 
 def sha256_bytes(data: bytes) -> str:

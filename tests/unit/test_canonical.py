@@ -45,3 +45,81 @@ def test_parse_json_reads_as_json_loads_reads_and_refuses_what_it_refuses():
         assert got == want, text
     with pytest.raises(ValueError, match="nested too deeply"):
         canonical.parse_json("[" * 100_000 + "]" * 100_000)
+
+
+def test_dumps_writes_what_json_dumps_writes_and_refuses_what_it_refuses():
+    """canonical.dumps calls the C encoder json.dumps would build, built once: byte for byte the same text on every
+    kind of value, and the same refusals."""
+    import json
+    import math
+    import random
+
+    import pytest
+
+    from turnbench import canonical
+
+    def reference(obj):
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+    rng = random.Random(5)
+    strings = ["", "m00012:00034", 'q"uote\\back', "tab\there\nnl", "\x00\x1f\x7f", "é ☃ 𝄞", "\ud800", "</script>"]
+
+    def value(depth):
+        kind = rng.randrange(9 if depth < 4 else 6)
+        if kind == 0:
+            return rng.choice(strings)
+        if kind == 1:
+            return rng.choice([0, -1, 7, 2**70, -(2**63)])
+        if kind == 2:
+            return rng.choice([0.0, -0.0, 1e-7, 0.1, 123456789.125, 1e300, -2.5e-308, 1 / 3])
+        if kind == 3:
+            return rng.choice([True, False, None])
+        if kind in (4, 5):
+            return rng.choice(strings) + str(rng.randrange(3))
+        if kind in (6, 7):
+            return {rng.choice(strings) + str(i): value(depth + 1) for i in range(rng.randrange(4))}
+        return [value(depth + 1) for _ in range(rng.randrange(4))]
+
+    def indented(obj):
+        return (json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
+
+    for _ in range(3000):
+        obj = value(0)
+        assert canonical.dumps(obj) == reference(obj)
+        try:
+            want = indented(obj)
+        except UnicodeEncodeError:  # a lone surrogate is not UTF-8: refused by both
+            with pytest.raises(UnicodeEncodeError):
+                canonical.pretty(obj)
+        else:
+            assert canonical.pretty(obj) == want
+    # pretty's own shapes: empty containers at every depth, a row of plain values beside nested ones, a key that is
+    # not a string (handed to json itself), tuples
+    for obj in ({}, [], [[]], {"a": {}, "b": [], "c": [[], {}]}, {"row": {"x": 1, "values": {"b": 0.5, "a": 1e-7}}},
+                {"a": {2: "b", 10: "a"}}, [{"k": (1, (2, 3))}], {"s": "é\n☃", "n": None, "t": True}):
+        assert canonical.pretty(obj) == indented(obj), obj
+    # keys sorted as numbers, then written as strings
+    assert canonical.dumps({2: "b", 10: "a"}) == reference({2: "b", 10: "a"}) == '{"2":"b","10":"a"}'
+    assert canonical.dumps((1, 2)) == reference((1, 2)) == "[1,2]"
+    for bad, kind in ((math.nan, ValueError), ({"x": [math.inf]}, ValueError), ({"x": {1, 2}}, TypeError),
+                      (b"bytes", TypeError), ({1: "a", "b": 2}, TypeError)):
+        with pytest.raises(kind) as ours:
+            canonical.dumps(bad)
+        with pytest.raises(kind) as theirs:
+            reference(bad)
+        assert str(ours.value) == str(theirs.value)
+        with pytest.raises(kind):
+            canonical.pretty({"nested": [bad]})
+
+
+def test_without_the_c_encoder_dumps_and_pretty_are_json_dumps_itself(monkeypatch):
+    import json
+
+    from turnbench import canonical
+
+    obj = {"b": [1, {"c": 0.5}], "a": "é"}
+    fast = (canonical.dumps(obj), canonical.pretty(obj))
+    monkeypatch.setattr(canonical, "_COMPACT", None)
+    assert (canonical.dumps(obj), canonical.pretty(obj)) == fast == (
+        json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+        (json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode())
