@@ -21,6 +21,7 @@ file; an unanswered judged query is in the qrels but in no run, so only ``-c`` c
 
 from __future__ import annotations
 
+import json.encoder
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -30,6 +31,8 @@ from typing import Any
 from turnbench import canonical
 from turnbench.errors import BadInput
 from turnbench.rankings import RankedPassage, Ranking, trec_rows
+
+_json_string = json.encoder.encode_basestring  # a JSON string as canonical.dumps writes it (UTF-8 kept)
 
 QRELS_PASSAGES = "qrels.passages.txt"
 QRELS_MEETINGS = "qrels.meetings.txt"
@@ -277,9 +280,16 @@ def spans_text(judged: Any, tops: Iterable[str], judgeable: Mapping[str, Any], m
                       "gold_words": judged.gold_words.get(qid, 0),
                       "gold_start": dict(sorted(judged.gold_start.get(qid, {}).items()))})
     holders = {pid for held in judged.gold_held.values() for pid in held}
-    for pid in sorted(set(tops) | holders):
-        row: dict[str, Any] = {"passage": pid, "meeting": meeting_of[pid], "words": judged.words.get(pid, 0)}
-        if pid in holders:
-            row["spans"] = [list(s) for s in judged.held.get(pid, ())]
-        lines.append(row)
-    return b"".join(canonical.dumps_line(r) for r in lines)
+    head = b"".join(canonical.dumps_line(r) for r in lines)
+    return head + "".join([_span_line(pid, meeting_of[pid], judged.words.get(pid, 0),
+                                      judged.held.get(pid, ()) if pid in holders else None)
+                           for pid in sorted(set(tops) | holders)]).encode("utf-8")
+
+
+def _span_line(pid: str, meeting: str, words: int, spans: Sequence[tuple[int, int, int]] | None) -> str:
+    """``canonical.dumps_line`` of a passage's row of spans.jsonl, written out (the keys in sorted order): a large
+    run's tops are a hundred thousand rows, and a dict and an encoder call each was most of the file's cost."""
+    s = _json_string
+    held = "" if spans is None else ',"spans":[' + ",".join(
+        f"[{int.__repr__(t)},{int.__repr__(a)},{int.__repr__(b)}]" for t, a, b in spans) + "]"
+    return f'{{"meeting":{s(meeting)},"passage":{s(pid)}{held},"words":{int.__repr__(words)}}}\n'

@@ -104,3 +104,24 @@ def test_a_run_written_any_other_way_is_read_whole(variant: bytes) -> None:
     """Tabs, leading blanks, double spaces, carriage returns, non-ASCII ids or other separators: not plain, so the
     page reads the run line by line as before instead of trusting a byte search."""
     assert not X.plain_run(variant + _PLAIN)
+
+
+def test_a_passages_row_of_spans_jsonl_is_its_canonical_json_line():
+    """spans.jsonl's passage rows are written out by hand; each must be the canonical line of its row as a dict."""
+    from types import SimpleNamespace
+
+    from turnbench import canonical
+    from turnbench.harness.exports import spans_text
+
+    judged = SimpleNamespace(gold_spans={}, gold_words={}, gold_start={},
+                             words={"m1:00001": 12, 'q"uote\\é:2': 0},
+                             gold_held={"q1": {"m1:00001": ((1, 0, 12),)}, "q2": {"w☃": ()}},
+                             held={"m1:00001": ((1, 0, 12), (2, 3, 40)), "w☃": ()})
+    meeting_of = {"m1:00001": "m1", 'q"uote\\é:2': "m\u00e9\t2", "w☃": "m3", "plain": "m4"}
+    got = spans_text(judged, ['q"uote\\é:2', "plain"], {}, meeting_of)
+    want = b"".join(canonical.dumps_line(r) for r in [
+        {"passage": "m1:00001", "meeting": "m1", "words": 12, "spans": [[1, 0, 12], [2, 3, 40]]},
+        {"passage": "plain", "meeting": "m4", "words": 0},
+        {"passage": 'q"uote\\é:2', "meeting": "m\u00e9\t2", "words": 0},
+        {"passage": "w☃", "meeting": "m3", "words": 0, "spans": []}])
+    assert got == want
