@@ -11,10 +11,10 @@ import os
 import click
 
 from turnbench.cli import compare, corpus, evaluate, export, stack, sweep
-from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors
+from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors, quick_exit
 from turnbench.version import __version__
 
-__all__ = ["main", "EXIT_CODES", "exit_code_for", "handle_errors"]
+__all__ = ["main", "entry", "EXIT_CODES", "exit_code_for", "handle_errors"]
 
 
 def _debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -43,3 +43,13 @@ for command in (corpus.generate_cmd, corpus.validate_cmd, corpus.import_group, c
                 sweep.sweep_cmd,
                 compare.compare_cmd, compare.report_cmd, evaluate.agreement_cmd):
     main.add_command(command)
+
+
+def entry() -> None:
+    """The ``turnbench`` console script: ``main``, then the process ends without freeing what it holds object by
+    object (``quick_exit``). ``main`` itself is what tests and other Python callers call."""
+    try:
+        main()
+    except SystemExit as exc:
+        quick_exit(exc.code)
+    quick_exit(0)

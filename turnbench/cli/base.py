@@ -110,6 +110,32 @@ class OneLineGroup(click.Group):
                  "traceback)", EXIT_INTERNAL)
 
 
+def quick_exit(code: str | int | None) -> NoReturn:
+    """End the process with ``code`` (as ``sys.exit`` reads it) once its work is done and written: the exit handlers
+    run and the standard streams are flushed, then the process ends without the interpreter freeing every object
+    one by one (a score of 2,000 meetings holds millions; freeing them took a second and a half, after the last
+    file was closed). With a thread still running, the interpreter's own exit waits for it as usual."""
+    import atexit
+    import threading
+
+    if threading.active_count() > 1:
+        sys.exit(code)
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 1  # a reader gone (a closed pipe) or a closed stream: what was said may be lost
+    os._exit(status)
+
+
 def say(line: str) -> None:
     """A progress or diagnostic line: stderr, so stdout stays the command's result."""
     click.echo(line, err=True)
