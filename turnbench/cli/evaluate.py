@@ -32,7 +32,7 @@ R = TypeVar("R")
 
 
 def _concurrency_option(fn: Callable[P, R]) -> Callable[P, R]:
-    from turnbench.engines.retrieval import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
+    from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 
     return click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=DEFAULT_CONCURRENCY,
                         show_default=True, help="Threads sending the _msearch batches; the run is the same bytes at "

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
+from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from turnbench.engines.arms import Arm, builtin
 from turnbench.engines.pipelines import SAMPLE_QUERIES
 from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
     from turnbench.engines.rerank import Reranked
 
 MSEARCH_BATCH = 100
-DEFAULT_CONCURRENCY = 2  # two clients keep both of a small machine's cores busy: measured in benchmarks/run.py
-MAX_CONCURRENCY = 32
 # Only what a run needs comes back: the passage id (from doc values), the score, and what proves completeness.
 MSEARCH_FILTER = ",".join(f"responses.{k}" for k in ("hits.hits.fields", "hits.hits._score", "took", "timed_out",
                                                       "_shards", "error", "status"))
