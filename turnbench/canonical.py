@@ -36,6 +36,10 @@ def dumps(obj: Any) -> str:
     return "".join(_COMPACT(obj, 0))
 
 
+# a JSON string exactly as dumps writes it (UTF-8 kept), for lines written out by hand on hot paths
+json_string = json.encoder.encode_basestring
+
+
 def _not_json(obj: Any) -> Any:
     raise TypeError(f"Object of type {obj.__class__.__name__} is not JSON serializable")
 
@@ -94,26 +98,21 @@ def _indented(obj: Any, depth: int, out: list[str]) -> None:
         text = "".join(_flat(depth)(obj, 0))
         out.append(f"{text[0]}{inner}{text[1:-1]}\n{'  ' * depth}{text[-1]}")
         return
-    plain = _COMPACT
+    items: Iterable[tuple[str, Any]]
     if isinstance(obj, dict):
-        out.append("{")
-        for i, key in enumerate(sorted(obj)):
-            v = obj[key]
-            out.append(f"{',' if i else ''}{inner}{json.encoder.encode_basestring(key)}: ")
-            if isinstance(v, _CONTAINERS):
-                _indented(v, depth + 1, out)
-            else:
-                out.append("".join(plain(v, 0)))  # type: ignore[misc]
-        out.append(f"\n{'  ' * depth}}}")
+        opening, closing = "{", "}"
+        items = ((f"{json.encoder.encode_basestring(key)}: ", obj[key]) for key in sorted(obj))
     else:
-        out.append("[")
-        for i, v in enumerate(obj):
-            out.append(f"{',' if i else ''}{inner}")
-            if isinstance(v, _CONTAINERS):
-                _indented(v, depth + 1, out)
-            else:
-                out.append("".join(plain(v, 0)))  # type: ignore[misc]
-        out.append(f"\n{'  ' * depth}]")
+        opening, closing = "[", "]"
+        items = (("", v) for v in obj)
+    out.append(opening)
+    for i, (key, v) in enumerate(items):
+        out.append(f"{',' if i else ''}{inner}{key}")
+        if isinstance(v, _CONTAINERS):
+            _indented(v, depth + 1, out)
+        else:
+            out.append("".join(_COMPACT(v, 0)))  # type: ignore[misc]
+    out.append(f"\n{'  ' * depth}{closing}")
 
 
 @functools.cache

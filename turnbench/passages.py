@@ -8,7 +8,6 @@ inventory's identity is the sha256 of its canonical lines in (meeting, index, id
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -21,7 +20,6 @@ from turnbench.errors import BadInput
 
 T = TypeVar("T")
 # the encoder canonical.dumps uses for a string (ensure_ascii off): the same escapes, byte for byte
-_json_string = json.encoder.encode_basestring
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +49,7 @@ class Passage:
         the general path."""
         if self.text is not None or self.holds is not None or self.speakers is not None:
             return canonical.dumps_line(self.to_json())
-        s = _json_string
+        s = canonical.json_string
         return (f'{{"end":{float.__repr__(self.end)},"id":{s(self.id)},"index":{int.__repr__(self.index)},'
                 f'"kind":{s(self.kind)},"meeting":{s(self.meeting)},"speaker":{s(self.speaker)},'
                 f'"start":{float.__repr__(self.start)},"text_sha256":{s(self.text_sha256)},'

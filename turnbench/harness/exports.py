@@ -21,7 +21,6 @@ file; an unanswered judged query is in the qrels but in no run, so only ``-c`` c
 
 from __future__ import annotations
 
-import json.encoder
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -31,8 +30,6 @@ from typing import Any
 from turnbench import canonical
 from turnbench.errors import BadInput
 from turnbench.rankings import RankedPassage, Ranking, trec_rows
-
-_json_string = json.encoder.encode_basestring  # a JSON string as canonical.dumps writes it (UTF-8 kept)
 
 QRELS_PASSAGES = "qrels.passages.txt"
 QRELS_MEETINGS = "qrels.meetings.txt"
@@ -289,7 +286,7 @@ def spans_text(judged: Any, tops: Iterable[str], judgeable: Mapping[str, Any], m
 def _span_line(pid: str, meeting: str, words: int, spans: Sequence[tuple[int, int, int]] | None) -> str:
     """``canonical.dumps_line`` of a passage's row of spans.jsonl, written out (the keys in sorted order): a large
     run's tops are a hundred thousand rows, and a dict and an encoder call each was most of the file's cost."""
-    s = _json_string
+    s = canonical.json_string
     held = "" if spans is None else ',"spans":[' + ",".join(
         f"[{int.__repr__(t)},{int.__repr__(a)},{int.__repr__(b)}]" for t, a, b in spans) + "]"
     return f'{{"meeting":{s(meeting)},"passage":{s(pid)}{held},"words":{int.__repr__(words)}}}\n'
