@@ -178,8 +178,8 @@ def tail(path: Path, lines: int = 20) -> list[str]:
 # ``compare`` re-derives both sides' claims this way while it computes the statistics from them: the two are
 # independent until the end, when nothing is written unless the re-derivation agreed. A child that outlives its
 # parent would be a process left behind, so it asks the kernel to end it when the parent dies (even by SIGKILL), and
-# the parent ends it itself on every way out of the block. Where ``fork`` is not available the function simply runs
-# when its result is asked for.
+# the parent ends it itself on every way out of the block. Where ``fork`` is not available, or in a background child
+# itself, the function simply runs when its result is asked for.
 
 T = TypeVar("T")
 _PR_SET_PDEATHSIG = 1
@@ -203,8 +203,8 @@ class Background(Generic[T]):
         self._sent: list[Any] = []  # where fork is not available: handed to ``fn`` when it runs in ``result``
 
     def __enter__(self) -> Background[T]:
-        if "fork" not in multiprocessing.get_all_start_methods():
-            return self
+        if "fork" not in multiprocessing.get_all_start_methods() or multiprocessing.current_process().daemon:
+            return self  # no fork, or already in a background child (which may have none of its own): run inline
         ctx = multiprocessing.get_context("fork")
         reader, writer = ctx.Pipe(duplex=False)
         inbox = ctx.Pipe(duplex=False) if self._inbox else None

@@ -161,3 +161,16 @@ def test_without_fork_the_sent_value_reaches_the_function(tmp_path: Path, monkey
 def test_a_background_without_an_inbox_refuses_a_value() -> None:
     with Background(_pid_and_sum, 1, 2) as job, pytest.raises(TypeError, match="no inbox"):
         job.send(3)
+
+
+def _nested(a: int, b: int) -> tuple[int, int, int]:
+    with Background(_pid_and_sum, a, b) as inner:
+        pid, total = inner.result()
+    return os.getpid(), pid, total
+
+
+def test_a_background_inside_a_background_child_runs_inline_there() -> None:
+    # a daemonic child may start no process of its own: the inner function runs in the child itself
+    with Background(_nested, 4, 5) as job:
+        outer, inner, total = job.result()
+    assert total == 9 and outer == inner != os.getpid()

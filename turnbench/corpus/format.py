@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +74,19 @@ class Corpus:
         return sorted(f for f in self.manifest["files"] if f.startswith("meetings/"))
 
     def iter_meetings(self) -> Iterator[Meeting]:
-        for rel in self.meeting_files:
+        return self._read(self.meeting_files)
+
+    def halves(self) -> tuple[Callable[[], Iterator[Meeting]], Callable[[], Iterator[Meeting]]] | None:
+        """The meetings as two runs of their part files, in corpus order (what ``iter_meetings`` yields, split where
+        a part ends), each read lazily when called; None for a corpus of one part, which does not split."""
+        files = self.meeting_files
+        if len(files) < 2:
+            return None
+        cut = (len(files) + 1) // 2
+        return (lambda: self._read(files[:cut])), (lambda: self._read(files[cut:]))
+
+    def _read(self, files: Sequence[str]) -> Iterator[Meeting]:
+        for rel in files:
             yield from canonical.read_records(self.root / rel, Meeting.from_json, "a format-v1 meeting")
 
     def queries(self) -> list[Query]:

@@ -77,24 +77,39 @@ class QueryDigests:
 
         self._hash: dict[str, Any] = {}
         self._todo: dict[str, list[tuple[str, list[int]]]] = {}  # per query, its meetings still to hash, in order
-        self._waiting: dict[str, dict[str, str]] = {}
+        self._waiting: dict[str, dict[str, bytes]] = {}
         self._of_meeting: dict[str, list[str]] = {}
+        self._indices: dict[tuple[str, str], list[int]] = {}
         for q in queries:
             self._hash[q.id] = hashlib.sha256(canonical.dumps(q.to_json()).encode("utf-8"))
             bound = list(_bound_turns(q).items())
             self._todo[q.id] = bound
-            for m, _ in bound:
+            for m, indices in bound:
                 self._of_meeting.setdefault(m, []).append(q.id)
+                self._indices[q.id, m] = indices
 
     def see(self, meeting: Meeting) -> None:
-        qids = self._of_meeting.pop(meeting.id, ())
+        self.take(self.read(meeting))
+
+    def read(self, meeting: Meeting) -> tuple[str, dict[str, bytes]] | None:
+        """What the digests need of ``meeting``: its gold lines per query bound to it, encoded as they are hashed
+        (``judgements.Visitor``: this may run in the process that read the meeting, ``take`` in this one; bytes
+        cross a pipe at memory speed, where strings are encoded and decoded again)."""
+        qids = self._of_meeting.get(meeting.id, ())
         if not qids:
-            return
+            return None
         text_of = {t.index: t.text for t in meeting.turns}
-        for qid in qids:
-            todo = self._todo[qid]
-            indices = next(ix for m, ix in todo if m == meeting.id)
-            self._waiting.setdefault(qid, {})[meeting.id] = _gold_lines(meeting.id, indices, text_of)
+        return meeting.id, {qid: _gold_lines(meeting.id, self._indices[qid, meeting.id], text_of).encode("utf-8")
+                            for qid in qids}
+
+    def take(self, found: tuple[str, dict[str, bytes]] | None) -> None:
+        if found is None:
+            return
+        mid, lines = found
+        if self._of_meeting.pop(mid, None) is None:
+            return  # seen already
+        for qid, text in lines.items():
+            self._waiting.setdefault(qid, {})[mid] = text
             self._drain(qid, done=False)
 
     def _drain(self, qid: str, *, done: bool) -> None:
@@ -102,7 +117,7 @@ class QueryDigests:
         while todo and (todo[0][0] in waiting or done):
             m, indices = todo.pop(0)
             lines = waiting.pop(m, None)
-            h.update((lines if lines is not None else _gold_lines(m, indices, {})).encode("utf-8"))
+            h.update(lines if lines is not None else _gold_lines(m, indices, {}).encode("utf-8"))
 
     def digests(self) -> dict[str, str]:
         """The digests, every meeting not seen hashed as the corpus lacking its turns (as query_sha256 does)."""

@@ -29,13 +29,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
-from turnbench.corpus.records import Meeting, Query
+from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
 from turnbench.harness.held import EPSILON_SECONDS, TIMES, Held, MeetingTurns, Span
 from turnbench.passages import Passage
 
-__all__ = ["EPSILON_SECONDS", "RelevancePolicy", "QueryJudgements", "Judged", "judge", "judge_all", "union_ranges"]
+__all__ = ["EPSILON_SECONDS", "RelevancePolicy", "QueryJudgements", "Judged", "judge", "judge_all", "Parts", "Visitor",
+           "union_ranges"]
 
 COVERAGE_RULE = (
     "words held of gold turns / words held, gold ranges unioned per meeting; what a passage holds: its declared "
@@ -212,14 +214,84 @@ def _meeting_held(m: Meeting, ps: Sequence[Passage], foreign: list[str], stale: 
     return turns, held
 
 
-def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],
+class Visitor(Protocol):
+    """What sees every meeting as the judge's pass goes by, in two steps, so that a meeting read in another process
+    is still seen: ``read`` keeps what it needs of a meeting (where the meeting was read), ``take`` folds that in
+    (here, meetings in corpus order)."""
+
+    def read(self, meeting: Meeting) -> Any: ...
+
+    def take(self, found: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class Parts:
+    """A corpus's meetings as two runs of its files, in corpus order: ``judge_all`` reads and judges the first here
+    and the second in a forked child at the same time (the judge's pass is most of scoring, and a second core sits
+    idle otherwise). Each reader yields its meetings lazily."""
+
+    here: Callable[[], Iterable[Meeting]]
+    there: Callable[[], Iterable[Meeting]]
+
+
+@dataclass
+class _Pass:
+    """What a pass over some of the meetings found; two passes over consecutive runs merge into the one pass over
+    both (``then``), equal to it field for field and in every dict's order."""
+
+    judged: Judged
+    grades: dict[str, dict[str, int]]
+    known: set[str]
+    foreign: list[str]
+    stale: list[str]
+    kept: dict[str, Meeting]
+    seen: list[Any]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # the kept meetings cross the pipe as plain tuples: unpickling a Turn object by object was most of the
+        # transfer's cost
+        kept = {mid: (m.id, m.title, m.recorded_date, m.duration, m.timing, m.speakers, m.attendees,
+                      [(t.index, t.speaker, t.start, t.end, t.text) for t in m.turns]) for mid, m in self.kept.items()}
+        return _unpacked, (self.judged, self.grades, self.known, self.foreign, self.stale, kept, self.seen)
+
+    def then(self, later: _Pass) -> _Pass:
+        a, b = self.judged, later.judged
+        a.words.update(b.words)
+        a.held.update(b.held)
+        pairs: tuple[tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]], ...] = (
+            (a.gold_held, b.gold_held), (a.gold_spans, b.gold_spans), (a.gold_start, b.gold_start),
+            (self.grades, later.grades))  # each pair: one query-keyed dict of dicts
+        for mine, theirs in pairs:
+            for key, inner in theirs.items():
+                mine.setdefault(key, {}).update(inner)
+        for key, n in b.gold_words.items():
+            a.gold_words[key] = a.gold_words.get(key, 0) + n
+        a.by_times += b.by_times
+        a.timings |= b.timings
+        self.known |= later.known
+        self.foreign += later.foreign
+        self.stale += later.stale
+        self.kept.update(later.kept)
+        self.seen += later.seen
+        return self
+
+
+def _unpacked(judged: Judged, grades: dict[str, dict[str, int]], known: set[str], foreign: list[str],
+              stale: list[str], kept: dict[str, tuple[Any, ...]], seen: list[Any]) -> _Pass:
+    meetings = {mid: Meeting(i, title, date, duration, timing, speakers, tuple(Turn(*t) for t in turns), attendees)
+                for mid, (i, title, date, duration, timing, speakers, attendees, turns) in kept.items()}
+    return _Pass(judged, grades, known, foreign, stale, meetings, seen)
+
+
+def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, passages: Iterable[Passage],
               policy: RelevancePolicy, *, words_of: Container[str] = (), keep_of: Container[str] = (),
-              kept_out: dict[str, Meeting] | None = None,
-              visit: Callable[[Meeting], None] | None = None) -> Judged:
+              kept_out: dict[str, Meeting] | None = None, visit: Visitor | None = None) -> Judged:
     """Judge every query against a passage inventory (passages must belong to the corpus's meetings), one meeting
     at a time, none held once passed. ``words_of``: passages whose held word counts the span measures read;
     ``keep_of``: passages (besides every graded one) whose spans the bindings need, with ``kept_out`` receiving each
-    meeting reduced to the turns those spans read; ``visit`` sees every meeting as it passes."""
+    meeting reduced to the turns those spans read; ``visit`` sees every meeting as it passes. ``meetings`` as
+    ``Parts``: its two runs judged at once, in two processes, with the same outcome (errors included: the first
+    run's are raised first, as one pass would)."""
     queries = sorted(queries, key=lambda q: q.id)
     touching: dict[str, list[Query]] = {}  # graded in the meeting
     for q in queries:
@@ -229,19 +301,50 @@ def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting], passages: I
     by_meeting: dict[str, list[Passage]] = {}
     for p in passages:
         by_meeting.setdefault(p.meeting, []).append(p)
+    args = (queries, touching, by_meeting, policy, words_of, keep_of, kept_out is not None, visit)
+    if isinstance(meetings, Parts):
+        from turnbench.processes import Background
+
+        with Background(_pass, meetings.there, *args) as there:
+            found = _pass(meetings.here, *args).then(there.result())
+    else:
+        found = _pass(lambda: meetings, *args)
+    if visit is not None:
+        for seen in found.seen:
+            visit.take(seen)
+    if kept_out is not None:
+        kept_out.update(found.kept)
+    unknown = sorted(set(by_meeting) - found.known)
+    if unknown:
+        raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the corpus, "
+                               f"e.g. {', '.join(unknown[:3])}")
+    if found.foreign:
+        raise ForeignInventory(f"{len(found.foreign)} passage(s) of the inventory do not fit this corpus; first: "
+                               f"{found.foreign[0]}")
+    if found.stale:
+        raise StaleBinding(f"{len(found.stale)} passage(s) of the inventory carry text this corpus does not; first: "
+                           f"{found.stale[0]}")
+    out = found.judged
+    out.queries = {q.id: _judgements(q, found.grades[q.id], by_meeting) for q in queries}
+    return out
+
+
+def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], touching: Mapping[str, list[Query]],
+          by_meeting: Mapping[str, list[Passage]], policy: RelevancePolicy, words_of: Container[str],
+          keep_of: Container[str], keep: bool, visit: Visitor | None) -> _Pass:
+    """``judge_all``'s pass over ``meetings()``, its findings kept (errors are raised by the caller, once every
+    run is merged)."""
     out = Judged()
-    grades: dict[str, dict[str, int]] = {q.id: {} for q in queries}
-    known: set[str] = set()
-    foreign: list[str] = []
-    stale: list[str] = []
-    for m in meetings:
-        known.add(m.id)
+    found = _Pass(out, {q.id: {} for q in queries}, set(), [], [], {}, [])
+    grades = found.grades
+    for m in meetings():
+        found.known.add(m.id)
         if visit is not None:
-            visit(m)
+            found.seen.append(visit.read(m))
         ps = by_meeting.get(m.id, [])
         if not ps:
             continue
-        turns, held = _meeting_held(m, ps, foreign, stale)
+        turns, held = _meeting_held(m, ps, found.foreign, found.stale)
         out.by_times += sum(1 for h in held.values() if h.how == TIMES)
         out.timings.add(m.timing)
         by_turn: dict[int, list[str]] = {}
@@ -258,21 +361,10 @@ def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting], passages: I
         out.words.update({pid: h.words for pid, h in held.items() if pid in words_of or pid in holders})
         wanted = {pid: h.spans for pid, h in held.items() if pid in graded or pid in holders or pid in keep_of}
         out.held.update(wanted)
-        if kept_out is not None and wanted:
+        if keep and wanted:
             read = {t for spans in wanted.values() for t, _, _ in spans}
-            kept_out[m.id] = replace(m, turns=tuple(t for t in m.turns if t.index in read), agenda=(), meta={})
-    unknown = sorted(set(by_meeting) - known)
-    if unknown:
-        raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the corpus, "
-                               f"e.g. {', '.join(unknown[:3])}")
-    if foreign:
-        raise ForeignInventory(f"{len(foreign)} passage(s) of the inventory do not fit this corpus; first: "
-                               f"{foreign[0]}")
-    if stale:
-        raise StaleBinding(f"{len(stale)} passage(s) of the inventory carry text this corpus does not; first: "
-                           f"{stale[0]}")
-    out.queries = {q.id: _judgements(q, grades[q.id], by_meeting) for q in queries}
-    return out
+            found.kept[m.id] = replace(m, turns=tuple(t for t in m.turns if t.index in read), agenda=(), meta={})
+    return found
 
 
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],

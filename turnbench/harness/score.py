@@ -178,8 +178,9 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
     kept: dict[str, Meeting] = {}
     query_digests = B.QueryDigests(ranked)
-    judged = J.judge_all(ranked, corpus.iter_meetings(), passages, policy, words_of=tops, keep_of=shown,
-                         kept_out=kept, visit=query_digests.see)
+    halves = corpus.halves() if hasattr(corpus, "halves") else None
+    judged = J.judge_all(ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), passages, policy,
+                         words_of=tops, keep_of=shown, kept_out=kept, visit=query_digests)
     jq = judged.queries
 
     ok = {qid: j for qid, j in jq.items() if j.judgeable}

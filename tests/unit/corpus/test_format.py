@@ -48,6 +48,20 @@ def test_records_written_are_the_records_read_back(tmp_path):
         "qmsum-mini", "turnbench.qmsum", None, {"tier": "A", "name": "MIT"})
 
 
+
+def test_halves_are_the_meetings_in_order_split_where_a_part_ends(tmp_path):
+    import dataclasses
+
+    one = open_corpus(write(tmp_path / "one", GOOD, QUERIES))
+    assert one.halves() is None  # one part file: nothing to split
+    many = [dataclasses.replace(GOOD[0], id=f"m{k:04d}") for k in range(2 * MEETINGS_PER_PART + 1)]  # three parts
+    corpus = open_corpus(write(tmp_path / "three", many, QUERIES))
+    here, there = corpus.halves()
+    first, second = [m.id for m in here()], [m.id for m in there()]
+    assert first + second == [m.id for m in corpus.iter_meetings()] == [m.id for m in many]
+    assert len(first) == 2 * MEETINGS_PER_PART and len(second) == 1  # two parts here, the third there
+    assert [m.id for m in here()] == first  # each half reads afresh when called
+
 def test_a_write_that_fails_leaves_nothing_and_the_stage_is_only_usable_inside_with(tmp_path):
     w = CorpusWriter(tmp_path / "out")
     with pytest.raises(RuntimeError, match="outside its `with` block"):

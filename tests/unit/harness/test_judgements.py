@@ -139,3 +139,88 @@ def test_refuses_passages_of_meetings_not_in_the_corpus_and_backwards_ranges():
         judge([], [m], [P("x", "elsewhere", "ann", 0, 10)], POLICY)
     with pytest.raises(BadInput):
         union_ranges([(3, 2)])
+
+
+def _ordered(value):
+    """``value`` with every dict as its list of items (and sets sorted), so equality also checks dict order."""
+    if isinstance(value, dict):
+        return [(k, _ordered(v)) for k, v in value.items()]
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, (list, tuple)):
+        return [_ordered(v) for v in value]
+    return value
+
+
+def _world(n_meetings=6):
+    import random
+
+    rng = random.Random(7)
+    ms, ps, qs = [], [], []
+    for k in range(n_meetings):
+        mid = f"m{k}"
+        ts = [turn(i, ("ann", "bob")[i % 2], 10 * i, 10 * i + 9, rng.randint(1, 12)) for i in range(8)]
+        ms.append(meeting(mid, ts))
+        ps += [P(f"{mid}:{i}", mid, t.speaker, t.start, t.end, i) for i, t in enumerate(ts)]
+    for n in range(12):
+        gold = {f"m{k}": [(a, a + rng.randint(0, 2))] for k in rng.sample(range(n_meetings), 1 + n % 3)
+                for a in [rng.randrange(6)]}
+        qs.append(query(f"q{n:02d}", ("lookup", "multi_file", "summarize")[n % 3], gold,
+                        {m: (rs[0][0],) for m, rs in gold.items()} if n % 3 == 0 else None,
+                        "meeting" if n % 3 == 2 else "turn"))
+    return ms, ps, qs
+
+
+class _Lines:
+    """A Visitor recording what it took, in order."""
+
+    def __init__(self):
+        self.took = []
+
+    def read(self, m):
+        return m.id, len(m.turns)
+
+    def take(self, found):
+        self.took.append(found)
+
+
+@pytest.mark.parametrize("cut", [0, 1, 3, 6])
+def test_a_pass_split_over_two_processes_is_the_single_pass_field_for_field_and_in_order(cut):
+    from turnbench.harness.judgements import Parts, judge_all
+
+    ms, ps, qs = _world()
+    kw = {"words_of": {p.id for p in ps[::3]}, "keep_of": {p.id for p in ps[::5]}}
+    one_kept, two_kept, one_seen, two_seen = {}, {}, _Lines(), _Lines()
+    one = judge_all(qs, ms, ps, POLICY, kept_out=one_kept, visit=one_seen, **kw)
+    two = judge_all(qs, Parts(lambda: ms[:cut], lambda: ms[cut:]), ps, POLICY, kept_out=two_kept, visit=two_seen,
+                    **kw)
+    assert any(j.passages for j in one.queries.values())  # the world grades something
+    for name in ("queries", "words", "gold_held", "gold_words", "gold_spans", "gold_start", "held", "by_times",
+                 "timings"):
+        assert _ordered(getattr(two, name)) == _ordered(getattr(one, name)), name
+    assert _ordered(two_kept) == _ordered(one_kept) and two_kept
+    assert two_seen.took == one_seen.took == [(m.id, 8) for m in ms]
+
+
+def test_a_split_pass_refuses_as_the_single_pass_does_the_first_run_first():
+    from turnbench.errors import CorpusIntegrityError
+    from turnbench.harness.judgements import Parts, judge_all
+
+    ms, ps, qs = _world()
+    bad = [*ps, P("x1", "m1", "zed", 0, 1, 99), P("x4", "m4", "zed", 0, 1, 99)]
+    with pytest.raises(ForeignInventory) as one:
+        judge_all(qs, ms, bad, POLICY)
+    with pytest.raises(ForeignInventory) as two:
+        judge_all(qs, Parts(lambda: ms[:3], lambda: ms[3:]), bad, POLICY)
+    assert str(two.value) == str(one.value) and "2 passage(s)" in str(one.value) and "x1" in str(one.value)
+
+    def broken():
+        yield ms[3]
+        raise CorpusIntegrityError("part 2 is damaged")
+
+    # a meeting file the child cannot read is refused here, as if this process had read it
+    with pytest.raises(CorpusIntegrityError, match="part 2 is damaged"):
+        judge_all(qs, Parts(lambda: ms[:3], broken), ps, POLICY)
+    # the runs' own order wins: the first run's damage is raised before the second's is looked at
+    with pytest.raises(CorpusIntegrityError, match="part 1"):
+        judge_all(qs, Parts(lambda: (_ for _ in ()).throw(CorpusIntegrityError("part 1")), broken), ps, POLICY)

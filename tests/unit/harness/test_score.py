@@ -146,3 +146,47 @@ def test_a_tied_query_whose_meetings_do_not_move_is_rescored_on_passages_alone()
     assert set(got["q1"]) == {"nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "MRR"}
     assert got["q1"]["MRR"] == 1.0
     assert got["q2"]["meeting:R@10"] == 1.0 and got["q2"]["meeting:nDCG@10"] == 1.0 and got["q2"]["MRR"] == 1.0
+
+
+class _OnePass:
+    """A corpus read as one run of meetings (no ``halves``): how ``score_run`` judges a corpus of one part."""
+
+    def __init__(self, corpus):
+        self._corpus = corpus
+
+    def queries(self):
+        return self._corpus.queries()
+
+    def iter_meetings(self):
+        return self._corpus.iter_meetings()
+
+    def provenance(self):
+        return self._corpus.provenance()
+
+
+def test_a_corpus_of_several_parts_judged_in_two_processes_scores_byte_for_byte_as_one_pass(tmp_path):
+    import random
+
+    from turnbench.harness.exports import content_bytes
+    from turnbench.resultsdir import write_results
+
+    rng = random.Random(3)
+    ms = [meeting(f"m{k:03d}", [turn(i, ("ann", "bob", "cy")[i % 3], 5 * i, 5 * i + 4, rng.randint(2, 9))
+                                for i in range(6)]) for k in range(120)]  # three part files
+    qs = []
+    for n in range(40):
+        cls = ("lookup", "multi_file", "summarize")[n % 3]
+        gold = {f"m{k:03d}": [(a, a + 1)] for k in rng.sample(range(120), 1 + n % 3) for a in [rng.randrange(4)]}
+        qs.append(query(f"q{n:02d}", cls, gold, level="meeting" if cls == "summarize" else "turn"))
+    corpus = open_corpus(write_corpus(tmp_path / "c", ms, qs))
+    assert corpus.halves() is not None and len(corpus.meeting_files) == 3
+    passages = turn_passages(ms)
+    run = [RP(q.id, p.id, rng.random()) for q in qs for p in rng.sample(passages, 30)]
+    run += [RP(q.id, f"{m}:{a:05d}", 2.0) for q in qs for m, rs in q.gold_turns.items() for a, _ in rs]
+    both = [score(c, passages, run) for c in (corpus, _OnePass(corpus))]
+    assert both[0].retrieval["counts"]["judged_passages"] > 0
+    for k, res in enumerate(both):
+        write_results(tmp_path / f"r{k}", res, {})
+    for name in sorted(p.name for p in (tmp_path / "r0").iterdir()):
+        assert (tmp_path / "r0" / name).read_bytes() == (tmp_path / "r1" / name).read_bytes(), name
+    assert content_bytes(both[0].extra_files["bindings.jsonl"]) == content_bytes(both[1].extra_files["bindings.jsonl"])
