@@ -31,6 +31,7 @@ from turnbench.harness import strict as STRICT
 from turnbench.harness import ties as T
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage, inventory_sha256
+from turnbench.processes import Background
 from turnbench.rankings import RankedPassage, Ranking, normalised_order
 from turnbench.vocab import get_scope
 
@@ -43,22 +44,40 @@ GROUP_BY = ("corpus", "class")
 
 @dataclass(frozen=True)
 class PageSource:
-    """What the report page reads, as scoring holds it: the binding rows, the top of each query's scored run and the
-    passage qrels (what the page would otherwise parse back from bindings.jsonl, run.passages.trec and
-    qrels.passages.txt). No meeting is held: the page shows ten queries, whose meetings it reads again; holding every
-    meeting a binding reads would hold the corpus (a summary's gold is its whole meeting)."""
+    """What the report page reads, as scoring holds it: the binding rows (``bindings``: a function giving those of
+    some queries and passages, or every row when asked for none), the top of each query's scored run and the passage
+    qrels (what the page would otherwise parse back from bindings.jsonl, run.passages.trec and qrels.passages.txt).
+    No meeting is held beyond the turns judging kept for the bindings: the page shows ten queries, whose meetings it
+    reads again."""
 
-    bindings: Sequence[Mapping[str, Any]]
+    bindings: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]]
     run: Mapping[str, Sequence[str]]
     qrels: Mapping[str, Mapping[str, int]]
+
+    def rows(self) -> Sequence[Mapping[str, Any]]:
+        return self.bindings(None, None)
 
     def only(self, queries: Collection[str]) -> PageSource:
         """What the page reads of ``queries`` alone — their bindings (each query's and its shown passages'), tops
         and qrels: all a page that shows only those queries reads, small enough to hand to another process."""
         run = {q: self.run[q] for q in queries if q in self.run}
         shown = {pid for pids in run.values() for pid in pids}
-        rows = [r for r in self.bindings if (r["id"] in queries if r["target"] == B.QUERY else r["id"] in shown)]
-        return PageSource(rows, run, {q: self.qrels[q] for q in queries if q in self.qrels})
+        return PageSource(Rows(self.bindings(queries, shown)), run, {q: self.qrels[q] for q in queries
+                                                                      if q in self.qrels})
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Binding rows held, given as ``PageSource.bindings`` gives them: those of some targets, or all."""
+
+    rows: Sequence[Mapping[str, Any]]
+
+    def __call__(self, queries: Collection[str] | None = None, passages: Collection[str] | None = None
+                 ) -> list[Mapping[str, Any]]:
+        if queries is None and passages is None:
+            return list(self.rows)
+        return [r for r in self.rows
+                if r["id"] in ((queries or ()) if r["target"] == B.QUERY else (passages or ()))]
 
 
 @dataclass(frozen=True)
@@ -188,6 +207,49 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
     scored = _Scorer(max((len(v) for v in run.values()), default=0))
     meeting_of = {p.id: p.meeting for p in passages}
+    bound_passages = [pmap[pid] for pid in sorted(set(shown) | {pid for j in ok.values() for pid in j.passages})]
+    binder = _Binder(ranked, bound_passages, kept, judged.held, query_digests.digests())
+    # the files that need only what judging found (bindings.jsonl, spans.jsonl) and the inputs' identities are made
+    # in a forked child while the measures are computed here: the two halves of scoring share nothing further
+    with Background(_file_side, binder, judged, tops, ok, meeting_of, passages, run) as file_side:
+        return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
+                             p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
+                             binder, file_side)
+
+
+def _file_side(binder: _Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
+               meeting_of: Mapping[str, str], passages: Sequence[Passage], run: Mapping[str, Sequence[str]]
+               ) -> tuple[bytes, bytes, str, str]:
+    """bindings.jsonl, spans.jsonl, and the sha256 of the inventory and of the run as scored."""
+    return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), inventory_sha256(passages),
+            _run_sha256(run))
+
+
+class _Binder:
+    """The binding rows of the ranked queries and the bound passages, all of them or those of some targets (what a
+    page shows), computed from what judging kept."""
+
+    def __init__(self, queries: Sequence[Query], passages: Sequence[Passage], kept: Mapping[str, Meeting],
+                 held: Mapping[str, Sequence[S.Span]], digests: Mapping[str, str]) -> None:
+        self.queries, self.passages, self.kept, self.held, self.digests = queries, passages, kept, held, digests
+
+    def __call__(self, queries: Collection[str] | None = None, passages: Collection[str] | None = None
+                 ) -> list[dict[str, Any]]:
+        qs = self.queries if queries is None else [q for q in self.queries if q.id in queries]
+        ps = self.passages if passages is None else [p for p in self.passages if p.id in passages]
+        return B.compute(qs, ps, self.kept, self.held, self.digests)
+
+
+def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
+                  policy: J.RelevancePolicy, sc: Any, ranked: Sequence[Query], ranked_ids: Collection[str],
+                  judged: J.Judged, ok: Mapping[str, J.QueryJudgements], p_qrels: Mapping[str, Mapping[str, int]],
+                  m_qrels: Mapping[str, Mapping[str, int]], scored: _Scorer, meeting_of: Mapping[str, str],
+                  run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
+                  best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
+                  pmap: Mapping[str, Passage], binder: _Binder, file_side: Background[tuple[bytes, bytes, str, str]]
+                  ) -> Scored:
+    """The measures, the tie report and the strict block, here while the file side is made; then the document."""
+    jq = judged.queries
     # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
     m_order = {qid: firsts[qid] for qid in sorted(run) if qid in ranked_ids}
     p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
@@ -214,30 +276,29 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     files[X.QRELS_STRICT] = X.qrels_text(strict_q)
+    passages = list(pmap.values())
     files[X.PASSAGES] = _inventory_file(passages)
-    files[X.SPANS] = X.spans_text(judged, tops, ok, meeting_of)
-    bound_passages = [pmap[pid] for pid in sorted(set(shown) | {pid for j in ok.values() for pid in j.passages})]
-    files[B.BINDINGS] = B.text(rows := B.compute(ranked, bound_passages, kept, judged.held, query_digests.digests()))
+    retrieval = {
+        "group_by": list(GROUP_BY),
+        "measures": measures,
+        "comparable_across_chunkings": [m for m in measures if m in S.COMPARABLE],
+        "rows": aggregate_rows(corpus_id, per_query, measures, dropped),
+        **_grouped(corpus_id, per_query, measures, ranked, set(unjudgeable)),
+        "per_query": per_query,
+        "dropped_unjudgeable": unjudgeable,
+        "counts": _counts(ranked, per_query, ok, jq, dropped, ignored) | {"passages_judged_by_times": judged.by_times},
+        "ties": tie_block,
+    }
+    files[B.BINDINGS], files[X.SPANS], inventory, run_sha = file_side.result()
     document = {
         "schema_version": SCHEMA_VERSION,
-        "provenance": _provenance(corpus_prov, engine_side, policy, passages, run),
+        "provenance": _provenance(corpus_prov, engine_side, policy, len(passages), inventory, run, run_sha),
         "scope": {"label": sc.name, "oracle": sc.oracle, "meaning": sc.meaning},
-        "retrieval": {
-            "group_by": list(GROUP_BY),
-            "measures": measures,
-            "comparable_across_chunkings": [m for m in measures if m in S.COMPARABLE],
-            "rows": aggregate_rows(corpus_id, per_query, measures, dropped),
-            **_grouped(corpus_id, per_query, measures, ranked, set(unjudgeable)),
-            "per_query": per_query,
-            "dropped_unjudgeable": unjudgeable,
-            "counts": _counts(ranked, per_query, ok, jq, dropped, ignored)
-            | {"passages_judged_by_times": judged.by_times},
-            "ties": tie_block,
-        },
+        "retrieval": retrieval,
         "strict": strict,
     }
     tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
-    return Scored(document, files, PageSource(rows, tops_shown, p_qrels))
+    return Scored(document, files, PageSource(binder, tops_shown, p_qrels))
 
 
 
@@ -323,7 +384,7 @@ def _comparable_facts(timed: bool, judged: J.Judged) -> dict[str, Any]:
 
 
 def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: J.RelevancePolicy,
-                passages: Sequence[Passage], run: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+                n_passages: int, inventory: str, run: Mapping[str, Sequence[str]], run_sha: str) -> dict[str, Any]:
     """Where every number of the results comes from (docs/design.md §3 rule 1): corpus, engine side, metric engine,
     policy, and the identity of the inventory and the run as scored."""
     depths = [len(v) for v in run.values()]
@@ -334,9 +395,9 @@ def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], 
         "metric_engine": M.engine_provenance(),
         "relevance_policy": policy.to_json(),
         "inputs": {
-            "passages": {"count": len(passages), "sha256": inventory_sha256(passages)},
+            "passages": {"count": n_passages, "sha256": inventory},
             "run": {"queries": len(run), "entries": sum(depths), "max_depth": max(depths, default=0),
-                    "sha256_normalised": _run_sha256(run),
+                    "sha256_normalised": run_sha,
                     "order": "best score per passage, then -score, kind, meeting, index, id"},
         },
     }

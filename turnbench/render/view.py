@@ -147,7 +147,7 @@ def from_results(results: Scored) -> View:
         return from_files(results.document, results.extra_files)
     view = View(results.document, {}, NO_TEXTS, scored=True)
     # cached_property reads the instance's __dict__ first, so this is what the first use would have computed
-    view.__dict__.update(run=source.run, bindings=source.bindings, qrels=source.qrels)
+    view.__dict__.update(run=source.run, bindings=source.rows(), qrels=source.qrels)
     return view
 
 
