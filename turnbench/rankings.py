@@ -26,6 +26,31 @@ class RankedPassage:
     score: float
 
 
+class Coded(Sequence[str]):
+    """A column of strings as int32 codes into a table of the distinct ones: a run names each passage of its
+    inventory many times, so a million hits are a few hundred thousand strings and an array (one look-up per
+    distinct passage where there was one per hit, and a small pickle for the process that reads it)."""
+
+    __slots__ = ("names", "codes")
+
+    def __init__(self, names: list[str], codes: array) -> None:
+        self.names, self.codes = names, codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return list(map(self.names.__getitem__, self.codes[i]))
+        return self.names[self.codes[i]]
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.names.__getitem__, self.codes)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return Coded, (self.names, self.codes)
+
+
 @dataclass(frozen=True, eq=False)
 class Ranking:
     """A run column by column, as an engine handed it over: per query, in the order given, its passage ids and raw
@@ -103,14 +128,15 @@ def read_trec_ranking(path: Path) -> list[RankedPassage] | Ranking:
     return ranking if ranking is not None else _records(*columns)
 
 
-def _records(qids: list[str], pids: list[str], ranks: list[int], scores: array) -> list[RankedPassage]:
+def _records(qids: list[str], pids: Sequence[str], ranks: list[int], scores: array) -> list[RankedPassage]:
     return [RankedPassage(q, p, r, v) for q, p, r, v in zip(qids, pids, ranks, scores, strict=True)]
 
 
-def _trec_columns(path: Path) -> tuple[list[str], list[str], list[int], array]:
-    """A TREC run's query ids, passage ids, ranks and scores, line by line, every line checked."""
+def _trec_columns(path: Path) -> tuple[list[str], Coded, list[int], array]:
+    """A TREC run's query ids, passage ids (coded), ranks and scores, line by line, every line checked."""
     qids: list[str] = []
-    pids: list[str] = []
+    table: dict[str, int] = {}
+    codes = array("i")
     ranks: list[int] = []
     scores = array("d")
     isfinite = math.isfinite
@@ -138,14 +164,17 @@ def _trec_columns(path: Path) -> tuple[list[str], list[str], list[int], array]:
                 if not isfinite(value):
                     _score(score, f"{path}: line {n}")
                 qids.append(qid)
-                pids.append(docid)
+                code = table.get(docid)
+                if code is None:
+                    code = table[docid] = len(table)
+                codes.append(code)
                 ranks.append(rank_n)
                 scores.append(value)
             seen += len(lines)
-    return qids, pids, ranks, scores
+    return qids, Coded(list(table), codes), ranks, scores
 
 
-def _as_ranking(qids: list[str], pids: list[str], ranks: list[int], scores: array) -> Ranking | None:
+def _as_ranking(qids: list[str], pids: Sequence[str], ranks: list[int], scores: array) -> Ranking | None:
     """The lines as a Ranking when each query's are together and ranked by position, else None."""
     order: list[str] = []
     bounds = [0]
@@ -298,7 +327,16 @@ def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dic
     qids, bounds = ranking.query_ids, ranking.bounds
     if any(a >= b for a, b in zip(qids, qids[1:], strict=False)):
         return None
-    r = np.fromiter((rank.get(pid, -1) for pid in ranking.passage_ids), dtype=np.int64, count=len(ranking))
+    pids = ranking.passage_ids
+    if isinstance(pids, Coded):
+        # one look-up per distinct passage; and the run's ids become the inventory's own strings, so every later
+        # look-up of them finds its key by identity
+        known = np.fromiter((rank.get(n, -1) for n in pids.names), dtype=np.int64, count=len(pids.names))
+        r = known[np.frombuffer(pids.codes, dtype=np.intc)] if len(pids) else np.empty(0, dtype=np.int64)
+        pids = Coded([order[k].id if k >= 0 else n for n, k in zip(pids.names, known.tolist(), strict=True)],
+                     pids.codes)
+    else:
+        r = np.fromiter((rank.get(pid, -1) for pid in pids), dtype=np.int64, count=len(ranking))
     if len(r) and r.min() < 0:
         i = int(np.flatnonzero(r < 0)[0])
         k = int(np.searchsorted(np.asarray(bounds), i, side="right")) - 1
@@ -315,7 +353,6 @@ def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dic
     key = np.sort(q * max(len(rank), 1) + r)  # a passage twice in one query: equal neighbours once sorted
     if (key[1:] == key[:-1]).any():
         return None
-    pids = ranking.passage_ids
     present = [k for k in range(len(qids)) if bounds[k + 1] > bounds[k]]
     if scores_out is not None:
         scores = _packed(s)

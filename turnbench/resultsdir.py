@@ -34,6 +34,7 @@ from turnbench.harness.integrity import check_document, digest_differences, embe
 from turnbench.harness.rederive import NEEDED, rederive
 from turnbench.harness.score import Scored
 from turnbench.harness.stats import nearest_rank
+from turnbench.processes import Background
 from turnbench.render import view as V
 from turnbench.render.markdown import render_answers_md, render_metrics_md
 from turnbench.render.view import Side
@@ -68,17 +69,31 @@ def write_results(out_dir: Path, results: Scored,
     is written last of the claim files (it may be drawn while the others are written), then ``info`` (or what it
     returns, called then: its timings may include that drawing)."""
     out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
-    with canonical.staged_directory(out_dir) as tmp:
+    files = results.extra_files
+    # the exported runs, the largest files and made as they are written, are written by a forked child while the
+    # rest are written here; the report is written here last (it may still be being drawn by another child)
+    runs = {n: files[n] for n in sorted(files) if n in _RUNS and not isinstance(files[n], bytes)}
+    with canonical.staged_directory(out_dir) as tmp, Background(_write_all, tmp, runs) as writing:
         canonical.write_json(tmp / METRICS_JSON, results.document)
         canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))
-        for name in sorted(results.extra_files, key=lambda n: (n == REPORT_HTML, n)):
-            content = results.extra_files[name]
-            canonical.write_bytes_atomic(tmp / name, content if isinstance(content, bytes) else content.chunks())
+        _write_all(tmp, {n: files[n] for n in sorted(files, key=lambda n: (n == REPORT_HTML, n))
+                         if n not in runs and n != REPORT_HTML})
+        writing.result()
+        if REPORT_HTML in files:
+            _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})
         if callable(info):
             info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
         write_digest(tmp)
     return out_dir
+
+
+_RUNS = frozenset({X.RUN_RAW, X.RUN_PASSAGES, X.RUN_MEETINGS})
+
+
+def _write_all(directory: Path, files: Mapping[str, X.Content]) -> None:
+    for name, content in files.items():
+        canonical.write_bytes_atomic(directory / name, content if isinstance(content, bytes) else content.chunks())
 
 
 def runinfo_notes(baseline: Path, candidate: Path) -> tuple[str, ...]:

@@ -235,3 +235,31 @@ def test_a_plain_passage_record_is_read_in_one_step_exactly_as_the_general_path_
     assert isinstance(fast[0], Passage) and isinstance(fast[2], Passage) and fast[2].start == 1.0
     # accepted: the plain one, no hash, a whole-number start, and a key turnbench does not read (ignored)
     assert [i for i, x in enumerate(fast) if isinstance(x, Passage)] == [0, 1, 2, 13]
+
+
+def test_a_trec_run_names_each_distinct_passage_once_and_reads_as_the_strings_it_codes(tmp_path: Path):
+    import pickle
+
+    from turnbench.rankings import Coded, normalised_order, read_trec_ranking
+
+    path = tmp_path / "run.trec"
+    path.write_bytes(b"q1 Q0 m1:00000 1 2 t\nq1 Q0 m1:00001 2 1 t\nq2 Q0 m1:00001 1 3 t\nq2 Q0 ghost 2 1 t\n")
+    got = read_trec_ranking(path)
+    ids = got.passage_ids
+    assert isinstance(ids, Coded) and ids.names == ["m1:00000", "m1:00001", "ghost"] and list(ids.codes) == [0, 1, 1, 2]
+    assert list(ids) == ["m1:00000", "m1:00001", "m1:00001", "ghost"] and ids[3] == "ghost" and ids[1:3] == [
+        "m1:00001", "m1:00001"] and len(ids) == 4 and "ghost" in ids
+    back = pickle.loads(pickle.dumps(ids))
+    assert list(back) == list(ids) and back.names == ids.names
+    pmap, _ = _ranking_case()
+    # the coded run is checked as any other: the passage outside the inventory is named with its query
+    with pytest.raises(UnjudgedPassage, match="query q2: ranked passage 'ghost' is not in the passage inventory"):
+        normalised_order(got, pmap)
+    path.write_bytes(b"q1 Q0 m1:00000 1 2 t\nq1 Q0 m1:00001 2 1 t\nq2 Q0 m1:00001 1 3 t\n")
+    coded = read_trec_ranking(path)
+    plain = Ranking(coded.query_ids, coded.bounds, list(coded.passage_ids), coded.scores)
+    firsts: dict = {}
+    out = normalised_order(coded, pmap, meetings_out=firsts)
+    assert out == normalised_order(plain, pmap) == {"q1": ["m1:00000", "m1:00001"], "q2": ["m1:00001"]}
+    # and the run's ids are the inventory's own strings
+    assert all(pid is next(k for k in pmap if k == pid) for pids in out.values() for pid in pids)

@@ -221,3 +221,24 @@ def test_a_copy_is_re_derived_once_but_a_tampered_copy_is_still_refused(results:
         R.rederive_dirs([results, copy])
     out = CliRunner().invoke(main, ["compare", str(results), str(copy)])
     assert out.exit_code == 3 and "run.passages.trec was changed after it was written" in out.stderr
+
+
+def test_a_run_that_fails_as_its_writer_child_makes_it_leaves_no_directory(tmp_path: Path, small_corpus) -> None:
+    from turnbench.harness.exports import RUN_RAW, Lazy
+    from turnbench.harness.score import Scored
+
+    corpus, passages = small_corpus
+    res = score(corpus, passages, small_run())
+
+    def broken():
+        yield b"q1 Q0 m1:00000 1 1.0 t\n"
+        raise BadInput("the run's source vanished while it was written")
+
+    forged = Scored(res.document, {**res.extra_files, RUN_RAW: Lazy(broken)})
+    with pytest.raises(BadInput, match="vanished while it was written"):
+        write_results(tmp_path / "r", forged)
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "r") == ["corpus"]  # no staging left beside it
+    # written whole, the same results are byte for byte those written with every file made here
+    write_results(tmp_path / "r2", res)
+    assert (tmp_path / "r2" / RUN_RAW).read_bytes() == bytes(res.extra_files[RUN_RAW])

@@ -54,9 +54,6 @@ class PageSource:
     run: Mapping[str, Sequence[str]]
     qrels: Mapping[str, Mapping[str, int]]
 
-    def rows(self) -> Sequence[Mapping[str, Any]]:
-        return self.bindings(None, None)
-
     def only(self, queries: Collection[str]) -> PageSource:
         """What the page reads of ``queries`` alone — their bindings (each query's and its shown passages'), tops
         and qrels: all a page that shows only those queries reads, small enough to hand to another process."""

@@ -10,7 +10,7 @@ texts and says so; a corpus that *is* named and binds differently is refused (St
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,9 @@ class View:
     claim: str = ""  # the claim.sha256 text that vouched for the directory, when read from disk
     # results just scored, as scoring holds them: the run's tops, the qrels and the bindings are set, no file is read
     scored: bool = False
+    # the binding rows of some queries and passages (or all, given None), as scoring computes them from what judging
+    # kept (``PageSource.bindings``): a page asks for a few dozen, never for every row
+    bind: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]] | None = None
 
     @property
     def exported(self) -> bool:
@@ -86,7 +89,7 @@ class View:
     def has_bindings(self) -> bool:
         """Whether anything is bound, without parsing bindings.jsonl (a line is a binding, or the file is refused
         when it is parsed)."""
-        if "bindings" in self.__dict__ or not self.exported:
+        if "bindings" in self.__dict__ or not self.exported or self.bind is not None:
             return bool(self.bindings)
         return bool(X.content_bytes(self.files[B.BINDINGS]).strip())
 
@@ -95,10 +98,14 @@ class View:
         been read."""
         if "bindings" in self.__dict__ or not self.exported:
             return self.bindings
+        if self.bind is not None:
+            return self.bind(ids, ids)
         return B.parse(X.content_bytes(self.files[B.BINDINGS]), B.BINDINGS, ids)
 
     @functools.cached_property
     def bindings(self) -> Sequence[Mapping[str, Any]]:
+        if self.bind is not None:
+            return self.bind(None, None)
         return B.parse(X.content_bytes(self.files[B.BINDINGS]), B.BINDINGS) if self.exported else ()
 
     @property
@@ -114,7 +121,8 @@ class View:
         return str(self.document["provenance"]["corpus"]["sha256"])
 
     def with_texts(self, texts: Texts) -> View:
-        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms, self.claim, self.scored)
+        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms, self.claim, self.scored,
+                    self.bind)
         # what this view has parsed already, the other has too (the same files): never parsed twice
         view.__dict__.update({k: v for k, v in self.__dict__.items() if k in _PARSED})
         return view
@@ -145,9 +153,9 @@ def from_results(results: Scored) -> View:
     source = results.page_source
     if source is None:
         return from_files(results.document, results.extra_files)
-    view = View(results.document, {}, NO_TEXTS, scored=True)
+    view = View(results.document, {}, NO_TEXTS, scored=True, bind=source.bindings)
     # cached_property reads the instance's __dict__ first, so this is what the first use would have computed
-    view.__dict__.update(run=source.run, bindings=source.rows(), qrels=source.qrels)
+    view.__dict__.update(run=source.run, qrels=source.qrels)
     return view
 
 

@@ -190,3 +190,20 @@ def test_a_corpus_of_several_parts_judged_in_two_processes_scores_byte_for_byte_
     for name in sorted(p.name for p in (tmp_path / "r0").iterdir()):
         assert (tmp_path / "r0" / name).read_bytes() == (tmp_path / "r1" / name).read_bytes(), name
     assert content_bytes(both[0].extra_files["bindings.jsonl"]) == content_bytes(both[1].extra_files["bindings.jsonl"])
+
+
+def test_the_page_source_gives_of_some_targets_exactly_the_rows_bindings_jsonl_holds_for_them(small_corpus):
+    from turnbench.harness import bindings as B
+    from turnbench.harness.exports import content_bytes
+
+    corpus, passages = small_corpus
+    res = score(corpus, passages, small_run())
+    written = B.parse(content_bytes(res.extra_files[B.BINDINGS]), B.BINDINGS)
+    source = res.page_source
+    assert list(source.bindings(None, None)) == written and written
+    some = source.only({"q2"})
+    shown = set(some.run["q2"])
+    assert shown and set(some.run) == {"q2"} and set(some.qrels) == {"q2"}
+    want = [r for r in written if (r["id"] == "q2" if r["target"] == B.QUERY else r["id"] in shown)]
+    assert list(some.bindings(None, None)) == want == list(some.bindings({"q2"}, shown))
+    assert list(some.bindings({"q9"}, set())) == []  # of a target it holds no row for, none
