@@ -215,15 +215,16 @@ def read_jsonl(path: Path, error: Callable[[str], Exception] = _corpus_error) ->
         yield value
 
 
-def read_jsonl_numbered(path: Path, error: Callable[[str], Exception] = _corpus_error
-                        ) -> Iterator[tuple[int, Any]]:
+def read_jsonl_numbered(path: Path, error: Callable[[str], Exception] = _corpus_error,
+                        keep: Callable[[bytes], bool] | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of every non-blank line; with ``keep``, of the lines it keeps (the rest unparsed)."""
     try:
         fh = open(path, "rb")
     except OSError as exc:
         raise error(f"{path}: cannot be read ({exc.strerror})") from None
     with fh:
         for n, line in enumerate(fh, 1):
-            if not line.strip():
+            if not line.strip() or (keep is not None and not keep(line)):
                 continue
             try:
                 yield n, parse_json(line.decode("utf-8"))
@@ -234,9 +235,11 @@ def read_jsonl_numbered(path: Path, error: Callable[[str], Exception] = _corpus_
 
 
 def read_records(path: Path, parse: Callable[[Any], T], what: str,
-                 error: Callable[[str], Exception] = _corpus_error) -> Iterator[T]:
-    """``parse`` applied to every line of a JSON-lines file; a line it cannot parse is ``error``, named by number."""
-    for n, value in read_jsonl_numbered(path, error):
+                 error: Callable[[str], Exception] = _corpus_error,
+                 keep: Callable[[bytes], bool] | None = None) -> Iterator[T]:
+    """``parse`` applied to every line of a JSON-lines file (that ``keep`` keeps); a line it cannot parse is
+    ``error``, named by number."""
+    for n, value in read_jsonl_numbered(path, error, keep):
         try:
             if not isinstance(value, dict):
                 raise TypeError(f"a JSON {type(value).__name__}, not an object")

@@ -236,7 +236,8 @@ def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
     if read is not None:
         meetings = {mid: m for mid, m in read.items() if mid in need}
     else:
-        for _ in keep_turns(corpus.iter_meetings(), need, meetings):
+        of = getattr(corpus, "iter_meetings_of", None)
+        for _ in keep_turns(of(need) if of is not None else corpus.iter_meetings(), need, meetings):
             pass
     memo = {} if memo is None else memo
     fresh = {(r["target"], r["id"]): r for r in rows if _memo_key(r) not in memo}

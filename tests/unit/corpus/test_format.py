@@ -123,3 +123,19 @@ def test_every_file_must_match_the_manifest(tmp_path):
     (root / "queries.jsonl").unlink()
     with pytest.raises(CorpusIntegrityError, match="missing file"):
         open_corpus(root)
+
+
+def test_the_meetings_of_some_ids_are_exactly_those_in_corpus_order_whatever_their_text_says(tmp_path):
+    import dataclasses
+
+    base = GOOD[0]
+    tricky = dataclasses.replace(base.turns[0], text='he said "id":"m0002" and {"id": "m0003"}')
+    many = [dataclasses.replace(base, id=f"m{k:04d}") for k in range(2 * MEETINGS_PER_PART + 1)]
+    many[5] = dataclasses.replace(many[5], turns=(tricky, *base.turns[1:]))  # names other meetings in its text
+    many[7] = dataclasses.replace(many[7], id="réunion-\u00e9\"x")  # an id the file spells with escapes
+    corpus = open_corpus(write(tmp_path / "c", many, QUERIES))
+    ids = {"m0002", "m0003", many[7].id, "m0100", "absent"}
+    got = list(corpus.iter_meetings_of(ids))
+    assert got == [m for m in corpus.iter_meetings() if m.id in ids]
+    assert [m.id for m in got] == ["m0002", "m0003", many[7].id, "m0100"]
+    assert list(corpus.iter_meetings_of(set())) == []
