@@ -360,7 +360,8 @@ def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dic
     if meetings_out is not None:
         firsts = _first_meetings(order, r, bounds)
         meetings_out.update({qids[k]: firsts[k] for k in present})
-    return {qids[k]: list(pids[bounds[k]:bounds[k + 1]]) for k in present}
+    flat = list(pids)  # one pass over the codes, then a list slice per query
+    return {qids[k]: flat[bounds[k]:bounds[k + 1]] for k in present}
 
 
 def _packed(values: Any) -> array:
