@@ -27,9 +27,11 @@ each query's gold words and where its gold starts.
 
 from __future__ import annotations
 
+import pickle
+import tempfile
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
@@ -245,14 +247,14 @@ class _Pass:
     foreign: list[str]
     stale: list[str]
     kept: dict[str, Meeting]
-    seen: list[Any]
+    spooled: int = 0  # meetings whose visitor records were handed on (in the child: written to the spool)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # the kept meetings cross the pipe as plain tuples: unpickling a Turn object by object was most of the
         # transfer's cost
         kept = {mid: (m.id, m.title, m.recorded_date, m.duration, m.timing, m.speakers, m.attendees,
                       [(t.index, t.speaker, t.start, t.end, t.text) for t in m.turns]) for mid, m in self.kept.items()}
-        return _unpacked, (self.judged, self.grades, self.known, self.foreign, self.stale, kept, self.seen)
+        return _unpacked, (self.judged, self.grades, self.known, self.foreign, self.stale, kept, self.spooled)
 
     def then(self, later: _Pass) -> _Pass:
         a, b = self.judged, later.judged
@@ -272,15 +274,14 @@ class _Pass:
         self.foreign += later.foreign
         self.stale += later.stale
         self.kept.update(later.kept)
-        self.seen += later.seen
         return self
 
 
 def _unpacked(judged: Judged, grades: dict[str, dict[str, int]], known: set[str], foreign: list[str],
-              stale: list[str], kept: dict[str, tuple[Any, ...]], seen: list[Any]) -> _Pass:
+              stale: list[str], kept: dict[str, tuple[Any, ...]], spooled: int) -> _Pass:
     meetings = {mid: Meeting(i, title, date, duration, timing, speakers, tuple(Turn(*t) for t in turns), attendees)
                 for mid, (i, title, date, duration, timing, speakers, attendees, turns) in kept.items()}
-    return _Pass(judged, grades, known, foreign, stale, meetings, seen)
+    return _Pass(judged, grades, known, foreign, stale, meetings, spooled)
 
 
 def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, passages: Iterable[Passage],
@@ -301,17 +302,25 @@ def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, pas
     by_meeting: dict[str, list[Passage]] = {}
     for p in passages:
         by_meeting.setdefault(p.meeting, []).append(p)
-    args = (queries, touching, by_meeting, policy, words_of, keep_of, kept_out is not None, visit)
+    args = (queries, touching, by_meeting, policy, words_of, keep_of, kept_out is not None,
+            None if visit is None else visit.read)
+    take = None if visit is None else visit.take
     if isinstance(meetings, Parts):
         from turnbench.processes import Background
 
-        with Background(_pass, meetings.there, *args) as there:
-            found = _pass(meetings.here, *args).then(there.result())
+        # what the visitor read of the child's meetings comes back through a file, read a meeting at a time: held
+        # in memory it would be the text of every gold turn the child read (most of a corpus's text)
+        with tempfile.TemporaryFile() as spool, \
+                Background(_spooled, spool, meetings.there, *args) as there:
+            mine = _pass(meetings.here, *args, take)
+            theirs = there.result()
+            if take is not None:
+                spool.seek(0)
+                for _ in range(theirs.spooled):
+                    take(pickle.load(spool))
+            found = mine.then(theirs)
     else:
-        found = _pass(lambda: meetings, *args)
-    if visit is not None:
-        for seen in found.seen:
-            visit.take(seen)
+        found = _pass(lambda: meetings, *args, take)
     if kept_out is not None:
         kept_out.update(found.kept)
     unknown = sorted(set(by_meeting) - found.known)
@@ -329,18 +338,31 @@ def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, pas
     return out
 
 
+def _spooled(spool: IO[bytes], meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query],
+             touching: Mapping[str, list[Query]], by_meeting: Mapping[str, list[Passage]], policy: RelevancePolicy,
+             words_of: Container[str], keep_of: Container[str], keep: bool, reader: Callable[[Meeting], Any] | None
+             ) -> _Pass:
+    """``_pass`` in the child: what the visitor reads is pickled to ``spool``, one record per meeting."""
+    found = _pass(meetings, queries, touching, by_meeting, policy, words_of, keep_of, keep, reader,
+                  lambda seen: pickle.dump(seen, spool, protocol=pickle.HIGHEST_PROTOCOL))
+    spool.flush()
+    return found
+
+
 def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], touching: Mapping[str, list[Query]],
           by_meeting: Mapping[str, list[Passage]], policy: RelevancePolicy, words_of: Container[str],
-          keep_of: Container[str], keep: bool, visit: Visitor | None) -> _Pass:
+          keep_of: Container[str], keep: bool, reader: Callable[[Meeting], Any] | None,
+          take: Callable[[Any], None] | None) -> _Pass:
     """``judge_all``'s pass over ``meetings()``, its findings kept (errors are raised by the caller, once every
-    run is merged)."""
+    run is merged); what ``reader`` reads of each meeting is handed to ``take`` as it goes."""
     out = Judged()
-    found = _Pass(out, {q.id: {} for q in queries}, set(), [], [], {}, [])
+    found = _Pass(out, {q.id: {} for q in queries}, set(), [], [], {})
     grades = found.grades
     for m in meetings():
         found.known.add(m.id)
-        if visit is not None:
-            found.seen.append(visit.read(m))
+        if reader is not None and take is not None:
+            take(reader(m))
+            found.spooled += 1
         ps = by_meeting.get(m.id, [])
         if not ps:
             continue
