@@ -29,6 +29,7 @@ from turnbench.harness import metrics as M
 from turnbench.harness import spans as S
 from turnbench.harness import strict as STRICT
 from turnbench.harness import ties as T
+from turnbench.harness.page_source import Binder, PageSource
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage, inventory_sha256
 from turnbench.processes import Background
@@ -40,41 +41,6 @@ UNKNOWN = "external/unknown"
 # what every results file must say about the engine side; an absent value must not pass for a default
 REQUIRED_PROVENANCE = ("stack", "index", "arm")
 GROUP_BY = ("corpus", "class")
-
-
-@dataclass(frozen=True)
-class PageSource:
-    """What the report page reads, as scoring holds it: the binding rows (``bindings``: a function giving those of
-    some queries and passages, or every row when asked for none), the top of each query's scored run and the passage
-    qrels (what the page would otherwise parse back from bindings.jsonl, run.passages.trec and qrels.passages.txt).
-    No meeting is held beyond the turns judging kept for the bindings: the page shows ten queries, whose meetings it
-    reads again."""
-
-    bindings: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]]
-    run: Mapping[str, Sequence[str]]
-    qrels: Mapping[str, Mapping[str, int]]
-
-    def only(self, queries: Collection[str]) -> PageSource:
-        """What the page reads of ``queries`` alone — their bindings (each query's and its shown passages'), tops
-        and qrels: all a page that shows only those queries reads, small enough to hand to another process."""
-        run = {q: self.run[q] for q in queries if q in self.run}
-        shown = {pid for pids in run.values() for pid in pids}
-        return PageSource(Rows(self.bindings(queries, shown)), run, {q: self.qrels[q] for q in queries
-                                                                      if q in self.qrels})
-
-
-@dataclass(frozen=True)
-class Rows:
-    """Binding rows held, given as ``PageSource.bindings`` gives them: those of some targets, or all."""
-
-    rows: Sequence[Mapping[str, Any]]
-
-    def __call__(self, queries: Collection[str] | None = None, passages: Collection[str] | None = None
-                 ) -> list[Mapping[str, Any]]:
-        if queries is None and passages is None:
-            return list(self.rows)
-        return [r for r in self.rows
-                if r["id"] in ((queries or ()) if r["target"] == B.QUERY else (passages or ()))]
 
 
 @dataclass(frozen=True)
@@ -205,7 +171,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     scored = _Scorer(max((len(v) for v in run.values()), default=0))
     meeting_of = {p.id: p.meeting for p in passages}
     bound_passages = [pmap[pid] for pid in sorted(set(shown) | {pid for j in ok.values() for pid in j.passages})]
-    binder = _Binder(ranked, bound_passages, kept, judged.held, query_digests.digests())
+    binder = Binder(ranked, bound_passages, kept, judged.held, query_digests.digests())
     # the files that need only what judging found (bindings.jsonl, spans.jsonl) and the inputs' identities are made
     # in a forked child while the measures are computed here: the two halves of scoring share nothing further
     with Background(_file_side, binder, judged, tops, ok, meeting_of, passages, run) as file_side:
@@ -214,27 +180,12 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
                              binder, file_side)
 
 
-def _file_side(binder: _Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
+def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
                meeting_of: Mapping[str, str], passages: Sequence[Passage], run: Mapping[str, Sequence[str]]
                ) -> tuple[bytes, bytes, str, str]:
     """bindings.jsonl, spans.jsonl, and the sha256 of the inventory and of the run as scored."""
     return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), inventory_sha256(passages),
             _run_sha256(run))
-
-
-class _Binder:
-    """The binding rows of the ranked queries and the bound passages, all of them or those of some targets (what a
-    page shows), computed from what judging kept."""
-
-    def __init__(self, queries: Sequence[Query], passages: Sequence[Passage], kept: Mapping[str, Meeting],
-                 held: Mapping[str, Sequence[S.Span]], digests: Mapping[str, str]) -> None:
-        self.queries, self.passages, self.kept, self.held, self.digests = queries, passages, kept, held, digests
-
-    def __call__(self, queries: Collection[str] | None = None, passages: Collection[str] | None = None
-                 ) -> list[dict[str, Any]]:
-        qs = self.queries if queries is None else [q for q in self.queries if q.id in queries]
-        ps = self.passages if passages is None else [p for p in self.passages if p.id in passages]
-        return B.compute(qs, ps, self.kept, self.held, self.digests)
 
 
 def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
@@ -243,7 +194,7 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   m_qrels: Mapping[str, Mapping[str, int]], scored: _Scorer, meeting_of: Mapping[str, str],
                   run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
-                  pmap: Mapping[str, Passage], binder: _Binder, file_side: Background[tuple[bytes, bytes, str, str]]
+                  pmap: Mapping[str, Passage], binder: Binder, file_side: Background[tuple[bytes, bytes, str, str]]
                   ) -> Scored:
     """The measures, the tie report and the strict block, here while the file side is made; then the document."""
     jq = judged.queries
