@@ -77,6 +77,32 @@ def _wall(cmd: list[str]) -> float:
     return time.perf_counter() - t0
 
 
+def _busy() -> tuple[int, int]:
+    """(busy, total) jiffies of every CPU since boot, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def quiet(most: float = 60.0, share: float = 0.10) -> float:
+    """Wait until the machine has been at most ``share`` busy for two seconds running (the stack's merges and
+    collections after a bench finish in the background; a timing taken meanwhile measures them), up to ``most``
+    seconds; returns the seconds waited. Where /proc/stat cannot be read, returns at once."""
+    t0 = time.monotonic()
+    calm = 0
+    try:
+        before = _busy()
+        while calm < 2 and time.monotonic() - t0 < most:
+            time.sleep(1.0)
+            after = _busy()
+            busy, total = after[0] - before[0], after[1] - before[1]
+            calm = calm + 1 if total and busy / total <= share else 0
+            before = after
+    except (OSError, ValueError, IndexError):
+        pass
+    return time.monotonic() - t0
+
+
 def _best(pairs: list[tuple[float, float]]) -> tuple[float, float]:
     return min(a for a, _ in pairs), min(b for _, b in pairs)
 
@@ -107,6 +133,7 @@ def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, 
                                            "warm bench load share, --reload": (forced["load"],
                                                                                sum(forced.values()))}
 
+    quiet()  # score needs no stack: it is timed once the stack has settled after the benches
     pairs = []
     for i in range(repeat):
         scored = work / f"scored-{i}"
@@ -130,6 +157,7 @@ def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, 
         pairs.append((a, bare(stack.opensearch_url, payloads, 2)))
     out["run"] = _best(pairs)
 
+    quiet()
     pairs = []
     for i in range(repeat):
         a = _wall([exe, "compare", str(results), str(results), "--out", str(work / f"c{i}.md")])
