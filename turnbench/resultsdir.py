@@ -76,8 +76,7 @@ def write_results(out_dir: Path, results: Scored,
     with canonical.staged_directory(out_dir) as tmp, Background(_write_all, tmp, runs) as writing:
         canonical.write_json(tmp / METRICS_JSON, results.document)
         canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))
-        _write_all(tmp, {n: files[n] for n in sorted(files, key=lambda n: (n == REPORT_HTML, n))
-                         if n not in runs and n != REPORT_HTML})
+        _write_all(tmp, {n: files[n] for n in sorted(files) if n not in runs and n != REPORT_HTML})
         writing.result()
         if REPORT_HTML in files:
             _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})

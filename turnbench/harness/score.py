@@ -204,7 +204,7 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
     per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
     timed = S.times_are_truth(corpus_prov.get("producer"), judged.timings)
-    _add_comparable(per_query, run, judged, pmap, timed=timed)
+    _add_comparable(per_query, run, judged, pmap, meeting_of, timed=timed)
 
     measures = [str(m) for m in M.ALL_MEASURES] + list(S.SPAN_MEASURES) + (list(S.ENTRY_MEASURES) if timed else [])
     unjudgeable = [q.id for q in ranked if not jq[q.id].judgeable]
@@ -289,9 +289,8 @@ def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: S
 
 
 def _add_comparable(per_query: list[dict[str, Any]], run: Mapping[str, Sequence[str]], judged: J.Judged,
-                    pmap: Mapping[str, Passage], *, timed: bool) -> None:
+                    pmap: Mapping[str, Passage], meeting_of: Mapping[str, str], *, timed: bool) -> None:
     """Each turn-level query's span measures, and (``timed``) its entry-point measures and error, added in place."""
-    meeting_of = {pid: p.meeting for pid, p in pmap.items()}
     starts = _Starts(pmap)
     for row in per_query:
         if row["level"] != "turn":
