@@ -14,7 +14,9 @@ def remove_labelled(label: str) -> None:
 
         client = docker.from_env(timeout=30)
         try:
-            for container in client.containers.list(all=True, filters={"label": label}):
+            # ignore_removed: a container removed between the listing and its inspection (a watchdog racing us) is
+            # simply gone, not an error that would leave the rest behind
+            for container in client.containers.list(all=True, filters={"label": label}, ignore_removed=True):
                 container.remove(force=True, v=True)
         finally:
             client.close()

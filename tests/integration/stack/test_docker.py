@@ -40,7 +40,7 @@ def engine():
 
 def _ours(engine) -> set[str]:
     """Every container any turnbench docker stack made (they all carry the stack label)."""
-    return {c.id for c in engine.containers.list(all=True, filters={"label": docker.STACK_LABEL})}
+    return {c.id for c in engine.containers.list(all=True, filters={"label": docker.STACK_LABEL}, ignore_removed=True)}
 
 
 def _wait_until(condition, seconds: float) -> bool:
