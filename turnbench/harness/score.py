@@ -13,6 +13,7 @@ of metrics.json is the mean the row reports.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,18 +175,27 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     binder = Binder(ranked, bound_passages, kept, judged.held, query_digests.digests())
     # the files that need only what judging found (bindings.jsonl, spans.jsonl) and the inputs' identities are made
     # in a forked child while the measures are computed here: the two halves of scoring share nothing further
-    with Background(_file_side, binder, judged, tops, ok, meeting_of, passages, run) as file_side:
+    # the strict block reads of the graded rows only what names and groups a query, known before any value is
+    heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
+    strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
+                                    functools.partial(_evaluate, ranked=run, scored=scored,
+                                                      measures=M.PASSAGE_MEASURES))
+    with Background(_file_side, binder, judged, tops, ok, meeting_of, passages, run, strict_side) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
                              p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
                              binder, file_side)
 
 
+_FileSide = tuple[bytes, bytes, str, str, tuple[dict[str, Any], bytes]]
+
+
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
-               meeting_of: Mapping[str, str], passages: Sequence[Passage], run: Mapping[str, Sequence[str]]
-               ) -> tuple[bytes, bytes, str, str]:
-    """bindings.jsonl, spans.jsonl, and the sha256 of the inventory and of the run as scored."""
+               meeting_of: Mapping[str, str], passages: Sequence[Passage], run: Mapping[str, Sequence[str]],
+               strict: Callable[[], tuple[dict[str, Any], bytes]]) -> _FileSide:
+    """bindings.jsonl, spans.jsonl, the sha256 of the inventory and of the run as scored, and the strict block with
+    its qrels: what the measures, ties and rows do not need, made beside them."""
     return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), inventory_sha256(passages),
-            _run_sha256(run))
+            _run_sha256(run), strict())
 
 
 def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
@@ -194,8 +204,7 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   m_qrels: Mapping[str, Mapping[str, int]], scored: _Scorer, meeting_of: Mapping[str, str],
                   run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
-                  pmap: Mapping[str, Passage], binder: Binder, file_side: Background[tuple[bytes, bytes, str, str]]
-                  ) -> Scored:
+                  pmap: Mapping[str, Passage], binder: Binder, file_side: Background[_FileSide]) -> Scored:
     """The measures, the tie report and the strict block, here while the file side is made; then the document."""
     jq = judged.queries
     # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
@@ -215,15 +224,11 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                          _Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
                          {r["query_id"]: r["values"] for r in per_query},
                          {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of)
-    strict_q = STRICT.strict_qrels(p_qrels)
-    strict = STRICT.block(corpus_id, ranked, per_query, strict_q,
-                          lambda q: _evaluate(q, run, scored, M.PASSAGE_MEASURES))
     side = X.sidecar(policy.to_json(), measures, unjudgeable, [r["query_id"] for r in per_query if not r["answered"]],
                      X.run_tag(arm_label(engine_side["arm"])), comparable=_comparable_facts(timed, judged))
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
-    files[X.QRELS_STRICT] = X.qrels_text(strict_q)
     passages = list(pmap.values())
     files[X.PASSAGES] = _inventory_file(passages)
     retrieval = {
@@ -237,7 +242,7 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
         "counts": _counts(ranked, per_query, ok, jq, dropped, ignored) | {"passages_judged_by_times": judged.by_times},
         "ties": tie_block,
     }
-    files[B.BINDINGS], files[X.SPANS], inventory, run_sha = file_side.result()
+    files[B.BINDINGS], files[X.SPANS], inventory, run_sha, (strict, files[X.QRELS_STRICT]) = file_side.result()
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": _provenance(corpus_prov, engine_side, policy, len(passages), inventory, run, run_sha),
@@ -393,14 +398,20 @@ def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, J.
             continue
         values = {names[m]: q6(v) for m, v in p_vals.get(q.id, {}).items()}
         values.update({names[m]: q6(v) for m, v in m_vals[q.id].items()})
-        row = {"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule,
-               "surface": q.surface, "level": ok[q.id].level, "answered": bool(run.get(q.id)),
-               "values": values}
+        row = _row_head(corpus_id, q, ok, run)
+        row["values"] = values
         if "domain" in q.meta:
             # real corpora mix domains (QMSum: product, academic, committee) that differ more than arms do
             row["domain"] = q.meta["domain"]
         per_query.append(row)
     return per_query
+
+
+def _row_head(corpus_id: str, q: Query, ok: Mapping[str, J.QueryJudgements], run: Mapping[str, Sequence[str]]
+              ) -> dict[str, Any]:
+    """What names and groups a judged query's row, before its values."""
+    return {"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule, "surface": q.surface,
+            "level": ok[q.id].level, "answered": bool(run.get(q.id))}
 
 
 def _counts(ranked: Sequence[Query], per_query: Sequence[Mapping[str, Any]], ok: Mapping[str, J.QueryJudgements],

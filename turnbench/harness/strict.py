@@ -16,6 +16,7 @@ from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES, Query
+from turnbench.harness import exports as X
 from turnbench.harness import metrics as M
 from turnbench.harness.rows import aggregate_rows
 
@@ -61,3 +62,12 @@ def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping
         "per_query": per_query,
         "dropped_no_strict_passage": dropped_ids,
     }
+
+
+def block_and_qrels(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping[str, Any]],
+                    p_qrels: Mapping[str, Mapping[str, int]],
+                    evaluate: Callable[[Mapping[str, Mapping[str, int]]], Mapping[str, Mapping[M.Measure, float]]]
+                    ) -> tuple[dict[str, Any], bytes]:
+    """The strict block over the passage qrels ``p_qrels``, and its qrels file (qrels.passages.strict.txt)."""
+    qrels = strict_qrels(p_qrels)
+    return block(corpus_id, ranked, graded_rows, qrels, evaluate), X.qrels_text(qrels)
