@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from turnbench import canonical
 from turnbench.errors import BadInput
@@ -198,11 +198,30 @@ def write_passages(path: Path, passages: Iterable[Passage]) -> str:
 
 def inventory_sha256(passages: Iterable[Passage]) -> str:
     """The sha256 ``write_passages`` would return for these passages, without writing: the inventory's identity."""
-    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
     h = hashlib.sha256()
-    for p in rows:
-        h.update(p.canonical_line())
+    for block in _canonical_blocks(passages):
+        h.update(block)
     return h.hexdigest()
+
+
+def inventory_to(passages: Iterable[Passage], out: IO[bytes]) -> tuple[str, int]:
+    """The inventory's canonical lines written to ``out`` (flushed) as they are hashed: (its sha256, bytes)."""
+    h = hashlib.sha256()
+    size = 0
+    for block in _canonical_blocks(passages):
+        h.update(block)
+        out.write(block)
+        size += len(block)
+    out.flush()
+    return h.hexdigest(), size
+
+
+def _canonical_blocks(passages: Iterable[Passage]) -> Iterator[bytes]:
+    """The canonical lines in (meeting, index, id) order, a few thousand joined at a time (a hash update and a
+    write per block, not per line)."""
+    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    for lo in range(0, len(rows), 4096):
+        yield b"".join([p.canonical_line() for p in rows[lo:lo + 4096]])
 
 
 def read_passages(path: Path) -> list[Passage]:

@@ -17,10 +17,11 @@ corpus whose text changed under a shared target is refused as a stale binding.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,27 +73,45 @@ def write_results(out_dir: Path, results: Scored,
     files = results.extra_files
     # the exported runs, the largest files and made as they are written, are written by a forked child while the
     # rest are written here; the report is written here last (it may still be being drawn by another child)
-    runs = {n: files[n] for n in sorted(files) if n in _RUNS and not isinstance(files[n], bytes)}
-    with canonical.staged_directory(out_dir) as tmp, Background(_write_all, tmp, runs) as writing:
-        canonical.write_json(tmp / METRICS_JSON, results.document)
-        canonical.write_bytes_atomic(tmp / METRICS_MD, render_metrics_md(results.document).encode("utf-8"))
-        _write_all(tmp, {n: files[n] for n in sorted(files) if n not in runs and n != REPORT_HTML})
-        writing.result()
+    # the raw run, the largest file and made as it is written, is written by a forked child while the rest are
+    # written here; the report is written here last (it may still be being drawn by another child); each file is
+    # hashed as it is written, for claim.sha256
+    away = {n: files[n] for n in sorted(files) if n in _AWAY and not isinstance(files[n], bytes)}
+    with canonical.staged_directory(out_dir) as tmp, Background(_write_all, tmp, away) as writing:
+        shas = _write_all(tmp, {METRICS_JSON: canonical.pretty(results.document),
+                                METRICS_MD: render_metrics_md(results.document).encode("utf-8")})
+        shas |= _write_all(tmp, {n: files[n] for n in sorted(files) if n not in away and n != REPORT_HTML})
+        shas |= writing.result()
         if REPORT_HTML in files:
-            _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})
+            shas |= _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})
         if callable(info):
             info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
-        write_digest(tmp)
+        write_digest(tmp, shas)
     return out_dir
 
 
-_RUNS = frozenset({X.RUN_RAW, X.RUN_PASSAGES, X.RUN_MEETINGS})
+_AWAY = frozenset({X.RUN_RAW})
 
 
-def _write_all(directory: Path, files: Mapping[str, X.Content]) -> None:
+def _write_all(directory: Path, files: Mapping[str, X.Content]) -> dict[str, str]:
+    """Each file written, and the sha256 of what was written."""
+    shas = {}
     for name, content in files.items():
-        canonical.write_bytes_atomic(directory / name, content if isinstance(content, bytes) else content.chunks())
+        h = hashlib.sha256()
+        if isinstance(content, bytes):
+            h.update(content)
+            canonical.write_bytes_atomic(directory / name, content)
+        else:
+            canonical.write_bytes_atomic(directory / name, _hashed(content.chunks(), h))
+        shas[name] = h.hexdigest()
+    return shas
+
+
+def _hashed(chunks: Iterable[bytes], h: Any) -> Iterator[bytes]:
+    for chunk in chunks:
+        h.update(chunk)
+        yield chunk
 
 
 def runinfo_notes(baseline: Path, candidate: Path) -> tuple[str, ...]:
@@ -137,12 +156,15 @@ def claimed_files(directory: Path) -> list[str]:
                   if p.is_file() and p.name not in NOT_CLAIMED and not p.name.startswith("."))
 
 
-def digest_text(directory: Path) -> str:
-    return "".join(f"{canonical.sha256_file(Path(directory) / name)}  {name}\n" for name in claimed_files(directory))
+def digest_text(directory: Path, known: Mapping[str, str] | None = None) -> str:
+    """claim.sha256's lines; ``known`` gives the sha256 of files hashed as they were written (the rest are read)."""
+    known = known or {}
+    return "".join(f"{known.get(name) or canonical.sha256_file(Path(directory) / name)}  {name}\n"
+                   for name in claimed_files(directory))
 
 
-def write_digest(directory: Path) -> None:
-    canonical.write_bytes_atomic(Path(directory) / DIGEST, digest_text(directory).encode("utf-8"))
+def write_digest(directory: Path, known: Mapping[str, str] | None = None) -> None:
+    canonical.write_bytes_atomic(Path(directory) / DIGEST, digest_text(directory, known).encode("utf-8"))
 
 
 def verify_digest(directory: Path) -> str:

@@ -21,14 +21,16 @@ file; an unanswered judged query is in the qrels but in no run, so only ``-c`` c
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from turnbench import canonical
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.rankings import RankedPassage, Ranking, trec_rows
 
 QRELS_PASSAGES = "qrels.passages.txt"
@@ -68,6 +70,36 @@ class Lazy:
 
 
 Content = bytes | Lazy
+
+
+class Spool:
+    """A file's content made by another process before the results are written: an unlinked temporary file opened
+    here before the fork (so nothing is left behind, however the command ends), filled by the child through
+    ``file``, and read back in blocks by :meth:`content`, never held whole in either process."""
+
+    BLOCK = 1 << 20
+
+    def __init__(self) -> None:
+        self.file: IO[bytes] = tempfile.TemporaryFile()
+
+    @classmethod
+    def open(cls) -> Spool | None:
+        """A spool, or None where no temporary file can be made (the caller makes the content itself)."""
+        try:
+            return cls()
+        except OSError:
+            return None
+
+    def content(self, size: int) -> Lazy:
+        """The ``size`` bytes written to the spool, read as they are written out."""
+        def chunks() -> Iterator[bytes]:
+            fd = self.file.fileno()
+            for offset in range(0, size, self.BLOCK):
+                block = os.pread(fd, min(self.BLOCK, size - offset), offset)
+                if len(block) != min(self.BLOCK, size - offset):
+                    raise ResultsIntegrityError("a spooled results file came back shorter than it was written")
+                yield block
+        return Lazy(chunks)
 
 
 def content_bytes(content: Content) -> bytes:

@@ -32,7 +32,7 @@ from turnbench.harness import strict as STRICT
 from turnbench.harness import ties as T
 from turnbench.harness.page_source import Binder, PageSource
 from turnbench.harness.rows import aggregate_rows, grouped_rows
-from turnbench.passages import Passage, inventory_sha256
+from turnbench.passages import Passage, inventory_sha256, inventory_to
 from turnbench.processes import Background
 from turnbench.rankings import RankedPassage, Ranking, normalised_order
 from turnbench.vocab import get_scope
@@ -180,22 +180,25 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                     functools.partial(_evaluate, ranked=run, scored=scored,
                                                       measures=M.PASSAGE_MEASURES))
-    with Background(_file_side, binder, judged, tops, ok, meeting_of, passages, run, strict_side) as file_side:
+    spool = X.Spool.open()  # the file side writes passages.jsonl's bytes into it as it hashes them
+    with Background(_file_side, binder, judged, tops, ok, meeting_of, passages, run, strict_side,
+                    spool) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
                              p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
-                             binder, file_side)
+                             binder, file_side, spool)
 
 
-_FileSide = tuple[bytes, bytes, str, str, tuple[dict[str, Any], bytes]]
+_FileSide = tuple[bytes, bytes, tuple[str, int], str, tuple[dict[str, Any], bytes]]
 
 
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
                meeting_of: Mapping[str, str], passages: Sequence[Passage], run: Mapping[str, Sequence[str]],
-               strict: Callable[[], tuple[dict[str, Any], bytes]]) -> _FileSide:
-    """bindings.jsonl, spans.jsonl, the sha256 of the inventory and of the run as scored, and the strict block with
-    its qrels: what the measures, ties and rows do not need, made beside them."""
-    return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), inventory_sha256(passages),
-            _run_sha256(run), strict())
+               strict: Callable[[], tuple[dict[str, Any], bytes]], spool: X.Spool | None) -> _FileSide:
+    """bindings.jsonl, spans.jsonl, the sha256 of the inventory (and its size once written to ``spool``) and of the
+    run as scored, and the strict block with its qrels: what the measures, ties and rows do not need, made beside
+    them."""
+    inventory = inventory_to(passages, spool.file) if spool is not None else (inventory_sha256(passages), -1)
+    return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), inventory, _run_sha256(run), strict())
 
 
 def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
@@ -204,7 +207,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   m_qrels: Mapping[str, Mapping[str, int]], scored: _Scorer, meeting_of: Mapping[str, str],
                   run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
-                  pmap: Mapping[str, Passage], binder: Binder, file_side: Background[_FileSide]) -> Scored:
+                  pmap: Mapping[str, Passage], binder: Binder, file_side: Background[_FileSide],
+                  spool: X.Spool | None) -> Scored:
     """The measures, the tie report and the strict block, here while the file side is made; then the document."""
     jq = judged.queries
     # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
@@ -230,7 +234,6 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     passages = list(pmap.values())
-    files[X.PASSAGES] = _inventory_file(passages)
     retrieval = {
         "group_by": list(GROUP_BY),
         "measures": measures,
@@ -242,7 +245,9 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
         "counts": _counts(ranked, per_query, ok, jq, dropped, ignored) | {"passages_judged_by_times": judged.by_times},
         "ties": tie_block,
     }
-    files[B.BINDINGS], files[X.SPANS], inventory, run_sha, (strict, files[X.QRELS_STRICT]) = file_side.result()
+    files[B.BINDINGS], files[X.SPANS], (inventory, size), run_sha, (strict, files[X.QRELS_STRICT]) = \
+        file_side.result()
+    files[X.PASSAGES] = spool.content(size) if spool is not None else _inventory_file(passages)
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": _provenance(corpus_prov, engine_side, policy, len(passages), inventory, run, run_sha),

@@ -207,3 +207,35 @@ def test_the_page_source_gives_of_some_targets_exactly_the_rows_bindings_jsonl_h
     want = [r for r in written if (r["id"] == "q2" if r["target"] == B.QUERY else r["id"] in shown)]
     assert list(some.bindings(None, None)) == want == list(some.bindings({"q2"}, shown))
     assert list(some.bindings({"q9"}, set())) == []  # of a target it holds no row for, none
+
+
+def test_the_inventory_spooled_by_the_file_side_is_the_inventory_written_without_a_spool(tmp_path, small_corpus,
+                                                                                          monkeypatch):
+    from turnbench import canonical
+    from turnbench.harness import exports as X
+    from turnbench.passages import inventory_sha256, write_passages
+
+    corpus, passages = small_corpus
+    spooled = score(corpus, list(reversed(passages)), small_run())
+    assert isinstance(spooled.extra_files[X.PASSAGES], X.Lazy)
+    monkeypatch.setattr(X.Spool, "open", classmethod(lambda cls: None))  # no temporary file can be made
+    made = score(corpus, list(reversed(passages)), small_run())
+    data = X.content_bytes(spooled.extra_files[X.PASSAGES])
+    assert data == X.content_bytes(made.extra_files[X.PASSAGES]) and data.count(b"\n") == len(passages)
+    assert bytes(spooled.extra_files[X.PASSAGES]) == data  # read again: the spool is read by offset, not consumed
+    sha = write_passages(tmp_path / "p.jsonl", passages)
+    assert canonical.sha256_bytes(data) == sha == inventory_sha256(passages)
+    for res in (spooled, made):
+        assert res.document["provenance"]["inputs"]["passages"]["sha256"] == sha
+
+
+def test_a_spool_shorter_than_its_content_says_is_refused_not_written_short():
+    from turnbench.errors import ResultsIntegrityError
+    from turnbench.harness import exports as X
+
+    spool = X.Spool()
+    spool.file.write(b"x" * (X.Spool.BLOCK + 10))
+    spool.file.flush()
+    assert X.content_bytes(spool.content(X.Spool.BLOCK + 10)) == b"x" * (X.Spool.BLOCK + 10)
+    with pytest.raises(ResultsIntegrityError, match="shorter"):
+        X.content_bytes(spool.content(X.Spool.BLOCK + 11))
