@@ -263,3 +263,32 @@ def test_a_trec_run_names_each_distinct_passage_once_and_reads_as_the_strings_it
     assert out == normalised_order(plain, pmap) == {"q1": ["m1:00000", "m1:00001"], "q2": ["m1:00001"]}
     # and the run's ids are the inventory's own strings
     assert all(pid is next(k for k in pmap if k == pid) for pids in out.values() for pid in pids)
+
+
+@pytest.mark.parametrize("block", [
+    "q1 Q0 a 1 2.5 t\nq1 Q0 b 2 2.5 t\n",
+    "q1 Q0 a 1 2.5 t\nq1 Q0 b 2 2.5 t",  # no newline after the last line
+    "q1\tQ0  a 1 2.5 t\r\nq1 Q0 b 2 -0.0 t\x0b\n",  # tabs, runs of spaces, CRLF, a vertical tab
+    "q1 Q0 a\u2003 1 2.5 t\n",  # a Unicode space: one separator to both readers
+    "q1 Q0 a 1 2.5 t\n\nq1 Q0 b 2 2.5 t\n",  # a blank line
+    "q1 Q0 a 1 2.5 t\n   \nq1 Q0 b 2 2.5\n",  # a blank line, then a five-column line: lines and tokens both add up
+    "q1 Q0 a 1 2.5 t\n\n1 1 1 1 1\n",  # the same, and the tokens off the stride read as ranks and scores too
+    "q1 Q0 a 1 2.5\nq1 Q0 b 2 2.5 t x\n",  # five then seven columns: thirteen tokens, off the stride
+    "q1 Q0 a 1 2.5 t u v w x y z q\n",  # twelve columns on one line
+    "q1 Q0 a\x00 1 2.5 t\n",  # the NUL the fast reader marks line ends with
+    "q1 Q0 a one 2.5 t\n", "q1 Q0 a 1_0 2.5 t\n", "q1 Q0 a 1 1_000.5 t\n", "q1 Q0 a 1 high t\n",
+    "q1 Q0 a 1 nan t\n", "q1 Q0 a 1 -Infinity t\n", "q1 Q0 a 1 1e999 t\n", "",
+])
+def test_a_block_split_at_once_reads_exactly_as_line_by_line_or_leaves_it_to_that_reader(block):
+    """The fast reader gives the line-by-line reader's columns, or nothing and the line-by-line reader refuses."""
+    from turnbench.errors import BadInput
+    from turnbench.rankings import _block_by_lines, _block_columns
+
+    fast = _block_columns(block)
+    try:
+        slow = _block_by_lines(block, "run", 1)
+    except BadInput:
+        assert fast is None
+        return
+    assert fast is None or fast == slow
+    assert fast is not None or not block or "\n\n" in block or "\n   \n" in block or "\x00" in block
