@@ -155,6 +155,22 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     passages = list(passages)
     if not isinstance(run_entries, Ranking):
         run_entries = list(run_entries)  # read twice: normalised, then exported raw
+    spool = X.Spool.open()
+    # passages.jsonl's bytes and the inventory's sha256 need nothing but the inventory: a child makes them (into the
+    # spool) while the run is normalised here, a stretch of scoring that had one core
+    with Background(_inventory_side, passages, spool) as inventory_side:
+        return _scored(corpus, corpus_id, corpus_prov, engine_side, sc, passages, run_entries, policy, spool,
+                       inventory_side)
+
+
+def _inventory_side(passages: Sequence[Passage], spool: X.Spool | None) -> tuple[str, int]:
+    """The inventory's sha256, and its size once written to ``spool`` (-1 without one)."""
+    return inventory_to(passages, spool.file) if spool is not None else (inventory_sha256(passages), -1)
+
+
+def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], sc: Any,
+            passages: list[Passage], run_entries: Ranking | list[RankedPassage], policy: J.RelevancePolicy,
+            spool: X.Spool | None, inventory_side: Background[tuple[str, int]]) -> Scored:
     pmap, ranked, run, best, firsts, ignored = _normalised(corpus, corpus_id, passages, run_entries)
     ranked_ids = {q.id for q in ranked}
     shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
@@ -173,32 +189,27 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     meeting_of = {p.id: p.meeting for p in passages}
     bound_passages = [pmap[pid] for pid in sorted(set(shown) | {pid for j in ok.values() for pid in j.passages})]
     binder = Binder(ranked, bound_passages, kept, judged.held, query_digests.digests())
-    # the files that need only what judging found (bindings.jsonl, spans.jsonl) and the inputs' identities are made
-    # in a forked child while the measures are computed here: the two halves of scoring share nothing further
-    # the strict block reads of the graded rows only what names and groups a query, known before any value is
+    # what needs only what judging found (bindings.jsonl, spans.jsonl, the strict block: it reads of the graded rows
+    # only each query's head) is made in a forked child while the measures are computed here
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
     strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                     functools.partial(_evaluate, ranked=run, scored=scored,
                                                       measures=M.PASSAGE_MEASURES))
-    spool = X.Spool.open()  # the file side writes passages.jsonl's bytes into it as it hashes them
-    with Background(_file_side, binder, judged, tops, ok, meeting_of, passages, run, strict_side,
-                    spool) as file_side:
+    with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
                              p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
-                             binder, file_side, spool)
+                             binder, file_side, (inventory_side, spool))
 
 
-_FileSide = tuple[bytes, bytes, tuple[str, int], str, tuple[dict[str, Any], bytes]]
+_FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes]]
 
 
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
-               meeting_of: Mapping[str, str], passages: Sequence[Passage], run: Mapping[str, Sequence[str]],
-               strict: Callable[[], tuple[dict[str, Any], bytes]], spool: X.Spool | None) -> _FileSide:
-    """bindings.jsonl, spans.jsonl, the sha256 of the inventory (and its size once written to ``spool``) and of the
-    run as scored, and the strict block with its qrels: what the measures, ties and rows do not need, made beside
-    them."""
-    inventory = inventory_to(passages, spool.file) if spool is not None else (inventory_sha256(passages), -1)
-    return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), inventory, _run_sha256(run), strict())
+               meeting_of: Mapping[str, str], run: Mapping[str, Sequence[str]],
+               strict: Callable[[], tuple[dict[str, Any], bytes]]) -> _FileSide:
+    """bindings.jsonl, spans.jsonl, the sha256 of the run as scored, and the strict block with its qrels: what the
+    measures, ties and rows do not need, made beside them."""
+    return B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), _run_sha256(run), strict()
 
 
 def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
@@ -208,7 +219,7 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
                   pmap: Mapping[str, Passage], binder: Binder, file_side: Background[_FileSide],
-                  spool: X.Spool | None) -> Scored:
+                  inventory_side: tuple[Background[tuple[str, int]], X.Spool | None]) -> Scored:
     """The measures, the tie report and the strict block, here while the file side is made; then the document."""
     jq = judged.queries
     # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
@@ -245,8 +256,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
         "counts": _counts(ranked, per_query, ok, jq, dropped, ignored) | {"passages_judged_by_times": judged.by_times},
         "ties": tie_block,
     }
-    files[B.BINDINGS], files[X.SPANS], (inventory, size), run_sha, (strict, files[X.QRELS_STRICT]) = \
-        file_side.result()
+    files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side.result()
+    (inventory, size), spool = inventory_side[0].result(), inventory_side[1]
     files[X.PASSAGES] = spool.content(size) if spool is not None else _inventory_file(passages)
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -257,7 +268,6 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     }
     tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
     return Scored(document, files, PageSource(binder, tops_shown, p_qrels))
-
 
 
 def _inventory_file(passages: Sequence[Passage]) -> X.Lazy:
