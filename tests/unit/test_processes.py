@@ -47,3 +47,26 @@ def test_a_reused_pid_or_another_command_line_is_left_alone_and_the_recorded_one
 def test_a_record_without_proof_of_identity_is_refused(record: dict[str, object], missing: str) -> None:
     with pytest.raises(ValueError, match=missing):
         Started.from_json(record)
+
+
+def test_outlive_keeps_objects_only_in_a_process_whose_console_script_asked(monkeypatch):
+    """A library caller's objects are freed as usual; the console script's are kept until the process ends."""
+    import weakref
+
+    from turnbench import processes as P
+
+    class Held:
+        pass
+
+    monkeypatch.setattr(P, "_KEPT", None)
+    a = Held()
+    gone = weakref.ref(a)
+    P.outlive(a)
+    del a
+    assert gone() is None
+    P.keep_until_exit()
+    b = Held()
+    kept = weakref.ref(b)
+    P.outlive(b)
+    del b
+    assert kept() is not None

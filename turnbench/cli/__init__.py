@@ -57,9 +57,12 @@ COLLECTOR_THRESHOLDS = (500_000, 100, 100)
 def entry() -> None:
     """The ``turnbench`` console script: ``main`` with the collector tuned for one batch command
     (``COLLECTOR_THRESHOLDS``), then the process ends without freeing what it holds object by object
-    (``quick_exit``). ``main`` itself is what tests and other Python callers call: their process keeps its own
-    collector settings."""
+    (``quick_exit``; ``processes.outlive`` for what functions hold on their way out). ``main`` itself is what tests
+    and other Python callers call: their process keeps its own collector settings and frees as usual."""
+    from turnbench.processes import keep_until_exit
+
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    keep_until_exit()
     try:
         main()
     except SystemExit as exc:

@@ -33,7 +33,7 @@ from turnbench.harness import ties as T
 from turnbench.harness.page_source import Binder, PageSource
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage, inventory_sha256, inventory_to
-from turnbench.processes import Background
+from turnbench.processes import Background, outlive
 from turnbench.rankings import RankedPassage, Ranking, normalised_order
 from turnbench.vocab import get_scope
 
@@ -156,8 +156,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
     if not isinstance(run_entries, Ranking):
         run_entries = list(run_entries)  # read twice: normalised, then exported raw
     spool = X.Spool.open()
-    # passages.jsonl's bytes and the inventory's sha256 need nothing but the inventory: a child makes them (into the
-    # spool) while the run is normalised here, a stretch of scoring that had one core
+    # passages.jsonl's bytes and sha256 need only the inventory: a child spools them while the run is normalised here
     with Background(_inventory_side, passages, spool) as inventory_side:
         return _scored(corpus, corpus_id, corpus_prov, engine_side, sc, passages, run_entries, policy, spool,
                        inventory_side)
@@ -195,6 +194,7 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                     functools.partial(_evaluate, ranked=run, scored=scored,
                                                       measures=M.PASSAGE_MEASURES))
+    outlive(pmap, judged, kept, meeting_of, best, firsts)  # held until a command ends, not freed one by one
     with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
                              p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,

@@ -18,7 +18,7 @@ from turnbench.harness import judgements as J
 from turnbench.harness.exports import Lazy
 from turnbench.harness.score import UNKNOWN, Scored, score_run
 from turnbench.passages import Passage
-from turnbench.processes import Background
+from turnbench.processes import Background, outlive
 from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
 from turnbench.render import plots
@@ -103,6 +103,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
 
         write_results(out, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
                       lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
+    outlive(passages, entries, results)  # the inputs and what was made of them: never freed one by one
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
 
