@@ -190,7 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.meetings.split(",")]
 
+    import gc
+
+    from turnbench.cli import COLLECTOR_THRESHOLDS
     from turnbench.stack import open_stack
+
+    # the benches and the run are timed in this process: with the collector as the console script sets it for them
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)

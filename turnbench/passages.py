@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -191,7 +192,7 @@ def _number(d: Mapping[str, Any], key: str) -> float:
 
 def write_passages(path: Path, passages: Iterable[Passage]) -> str:
     """Write ``passages.jsonl`` sorted by (meeting, index); returns its sha256."""
-    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    rows = sorted(passages, key=attrgetter("meeting", "index", "id"))
     data = b"".join(p.canonical_line() for p in rows)
     canonical.write_bytes_atomic(Path(path), data)
     return canonical.sha256_bytes(data)
@@ -220,7 +221,7 @@ def inventory_to(passages: Iterable[Passage], out: IO[bytes]) -> tuple[str, int]
 def _canonical_blocks(passages: Iterable[Passage]) -> Iterator[bytes]:
     """The canonical lines in (meeting, index, id) order, a few thousand joined at a time (a hash update and a
     write per block, not per line)."""
-    rows = sorted(passages, key=lambda p: (p.meeting, p.index, p.id))
+    rows = sorted(passages, key=attrgetter("meeting", "index", "id"))
     for lo in range(0, len(rows), 4096):
         yield b"".join([p.canonical_line() for p in rows[lo:lo + 4096]])
 

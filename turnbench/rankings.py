@@ -10,6 +10,7 @@ import math
 from array import array
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -301,7 +302,7 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     """
     import numpy as np
 
-    order = sorted(passages.values(), key=lambda p: (p.kind, p.meeting, p.index, p.id))
+    order = sorted(passages.values(), key=attrgetter("kind", "meeting", "index", "id"))  # the key tuples made in C
     rank = {p.id: i for i, p in enumerate(order)}
     if isinstance(entries, Ranking):
         # our own arms hand over hits already in rule-5 order (index sorting, or an explicit sort): checked, not sorted
@@ -349,9 +350,10 @@ def _first_meetings(order: Sequence[Passage], r: Any, bounds: Sequence[int]) -> 
     first occurrence: one sort of (query, meeting) codes, where a dict per query looked up every hit's meeting by id."""
     import numpy as np
 
-    names = sorted({p.meeting for p in order})
+    of = list(map(attrgetter("meeting"), order))
+    names = sorted(set(of))
     code = {m: i for i, m in enumerate(names)}
-    meeting = np.fromiter((code[p.meeting] for p in order), dtype=np.int64, count=len(order))[np.asarray(r)]
+    meeting = np.fromiter(map(code.__getitem__, of), dtype=np.int64, count=len(order))[np.asarray(r)]
     edges = np.asarray(bounds, dtype=np.int64)
     query = np.repeat(np.arange(len(edges) - 1, dtype=np.int64), np.diff(edges))
     first = np.sort(np.unique(query * max(len(names), 1) + meeting, return_index=True)[1])

@@ -23,11 +23,13 @@ import bisect
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from turnbench.corpus.records import Meeting, Turn
 from turnbench.passages import Passage
 
 EPSILON_SECONDS = 1e-6
+_READING = attrgetter("start", "end", "index")  # reading order of turns: start, end, index
 Span = tuple[int, int, int]  # (turn index, first word, end word)
 DECLARED, TEXT, HASH, TIMES = "declared", "text", "text hash", "times"
 
@@ -84,7 +86,7 @@ class MeetingTurns:
         self.starts: dict[str, list[float]] = {}
         self.longest: dict[str, float] = {}
         for sp, spoken in self.by_speaker.items():
-            spoken.sort(key=lambda t: (t.start, t.end, t.index))
+            spoken.sort(key=_READING)
             self.starts[sp] = [t.start for t in spoken]
             self.longest[sp] = max(t.end - t.start for t in spoken)
 
@@ -110,7 +112,7 @@ class MeetingTurns:
                         else min(te, pe) - max(ts, ps) > EPSILON_SECONDS):
                     out.append(t)
         if len(speakers) > 1:
-            out.sort(key=lambda t: (t.start, t.end, t.index))
+            out.sort(key=_READING)
         return out
 
     def problem(self, p: Passage) -> str | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from turnbench import canonical
@@ -280,7 +281,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
             counts, timings["postgres_s"] = copied.result()  # waited for whatever happened, so no thread outlives us
     timings["bulk_s"] = time.perf_counter() - t0 - timings.get("embed_s", 0.0) - timings["create_index_s"]
     timings["chunk_s"] = chunk_s
-    passages.sort(key=lambda p: (p.meeting, p.index))
+    passages.sort(key=attrgetter("meeting", "index"))
     if indexed != len(passages):
         raise IndexNotSettled(f"bulk indexing acknowledged {indexed} of {len(passages)} passages")
     return _Written(passages, counts, meetings_cut, marker, vector_prov, segments_before)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
@@ -181,7 +182,7 @@ def read_passages(stack: StackInfo) -> list[Passage]:
         for pid, meeting, index, kind, speaker, start, end, words, sha, holds in cur:
             held = None if holds is None else tuple(tuple(h) for h in json.loads(holds))
             out.append(Passage(pid, meeting, speaker, start, end, index, kind, sha, words, None, held))
-    out.sort(key=lambda p: (p.meeting, p.index))  # Python's order, whatever the database's collation
+    out.sort(key=attrgetter("meeting", "index"))  # Python's order, whatever the database's collation
     return out
 
 
