@@ -42,8 +42,21 @@ def tie_depth(scores: Sequence[float]) -> int | None:
 
 
 def trec_eval_order(ids: Sequence[str], scores: Sequence[float]) -> list[str]:
-    """trec_eval's order of ``ids`` with their ``scores``: score descending, then document id descending."""
-    return [d for _, d in sorted(zip(scores, ids, strict=True), reverse=True)]
+    """trec_eval's order of ``ids`` (distinct) with their ``scores``: score descending, then document id descending.
+    A list already by falling score (a rule-5 order) has only its runs of equal scores sorted."""
+    cuts = [0]
+    for k in range(1, len(scores)):
+        if scores[k] != scores[k - 1]:
+            if scores[k] > scores[k - 1]:
+                return [d for _, d in sorted(zip(scores, ids, strict=True), reverse=True)]
+            cuts.append(k)
+    cuts.append(len(scores))
+    if len(ids) != len(scores):
+        raise ValueError("ids and scores differ in length")
+    out: list[str] = []
+    for lo, hi in zip(cuts, cuts[1:], strict=False):
+        out.extend(sorted(ids[lo:hi], reverse=True) if hi - lo > 1 else ids[lo:hi])
+    return out
 
 
 CHUNK = 2000  # tied queries ordered and re-scored at once

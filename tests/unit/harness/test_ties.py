@@ -61,3 +61,18 @@ def test_tied_queries_are_rescored_a_block_at_a_time_and_the_block_is_the_same(m
     t = whole["trec_eval_tie_rule"]
     assert (t["queries_changed"], t["values_changed"]) == (3, 3)
     assert t["largest_mean_shift"] == {"class": "all", "measure": "MRR", "shift": 0.3}
+
+
+def test_trec_eval_order_of_a_falling_list_and_of_any_other_is_the_sort_by_score_then_id_descending():
+    """Sorting only the runs of equal scores of a list by falling score is the whole sort; any other list is sorted."""
+    import random
+
+    rng = random.Random(7)
+    for n in (0, 1, 2, 5, 40, 100):
+        for _ in range(200):
+            ids = [f"m{rng.randrange(50):02d}:{i:05d}" for i in rng.sample(range(1000), n)]
+            scores = [float(rng.choice((-0.0, 0.0, 1.0, 1.5, 2.0, 7.25))) for _ in ids]
+            falling = sorted(scores, reverse=True)
+            for given in (falling, scores):
+                want = [d for _, d in sorted(zip(given, ids, strict=True), reverse=True)]
+                assert T.trec_eval_order(ids, given) == want
