@@ -71,11 +71,9 @@ def write_results(out_dir: Path, results: Scored,
     returns, called then: its timings may include that drawing)."""
     out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
     files = results.extra_files
-    # the exported runs, the largest files and made as they are written, are written by a forked child while the
-    # rest are written here; the report is written here last (it may still be being drawn by another child)
-    # the raw run, the largest file and made as it is written, is written by a forked child while the rest are
-    # written here; the report is written here last (it may still be being drawn by another child); each file is
-    # hashed as it is written, for claim.sha256
+    # the raw and the meeting runs, made as they are written (about half the writing), are written by a forked child
+    # while the rest are written here; the report is written here last (it may still be being drawn by another
+    # child); each file is hashed as it is written, for claim.sha256
     away = {n: files[n] for n in sorted(files) if n in _AWAY and not isinstance(files[n], bytes)}
     with canonical.staged_directory(out_dir) as tmp, Background(_write_all, tmp, away) as writing:
         shas = _write_all(tmp, {METRICS_JSON: canonical.pretty(results.document),
@@ -91,7 +89,7 @@ def write_results(out_dir: Path, results: Scored,
     return out_dir
 
 
-_AWAY = frozenset({X.RUN_RAW})
+_AWAY = frozenset({X.RUN_RAW, X.RUN_MEETINGS})
 
 
 def _write_all(directory: Path, files: Mapping[str, X.Content]) -> dict[str, str]:
