@@ -32,6 +32,7 @@ from typing import IO, Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput, ResultsIntegrityError
+from turnbench.passages import Passage, inventory_sha256, inventory_to
 from turnbench.rankings import RankedPassage, Ranking, trec_rows
 
 QRELS_PASSAGES = "qrels.passages.txt"
@@ -101,6 +102,24 @@ class Spool:
                     raise ResultsIntegrityError("a spooled results file came back shorter than it was written")
                 yield block
         return Lazy(chunks)
+
+
+def spool_inventory(passages: Sequence[Passage], spool: Spool | None) -> tuple[str, int]:
+    """The inventory's sha256, and its size once its canonical lines are written to ``spool``; -1 without one, or
+    when the temporary directory cannot take it (passages.jsonl is then made as it is written, as without a
+    spool)."""
+    try:
+        return inventory_to(passages, spool.file) if spool is not None else (inventory_sha256(passages), -1)
+    except OSError:
+        return inventory_sha256(passages), -1
+
+
+def inventory_content(passages: Sequence[Passage], spool: Spool | None, size: int) -> Content:
+    """passages.jsonl: the ``size`` bytes ``spool_inventory`` spooled, else the canonical lines in (meeting, index,
+    id) order made as the file is written."""
+    if spool is not None and size >= 0:
+        return spool.content(size)
+    return Lazy(lambda: (p.canonical_line() for p in sorted(passages, key=attrgetter("meeting", "index", "id"))))
 
 
 def content_bytes(content: Content) -> bytes:

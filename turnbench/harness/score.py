@@ -32,7 +32,7 @@ from turnbench.harness import strict as STRICT
 from turnbench.harness import ties as T
 from turnbench.harness.page_source import Binder, PageSource
 from turnbench.harness.rows import aggregate_rows, grouped_rows
-from turnbench.passages import Passage, inventory_sha256, inventory_to
+from turnbench.passages import Passage
 from turnbench.processes import Background, outlive
 from turnbench.rankings import RankedPassage, Ranking, normalised_order
 from turnbench.vocab import get_scope
@@ -157,14 +157,9 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
         run_entries = list(run_entries)  # read twice: normalised, then exported raw
     spool = X.Spool.open()
     # passages.jsonl's bytes and sha256 need only the inventory: a child spools them while the run is normalised here
-    with Background(_inventory_side, passages, spool) as inventory_side:
+    with Background(X.spool_inventory, passages, spool) as inventory_side:
         return _scored(corpus, corpus_id, corpus_prov, engine_side, sc, passages, run_entries, policy, spool,
                        inventory_side)
-
-
-def _inventory_side(passages: Sequence[Passage], spool: X.Spool | None) -> tuple[str, int]:
-    """The inventory's sha256, and its size once written to ``spool`` (-1 without one)."""
-    return inventory_to(passages, spool.file) if spool is not None else (inventory_sha256(passages), -1)
 
 
 def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], sc: Any,
@@ -258,7 +253,7 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     }
     files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side.result()
     (inventory, size), spool = inventory_side[0].result(), inventory_side[1]
-    files[X.PASSAGES] = spool.content(size) if spool is not None else _inventory_file(passages)
+    files[X.PASSAGES] = X.inventory_content(passages, spool, size)
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": _provenance(corpus_prov, engine_side, policy, len(passages), inventory, run, run_sha),
@@ -268,11 +263,6 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     }
     tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
     return Scored(document, files, PageSource(binder, tops_shown, p_qrels))
-
-
-def _inventory_file(passages: Sequence[Passage]) -> X.Lazy:
-    """passages.jsonl: the inventory scored, in (meeting, index) order, written only when the results are."""
-    return X.Lazy(lambda: (p.canonical_line() for p in sorted(passages, key=lambda p: (p.meeting, p.index, p.id))))
 
 
 def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]

@@ -209,7 +209,7 @@ def test_the_page_source_gives_of_some_targets_exactly_the_rows_bindings_jsonl_h
     assert list(some.bindings({"q9"}, set())) == []  # of a target it holds no row for, none
 
 
-def test_the_inventory_spooled_by_the_file_side_is_the_inventory_written_without_a_spool(tmp_path, small_corpus,
+def test_the_inventory_spooled_by_a_child_is_the_inventory_made_without_a_spool_or_a_full_one(tmp_path, small_corpus,
                                                                                           monkeypatch):
     from turnbench import canonical
     from turnbench.harness import exports as X
@@ -225,7 +225,15 @@ def test_the_inventory_spooled_by_the_file_side_is_the_inventory_written_without
     assert bytes(spooled.extra_files[X.PASSAGES]) == data  # read again: the spool is read by offset, not consumed
     sha = write_passages(tmp_path / "p.jsonl", passages)
     assert canonical.sha256_bytes(data) == sha == inventory_sha256(passages)
-    for res in (spooled, made):
+    def full(passages, out):
+        out.write(b"{")  # a part written, then the temporary directory is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.undo()  # a spool again, and writing to it fails
+    monkeypatch.setattr(X, "inventory_to", full)
+    unspooled = score(corpus, list(reversed(passages)), small_run())
+    assert X.content_bytes(unspooled.extra_files[X.PASSAGES]) == data
+    for res in (spooled, made, unspooled):
         assert res.document["provenance"]["inputs"]["passages"]["sha256"] == sha
 
 
