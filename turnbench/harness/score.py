@@ -165,6 +165,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
 def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], sc: Any,
             passages: list[Passage], run_entries: Ranking | list[RankedPassage], policy: J.RelevancePolicy,
             spool: X.Spool | None, inventory_side: Background[tuple[str, int]]) -> Scored:
+    """``score_run`` once the inventory's child is started: normalise, judge, then the two sides of scoring."""
     pmap, ranked, run, best, firsts, ignored = _normalised(corpus, corpus_id, passages, run_entries)
     ranked_ids = {q.id for q in ranked}
     shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
@@ -215,7 +216,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
                   pmap: Mapping[str, Passage], binder: Binder, file_side: Background[_FileSide],
                   inventory_side: tuple[Background[tuple[str, int]], X.Spool | None]) -> Scored:
-    """The measures, the tie report and the strict block, here while the file side is made; then the document."""
+    """The measures, the comparable measures and the tie report, here while the file side is made; then, with what
+    the file side and the inventory's child made, the document."""
     jq = judged.queries
     # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
     m_order = {qid: firsts[qid] for qid in sorted(run) if qid in ranked_ids}
