@@ -14,7 +14,7 @@ of metrics.json is the mean the row reports.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,22 +190,27 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                     functools.partial(_evaluate, ranked=run, scored=scored,
                                                       measures=M.PASSAGE_MEASURES))
+    # and so are the comparable measures, from the judged spans and the run
+    comparable = functools.partial(S.comparable_values, heads, run, judged, pmap, meeting_of,
+                                   timed=S.times_are_truth(corpus_prov.get("producer"), judged.timings))
     outlive(pmap, judged, kept, meeting_of, best, firsts)  # held until a command ends, not freed one by one
-    with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side) as file_side:
+    with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side, comparable) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
                              p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
                              binder, file_side, (inventory_side, spool))
 
 
-_FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes]]
+_FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes], S.Comparable]
 
 
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
                meeting_of: Mapping[str, str], run: Mapping[str, Sequence[str]],
-               strict: Callable[[], tuple[dict[str, Any], bytes]]) -> _FileSide:
-    """bindings.jsonl, spans.jsonl, the sha256 of the run as scored, and the strict block with its qrels: what the
-    measures, ties and rows do not need, made beside them."""
-    return B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), _run_sha256(run), strict()
+               strict: Callable[[], tuple[dict[str, Any], bytes]], comparable: Callable[[], S.Comparable]
+               ) -> _FileSide:
+    """bindings.jsonl, spans.jsonl, the sha256 of the run as scored, the strict block with its qrels, and the
+    comparable measures: what the measures and the tie report do not need, made beside them."""
+    return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), _run_sha256(run), strict(),
+            comparable())
 
 
 def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
@@ -216,8 +221,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
                   pmap: Mapping[str, Passage], binder: Binder, file_side: Background[_FileSide],
                   inventory_side: tuple[Background[tuple[str, int]], X.Spool | None]) -> Scored:
-    """The measures, the comparable measures and the tie report, here while the file side is made; then, with what
-    the file side and the inventory's child made, the document."""
+    """The measures and the tie report, here while the file side is made; then, with what the file side and the
+    inventory's child made, the rows and the document."""
     jq = judged.queries
     # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
     m_order = {qid: firsts[qid] for qid in sorted(run) if qid in ranked_ids}
@@ -225,7 +230,6 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
     per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
     timed = S.times_are_truth(corpus_prov.get("producer"), judged.timings)
-    _add_comparable(per_query, run, judged, pmap, meeting_of, timed=timed)
 
     measures = [str(m) for m in M.ALL_MEASURES] + list(S.SPAN_MEASURES) + (list(S.ENTRY_MEASURES) if timed else [])
     unjudgeable = [q.id for q in ranked if not jq[q.id].judgeable]
@@ -242,6 +246,13 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     passages = list(pmap.values())
+    files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]), comparable = file_side.result()
+    for row in per_query:
+        if row["query_id"] in comparable:
+            values, error = comparable[row["query_id"]]
+            row["values"].update(values)
+            if timed:
+                row["entry_error_s"] = error
     retrieval = {
         "group_by": list(GROUP_BY),
         "measures": measures,
@@ -253,7 +264,6 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
         "counts": _counts(ranked, per_query, ok, jq, dropped, ignored) | {"passages_judged_by_times": judged.by_times},
         "ties": tie_block,
     }
-    files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side.result()
     (inventory, size), spool = inventory_side[0].result(), inventory_side[1]
     files[X.PASSAGES] = X.inventory_content(passages, spool, size)
     document = {
@@ -298,41 +308,6 @@ def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: S
     if domains:
         out["rows_by_domain"] = domains
     return out
-
-
-def _add_comparable(per_query: list[dict[str, Any]], run: Mapping[str, Sequence[str]], judged: J.Judged,
-                    pmap: Mapping[str, Passage], meeting_of: Mapping[str, str], *, timed: bool) -> None:
-    """Each turn-level query's span measures, and (``timed``) its entry-point measures and error, added in place."""
-    starts = _Starts(pmap)
-    for row in per_query:
-        if row["level"] != "turn":
-            continue
-        qid = row["query_id"]
-        ranked = run.get(qid, ())
-        held = judged.gold_held.get(qid, {})
-        values = S.span_values(ranked, judged.gold_words.get(qid, 0), held, judged.words, meeting_of)
-        if timed:
-            entry, error = S.entry_values(ranked, judged.gold_start.get(qid, {}), held, starts, meeting_of)
-            values.update(entry)
-            row["entry_error_s"] = None if error is None else q6(error)
-        row["values"].update({m: q6(v) for m, v in values.items()})
-
-
-class _Starts(Mapping[str, float]):
-    """Each passage's start, read from the inventory as asked: the entry-point measures stop at the first passages
-    that earn, so a per-query dict of every ranked passage's start was mostly never read."""
-
-    def __init__(self, pmap: Mapping[str, Passage]) -> None:
-        self._pmap = pmap
-
-    def __getitem__(self, pid: str) -> float:
-        return self._pmap[pid].start
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._pmap)
-
-    def __len__(self) -> int:
-        return len(self._pmap)
 
 
 def _comparable_facts(timed: bool, judged: J.Judged) -> dict[str, Any]:

@@ -30,9 +30,15 @@ a row reports. Entry points are computed only where the times are part of the tr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from turnbench.canonical import q6
 from turnbench.harness.held import Span
+
+if TYPE_CHECKING:
+    from turnbench.harness.judgements import Judged
+    from turnbench.passages import Passage
 
 SPAN_DEPTH = 10
 WINDOWS = (15, 30, 60)
@@ -118,3 +124,45 @@ def entry_values(ranked: Sequence[str], gold_start: Mapping[str, float], gold_he
 def times_are_truth(producer: str | None, timings: set[str]) -> bool:
     """Whether a corpus's times may be scored: written by the generator, or every meeting's timing measured."""
     return producer == GENERATED_BY or (bool(timings) and timings == {"measured"})
+
+
+# per turn-level query: its span (and entry-point) measures, 6 decimals, and its entry error (None: none found)
+Comparable = dict[str, tuple[dict[str, float], float | None]]
+
+
+def comparable_values(heads: Sequence[Mapping[str, Any]], run: Mapping[str, Sequence[str]], judged: Judged,
+                      pmap: Mapping[str, Passage], meeting_of: Mapping[str, str], *, timed: bool) -> Comparable:
+    """Each turn-level query's (``heads``: its row's ``query_id`` and ``level``) span measures over ``run``, and
+    (``timed``) its entry-point measures and error, as the judge found the passages' spans."""
+    starts = _Starts(pmap)
+    out: Comparable = {}
+    for row in heads:
+        if row["level"] != "turn":
+            continue
+        qid = row["query_id"]
+        ranked = run.get(qid, ())
+        held = judged.gold_held.get(qid, {})
+        values = span_values(ranked, judged.gold_words.get(qid, 0), held, judged.words, meeting_of)
+        error = None
+        if timed:
+            entry, error = entry_values(ranked, judged.gold_start.get(qid, {}), held, starts, meeting_of)
+            values.update(entry)
+        out[qid] = ({m: q6(v) for m, v in values.items()}, None if error is None else q6(error))
+    return out
+
+
+class _Starts(Mapping[str, float]):
+    """Each passage's start, read from the inventory as asked: the entry-point measures stop at the first passages
+    that earn, so a per-query dict of every ranked passage's start was mostly never read."""
+
+    def __init__(self, pmap: Mapping[str, Passage]) -> None:
+        self._pmap = pmap
+
+    def __getitem__(self, pid: str) -> float:
+        return self._pmap[pid].start
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pmap)
+
+    def __len__(self) -> int:
+        return len(self._pmap)
