@@ -192,8 +192,7 @@ def _number(d: Mapping[str, Any], key: str) -> float:
 
 def write_passages(path: Path, passages: Iterable[Passage]) -> str:
     """Write ``passages.jsonl`` sorted by (meeting, index); returns its sha256."""
-    rows = sorted(passages, key=attrgetter("meeting", "index", "id"))
-    data = b"".join(p.canonical_line() for p in rows)
+    data = b"".join(canonical_blocks(passages))
     canonical.write_bytes_atomic(Path(path), data)
     return canonical.sha256_bytes(data)
 
@@ -201,7 +200,7 @@ def write_passages(path: Path, passages: Iterable[Passage]) -> str:
 def inventory_sha256(passages: Iterable[Passage]) -> str:
     """The sha256 ``write_passages`` would return for these passages, without writing: the inventory's identity."""
     h = hashlib.sha256()
-    for block in _canonical_blocks(passages):
+    for block in canonical_blocks(passages):
         h.update(block)
     return h.hexdigest()
 
@@ -210,7 +209,7 @@ def inventory_to(passages: Iterable[Passage], out: IO[bytes]) -> tuple[str, int]
     """The inventory's canonical lines written to ``out`` (flushed) as they are hashed: (its sha256, bytes)."""
     h = hashlib.sha256()
     size = 0
-    for block in _canonical_blocks(passages):
+    for block in canonical_blocks(passages):
         h.update(block)
         out.write(block)
         size += len(block)
@@ -218,9 +217,9 @@ def inventory_to(passages: Iterable[Passage], out: IO[bytes]) -> tuple[str, int]
     return h.hexdigest(), size
 
 
-def _canonical_blocks(passages: Iterable[Passage]) -> Iterator[bytes]:
-    """The canonical lines in (meeting, index, id) order, a few thousand joined at a time (a hash update and a
-    write per block, not per line)."""
+def canonical_blocks(passages: Iterable[Passage]) -> Iterator[bytes]:
+    """passages.jsonl's bytes: the canonical lines in (meeting, index, id) order, a few thousand joined at a time (a
+    hash update and a write per block, not per line)."""
     rows = sorted(passages, key=attrgetter("meeting", "index", "id"))
     for lo in range(0, len(rows), 4096):
         yield b"".join([p.canonical_line() for p in rows[lo:lo + 4096]])

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput, ResultsIntegrityError
-from turnbench.passages import Passage, inventory_sha256, inventory_to
+from turnbench.passages import Passage, canonical_blocks, inventory_sha256, inventory_to
 from turnbench.rankings import RankedPassage, Ranking, trec_rows
 
 QRELS_PASSAGES = "qrels.passages.txt"
@@ -97,8 +97,9 @@ class Spool:
         def chunks() -> Iterator[bytes]:
             fd = self.file.fileno()
             for offset in range(0, size, self.BLOCK):
-                block = os.pread(fd, min(self.BLOCK, size - offset), offset)
-                if len(block) != min(self.BLOCK, size - offset):
+                want = min(self.BLOCK, size - offset)
+                block = os.pread(fd, want, offset)
+                if len(block) != want:
                     raise ResultsIntegrityError("a spooled results file came back shorter than it was written")
                 yield block
         return Lazy(chunks)
@@ -119,7 +120,7 @@ def inventory_content(passages: Sequence[Passage], spool: Spool | None, size: in
     id) order made as the file is written."""
     if spool is not None and size >= 0:
         return spool.content(size)
-    return Lazy(lambda: (p.canonical_line() for p in sorted(passages, key=attrgetter("meeting", "index", "id"))))
+    return Lazy(lambda: canonical_blocks(passages))
 
 
 def content_bytes(content: Content) -> bytes:
