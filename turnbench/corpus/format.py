@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from turnbench import canonical
-from turnbench.corpus.records import Meeting, Query
+from turnbench.corpus.records import Meeting, Query, meeting_lines
 from turnbench.errors import BadInput, CorpusIntegrityError
 
 FORMAT_NAME = "turnbench-corpus"
@@ -98,7 +98,8 @@ class Corpus:
 
     def _read(self, files: Sequence[str], keep: Callable[[bytes], bool] | None = None) -> Iterator[Meeting]:
         for rel in files:
-            yield from canonical.read_records(self.root / rel, Meeting.from_json, "a format-v1 meeting", keep=keep)
+            yield from canonical.read_records(self.root / rel, Meeting.from_json, "a format-v1 meeting", keep=keep,
+                                              fast=meeting_lines)
 
     def queries(self) -> list[Query]:
         return list(self._queries)

@@ -7,6 +7,7 @@ Times are seconds (floats); turn indices are 0-based and dense; turn ranges are 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +105,32 @@ class Meeting:
             agenda=_texts(d.get("agenda", []), "agenda"),
             meta=dict(d.get("meta", {})),
         )
+
+
+@functools.cache
+def _meeting_decoder() -> Any:
+    import msgspec
+
+    return msgspec.json.Decoder(Meeting), msgspec.MsgspecError
+
+
+def meeting_line(line: bytes) -> Meeting | None:
+    """The meeting a line holds, read from its bytes into its record without a dict in between (a corpus is
+    millions of turns), when every field is of its exact type; None for anything else, which
+    :meth:`Meeting.from_json` then reads or refuses. What ``text_field`` refuses is not read here: a lone surrogate
+    is not JSON to this reader, and a line with an escaped NUL is left to ``from_json``."""
+    if b"\\u0000" in line:
+        return None
+    decoder, error = _meeting_decoder()
+    try:
+        return decoder.decode(line)
+    except error:
+        return None
+
+
+def meeting_lines(lines: list[bytes]) -> list[Meeting | None]:
+    """:func:`meeting_line` of each line of a block."""
+    return list(map(meeting_line, lines))
 
 
 @dataclass(frozen=True)
