@@ -209,6 +209,9 @@ _PR_SET_PDEATHSIG = 1
 _HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
+NOT_YET = object()  # what a child's ``receive(wait=False)`` gives before the caller has sent anything
+
+
 class Background(Generic[T]):
     """``with Background(fn, *args) as job: ...; value = job.result()``: ``fn(*args)`` runs in a forked child from
     the ``with`` on; ``result`` waits for it and returns its value or raises its exception. Leaving the block ends
@@ -216,7 +219,8 @@ class Background(Generic[T]):
 
     With ``inbox=True`` the child runs ``fn(receive, *args)``: it can do what needs nothing from the caller (imports,
     reading) while the caller works, then ``receive()`` waits for the one value the caller hands over with
-    ``send``. What is sent is pickled; what the child had at the fork it has for nothing."""
+    ``send`` (``receive(wait=False)`` looks without waiting: ``NOT_YET`` until it has come). What is sent is
+    pickled; what the child had at the fork it has for nothing."""
 
     def __init__(self, fn: Callable[..., T], *args: Any, inbox: bool = False) -> None:
         self._fn, self._args, self._inbox = fn, args, inbox
@@ -258,7 +262,7 @@ class Background(Generic[T]):
     def result(self) -> T:
         if self._proc is None:
             if self._inbox:
-                return self._fn(self._sent.pop, *self._args)
+                return self._fn(lambda wait=True: self._sent.pop(), *self._args)
             return self._fn(*self._args)
         try:
             kind, value = self._pipe.recv()
@@ -287,8 +291,11 @@ def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int,
     reader, writer = inbox
     writer.close()  # the caller's end, inherited: closed, so a caller that ends without sending reads as end-of-file
 
-    def receive() -> Any:
+    def receive(wait: bool = True) -> Any:
+        """The value handed over; with ``wait=False``, ``NOT_YET`` when it has not come yet."""
         try:
+            if not wait and not reader.poll(0):
+                return NOT_YET
             return reader.recv()
         except EOFError:
             raise TurnbenchError("the caller ended before handing its work over") from None

@@ -78,13 +78,19 @@ class Corpus:
     def iter_meetings(self) -> Iterator[Meeting]:
         return self._read(self.meeting_files)
 
-    def halves(self) -> tuple[Callable[[], Iterator[Meeting]], Callable[[], Iterator[Meeting]]] | None:
+    def halves(self, share: float = 0.5
+               ) -> tuple[Callable[[], Iterator[Meeting]], Callable[[], Iterator[Meeting]]] | None:
         """The meetings as two runs of their part files, in corpus order (what ``iter_meetings`` yields, split where
-        a part ends), each read lazily when called; None for a corpus of one part, which does not split."""
+        a part ends, the first run about ``share`` of their bytes), each read lazily when called; None for a corpus
+        of one part, which does not split."""
         files = self.meeting_files
         if len(files) < 2:
             return None
-        cut = (len(files) + 1) // 2
+        sizes = [(self.root / rel).stat().st_size for rel in files]
+        cut, total, reached = 1, sum(sizes), sizes[0]
+        while cut < len(files) - 1 and reached + sizes[cut] / 2 <= share * total:
+            reached += sizes[cut]
+            cut += 1
         return (lambda: self._read(files[:cut])), (lambda: self._read(files[cut:]))
 
     def iter_meetings_of(self, ids: Collection[str]) -> Iterator[Meeting]:

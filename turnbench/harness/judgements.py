@@ -27,6 +27,7 @@ each query's gold words and where its gold starts.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import tempfile
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
@@ -36,86 +37,11 @@ from typing import IO, Any, Protocol
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
 from turnbench.harness.held import EPSILON_SECONDS, TIMES, Held, MeetingTurns, Span
+from turnbench.harness.policy import COVERAGE_RULE, GRADE_ANSWER, GRADE_HIGH, GRADE_LOW, RelevancePolicy
 from turnbench.passages import Passage
 
-__all__ = ["EPSILON_SECONDS", "RelevancePolicy", "QueryJudgements", "Judged", "judge", "judge_all", "Parts", "Visitor",
-           "union_ranges"]
-
-COVERAGE_RULE = (
-    "words held of gold turns / words held, gold ranges unioned per meeting; what a passage holds: its declared "
-    "spans, else its text found in the turns its times cover for its speakers, else the run or window its text "
-    "hash is of, else each covered turn's words apportioned by seconds"
-)
-GRADE_ANSWER = 3
-GRADE_HIGH = 2
-GRADE_LOW = 1
-
-
-@dataclass(frozen=True)
-class RelevancePolicy:
-    """The grading thresholds as a value; its canonical string is what results files record and compare."""
-
-    high: float = 0.5
-    low: float = 0.0
-    binary: bool = False
-    answer: float = 0.5  # the share of an answer turn a passage must hold for grade 3
-
-    def __post_init__(self) -> None:
-        for name in ("high", "low", "answer"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
-                raise BadInput(f"relevance {name} must be a number in [0, 1], not {v!r}")
-            object.__setattr__(self, name, float(v))
-        if self.low > self.high:
-            raise BadInput(f"relevance low ({self.low}) must not exceed relevance high ({self.high})")
-        if not isinstance(self.binary, bool):
-            raise BadInput(f"binary relevance must be true or false, not {self.binary!r}")
-
-    def __str__(self) -> str:
-        return f"{'binary' if self.binary else 'graded'}(high={self.high!r},low={self.low!r},answer={self.answer!r})"
-
-    @classmethod
-    def parse(cls, text: str) -> RelevancePolicy:
-        """Inverse of ``str``: ``graded(high=0.5,low=0.0,answer=0.5)`` → ``RelevancePolicy(0.5, 0.0, False, 0.5)``."""
-        try:
-            kind, rest = text.split("(", 1)
-            fields = dict(part.split("=", 1) for part in rest.rstrip(")").split(","))
-            if kind not in ("graded", "binary") or set(fields) != {"high", "low", "answer"}:
-                raise ValueError
-            return cls(float(fields["high"]), float(fields["low"]), kind == "binary", float(fields["answer"]))
-        except ValueError:
-            raise BadInput(f"{text!r} is not a relevance policy (expected e.g. "
-                           "'graded(high=0.5,low=0.0,answer=0.5)')") from None
-
-    def grade(self, coverage: float, answer_share: float) -> int:
-        if answer_share > 0.0 and answer_share >= self.answer:
-            g = GRADE_ANSWER
-        elif coverage >= self.high and coverage > 0.0:
-            g = GRADE_HIGH
-        elif coverage > self.low:
-            g = GRADE_LOW
-        else:
-            g = 0
-        return min(g, 1) if self.binary else g
-
-    def to_json(self) -> dict:
-        """Everything a reader needs to challenge a grade, written in full (docs/design.md §3 rule 1)."""
-        return {
-            "name": str(self),
-            "high": self.high,
-            "low": self.low,
-            "answer": self.answer,
-            "binary": self.binary,
-            "grades": {"3": "holds at least `answer` of an answer turn's words", "2": "coverage >= high",
-                       "1": "coverage > low", "0": "otherwise"}
-            if not self.binary else {"1": "graded 1, 2 or 3 under the same thresholds", "0": "otherwise"},
-            "gain": "linear (trec_eval)",
-            "coverage": COVERAGE_RULE,
-            "zero_duration_turns": "a turn with end - start <= 1e-06 s is covered when the passage's closed interval "
-                                   "contains its start",
-            "qrels": "positive grades only; unjudged passages score 0 and take a rank slot",
-            "meeting_level": "gold meetings at grade 1; run collapsed to meetings by first occurrence",
-        }
+__all__ = ["COVERAGE_RULE", "EPSILON_SECONDS", "GRADE_ANSWER", "GRADE_HIGH", "GRADE_LOW", "RelevancePolicy",
+           "QueryJudgements", "Judged", "Judging", "judge", "judge_all", "Parts", "Visitor", "union_ranges"]
 
 
 @dataclass(frozen=True)
@@ -284,6 +210,10 @@ def _unpacked(judged: Judged, grades: dict[str, dict[str, int]], known: set[str]
     return _Pass(judged, grades, known, foreign, stale, meetings, spooled)
 
 
+Filters = tuple[Container[str], Container[str]]  # (words_of, keep_of): what the run ranks, known once it is ordered
+BACKLOG_TURNS = 100_000  # a child that does not know the filters yet holds back at most this many meetings' turns
+
+
 def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, passages: Iterable[Passage],
               policy: RelevancePolicy, *, words_of: Container[str] = (), keep_of: Container[str] = (),
               kept_out: dict[str, Meeting] | None = None, visit: Visitor | None = None) -> Judged:
@@ -293,71 +223,109 @@ def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, pas
     meeting reduced to the turns those spans read; ``visit`` sees every meeting as it passes. ``meetings`` as
     ``Parts``: its two runs judged at once, in two processes, with the same outcome (errors included: the first
     run's are raised first, as one pass would)."""
-    queries = sorted(queries, key=lambda q: q.id)
-    touching: dict[str, list[Query]] = {}  # graded in the meeting
-    for q in queries:
-        if q.gold_level != "meeting":
-            for mid in sorted(set(q.gold_turns) | set(q.answer_turns)):
-                touching.setdefault(mid, []).append(q)
-    by_meeting: dict[str, list[Passage]] = {}
-    for p in passages:
-        by_meeting.setdefault(p.meeting, []).append(p)
-    args = (queries, touching, by_meeting, policy, words_of, keep_of, kept_out is not None,
-            None if visit is None else visit.read)
-    take = None if visit is None else visit.take
-    if isinstance(meetings, Parts):
-        from turnbench.processes import Background
+    with Judging(queries, meetings, passages, policy, keep=kept_out is not None, visit=visit) as judging:
+        return judging.finish(words_of, keep_of, kept_out)
 
-        # what the visitor read of the child's meetings comes back through a file, read a meeting at a time: held
-        # in memory it would be the text of every gold turn the child read (most of a corpus's text)
-        with tempfile.TemporaryFile() as spool, \
-                Background(_spooled, spool, meetings.there, *args) as there:
-            mine = _pass(meetings.here, *args, take)
-            theirs = there.result()
+
+class Judging:
+    """``judge_all`` in two steps, so that judging can start before ``words_of`` and ``keep_of`` are known (they come
+    from the run, which is still being ordered): from the ``with`` on, the second run of ``Parts`` is judged in a
+    child, which holds back what it keeps of at most ``BACKLOG_TURNS`` turns until ``finish`` hands it the two;
+    ``finish`` then judges the first run here and merges. The outcome is ``judge_all``'s, field for field."""
+
+    def __init__(self, queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, passages: Iterable[Passage],
+                 policy: RelevancePolicy, *, keep: bool = False, visit: Visitor | None = None) -> None:
+        self.queries = sorted(queries, key=lambda q: q.id)
+        touching: dict[str, list[Query]] = {}  # graded in the meeting
+        for q in self.queries:
+            if q.gold_level != "meeting":
+                for mid in sorted(set(q.gold_turns) | set(q.answer_turns)):
+                    touching.setdefault(mid, []).append(q)
+        self.by_meeting: dict[str, list[Passage]] = {}
+        for p in passages:
+            self.by_meeting.setdefault(p.meeting, []).append(p)
+        self.meetings, self.keep, self.take = meetings, keep, None if visit is None else visit.take
+        self.args = (self.queries, touching, self.by_meeting, policy, keep, None if visit is None else visit.read)
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> Judging:
+        if isinstance(self.meetings, Parts):
+            from turnbench.processes import Background
+
+            # what the visitor read of the child's meetings comes back through a file, read a meeting at a time:
+            # held in memory it would be the text of every gold turn the child read (most of a corpus's text)
+            self._spool = self._stack.enter_context(tempfile.TemporaryFile())
+            self._there = self._stack.enter_context(Background(_spooled, self._spool, self.meetings.there,
+                                                               *self.args, inbox=True))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def finish(self, words_of: Container[str] = (), keep_of: Container[str] = (),
+               kept_out: dict[str, Meeting] | None = None) -> Judged:
+        known = (words_of, keep_of)
+        take = self.take
+        if isinstance(self.meetings, Parts):
+            self._there.send(known)
+            mine = _pass(self.meetings.here, *self.args, lambda wait: known, take)
+            theirs = self._there.result()
             if take is not None:
-                spool.seek(0)
+                self._spool.seek(0)
                 for _ in range(theirs.spooled):
-                    take(pickle.load(spool))
+                    take(pickle.load(self._spool))
             found = mine.then(theirs)
-    else:
-        found = _pass(lambda: meetings, *args, take)
-    if kept_out is not None:
-        kept_out.update(found.kept)
-    unknown = sorted(set(by_meeting) - found.known)
-    if unknown:
-        raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the corpus, "
-                               f"e.g. {', '.join(unknown[:3])}")
-    if found.foreign:
-        raise ForeignInventory(f"{len(found.foreign)} passage(s) of the inventory do not fit this corpus; first: "
-                               f"{found.foreign[0]}")
-    if found.stale:
-        raise StaleBinding(f"{len(found.stale)} passage(s) of the inventory carry text this corpus does not; first: "
-                           f"{found.stale[0]}")
-    out = found.judged
-    out.queries = {q.id: _judgements(q, found.grades[q.id], by_meeting) for q in queries}
-    return out
+        else:
+            meetings = self.meetings
+            found = _pass(lambda: meetings, *self.args, lambda wait: known, take)
+        if kept_out is not None:
+            kept_out.update(found.kept)
+        unknown = sorted(set(self.by_meeting) - found.known)
+        if unknown:
+            raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the "
+                                   f"corpus, e.g. {', '.join(unknown[:3])}")
+        if found.foreign:
+            raise ForeignInventory(f"{len(found.foreign)} passage(s) of the inventory do not fit this corpus; first: "
+                                   f"{found.foreign[0]}")
+        if found.stale:
+            raise StaleBinding(f"{len(found.stale)} passage(s) of the inventory carry text this corpus does not; "
+                               f"first: {found.stale[0]}")
+        out = found.judged
+        out.queries = {q.id: _judgements(q, found.grades[q.id], self.by_meeting) for q in self.queries}
+        return out
 
 
-def _spooled(spool: IO[bytes], meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query],
-             touching: Mapping[str, list[Query]], by_meeting: Mapping[str, list[Passage]], policy: RelevancePolicy,
-             words_of: Container[str], keep_of: Container[str], keep: bool, reader: Callable[[Meeting], Any] | None
-             ) -> _Pass:
-    """``_pass`` in the child: what the visitor reads is pickled to ``spool``, one record per meeting."""
-    found = _pass(meetings, queries, touching, by_meeting, policy, words_of, keep_of, keep, reader,
+def _spooled(receive: Callable[[bool], Any], spool: IO[bytes], meetings: Callable[[], Iterable[Meeting]],
+             queries: Sequence[Query], touching: Mapping[str, list[Query]], by_meeting: Mapping[str, list[Passage]],
+             policy: RelevancePolicy, keep: bool, reader: Callable[[Meeting], Any] | None) -> _Pass:
+    """``_pass`` in the child: the filters are received when they have come, and what the visitor reads is pickled
+    to ``spool``, one record per meeting."""
+    from turnbench.processes import NOT_YET
+
+    def filters(wait: bool) -> Filters | None:
+        got = receive(wait)
+        return None if got is NOT_YET else got
+
+    found = _pass(meetings, queries, touching, by_meeting, policy, keep, reader, filters,
                   lambda seen: pickle.dump(seen, spool, protocol=pickle.HIGHEST_PROTOCOL))
     spool.flush()
     return found
 
 
 def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], touching: Mapping[str, list[Query]],
-          by_meeting: Mapping[str, list[Passage]], policy: RelevancePolicy, words_of: Container[str],
-          keep_of: Container[str], keep: bool, reader: Callable[[Meeting], Any] | None,
+          by_meeting: Mapping[str, list[Passage]], policy: RelevancePolicy, keep: bool,
+          reader: Callable[[Meeting], Any] | None, filters: Callable[[bool], Filters | None],
           take: Callable[[Any], None] | None) -> _Pass:
     """``judge_all``'s pass over ``meetings()``, its findings kept (errors are raised by the caller, once every
-    run is merged); what ``reader`` reads of each meeting is handed to ``take`` as it goes."""
+    run is merged); what ``reader`` reads of each meeting is handed to ``take`` as it goes. ``filters(wait)`` gives
+    (words_of, keep_of), or None while they are not known and ``wait`` is false: what is kept of the meetings judged
+    meanwhile waits, in order, for them."""
     out = Judged()
     found = _Pass(out, {q.id: {} for q in queries}, set(), [], [], {})
     grades = found.grades
+    known: Filters | None = None
+    waiting: list[tuple[Meeting, dict[str, Held], set[str], set[str]]] = []
+    held_back = 0
     for m in meetings():
         found.known.add(m.id)
         if reader is not None and take is not None:
@@ -380,13 +348,33 @@ def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], t
             grades[q.id].update(here)
             graded.update(here)
             holders.update(pid for pid in out.gold_held[q.id] if pid in held)
-        out.words.update({pid: h.words for pid, h in held.items() if pid in words_of or pid in holders})
-        wanted = {pid: h.spans for pid, h in held.items() if pid in graded or pid in holders or pid in keep_of}
-        out.held.update(wanted)
-        if keep and wanted:
-            read = {t for spans in wanted.values() for t, _, _ in spans}
-            found.kept[m.id] = replace(m, turns=tuple(t for t in m.turns if t.index in read), agenda=(), meta={})
+        waiting.append((m, held, graded, holders))
+        held_back += len(m.turns)
+        if known is None:
+            known = filters(held_back >= BACKLOG_TURNS)
+        if known is not None:
+            for item in waiting:
+                _kept(item, known, found, keep)
+            waiting, held_back = [], 0
+    if known is None:  # received even when nothing waits for it: a sender is never left blocked on a full pipe
+        known = filters(True) or ((), ())
+    for item in waiting:
+        _kept(item, known, found, keep)
     return found
+
+
+def _kept(item: tuple[Meeting, dict[str, Held], set[str], set[str]], known: Filters, found: _Pass, keep: bool
+          ) -> None:
+    """What the span measures and the bindings read of one judged meeting, once ``known`` says which passages."""
+    m, held, graded, holders = item
+    words_of, keep_of = known
+    out = found.judged
+    out.words.update({pid: h.words for pid, h in held.items() if pid in words_of or pid in holders})
+    wanted = {pid: h.spans for pid, h in held.items() if pid in graded or pid in holders or pid in keep_of}
+    out.held.update(wanted)
+    if keep and wanted:
+        read = {t for spans in wanted.values() for t, _, _ in spans}
+        found.kept[m.id] = replace(m, turns=tuple(t for t in m.turns if t.index in read), agenda=(), meta={})
 
 
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],

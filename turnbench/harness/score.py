@@ -117,6 +117,9 @@ def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     return {k: provenance[k] for k in sorted(provenance)}
 
 
+# the share of the corpus (by bytes) judged in this process: the other part is judged in a child from before the run
+# is ordered, so it is given more
+HERE_SHARE = 0.4
 EVAL_CHUNK = 2000  # queries handed to pytrec_eval at once: its input dicts stay small whatever the run's size
 
 
@@ -165,16 +168,19 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
 def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], sc: Any,
             passages: list[Passage], run_entries: Ranking | list[RankedPassage], policy: J.RelevancePolicy,
             spool: X.Spool | None, inventory_side: Background[tuple[str, int]]) -> Scored:
-    """``score_run`` once the inventory's child is started: normalise, judge, then the two sides of scoring."""
-    pmap, ranked, run, best, firsts, ignored = _normalised(corpus, corpus_id, passages, run_entries)
-    ranked_ids = {q.id for q in ranked}
-    shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
-    tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
-    kept: dict[str, Meeting] = {}
+    """``score_run`` once the inventory's child is started: judging started, the run normalised meanwhile, judging
+    finished with what the run ranks; then the two sides of scoring."""
+    pmap, ranked = _inventory(passages, corpus.queries())
     query_digests = B.QueryDigests(ranked)
-    halves = corpus.halves() if hasattr(corpus, "halves") else None
-    judged = J.judge_all(ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), passages, policy,
-                         words_of=tops, keep_of=shown, kept_out=kept, visit=query_digests)
+    halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
+    with J.Judging(ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), passages, policy, keep=True,
+                   visit=query_digests) as judging:
+        run, best, firsts, ignored = _normalised(corpus, corpus_id, pmap, ranked, run_entries)
+        ranked_ids = {q.id for q in ranked}
+        shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
+        tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
+        kept: dict[str, Meeting] = {}
+        judged = judging.finish(words_of=tops, keep_of=shown, kept_out=kept)
     jq = judged.queries
 
     ok = {qid: j for qid, j in jq.items() if j.judgeable}
@@ -277,25 +283,27 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     return Scored(document, files, PageSource(binder, tops_shown, p_qrels))
 
 
-def _normalised(corpus: Corpus, corpus_id: str, passages: Sequence[Passage], run_entries: Ranking | list[RankedPassage]
-                ) -> tuple[dict[str, Passage], list[Query], dict[str, list[str]], dict[str, Sequence[float]],
-                           dict[str, list[str]], list[str]]:
-    """The inventory by id, the ranked queries, the run in scoring order (with each passage's best score and each
-    query's meetings by first occurrence), and the query ids the run answers that are in the corpus but not ranked
-    (ignored); a foreign query id is refused."""
+def _inventory(passages: Sequence[Passage], queries: Iterable[Query]) -> tuple[dict[str, Passage], list[Query]]:
+    """The inventory by id (a passage id twice is refused) and the ranked queries."""
     pmap = {p.id: p for p in passages}
     if len(pmap) != len(passages):
         raise BadInput("the passage inventory holds a passage id more than once")
-    all_queries = corpus.queries()
-    ranked = _ranked_queries(all_queries)
+    return pmap, _ranked_queries(queries)
+
+
+def _normalised(corpus: Corpus, corpus_id: str, pmap: Mapping[str, Passage], ranked: Sequence[Query],
+                run_entries: Ranking | list[RankedPassage]
+                ) -> tuple[dict[str, list[str]], dict[str, Sequence[float]], dict[str, list[str]], list[str]]:
+    """The run in scoring order (with each passage's best score and each query's meetings by first occurrence), and
+    the query ids the run answers that are in the corpus but not ranked (ignored); a foreign query id is refused."""
     best: dict[str, Sequence[float]] = {}
     firsts: dict[str, list[str]] = {}
     run = normalised_order(run_entries, pmap, best, firsts)
-    foreign = sorted(set(run) - {q.id for q in all_queries})
+    foreign = sorted(set(run) - {q.id for q in corpus.queries()})
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
                        f"e.g. {', '.join(foreign[:3])}")
-    return pmap, ranked, run, best, firsts, sorted(set(run) - {q.id for q in ranked})
+    return run, best, firsts, sorted(set(run) - {q.id for q in ranked})
 
 
 def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],

@@ -69,6 +69,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     # the inventory's refusal still comes first when both files are bad
     with Background(read_ranking, Path(run_file)) as reading:
         passages = read_passages(passages_file)
+        corpus.queries()  # read while the run still is (and inherited by the page's child, forked below)
         entries = reading.result()
     arm: object = UNKNOWN
     if arm_config is not None:

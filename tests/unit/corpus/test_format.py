@@ -59,8 +59,14 @@ def test_halves_are_the_meetings_in_order_split_where_a_part_ends(tmp_path):
     here, there = corpus.halves()
     first, second = [m.id for m in here()], [m.id for m in there()]
     assert first + second == [m.id for m in corpus.iter_meetings()] == [m.id for m in many]
-    assert len(first) == 2 * MEETINGS_PER_PART and len(second) == 1  # two parts here, the third there
+    # the cut nearest to half the bytes: one full part here; the other full part and the short third there
+    assert len(first) == MEETINGS_PER_PART and len(second) == MEETINGS_PER_PART + 1
     assert [m.id for m in here()] == first  # each half reads afresh when called
+    here, there = corpus.halves(0.9)  # nine tenths of the bytes: both full parts here
+    assert [m.id for m in here()] + [m.id for m in there()] == [m.id for m in many]
+    assert len(list(here())) == 2 * MEETINGS_PER_PART
+    here, there = corpus.halves(0.0)  # never an empty run
+    assert len(list(here())) == MEETINGS_PER_PART and len(list(there())) == MEETINGS_PER_PART + 1
 
 def test_a_write_that_fails_leaves_nothing_and_the_stage_is_only_usable_inside_with(tmp_path):
     w = CorpusWriter(tmp_path / "out")

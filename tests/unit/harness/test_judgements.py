@@ -224,3 +224,40 @@ def test_a_split_pass_refuses_as_the_single_pass_does_the_first_run_first():
     # the runs' own order wins: the first run's damage is raised before the second's is looked at
     with pytest.raises(CorpusIntegrityError, match="part 1"):
         judge_all(qs, Parts(lambda: (_ for _ in ()).throw(CorpusIntegrityError("part 1")), broken), ps, POLICY)
+
+
+@pytest.mark.parametrize("backlog", [0, 8, 16, 10 ** 9])
+def test_judging_started_before_the_filters_are_known_is_the_single_pass(monkeypatch, backlog):
+    """The child judges its run from the start and holds back what it keeps until ``finish`` hands it the filters:
+    none at all (it waits at its first meeting), one or two meetings' worth, or everything (it has judged every meeting
+    before they come); the outcome is the single pass's, field for field and in order."""
+    import time
+
+    from turnbench.harness import judgements as J
+
+    monkeypatch.setattr(J, "BACKLOG_TURNS", backlog)
+    ms, ps, qs = _world()
+    words_of, keep_of = {p.id for p in ps[::3]}, {p.id for p in ps[::5]}
+    one_kept, two_kept, one_seen, two_seen = {}, {}, _Lines(), _Lines()
+    one = J.judge_all(qs, ms, ps, POLICY, words_of=words_of, keep_of=keep_of, kept_out=one_kept, visit=one_seen)
+    with J.Judging(qs, J.Parts(lambda: ms[:2], lambda: ms[2:]), ps, POLICY, keep=True, visit=two_seen) as judging:
+        time.sleep(0.2)  # the child is well into its run (or done, or waiting) before the filters exist
+        two = judging.finish(words_of, keep_of, two_kept)
+    for name in ("queries", "words", "gold_held", "gold_words", "gold_spans", "gold_start", "held", "by_times",
+                 "timings"):
+        assert _ordered(getattr(two, name)) == _ordered(getattr(one, name)), name
+    assert _ordered(two_kept) == _ordered(one_kept) and two_kept
+    assert two_seen.took == one_seen.took == [(m.id, 8) for m in ms]
+    assert two.words and two.held  # the filters mattered: something was kept for them
+
+
+def test_judging_left_before_it_finishes_leaves_no_child():
+    import multiprocessing
+
+    from turnbench.harness import judgements as J
+
+    ms, ps, qs = _world()
+    with pytest.raises(RuntimeError, match="the run is bad"), \
+            J.Judging(qs, J.Parts(lambda: ms[:2], lambda: ms[2:]), ps, POLICY, keep=True):
+        raise RuntimeError("the run is bad")  # what normalising the run may raise while the child judges
+    assert not [p for p in multiprocessing.active_children() if p.name == "turnbench-background"]
