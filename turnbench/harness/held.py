@@ -67,6 +67,15 @@ def window_in(p: Passage, t: Turn, words: Sequence[str]) -> tuple[int, int] | No
     return None
 
 
+def word_count(text: str) -> int:
+    """``len(text.split())`` without the list. A printable text (no tab, no line end, no space but the ASCII one:
+    Python calls every other whitespace character unprintable) with no space at either end and no two together has
+    one word more than it has spaces; any other text is split."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text.count(" ") + 1 if text else 0
+    return len(text.split())
+
+
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -74,12 +83,13 @@ def _sha(text: str) -> str:
 class MeetingTurns:
     """One meeting's turns, indexed for finding what its passages hold."""
 
-    __slots__ = ("by_index", "by_speaker", "meeting", "starts", "longest", "words")
+    __slots__ = ("by_index", "by_speaker", "meeting", "starts", "longest", "count", "_words")
 
     def __init__(self, meeting: Meeting) -> None:
         self.meeting = meeting
         self.by_index = {t.index: t for t in meeting.turns}
-        self.words = {t.index: t.text.split() for t in meeting.turns}
+        self.count = {t.index: word_count(t.text) for t in meeting.turns}  # words per turn, as str.split counts them
+        self._words: dict[int, list[str]] = {}
         self.by_speaker: dict[str, list[Turn]] = {}
         for t in meeting.turns:
             self.by_speaker.setdefault(t.speaker, []).append(t)
@@ -89,6 +99,13 @@ class MeetingTurns:
             spoken.sort(key=_READING)
             self.starts[sp] = [t.start for t in spoken]
             self.longest[sp] = max(t.end - t.start for t in spoken)
+
+    def words(self, index: int) -> list[str]:
+        """Turn ``index``'s words (``str.split``), split when first asked for: most passages need only the counts."""
+        found = self._words.get(index)
+        if found is None:
+            found = self._words[index] = self.by_index[index].text.split()
+        return found
 
     def covered(self, p: Passage) -> list[Turn]:
         """The turns of ``p``'s speakers its time window covers, in reading order (start, end, index)."""
@@ -143,10 +160,9 @@ class MeetingTurns:
             t = self.by_index.get(turn)
             if t is None or (allowed is not None and t.speaker not in allowed):
                 return f"foreign:{p.id}: holds turn {turn}, which its speakers do not speak in {self.meeting.id}"
-            if end > len(self.words[turn]):
-                return (f"foreign:{p.id}: holds words {first}..{end} of turn {turn}, which has "
-                        f"{len(self.words[turn])}")
-            pieces.append(" ".join(self.words[turn][first:end]))
+            if end > self.count[turn]:
+                return f"foreign:{p.id}: holds words {first}..{end} of turn {turn}, which has {self.count[turn]}"
+            pieces.append(" ".join(self.words(turn)[first:end]))
         text = "\n".join(pieces)
         if p.text is not None and " ".join(p.text.split()) != " ".join(text.split()):
             return f"stale:{p.id}: its text is not the words it holds in {self.meeting.id}"
@@ -158,8 +174,8 @@ class MeetingTurns:
         words = p.text.split() if p.text is not None else []
         if not words:
             return Held((), TEXT)
-        flat = [(t.index, i) for t in covered for i in range(len(self.words[t.index]))]
-        said = [w for t in covered for w in self.words[t.index]]
+        flat = [(t.index, i) for t in covered for i in range(self.count[t.index])]
+        said = [w for t in covered for w in self.words(t.index)]
         at = _find(said, words)
         if at is None:
             return f"stale:{p.id}: its text is not what {_voices(p)} say in {self.meeting.id} at [{p.start}, {p.end}]"
@@ -167,21 +183,21 @@ class MeetingTurns:
 
     def _by_hash(self, p: Passage, covered: Sequence[Turn]) -> Held | str:
         n = len(covered)
-        words = self.words
+        count = self.count
         # the whole covered run first (how turnbench cuts whole-turn passages: nearly always the one), then shorter
         if _sha("\n".join([t.text for t in covered])) == p.text_sha256:
-            return Held(tuple([(t.index, 0, len(words[t.index])) for t in covered]), HASH)
+            return Held(tuple([(t.index, 0, count[t.index]) for t in covered]), HASH)
         for i, j in ((a, b) for a in range(n) for b in range(n, a, -1) if (a, b) != (0, n)):
             if _sha("\n".join([t.text for t in covered[i:j]])) == p.text_sha256:
-                return Held(tuple([(t.index, 0, len(words[t.index])) for t in covered[i:j]]), HASH)
+                return Held(tuple([(t.index, 0, count[t.index]) for t in covered[i:j]]), HASH)
         for t in covered:
-            window = window_in(p, t, self.words[t.index])
+            window = window_in(p, t, self.words(t.index))
             if window is not None:
                 return Held(((t.index, *window),), HASH)
         return f"stale:{p.id}: text_sha256 is not of what {_voices(p)} say in {self.meeting.id} at [{p.start}, {p.end}]"
 
     def _by_time(self, p: Passage, t: Turn) -> Span | None:
-        n = len(self.words[t.index])
+        n = self.count[t.index]
         duration = t.end - t.start
         if duration <= EPSILON_SECONDS:
             return (t.index, 0, n) if n else None

@@ -88,8 +88,8 @@ def _grades_in(query: Query, meeting_id: str, turns: MeetingTurns, held: Mapping
     gold = union_ranges(query.gold_turns.get(meeting_id, ()))
     answer = frozenset(query.answer_turns.get(meeting_id, ()))
     present = sorted(i for i in gold if i in turns.by_index)
-    out.gold_words[query.id] = out.gold_words.get(query.id, 0) + sum(len(turns.words[i]) for i in present)
-    out.gold_spans.setdefault(query.id, {})[meeting_id] = tuple((i, 0, len(turns.words[i])) for i in present)
+    out.gold_words[query.id] = out.gold_words.get(query.id, 0) + sum(turns.count[i] for i in present)
+    out.gold_spans.setdefault(query.id, {})[meeting_id] = tuple((i, 0, turns.count[i]) for i in present)
     starts = [turns.by_index[i].start for i in sorted(answer) if i in turns.by_index] or \
              [turns.by_index[i].start for i in present]
     if starts:
@@ -104,7 +104,7 @@ def _grades_in(query: Query, meeting_id: str, turns: MeetingTurns, held: Mapping
         total = h.words
         gold_spans = tuple(s for s in h.spans if s[0] in gold)
         coverage = sum(b - a for _, a, b in gold_spans) / total if total > 0 else 0.0
-        share = max((((b - a) / n) if (n := len(turns.words[t])) else 1.0 for t, a, b in h.spans if t in answer),
+        share = max((((b - a) / n) if (n := turns.count[t]) else 1.0 for t, a, b in h.spans if t in answer),
                     default=0.0)
         g = policy.grade(coverage, share)
         if g > 0:

@@ -261,3 +261,17 @@ def test_judging_left_before_it_finishes_leaves_no_child():
             J.Judging(qs, J.Parts(lambda: ms[:2], lambda: ms[2:]), ps, POLICY, keep=True):
         raise RuntimeError("the run is bad")  # what normalising the run may raise while the child judges
     assert not [p for p in multiprocessing.active_children() if p.name == "turnbench-background"]
+
+
+def test_a_turns_word_count_is_what_str_split_counts_for_every_kind_of_space():
+    import sys
+
+    from turnbench.harness.held import word_count
+
+    spaces = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+    unprintable = ["\x00", "\x7f", "\u200b", "\ufeff", "\u00ad"]  # not whitespace to split, but not printable either
+    texts = ["", " ", "  ", "a", "a b", " a", "a ", "a  b", "é ü ☃", "a\u00a0b"]
+    texts += [f"one{s}two" for s in spaces] + [f"{s}one two" for s in spaces] + [f"one two{s}" for s in spaces]
+    texts += [f"one{u}two three" for u in unprintable] + [s * 3 for s in spaces]
+    for text in texts:
+        assert word_count(text) == len(text.split()), repr(text)
