@@ -25,7 +25,7 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, StaleBinding
-from turnbench.harness.held import Span
+from turnbench.harness.held import Span, words_between
 from turnbench.passages import Passage
 
 BINDINGS = "bindings.jsonl"
@@ -134,7 +134,7 @@ def passage_sha256(p: Passage, spans: Sequence[Span], turns: Mapping[int, Turn])
     for i, a, b in spans:
         t = turns.get(i)
         parts.append("\x00" if t is None else _UNIT.join((str(i), t.speaker, repr(t.start), repr(t.end), str(a), str(b),
-                                                          " ".join(t.text.split()[a:b]))))
+                                                          words_between(t.text, a, b))))
     return canonical.sha256_bytes(_RECORD.join(parts).encode("utf-8"))
 
 

@@ -67,13 +67,25 @@ def window_in(p: Passage, t: Turn, words: Sequence[str]) -> tuple[int, int] | No
     return None
 
 
+def _single_spaced(text: str) -> bool:
+    """Whether ``text``'s words are separated by one ASCII space each and nothing else: it is printable (no tab, no
+    line end, no space but the ASCII one: Python calls every other whitespace character unprintable), with no space
+    at either end and no two together."""
+    return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
+
+
 def word_count(text: str) -> int:
-    """``len(text.split())`` without the list. A printable text (no tab, no line end, no space but the ASCII one:
-    Python calls every other whitespace character unprintable) with no space at either end and no two together has
-    one word more than it has spaces; any other text is split."""
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+    """``len(text.split())`` without the list: a single-spaced text has one word more than it has spaces."""
+    if _single_spaced(text):
         return text.count(" ") + 1 if text else 0
     return len(text.split())
+
+
+def words_between(text: str, first: int, end: int) -> str:
+    """``" ".join(text.split()[first:end])``; a single-spaced text read from its first word to its last is itself."""
+    if first == 0 and _single_spaced(text) and end > text.count(" "):
+        return text
+    return " ".join(text.split()[first:end])
 
 
 def _sha(text: str) -> str:

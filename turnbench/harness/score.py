@@ -144,20 +144,21 @@ def _read(ranked: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, 
     return {q: scored(r[:M.depth_read(measures, r, qrels[q])]) for q in qids if (r := ranked.get(q))}
 
 
-def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable[RankedPassage], *,
+def score_run(corpus: Corpus, passages: Iterable[Passage],
+              run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]], *,
               policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
+    ``run_entries`` may be a function that gives them: it is called once judging has started (a run still being
+    read elsewhere is read while the inventory is made ready and judged).
     """
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     corpus_id = corpus_prov["id"]
     passages = list(passages)
-    if not isinstance(run_entries, Ranking):
-        run_entries = list(run_entries)  # read twice: normalised, then exported raw
     spool = X.Spool.open()
     # passages.jsonl's bytes and sha256 need only the inventory: a child spools them while the run is normalised here
     with Background(X.spool_inventory, passages, spool) as inventory_side:
@@ -166,8 +167,8 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: Iterable
 
 
 def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], sc: Any,
-            passages: list[Passage], run_entries: Ranking | list[RankedPassage], policy: J.RelevancePolicy,
-            spool: X.Spool | None, inventory_side: Background[tuple[str, int]]) -> Scored:
+            passages: list[Passage], given: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]],
+            policy: J.RelevancePolicy, spool: X.Spool | None, inventory_side: Background[tuple[str, int]]) -> Scored:
     """``score_run`` once the inventory's child is started: judging started, the run normalised meanwhile, judging
     finished with what the run ranks; then the two sides of scoring."""
     pmap, ranked = _inventory(passages, corpus.queries())
@@ -175,6 +176,9 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
     with J.Judging(ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), passages, policy, keep=True,
                    visit=query_digests) as judging:
+        entries = given() if callable(given) else given
+        # read twice: normalised, then exported raw
+        run_entries = entries if isinstance(entries, Ranking) else list(entries)
         run, best, firsts, ignored = _normalised(corpus, corpus_id, pmap, ranked, run_entries)
         ranked_ids = {q.id for q in ranked}
         shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
@@ -196,27 +200,26 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                     functools.partial(_evaluate, ranked=run, scored=scored,
                                                       measures=M.PASSAGE_MEASURES))
-    # and so are the comparable measures, from the judged spans and the run
+    # the comparable measures, from the judged spans and the run, are computed here, after the tie report: with them
+    # the file side was the longer of the two
     comparable = functools.partial(S.comparable_values, heads, run, judged, pmap, meeting_of,
                                    timed=S.times_are_truth(corpus_prov.get("producer"), judged.timings))
     outlive(pmap, judged, kept, meeting_of, best, firsts)  # held until a command ends, not freed one by one
-    with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side, comparable) as file_side:
+    with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
                              p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
-                             binder, file_side, (inventory_side, spool))
+                             binder, (file_side, comparable), (inventory_side, spool))
 
 
-_FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes], S.Comparable]
+_FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes]]
 
 
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
                meeting_of: Mapping[str, str], run: Mapping[str, Sequence[str]],
-               strict: Callable[[], tuple[dict[str, Any], bytes]], comparable: Callable[[], S.Comparable]
-               ) -> _FileSide:
-    """bindings.jsonl, spans.jsonl, the sha256 of the run as scored, the strict block with its qrels, and the
-    comparable measures: what the measures and the tie report do not need, made beside them."""
-    return (B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), _run_sha256(run), strict(),
-            comparable())
+               strict: Callable[[], tuple[dict[str, Any], bytes]]) -> _FileSide:
+    """bindings.jsonl, spans.jsonl, the sha256 of the run as scored, and the strict block with its qrels: what the
+    measures and the tie report do not need, made beside them."""
+    return B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), _run_sha256(run), strict()
 
 
 def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
@@ -225,7 +228,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   m_qrels: Mapping[str, Mapping[str, int]], scored: _Scorer, meeting_of: Mapping[str, str],
                   run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
-                  pmap: Mapping[str, Passage], binder: Binder, file_side: Background[_FileSide],
+                  pmap: Mapping[str, Passage], binder: Binder,
+                  file_side: tuple[Background[_FileSide], Callable[[], S.Comparable]],
                   inventory_side: tuple[Background[tuple[str, int]], X.Spool | None]) -> Scored:
     """The measures and the tie report, here while the file side is made; then, with what the file side and the
     inventory's child made, the rows and the document."""
@@ -252,7 +256,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
            else [e for e in run_entries if e.query_id in ranked_ids])
     files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
     passages = list(pmap.values())
-    files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]), comparable = file_side.result()
+    comparable = file_side[1]()
+    files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side[0].result()
     for row in per_query:
         if row["query_id"] in comparable:
             values, error = comparable[row["query_id"]]

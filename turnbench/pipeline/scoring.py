@@ -65,47 +65,52 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     t0 = time.perf_counter()
     canonical.refuse_non_empty(out, "results directory")
     corpus = open_corpus(corpus_dir)
-    # the run is read in a child while the inventory is read here: neither needs the other until scoring, and
-    # the inventory's refusal still comes first when both files are bad
+    # the run is read in a child while the inventory is read here, and scoring starts (judging included) before it
+    # is needed; the inventory's refusal still comes first when both files are bad
     with Background(read_ranking, Path(run_file)) as reading:
         passages = read_passages(passages_file)
         corpus.queries()  # read while the run still is (and inherited by the page's child, forked below)
-        entries = reading.result()
-    arm: object = UNKNOWN
-    if arm_config is not None:
-        try:
-            arm = canonical.parse_json(arm_config.read_bytes().decode("utf-8"), max_nesting=canonical.MAX_NESTING)
-        except OSError as exc:
-            raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise BadInput(f"{arm_config}: the arm configuration is not UTF-8 text") from None
-        except ValueError as exc:
-            raise BadInput(f"{arm_config}: the arm configuration is not JSON ({exc})") from None
-        if not isinstance(arm, dict):
-            raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
-    timings = {"read": time.perf_counter() - t0}
-    # The page is drawn in a child started now, which imports matplotlib and reads the queries while this process
-    # scores, and is then handed what the page reads of the queries it shows (the pickled document and a few
-    # dozen bindings); it draws while the claim files are written here. The page is the last file written, and a
-    # page that cannot be drawn leaves no directory behind, as before.
-    with page_drawer(corpus) as drawing:
-        t1 = time.perf_counter()
-        results = score_run(corpus, passages, entries, policy=policy, scope=scope,
-                            provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
-        timings["judge_and_score"] = time.perf_counter() - t1
-        drawing.send(page_input(results))
-        page: list[bytes] = []
+        arm = _arm(arm_config)
+        timings = {"read": time.perf_counter() - t0}
+        # The page is drawn in a child started now, which imports matplotlib while this process scores, and is then
+        # handed what the page reads of the queries it shows (the pickled document and a few dozen bindings); it
+        # draws while the claim files are written here. The page is the last file written, and a page that cannot
+        # be drawn leaves no directory behind, as before.
+        with page_drawer(corpus) as drawing:
+            t1 = time.perf_counter()
+            results = score_run(corpus, passages, reading.result, policy=policy, scope=scope,
+                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+            timings["judge_and_score"] = time.perf_counter() - t1
+            drawing.send(page_input(results))
+            page: list[bytes] = []
 
-        def report() -> Iterator[bytes]:
-            html, seconds = drawing.result()
-            timings["report"] = seconds
-            page.append(html)
-            yield html
+            def report() -> Iterator[bytes]:
+                html, seconds = drawing.result()
+                timings["report"] = seconds
+                page.append(html)
+                yield html
 
-        write_results(out, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
-                      lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
-    outlive(passages, entries, results)  # the inputs and what was made of them: never freed one by one
+            write_results(out, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
+                          lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
+    outlive(passages, results)  # the inputs and what was made of them: never freed one by one
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
+
+
+def _arm(arm_config: Path | None) -> object:
+    """The arm description a team hands in with its run, recorded verbatim; ``UNKNOWN`` without one."""
+    if arm_config is None:
+        return UNKNOWN
+    try:
+        arm = canonical.parse_json(arm_config.read_bytes().decode("utf-8"), max_nesting=canonical.MAX_NESTING)
+    except OSError as exc:
+        raise BadInput(f"{arm_config}: cannot read the arm configuration ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{arm_config}: the arm configuration is not UTF-8 text") from None
+    except ValueError as exc:
+        raise BadInput(f"{arm_config}: the arm configuration is not JSON ({exc})") from None
+    if not isinstance(arm, dict):
+        raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
+    return arm
 
 
 def page_drawer(corpus: Corpus) -> Background[tuple[bytes, float]]:

@@ -266,7 +266,7 @@ def test_judging_left_before_it_finishes_leaves_no_child():
 def test_a_turns_word_count_is_what_str_split_counts_for_every_kind_of_space():
     import sys
 
-    from turnbench.harness.held import word_count
+    from turnbench.harness.held import word_count, words_between
 
     spaces = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
     unprintable = ["\x00", "\x7f", "\u200b", "\ufeff", "\u00ad"]  # not whitespace to split, but not printable either
@@ -275,3 +275,5 @@ def test_a_turns_word_count_is_what_str_split_counts_for_every_kind_of_space():
     texts += [f"one{u}two three" for u in unprintable] + [s * 3 for s in spaces]
     for text in texts:
         assert word_count(text) == len(text.split()), repr(text)
+        for first, end in ((0, 0), (0, 1), (0, 2), (0, 3), (0, 99), (1, 3), (1, 99), (2, 2)):
+            assert words_between(text, first, end) == " ".join(text.split()[first:end]), (text, first, end)
