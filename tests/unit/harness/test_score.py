@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -183,12 +184,22 @@ def test_a_corpus_of_several_parts_judged_in_two_processes_scores_byte_for_byte_
     passages = turn_passages(ms)
     run = [RP(q.id, p.id, rng.random()) for q in qs for p in rng.sample(passages, 30)]
     run += [RP(q.id, f"{m}:{a:05d}", 2.0) for q in qs for m, rs in q.gold_turns.items() for a, _ in rs]
-    both = [score(c, passages, run) for c in (corpus, _OnePass(corpus))]
+    # the run handed over as a function (what turnbench score does: it is still being read when judging starts)
+    both = [score(c, passages, run) for c in (corpus, _OnePass(corpus))] + [score(corpus, passages, lambda: run)]
     assert both[0].retrieval["counts"]["judged_passages"] > 0
     for k, res in enumerate(both):
         write_results(tmp_path / f"r{k}", res, {})
     for name in sorted(p.name for p in (tmp_path / "r0").iterdir()):
-        assert (tmp_path / "r0" / name).read_bytes() == (tmp_path / "r1" / name).read_bytes(), name
+        assert (tmp_path / "r0" / name).read_bytes() == (tmp_path / "r1" / name).read_bytes() == (
+            tmp_path / "r2" / name).read_bytes(), name
+
+    def unreadable():
+        raise BadInput("run.trec: line 3 has 5 columns, a TREC run has 6")
+
+    # a run that cannot be read, found once judging has started: its refusal, and no child left behind
+    with pytest.raises(BadInput, match="line 3 has 5 columns"):
+        score(corpus, passages, unreadable)
+    assert not [c for c in multiprocessing.active_children() if c.name == "turnbench-background"]
     assert content_bytes(both[0].extra_files["bindings.jsonl"]) == content_bytes(both[1].extra_files["bindings.jsonl"])
 
 
