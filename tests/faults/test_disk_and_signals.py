@@ -125,6 +125,14 @@ def test_a_killed_generate_s_staging_is_swept_by_the_next_generate_to_the_same_p
     assert not any(p.exists() for p in stale) and live.exists()
 
 
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def _ticks() -> int | None:
     from turnbench.processes import start_ticks
 
@@ -136,18 +144,26 @@ def test_a_signalled_compare_takes_its_checking_child_with_it(tmp_path: Path, si
     """compare re-derives its sides in a forked child while it draws the statistics: ended by a signal (even
     SIGKILL, which no handler sees), it leaves neither the child nor a file behind."""
     side = REPO / "baselines" / "bm25"
-    out = tmp_path / "compare.md"
-    proc = subprocess.Popen([*CLI, "compare", str(side), str(side), "--out", str(out)], cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=interruptible)
-    children: list[str] = []
-    deadline = time.monotonic() + 60
-    while not children and time.monotonic() < deadline and proc.poll() is None:
-        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
-        time.sleep(0.01)
-    assert children, "compare finished before its checking child could be seen"
-    proc.send_signal(sig)
-    assert proc.wait(timeout=60) in (128 + sig, -sig)
+    for attempt in range(3):
+        out = tmp_path / f"compare-{attempt}.md"
+        proc = subprocess.Popen([*CLI, "compare", str(side), str(side), "--out", str(out)], cwd=REPO,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                                preexec_fn=interruptible)
+        children: list[str] = []
+        deadline = time.monotonic() + 60
+        while not children and time.monotonic() < deadline and proc.poll() is None:
+            found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+            children = [pid for pid in found if _alive(int(pid))]  # a child that has ended is not the one sought
+            time.sleep(0.01)
+        assert children, "compare finished before its checking child could be seen"
+        proc.send_signal(sig)
+        code = proc.wait(timeout=60)
+        if code == 0 and attempt < 2 and out.is_file():
+            if proc.stderr:
+                proc.stderr.close()
+            continue  # compare ended, whole, before the signal reached it: the race this test cannot rule out
+        assert code in (128 + sig, -sig), proc.stderr.read() if proc.stderr else b""
+        break
     for _ in range(10):  # at once: the child's own work would take it a second or more to finish
         if not any(is_running(int(pid)) for pid in children):
             break
