@@ -258,9 +258,12 @@ def plain_block(lines: list[bytes]) -> list[Passage | None]:
 
 
 def _holds_ok(holds: tuple[tuple[int, int, int], ...]) -> bool:
-    """What :func:`_holds` requires of declared words already read as whole-number triples."""
-    return (bool(holds) and all(turn >= 0 and 0 <= first < end for turn, first, end in holds)
-            and len({turn for turn, _, _ in holds}) == len(holds))
+    """Whether declared words already read as whole-number triples pass :func:`_holds`."""
+    try:
+        _holds([list(h) for h in holds])
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _decoded(decoder: Any, error: type[Exception], line: bytes) -> Passage | None:

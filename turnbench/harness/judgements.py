@@ -244,7 +244,7 @@ class Judging:
         self.by_meeting: dict[str, list[Passage]] = {}
         for p in passages:
             self.by_meeting.setdefault(p.meeting, []).append(p)
-        self.meetings, self.keep, self.take = meetings, keep, None if visit is None else visit.take
+        self.meetings, self.take = meetings, None if visit is None else visit.take
         self.args = (self.queries, touching, self.by_meeting, policy, keep, None if visit is None else visit.read)
         self._stack = contextlib.ExitStack()
 
