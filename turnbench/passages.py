@@ -224,7 +224,55 @@ def canonical_blocks(passages: Iterable[Passage]) -> Iterator[bytes]:
     hash update and a write per block, not per line)."""
     rows = sorted(passages, key=attrgetter("meeting", "index", "id"))
     for lo in range(0, len(rows), 4096):
-        yield b"".join([p.canonical_line() for p in rows[lo:lo + 4096]])
+        part = rows[lo:lo + 4096]
+        block = encoded_block(part)
+        yield block if block is not None else b"".join([p.canonical_line() for p in part])
+
+
+@functools.cache
+def _line_encoder() -> Any:
+    import msgspec
+
+    class Line(msgspec.Struct, kw_only=True, omit_defaults=True):
+        """A passage's canonical line as msgspec writes it: the keys in sorted order, ``holds`` only when given."""
+        end: float
+        holds: tuple[tuple[int, int, int], ...] | None = None
+        id: str
+        index: int
+        kind: str
+        meeting: str
+        speaker: str
+        start: float
+        text_sha256: str
+        words: int
+
+    return Line, msgspec.json.Encoder()
+
+
+def encoded_block(rows: list[Passage]) -> bytes | None:
+    """The canonical lines of ``rows`` (one speaker each, no text), written by msgspec's encoder in one call; None
+    when that is not certain to be :meth:`Passage.canonical_line`'s bytes, and the caller writes them line by line.
+
+    Its strings are escaped as ``json.dumps`` escapes them, character for character (tests/unit/test_canonical_lines.py
+    checks every code point; a lone surrogate, which is not UTF-8, msgspec refuses, and the general path refuses it
+    too); its floats are checked against ``repr`` all at once (the two differ in exponent form, 1e16 against 1e+16),
+    its whole numbers to be ints and not bools."""
+    if not rows:
+        return b""
+    if any(p.text is not None or p.speakers is not None for p in rows):
+        return None
+    line, encoder = _line_encoder()
+    floats = [*map(attrgetter("start"), rows), *map(attrgetter("end"), rows)]
+    ints = [*map(attrgetter("index"), rows), *map(attrgetter("words"), rows)]
+    if (set(map(type, floats)) != {float} or set(map(type, ints)) != {int}
+            or encoder.encode(floats)[1:-1] != ",".join(map(float.__repr__, floats)).encode()):
+        return None
+    try:
+        return encoder.encode_lines([line(end=p.end, holds=p.holds, id=p.id, index=p.index, kind=p.kind,
+                                          meeting=p.meeting, speaker=p.speaker, start=p.start,
+                                          text_sha256=p.text_sha256, words=p.words) for p in rows])
+    except (TypeError, ValueError, OverflowError):
+        return None  # a lone surrogate (not UTF-8), a holds item of another shape: the general path refuses it
 
 
 @functools.cache
