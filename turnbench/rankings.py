@@ -288,13 +288,20 @@ def read_ranking(path: Path) -> list[RankedPassage] | Ranking:
     return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_ranking(path)
 
 
+def inventory_order(passages: Iterable[Passage]) -> list[Passage]:  # rule 5's: (kind, meeting, index, id)
+    return sorted(passages, key=attrgetter("kind", "meeting", "index", "id"))  # the key tuples made in C
+
+
 def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],
                      scores_out: dict[str, Sequence[float]] | None = None,
-                     meetings_out: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+                     meetings_out: dict[str, list[str]] | None = None, *,
+                     order: Sequence[Passage] | None = None, positions_out: dict[str, Any] | None = None
+                     ) -> dict[str, list[str]]:
     """Each query's passage ids in docs/design.md §3 rule 5 order: a passage listed twice keeps its best score, then
     (-score, kind, meeting, index, id). ``scores_out``, when given, receives each query's best raw scores in
     that order (what a tie report reads); ``meetings_out`` each query's meetings in that order by first occurrence
-    (the run at meeting level, docs/design.md §6), found from the same arrays.
+    (the run at meeting level, docs/design.md §6), found from the same arrays; ``positions_out`` each query's
+    passages as their positions in ``order`` (``inventory_order(passages.values())``, made here when not given).
 
     trec_eval breaks score ties by document id, other tools by insertion order; after this neither can change
     a metric. A ranked passage missing from the inventory is refused, never skipped. Sorted with numpy
@@ -302,11 +309,11 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     """
     import numpy as np
 
-    order = sorted(passages.values(), key=attrgetter("kind", "meeting", "index", "id"))  # the key tuples made in C
+    order = inventory_order(passages.values()) if order is None else order
     rank = {p.id: i for i, p in enumerate(order)}
     if isinstance(entries, Ranking):
         # our own arms hand over hits already in rule-5 order (index sorting, or an explicit sort): checked, not sorted
-        done = _already_in_order(entries, rank, scores_out, order, meetings_out)
+        done = _already_in_order(entries, rank, scores_out, order, meetings_out, positions_out)
         if done is not None:
             return done
     entries = entries if isinstance(entries, list) else list(entries)
@@ -342,6 +349,8 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
         scores_out.update({qid: best[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
     if meetings_out is not None:
         meetings_out.update(zip(present, _first_meetings(order, r_arr, bounds), strict=True))
+    if positions_out is not None:
+        positions_out.update({qid: r_arr[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
     return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
 
 
@@ -363,8 +372,8 @@ def _first_meetings(order: Sequence[Passage], r: Any, bounds: Sequence[int]) -> 
 
 
 def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dict[str, Sequence[float]] | None,
-                      order: Sequence[Passage] = (), meetings_out: dict[str, list[str]] | None = None
-                      ) -> dict[str, list[str]] | None:
+                      order: Sequence[Passage] = (), meetings_out: dict[str, list[str]] | None = None,
+                      positions_out: dict[str, Any] | None = None) -> dict[str, list[str]] | None:
     """The rule-5 order of ``ranking`` when it is already in it — queries in id order, each query's hits by falling
     score then inventory order, no passage twice — else None (the caller sorts). One pass over arrays."""
     import numpy as np
@@ -405,6 +414,8 @@ def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dic
     if meetings_out is not None:
         firsts = _first_meetings(order, r, bounds)
         meetings_out.update({qids[k]: firsts[k] for k in present})
+    if positions_out is not None:
+        positions_out.update({qids[k]: r[bounds[k]:bounds[k + 1]] for k in present})
     flat = list(pids)  # one pass over the codes, then a list slice per query
     return {qids[k]: flat[bounds[k]:bounds[k + 1]] for k in present}
 
@@ -427,18 +438,13 @@ def normalise(entries: Iterable[RankedPassage], passages: Mapping[str, Passage])
 
 
 def write_trec_run(path: Path, run: Mapping[str, Sequence[RankedPassage]], tag: str) -> str:
-    lines = []
-    for qid in sorted(run):
-        for e in run[qid]:
-            # repr: the float round-trips, so no rounding can create or break a tie
-            lines.append(f"{qid} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n")
-    data = "".join(lines).encode()
+    # repr: the float round-trips, so no rounding can create or break a tie
+    data = "".join(f"{qid} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n" for qid in sorted(run)
+                   for e in run[qid]).encode()
     canonical.write_bytes_atomic(Path(path), data)
     return canonical.sha256_bytes(data)
 
 
 def write_jsonl_run(path: Path, run: Mapping[str, Sequence[RankedPassage]]) -> str:
-    return canonical.write_jsonl(
-        Path(path),
-        ({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]} for qid in sorted(run)),
-    )
+    return canonical.write_jsonl(Path(path), ({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]}
+                                              for qid in sorted(run)))

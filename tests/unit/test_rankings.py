@@ -123,6 +123,19 @@ def test_a_ranking_already_in_rule_5_order_is_read_as_it_is_and_equals_the_sorte
                                                                              for q, v in best.items()}
 
 
+def test_each_querys_positions_in_the_inventory_order_name_its_passages_whether_sorted_or_read_as_given():
+    from turnbench.rankings import inventory_order, normalised_order
+
+    pmap, ranking = _ranking_case()
+    order = inventory_order(reversed(list(pmap.values())))
+    assert [p.id for p in order] == sorted(pmap)  # (kind, meeting, index, id)
+    for given in (ranking, list(reversed(list(ranking)))):  # read as it is; sorted
+        positions: dict = {}
+        run = normalised_order(given, pmap, order=order, positions_out=positions)
+        assert set(positions) == set(run) == {"q1", "q2"}
+        assert {q: [order[i].id for i in positions[q].tolist()] for q in run} == run
+
+
 @pytest.mark.parametrize("breach", ["tie out of order", "score rises", "passage twice", "queries unsorted"])
 def test_a_ranking_out_of_rule_5_order_is_sorted_not_trusted(breach):
     from turnbench.rankings import Ranking, _already_in_order, normalised_order

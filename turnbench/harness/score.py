@@ -34,7 +34,7 @@ from turnbench.harness.page_source import Binder, PageSource
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage
 from turnbench.processes import Background, outlive
-from turnbench.rankings import RankedPassage, Ranking, normalised_order
+from turnbench.rankings import RankedPassage, Ranking, inventory_order, normalised_order
 from turnbench.vocab import get_scope
 
 SCHEMA_VERSION = 2  # 2: span and entry-point measures, rows by surface, the strict block
@@ -176,10 +176,11 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
     with J.Judging(ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), passages, policy, keep=True,
                    visit=query_digests) as judging:
+        query_digests.begin()  # while the run may still be being read
         entries = given() if callable(given) else given
         # read twice: normalised, then exported raw
         run_entries = entries if isinstance(entries, Ranking) else list(entries)
-        run, best, firsts, ignored = _normalised(corpus, corpus_id, pmap, ranked, run_entries)
+        run, best, firsts, ignored, placed = _normalised(corpus, corpus_id, pmap, ranked, run_entries)
         ranked_ids = {q.id for q in ranked}
         shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
         tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
@@ -204,11 +205,11 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     # the file side was the longer of the two
     comparable = functools.partial(S.comparable_values, heads, run, judged, pmap, meeting_of,
                                    timed=S.times_are_truth(corpus_prov.get("producer"), judged.timings))
-    outlive(pmap, judged, kept, meeting_of, best, firsts)  # held until a command ends, not freed one by one
+    outlive(pmap, judged, kept, meeting_of, best, firsts, placed)  # held until a command ends, not freed one by one
     with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
                              p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
-                             binder, (file_side, comparable), (inventory_side, spool))
+                             binder, (file_side, comparable), (inventory_side, spool), placed)
 
 
 _FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes]]
@@ -230,7 +231,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
                   pmap: Mapping[str, Passage], binder: Binder,
                   file_side: tuple[Background[_FileSide], Callable[[], S.Comparable]],
-                  inventory_side: tuple[Background[tuple[str, int]], X.Spool | None]) -> Scored:
+                  inventory_side: tuple[Background[tuple[str, int]], X.Spool | None],
+                  placed: tuple[Sequence[Passage], Mapping[str, Any]]) -> Scored:
     """The measures and the tie report, here while the file side is made; then, with what the file side and the
     inventory's child made, the rows and the document."""
     jq = judged.queries
@@ -249,7 +251,8 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     tie_block = T.report(ranked_run, best, [qid for qid in judged_ids if qid in ranked_run],
                          _Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
                          {r["query_id"]: r["values"] for r in per_query},
-                         {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of)
+                         {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of,
+                         T.Grades(p_qrels, m_qrels, *placed))
     side = X.sidecar(policy.to_json(), measures, unjudgeable, [r["query_id"] for r in per_query if not r["answered"]],
                      X.run_tag(arm_label(engine_side["arm"])), comparable=_comparable_facts(timed, judged))
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
@@ -298,17 +301,21 @@ def _inventory(passages: Sequence[Passage], queries: Iterable[Query]) -> tuple[d
 
 def _normalised(corpus: Corpus, corpus_id: str, pmap: Mapping[str, Passage], ranked: Sequence[Query],
                 run_entries: Ranking | list[RankedPassage]
-                ) -> tuple[dict[str, list[str]], dict[str, Sequence[float]], dict[str, list[str]], list[str]]:
-    """The run in scoring order (with each passage's best score and each query's meetings by first occurrence), and
-    the query ids the run answers that are in the corpus but not ranked (ignored); a foreign query id is refused."""
+                ) -> tuple[dict[str, list[str]], dict[str, Sequence[float]], dict[str, list[str]], list[str],
+                           tuple[list[Passage], dict[str, Any]]]:
+    """The run in scoring order (with each passage's best score and each query's meetings by first occurrence), the
+    query ids the run answers that are in the corpus but not ranked (ignored), and the inventory in rule-5 order with
+    each query's passages as positions in it (what the tie report reads); a foreign query id is refused."""
     best: dict[str, Sequence[float]] = {}
     firsts: dict[str, list[str]] = {}
-    run = normalised_order(run_entries, pmap, best, firsts)
+    order = inventory_order(pmap.values())
+    positions: dict[str, Any] = {}
+    run = normalised_order(run_entries, pmap, best, firsts, order=order, positions_out=positions)
     foreign = sorted(set(run) - {q.id for q in corpus.queries()})
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
                        f"e.g. {', '.join(foreign[:3])}")
-    return run, best, firsts, sorted(set(run) - {q.id for q in ranked})
+    return run, best, firsts, sorted(set(run) - {q.id for q in ranked}), (order, positions)
 
 
 def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],

@@ -11,10 +11,14 @@ same by both rules, so only tied queries are evaluated again.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from turnbench.canonical import q6
+from turnbench.passages import Passage
 from turnbench.rankings import RankedPassage
 
 CUTOFFS = (5, 10, 20)
@@ -80,16 +84,92 @@ def could_differ(a: Sequence[str], b: Sequence[str], relevant: Container[str], m
     return len(set(map(meeting_of.__getitem__, a[:shared]))) < MEETING_DEPTH
 
 
+@dataclass(frozen=True)
+class Grades:
+    """What says which tied queries can move: each query's graded passages and graded meetings (its qrels), and
+    where its ranked passages sit in the inventory (``rankings.normalised_order``'s ``positions_out``, positions in
+    ``order``)."""
+
+    passages: Mapping[str, Mapping[str, int]]
+    meetings: Mapping[str, Mapping[str, int]]
+    order: Sequence[Passage]
+    positions: Mapping[str, Any]
+
+    @functools.cached_property
+    def meeting_codes(self) -> tuple[dict[str, int], Any]:
+        """Each meeting's code, and the code of each passage's meeting by position in ``order``."""
+        import numpy as np
+
+        of = np.array(list(map(attrgetter("meeting"), self.order)), dtype=object)
+        if not len(of):
+            return {}, np.empty(0, dtype=np.int64)
+        # the order is by (kind, meeting, ...): a meeting's passages come in a few runs, coded a run at a time
+        starts = np.concatenate(([0], np.flatnonzero(of[1:] != of[:-1]) + 1))
+        heads = of[starts].tolist()
+        code = {m: i for i, m in enumerate(sorted(set(heads)))}
+        runs = np.fromiter(map(code.__getitem__, heads), dtype=np.int64, count=len(heads))
+        return code, np.repeat(runs, np.diff(np.concatenate((starts, [len(of)]))))
+
+
+_ABSENT = -(1 << 62)  # the grade of an unjudged passage or meeting: no qrels grade is this
+
+
+def mixing(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], qids: Sequence[str],
+           grades: Grades) -> list[str]:
+    """The queries of ``qids`` with a run of tied passages that mixes grades, in the order given: those whose
+    trec_eval order can score differently from their rule-5 order. Every measure reads only the grades down the
+    passage list and down the list of meetings by first occurrence (and the qrels; the scorer's strictly falling
+    scores leave trec_eval no tie to break by id), and trec_eval's order only sorts each run of tied passages by id;
+    a run whose passages share one grade, and whose meetings share one grade, changes neither list however it is
+    sorted. Found for every query at once, over one array of scores and grades."""
+    import numpy as np
+
+    lengths = [len(run[qid]) for qid in qids]
+    if sum(lengths) == 0:
+        return []
+    s = np.concatenate([np.asarray(best[qid], dtype=np.float64) for qid in qids])
+    r = np.concatenate([np.asarray(grades.positions[qid], dtype=np.int64) for qid in qids])
+    edges = np.concatenate(([0], np.cumsum(lengths))).tolist()
+    q = np.repeat(np.arange(len(qids), dtype=np.int64), lengths)
+    g = np.full(len(s), _ABSENT, dtype=np.int64)
+    for k, qid in enumerate(qids):  # a query's graded passages are a few: found in its list by C scans
+        ids = run[qid]
+        for d, grade in grades.passages.get(qid, {}).items():
+            if d in ids:
+                g[edges[k] + ids.index(d)] = grade
+    code, of_position = grades.meeting_codes
+    width = max(len(code), 1)
+    keys, values = [], []
+    for k, qid in enumerate(qids):
+        for m, grade in grades.meetings.get(qid, {}).items():
+            if m in code:
+                keys.append(k * width + code[m])
+                values.append(grade)
+    mg = np.full(len(s), _ABSENT, dtype=np.int64)
+    if keys:
+        sorted_keys, at = np.unique(np.array(keys, dtype=np.int64), return_index=True)
+        key = q * width + of_position[r]
+        i = np.minimum(np.searchsorted(sorted_keys, key), len(sorted_keys) - 1)
+        hit = sorted_keys[i] == key
+        mg[hit] = np.array(values, dtype=np.int64)[at][i[hit]]
+    same = q[1:] == q[:-1]
+    rising = same & (s[1:] > s[:-1])  # not a rule-5 order: trec_eval's sorts the whole list
+    mixed = same & (s[1:] == s[:-1]) & ((g[1:] != g[:-1]) | (mg[1:] != mg[:-1]))
+    return [qids[k] for k in np.unique(q[1:][mixed | rising]).tolist()]
+
+
 def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], judged: Sequence[str],
            rescore: Callable[[Mapping[str, Sequence[str]]], Mapping[str, Mapping[str, float]]],
            values: Mapping[str, Mapping[str, float]], classes: Mapping[str, str],
-           relevant: Mapping[str, Container[str]], meeting_of: Mapping[str, str]) -> dict[str, Any]:
+           relevant: Mapping[str, Container[str]], meeting_of: Mapping[str, str],
+           grades: Grades | None = None) -> dict[str, Any]:
     """The ``ties`` block of metrics.json.
 
     ``run`` is the rule-5 order per query and ``best`` its best raw scores in that order, ``judged`` the queries
     that are scored, ``rescore`` scores a run given in trec_eval's order the way the scorer does (per query,
     measure -> value), ``values`` the rule-5 per-query values, ``classes`` each judged query's class,
-    ``relevant`` each query's relevant passages and ``meeting_of`` each passage's meeting.
+    ``relevant`` each query's relevant passages and ``meeting_of`` each passage's meeting. With ``grades``, only
+    the tied queries whose ties mix grades (:func:`mixing`) are ordered again: the others' values cannot move.
     """
     first_tie = {qid: tie_depth(best[qid]) for qid in run}
     with_ties = {str(k): sum(1 for qid in judged if (d := first_tie.get(qid)) is not None and d < k)
@@ -101,7 +181,9 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     # a block of queries at a time: each query's other order and its re-scoring are its own, and a large run's
     # orders and scoring inputs never exist all at once
     for lo in range(0, len(tied), CHUNK):
-        orders = {qid: trec_eval_order(run[qid], best[qid]) for qid in tied[lo:lo + CHUNK]}
+        part = tied[lo:lo + CHUNK]
+        orders = {qid: trec_eval_order(run[qid], best[qid])
+                  for qid in (part if grades is None else mixing(run, best, part, grades))}
         # a tied query whose two orders agree wherever a measure looks has nothing to re-score
         differ = [qid for qid, order in orders.items()
                   if could_differ(run[qid], order, relevant.get(qid, ()), meeting_of)]

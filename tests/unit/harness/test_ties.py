@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.unit.harness.helpers import RP, score, small_run
 from turnbench.harness import ties as T
 
@@ -76,3 +78,64 @@ def test_trec_eval_order_of_a_falling_list_and_of_any_other_is_the_sort_by_score
             for given in (falling, scores):
                 want = [d for _, d in sorted(zip(given, ids, strict=True), reverse=True)]
                 assert T.trec_eval_order(ids, given) == want
+
+
+def _graded_case(seed: int):
+    """A run with many ties over a small inventory, random passage and meeting grades, and an exact re-scorer: a
+    passage value and a meeting value, each a function of the grades down its list (as every measure is)."""
+    import random
+
+    from turnbench.canonical import q6
+    from turnbench.passages import Passage
+    from turnbench.rankings import RankedPassage, inventory_order, normalised_order
+
+    rng = random.Random(seed)
+    inventory = [Passage(f"m{m}:{i:05d}", f"m{m}", "s", float(i), i + 1.0, i) for m in range(6) for i in range(8)]
+    meeting_of = {p.id: p.meeting for p in inventory}
+    queries = [f"q{k:03d}" for k in range(300)]
+    entries = [RankedPassage(qid, p.id, rank, float(rng.choice((1, 2, 3))))
+               for qid in queries for rank, p in enumerate(rng.sample(inventory, rng.randint(2, 30)), 1)]
+    order = inventory_order(reversed(inventory))
+    positions: dict = {}
+    best: dict = {}
+    run = normalised_order(entries, {p.id: p for p in inventory}, best, order=order, positions_out=positions)
+    p_qrels = {qid: {p.id: rng.choice((0, 1, 2)) for p in rng.sample(inventory, rng.randint(0, 30))} for qid in queries}
+    m_qrels = {qid: {f"m{m}": rng.choice((1, 2)) for m in rng.sample(range(6), rng.randint(0, 3))} for qid in queries}
+
+    def values_of(orders):
+        out = {}
+        for qid, ids in orders.items():
+            grade = p_qrels[qid]
+            meetings = list(dict.fromkeys(meeting_of[d] for d in ids))[:T.MEETING_DEPTH]
+            out[qid] = {"p": sum(grade.get(d, 0) / (i + 1) for i, d in enumerate(ids[:T.PASSAGE_DEPTH])),
+                        "m": sum(m_qrels[qid].get(m, 0) / (i + 1) for i, m in enumerate(meetings))}
+        return out
+
+    values = {qid: {k: q6(v) for k, v in vs.items()} for qid, vs in values_of(run).items()}
+    args = (run, best, sorted(run), values, {qid: "lookup" for qid in run}, p_qrels, meeting_of)
+    return args, values_of, T.Grades(p_qrels, m_qrels, order, positions)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_only_tied_queries_whose_ties_mix_grades_are_ordered_again_and_the_block_is_the_same(seed):
+    (run, best, judged, values, classes, p_qrels, meeting_of), values_of, grades = _graded_case(seed)
+    sizes: list[int] = []
+
+    def rescore(other):
+        sizes.append(len(other))
+        return values_of(other)
+
+    every = T.report(run, best, judged, rescore, values, classes, p_qrels, meeting_of)
+    all_of_them = sum(sizes)
+    sizes.clear()
+    assert T.report(run, best, judged, rescore, values, classes, p_qrels, meeting_of, grades) == every
+    assert every["trec_eval_tie_rule"]["values_changed"] > 0 and sum(sizes) < all_of_them
+
+
+def test_a_query_whose_scores_do_not_fall_is_always_ordered_again():
+    (run, best, *_), _, grades = _graded_case(4)
+    qid = next(q for q in sorted(run) if len(run[q]) > 2)
+    rising = {qid: sorted(best[qid])}  # trec_eval sorts such a list whole, whatever its grades
+    no_grades = T.Grades({}, {}, grades.order, grades.positions)
+    assert T.mixing(run, rising, [qid], no_grades) == [qid]
+    assert T.mixing(run, {qid: [1.0] * len(run[qid])}, [qid], no_grades) == []  # tied, but one grade throughout
