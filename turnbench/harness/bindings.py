@@ -73,20 +73,27 @@ class QueryDigests:
     makes any wait)."""
 
     def __init__(self, queries: Iterable[Query]) -> None:
-        import hashlib
 
+        self._queries = list(queries)
         self._hash: dict[str, Any] = {}
         self._todo: dict[str, list[tuple[str, list[int]]]] = {}  # per query, its meetings still to hash, in order
         self._waiting: dict[str, dict[str, bytes]] = {}
         self._of_meeting: dict[str, list[str]] = {}
         self._indices: dict[tuple[str, str], list[int]] = {}
-        for q in queries:
-            self._hash[q.id] = hashlib.sha256(canonical.dumps(q.to_json()).encode("utf-8"))
+        for q in self._queries:
             bound = list(_bound_turns(q).items())
             self._todo[q.id] = bound
             for m, indices in bound:
                 self._of_meeting.setdefault(m, []).append(q.id)
                 self._indices[q.id, m] = indices
+
+    def begin(self) -> None:
+        """Hash each query's record, which comes first in its digest: called by the first ``take`` when not before
+        (a caller may do it while it waits for something else, as ``score_run`` does while its run is read)."""
+        if not self._hash:
+            import hashlib
+
+            self._hash = {q.id: hashlib.sha256(canonical.dumps(q.to_json()).encode("utf-8")) for q in self._queries}
 
     def see(self, meeting: Meeting) -> None:
         self.take(self.read(meeting))
@@ -106,6 +113,7 @@ class QueryDigests:
         if found is None:
             return
         mid, lines = found
+        self.begin()
         if self._of_meeting.pop(mid, None) is None:
             return  # seen already
         for qid, text in lines.items():
@@ -121,6 +129,7 @@ class QueryDigests:
 
     def digests(self) -> dict[str, str]:
         """The digests, every meeting not seen hashed as the corpus lacking its turns (as query_sha256 does)."""
+        self.begin()
         for qid in self._todo:
             self._drain(qid, done=True)
         return {qid: h.hexdigest() for qid, h in self._hash.items()}
