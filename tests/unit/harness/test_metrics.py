@@ -170,3 +170,11 @@ def test_a_run_cut_at_the_depth_read_scores_what_the_whole_run_scores(seed):
     deep = [f"d{i:03d}" for i in range(100)]
     assert evaluate({"q": {"d087": 1}}, {"q": ranked(*deep[:depth_read(PASSAGE_MEASURES, deep, {"d087"})])},
                     [MRR])["q"][MRR] == 1 / 88
+
+
+def test_the_engine_version_read_beside_the_module_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    from turnbench.harness import metrics as M
+
+    assert M.engine_version() == version(M.ENGINE_DIST) and M.engine_provenance()["version"] == M.engine_version()
