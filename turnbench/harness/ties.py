@@ -226,7 +226,8 @@ def note(block: Mapping[str, Any]) -> str:
     top = block["queries_with_ties_in_top"]
     n = block["queries_judged"]
     t = block["trec_eval_tie_rule"]
-    where = ", ".join(f"{v} in top {k}" for k, v in top.items())
+    # by cut-off (a block read back from metrics.json has its keys in text order: "10", "20", "5")
+    where = ", ".join(f"{v} in top {k}" for k, v in sorted(top.items(), key=lambda kv: int(kv[0])))
     if not t["changed_any_metric"]:
         effect = "trec_eval's tie rule would give every metric the same value"
     else:

@@ -139,3 +139,14 @@ def test_a_query_whose_scores_do_not_fall_is_always_ordered_again():
     no_grades = T.Grades({}, {}, grades.order, grades.positions)
     assert T.mixing(run, rising, [qid], no_grades) == [qid]
     assert T.mixing(run, {qid: [1.0] * len(run[qid])}, [qid], no_grades) == []  # tied, but one grade throughout
+
+
+def test_the_note_lists_the_cut_offs_in_order_even_from_a_block_read_back_from_json():
+    import json
+
+    block = {"queries_judged": 3, "queries_with_ties_anywhere": 2, "queries_with_ties_in_top": {"5": 1, "10": 2,
+                                                                                                "20": 2},
+             "trec_eval_tie_rule": {"changed_any_metric": False}}
+    read_back = json.loads(json.dumps(block, sort_keys=True))
+    assert list(read_back["queries_with_ties_in_top"]) == ["10", "20", "5"]
+    assert T.note(read_back) == T.note(block) and "(1 in top 5, 2 in top 10, 2 in top 20)" in T.note(block)
