@@ -356,7 +356,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
         with st.stage(f"run {arm}{tag}"):
             rr = _run(stack, corpus, by_name[arm], loaded, options, texts, concurrency,
                       st.counter(f"queries {arm}{tag}"))
-        # the page's child imports matplotlib while this process judges and scores
+        # the page's child is forked before scoring, and draws while this process writes the claim files
         with page_drawer(corpus) as drawing:
             with st.stage(f"judge + score {arm}{tag}"):
                 # the raw entries, so the results record the engine's own scores and their ties

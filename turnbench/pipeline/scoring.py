@@ -21,7 +21,6 @@ from turnbench.passages import Passage
 from turnbench.processes import Background, outlive
 from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
-from turnbench.render import plots
 from turnbench.render import view as V
 from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
 
@@ -72,9 +71,9 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         corpus.queries()  # read while the run still is (and inherited by the page's child, forked below)
         arm = _arm(arm_config)
         timings = {"read": time.perf_counter() - t0}
-        # The page is drawn in a child started now, which imports matplotlib while this process scores, and is then
-        # handed what the page reads of the queries it shows (the pickled document and a few dozen bindings); it
-        # draws while the claim files are written here. The page is the last file written, and a page that cannot
+        # The page is drawn in a child started now, which reads the corpus's queries while this process scores, and
+        # is then handed what the page reads of the queries it shows (the pickled document and a few dozen bindings);
+        # it draws while the claim files are written here. The page is the last file written, and a page that cannot
         # be drawn leaves no directory behind, as before.
         with page_drawer(corpus) as drawing:
             t1 = time.perf_counter()
@@ -114,9 +113,9 @@ def _arm(arm_config: Path | None) -> object:
 
 
 def page_drawer(corpus: Corpus) -> Background[tuple[bytes, float]]:
-    """A child that will draw the page of results scored on ``corpus``: started before scoring, it imports what
-    drawing needs meanwhile; ``send(page_input(results))`` hands it the results, ``result()`` gives the page and the
-    seconds it took once they came."""
+    """A child that will draw the page of results scored on ``corpus``: started before scoring, it reads the corpus's
+    queries meanwhile; ``send(page_input(results))`` hands it the results, ``result()`` gives the page and the seconds
+    it took once they came."""
     return Background(_draw_when_handed, corpus, inbox=True)
 
 
@@ -131,7 +130,6 @@ def page_input(results: Scored) -> Scored:
 def _draw_when_handed(receive: Callable[[], Scored], corpus: Corpus) -> tuple[bytes, float]:
     """In the drawing child: what needs nothing from scoring first, then the page of the results it is handed, and
     the seconds the drawing took once they came."""
-    plots.warm()
     corpus.queries()
     results = receive()
     t0 = time.perf_counter()
