@@ -256,7 +256,7 @@ def encoded_block(rows: list[Passage]) -> bytes | None:
     Its strings are escaped as ``json.dumps`` escapes them, character for character (tests/unit/test_canonical_lines.py
     checks every code point; a lone surrogate, which is not UTF-8, msgspec refuses, and the general path refuses it
     too); its floats are checked against ``repr`` all at once (the two differ in exponent form, 1e16 against 1e+16),
-    its whole numbers to be ints and not bools."""
+    its whole numbers to be ints and not bools, its strings to be strings."""
     if not rows:
         return b""
     if any(p.text is not None or p.speakers is not None for p in rows):
@@ -264,7 +264,9 @@ def encoded_block(rows: list[Passage]) -> bytes | None:
     line, encoder = _line_encoder()
     floats = [*map(attrgetter("start"), rows), *map(attrgetter("end"), rows)]
     ints = [*map(attrgetter("index"), rows), *map(attrgetter("words"), rows)]
-    if (set(map(type, floats)) != {float} or set(map(type, ints)) != {int}
+    strings = [*map(attrgetter("id"), rows), *map(attrgetter("kind"), rows), *map(attrgetter("meeting"), rows),
+               *map(attrgetter("speaker"), rows), *map(attrgetter("text_sha256"), rows)]
+    if (set(map(type, floats)) != {float} or set(map(type, ints)) != {int} or set(map(type, strings)) != {str}
             or encoder.encode(floats)[1:-1] != ",".join(map(float.__repr__, floats)).encode()):
         return None
     try:

@@ -65,7 +65,8 @@ def test_declared_words_are_written_as_the_canonical_encoder_writes_them():
     Passage("u", "m", "", 0.0, 1.0, 1, speakers=()),
     Passage("y", "m", "s", 0.0, 1.0, True),  # type: ignore[arg-type]
     Passage("w", "m", "s", 1, 2, 1),  # type: ignore[arg-type]
-], ids=["text", "speakers", "unknown speakers", "bool index", "int times"])
+    Passage(7, "m", "s", 0.0, 1.0, 1),  # type: ignore[arg-type]
+], ids=["text", "speakers", "unknown speakers", "bool index", "int times", "int id"])
 def test_anything_else_is_left_to_the_canonical_encoder(odd):
     rows = [Passage("a", "m", "s", 0.0, 1.0, 0), odd]
     assert encoded_block(rows) is None

@@ -73,7 +73,6 @@ class QueryDigests:
     makes any wait)."""
 
     def __init__(self, queries: Iterable[Query]) -> None:
-
         self._queries = list(queries)
         self._hash: dict[str, Any] = {}
         self._todo: dict[str, list[tuple[str, list[int]]]] = {}  # per query, its meetings still to hash, in order
