@@ -12,7 +12,7 @@ import hashlib
 import math
 import operator
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
@@ -335,6 +335,16 @@ def _all_plain(ps: list[Passage]) -> bool:
             and min(map(attrgetter("index"), ps), default=0) >= 0
             and min(map(attrgetter("words"), ps), default=0) >= 0
             and set(map(len, shas)) <= {0, 64} and not "".join(shas).strip(_HEX))
+
+
+def meeting_codes(order: Sequence[Passage]) -> tuple[list[str], Any]:
+    """The meetings of the passages in ``order``, sorted, and each passage's meeting as its index there (int64s)."""
+    import numpy as np
+
+    of = list(map(attrgetter("meeting"), order))
+    names = sorted(set(of))
+    code = {m: i for i, m in enumerate(names)}
+    return names, np.fromiter(map(code.__getitem__, of), dtype=np.int64, count=len(order))
 
 
 def read_passages(path: Path) -> list[Passage]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput, UnjudgedPassage
-from turnbench.passages import Passage
+from turnbench.passages import Passage, meeting_codes
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,10 +359,8 @@ def _first_meetings(order: Sequence[Passage], r: Any, bounds: Sequence[int]) -> 
     first occurrence: one sort of (query, meeting) codes, where a dict per query looked up every hit's meeting by id."""
     import numpy as np
 
-    of = list(map(attrgetter("meeting"), order))
-    names = sorted(set(of))
-    code = {m: i for i, m in enumerate(names)}
-    meeting = np.fromiter(map(code.__getitem__, of), dtype=np.int64, count=len(order))[np.asarray(r)]
+    names, codes = meeting_codes(order)
+    meeting = codes[np.asarray(r)]
     edges = np.asarray(bounds, dtype=np.int64)
     query = np.repeat(np.arange(len(edges) - 1, dtype=np.int64), np.diff(edges))
     first = np.sort(np.unique(query * max(len(names), 1) + meeting, return_index=True)[1])

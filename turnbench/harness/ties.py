@@ -14,11 +14,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any
 
 from turnbench.canonical import q6
-from turnbench.passages import Passage
+from turnbench.passages import Passage, meeting_codes
 from turnbench.rankings import RankedPassage
 
 CUTOFFS = (5, 10, 20)
@@ -98,17 +97,8 @@ class Grades:
     @functools.cached_property
     def meeting_codes(self) -> tuple[dict[str, int], Any]:
         """Each meeting's code, and the code of each passage's meeting by position in ``order``."""
-        import numpy as np
-
-        of = np.array(list(map(attrgetter("meeting"), self.order)), dtype=object)
-        if not len(of):
-            return {}, np.empty(0, dtype=np.int64)
-        # the order is by (kind, meeting, ...): a meeting's passages come in a few runs, coded a run at a time
-        starts = np.concatenate(([0], np.flatnonzero(of[1:] != of[:-1]) + 1))
-        heads = of[starts].tolist()
-        code = {m: i for i, m in enumerate(sorted(set(heads)))}
-        runs = np.fromiter(map(code.__getitem__, heads), dtype=np.int64, count=len(heads))
-        return code, np.repeat(runs, np.diff(np.concatenate((starts, [len(of)]))))
+        names, codes = meeting_codes(self.order)
+        return {m: i for i, m in enumerate(names)}, codes
 
 
 _ABSENT = -(1 << 62)  # the grade of an unjudged passage or meeting: no qrels grade is this
