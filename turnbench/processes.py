@@ -8,13 +8,15 @@ treats a pid as its own only while all three match: a stop never signals a proce
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -193,6 +195,26 @@ def outlive(*objects: Any) -> None:
     """Keep ``objects`` until the process ends, when ``keep_until_exit`` was called; else nothing."""
     if _KEPT is not None:
         _KEPT.extend(objects)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector off for the block, as it was after. Scoring builds millions of records that hold no
+    cycles and live until it ends, and every automatic collection walks those made since the last (with the console
+    script's raised thresholds a 2,000-meeting score still spent a twentieth of its wall time so); forked children
+    inherit the setting. What little cyclic garbage the block makes (a caught exception's frames) waits for the
+    next collection after it. In the console script's process (``keep_until_exit``), which keeps what a command
+    made until it ends anyway, what exists at the end of the block is frozen first: the collection that would
+    follow it would walk all of it to free nothing."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if _KEPT is not None:
+            gc.freeze()
+        if was:
+            gc.enable()
 
 
 # -- a function in a forked child ----------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from turnbench.harness import ties as T
 from turnbench.harness.page_source import Binder, PageSource
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage
-from turnbench.processes import Background, outlive
+from turnbench.processes import Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage, Ranking, inventory_order, normalised_order
 from turnbench.vocab import get_scope
 
@@ -144,6 +144,7 @@ def _read(ranked: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, 
     return {q: scored(r[:M.depth_read(measures, r, qrels[q])]) for q in qids if (r := ranked.get(q))}
 
 
+@collector_paused()
 def score_run(corpus: Corpus, passages: Iterable[Passage],
               run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]], *,
               policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Scored:

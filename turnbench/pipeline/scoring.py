@@ -18,7 +18,7 @@ from turnbench.harness import judgements as J
 from turnbench.harness.exports import Lazy
 from turnbench.harness.score import UNKNOWN, Scored, score_run
 from turnbench.passages import Passage
-from turnbench.processes import Background, outlive
+from turnbench.processes import Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
 from turnbench.render import view as V
@@ -51,6 +51,7 @@ def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterabl
     return results
 
 
+@collector_paused()
 def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: J.RelevancePolicy,
                 scope: str = "corpus", arm_config: Path | None = None) -> Scored:
     """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
