@@ -199,9 +199,11 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     # what needs only what judging found (bindings.jsonl, spans.jsonl, the strict block: it reads of the graded rows
     # only each query's head) is made in a forked child while the measures are computed here
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
+    # the passage measures first, so the strict block (whose qrels are the graded ones for most queries) takes them
+    p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
     strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                     functools.partial(_evaluate, ranked=run, scored=scored,
-                                                      measures=M.PASSAGE_MEASURES))
+                                                      measures=M.PASSAGE_MEASURES), p_vals)
     # the comparable measures, from the judged spans and the run, are computed here, after the tie report: with them
     # the file side was the longer of the two
     comparable = functools.partial(S.comparable_values, heads, run, judged, pmap, meeting_of,
@@ -209,7 +211,8 @@ def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engi
     outlive(pmap, judged, kept, meeting_of, best, firsts, placed)  # held until a command ends, not freed one by one
     with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side) as file_side:
         return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
-                             p_qrels, m_qrels, scored, meeting_of, run, run_entries, best, firsts, ignored, pmap,
+                             p_qrels, m_qrels, p_vals, scored, meeting_of, run, run_entries, best, firsts, ignored,
+                             pmap,
                              binder, (file_side, comparable), (inventory_side, spool), placed)
 
 
@@ -227,7 +230,8 @@ def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapp
 def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
                   policy: J.RelevancePolicy, sc: Any, ranked: Sequence[Query], ranked_ids: Collection[str],
                   judged: J.Judged, ok: Mapping[str, J.QueryJudgements], p_qrels: Mapping[str, Mapping[str, int]],
-                  m_qrels: Mapping[str, Mapping[str, int]], scored: _Scorer, meeting_of: Mapping[str, str],
+                  m_qrels: Mapping[str, Mapping[str, int]], p_vals: Mapping[str, Mapping[M.Measure, float]],
+                  scored: _Scorer, meeting_of: Mapping[str, str],
                   run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
                   best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
                   pmap: Mapping[str, Passage], binder: Binder,
@@ -239,7 +243,6 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
     jq = judged.queries
     # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
     m_order = {qid: firsts[qid] for qid in sorted(run) if qid in ranked_ids}
-    p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
     m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
     per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
     timed = S.times_are_truth(corpus_prov.get("producer"), judged.timings)

@@ -33,14 +33,24 @@ def strict_qrels(p_qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str
     return out
 
 
+Values = Mapping[str, Mapping[M.Measure, float]]
+
+
 def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping[str, Any]],
-          qrels: Mapping[str, Mapping[str, int]],
-          evaluate: Callable[[Mapping[str, Mapping[str, int]]], Mapping[str, Mapping[M.Measure, float]]]
-          ) -> dict[str, Any]:
+          qrels: Mapping[str, Mapping[str, int]], evaluate: Callable[[Mapping[str, Mapping[str, int]]], Values],
+          graded: tuple[Mapping[str, Mapping[str, int]], Values] | None = None) -> dict[str, Any]:
     """The ``strict`` block of metrics.json: rows and per-query values of the passage measures over ``qrels`` (the
     strict qrels), for the turn-level queries the graded rows judged (``graded_rows``); ``evaluate`` scores qrels
-    against the run as the graded rows were."""
-    values = evaluate(qrels)
+    against the run as the graded rows were. With ``graded`` (the graded qrels and their per-query values), a query
+    whose strict qrels are its graded ones (no grade-1 passage: most queries) takes its graded values, which are the
+    same numbers (a query's values read its own qrels and list only), and only the others are evaluated."""
+    if graded is None:
+        values = dict(evaluate(qrels))
+    else:
+        graded_qrels, graded_values = graded
+        same = {qid for qid, docs in qrels.items() if graded_qrels.get(qid) == docs and qid in graded_values}
+        values = dict(evaluate({qid: docs for qid, docs in qrels.items() if qid not in same}))
+        values.update({qid: graded_values[qid] for qid in same})
     names = [str(m) for m in M.PASSAGE_MEASURES]
     per_query = []
     for r in graded_rows:
@@ -66,8 +76,10 @@ def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping
 
 def block_and_qrels(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping[str, Any]],
                     p_qrels: Mapping[str, Mapping[str, int]],
-                    evaluate: Callable[[Mapping[str, Mapping[str, int]]], Mapping[str, Mapping[M.Measure, float]]]
+                    evaluate: Callable[[Mapping[str, Mapping[str, int]]], Values], graded_values: Values | None = None
                     ) -> tuple[dict[str, Any], bytes]:
-    """The strict block over the passage qrels ``p_qrels``, and its qrels file (qrels.passages.strict.txt)."""
+    """The strict block over the passage qrels ``p_qrels`` (``graded_values``, when given: their per-query values,
+    taken where the strict qrels are the same), and its qrels file (qrels.passages.strict.txt)."""
     qrels = strict_qrels(p_qrels)
-    return block(corpus_id, ranked, graded_rows, qrels, evaluate), X.qrels_text(qrels)
+    graded = None if graded_values is None else (p_qrels, graded_values)
+    return block(corpus_id, ranked, graded_rows, qrels, evaluate, graded), X.qrels_text(qrels)

@@ -145,7 +145,8 @@ def mixing(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     same = q[1:] == q[:-1]
     rising = same & (s[1:] > s[:-1])  # not a rule-5 order: trec_eval's sorts the whole list
     mixed = same & (s[1:] == s[:-1]) & ((g[1:] != g[:-1]) | (mg[1:] != mg[:-1]))
-    return [qids[k] for k in np.unique(q[1:][mixed | rising]).tolist()]
+    # q rises along the array: its distinct values in order without np.unique, whose first call imports numpy.ma
+    return [qids[k] for k in dict.fromkeys(q[1:][mixed | rising].tolist())]
 
 
 def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], judged: Sequence[str],
