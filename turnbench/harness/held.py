@@ -154,6 +154,30 @@ class MeetingTurns:
             return f"{p.id}: [{p.start}, {p.end}] is not within {m.id}'s {m.duration} s"
         return None
 
+    def judged(self, p: Passage) -> Held | str:
+        """``held(p)``, or ``"foreign:"`` and why ``p`` cannot be a passage of this meeting (``problem``). The passage
+        turnbench cuts (one speaker, a text hash, no text or declared words: nearly every passage of an inventory)
+        is found here in one call, by the same rules, and falls back to the general path only where the hash is not
+        of the whole covered run."""
+        if p.speakers is None and p.holds is None and p.text is None and p.text_sha256:
+            sp, ps, pe = p.speaker, p.start, p.end
+            spoken = self.by_speaker.get(sp)
+            if spoken is not None and -EPSILON_SECONDS <= ps <= pe <= self.meeting.duration + EPSILON_SECONDS:
+                starts = self.starts[sp]
+                covered = [t for t in spoken[bisect.bisect_left(starts, ps - self.longest[sp] - 2 * EPSILON_SECONDS):
+                                             bisect.bisect_right(starts, pe + EPSILON_SECONDS)]
+                           if (ps - EPSILON_SECONDS <= t.start <= pe + EPSILON_SECONDS
+                               if t.end - t.start <= EPSILON_SECONDS  # covered()'s overlap, without its calls
+                               else (t.end if t.end < pe else pe) - (t.start if t.start > ps else ps)
+                               > EPSILON_SECONDS)]
+                text = covered[0].text if len(covered) == 1 else "\n".join([t.text for t in covered])
+                if hashlib.sha256(text.encode("utf-8")).hexdigest() == p.text_sha256:
+                    count = self.count
+                    return Held(tuple([(t.index, 0, count[t.index]) for t in covered]), HASH)
+                return self._by_hash(p, covered)
+        problem = self.problem(p)
+        return self.held(p) if problem is None else f"foreign:{problem}"
+
     def held(self, p: Passage) -> Held | str:
         """What ``p`` holds, or why its text (or hash, or declared words) is not this meeting's text."""
         if p.holds is not None:

@@ -99,13 +99,20 @@ def _grades_in(query: Query, meeting_id: str, turns: MeetingTurns, held: Mapping
         candidates.update(by_turn.get(i, ()))
     grades: dict[str, int] = {}
     mine = out.gold_held.setdefault(query.id, {})
+    count = turns.count
     for pid in sorted(candidates):
-        h = held[pid]
-        total = h.words
-        gold_spans = tuple(s for s in h.spans if s[0] in gold)
-        coverage = sum(b - a for _, a, b in gold_spans) / total if total > 0 else 0.0
-        share = max((((b - a) / n) if (n := turns.count[t]) else 1.0 for t, a, b in h.spans if t in answer),
-                    default=0.0)
+        spans = held[pid].spans
+        if len(spans) == 1:  # a passage of one turn (nearly all): the sums and the largest share of one span
+            t, a, b = only = spans[0]
+            gold_spans = (only,) if t in gold else ()
+            coverage = (b - a if gold_spans else 0) / (b - a) if b > a else 0.0
+            share = (((b - a) / n) if (n := count[t]) else 1.0) if t in answer else 0.0
+        else:
+            total = sum(b - a for _, a, b in spans)
+            gold_spans = tuple(s for s in spans if s[0] in gold)
+            coverage = sum(b - a for _, a, b in gold_spans) / total if total > 0 else 0.0
+            share = max((((b - a) / n) if (n := count[t]) else 1.0 for t, a, b in spans if t in answer),
+                        default=0.0)
         g = policy.grade(coverage, share)
         if g > 0:
             grades[pid] = g
@@ -129,11 +136,7 @@ def _meeting_held(m: Meeting, ps: Sequence[Passage], foreign: list[str], stale: 
     turns = MeetingTurns(m)
     held: dict[str, Held] = {}
     for p in ps:
-        problem = turns.problem(p)
-        if problem is not None:
-            foreign.append(problem)
-            continue
-        found = turns.held(p)
+        found = turns.judged(p)
         if isinstance(found, str):
             kind, _, why = found.partition(":")
             (foreign if kind == "foreign" else stale).append(why)
@@ -339,7 +342,7 @@ def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], t
         out.timings.add(m.timing)
         by_turn: dict[int, list[str]] = {}
         for pid, h in held.items():
-            for t in h.turns:
+            for t, _, _ in h.spans:
                 by_turn.setdefault(t, []).append(pid)
         graded: set[str] = set()
         holders: set[str] = set()

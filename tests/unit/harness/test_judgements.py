@@ -277,3 +277,45 @@ def test_a_turns_word_count_is_what_str_split_counts_for_every_kind_of_space():
         assert word_count(text) == len(text.split()), repr(text)
         for first, end in ((0, 0), (0, 1), (0, 2), (0, 3), (0, 99), (1, 3), (1, 99), (2, 2)):
             assert words_between(text, first, end) == " ".join(text.split()[first:end]), (text, first, end)
+
+
+def test_the_one_call_path_is_problem_then_held_for_every_kind_of_passage():
+    """``MeetingTurns.judged`` finds the common passage inline: it must give what ``problem`` then ``held`` give, for
+    passages at the edges that path decides (instants, epsilon overlaps, a speaker's overlapping turns, hashes of
+    one turn, of a run, of a window, of nothing) and for every other shape, which it hands to the general path."""
+    import hashlib
+    import random
+
+    from turnbench.corpus.records import Meeting, Turn
+
+    def sha(text):
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    rng = random.Random(25)
+    eps = 1e-6
+    for case in range(300):
+        speakers = ("ann", "bob", "cat")[:rng.randint(1, 3)]
+        turns, clock = [], 0.0
+        for i in range(rng.randint(1, 9)):
+            start = round(max(0.0, clock + rng.choice((-3.0, -eps / 2, 0.0, eps / 2, 2 * eps, 1.5))), 7)
+            end = round(start + rng.choice((0.0, eps / 2, eps, 2 * eps, 1.0, 4.0, 9.5)), 7)
+            text = " ".join(rng.choice(("alpha", "beta", "gamma", "delta")) for _ in range(rng.randint(0, 6)))
+            turns.append(Turn(i, rng.choice(speakers), start, end, text))
+            clock = end
+        m = Meeting("m", "t", "2026-01-05", max(t.end for t in turns), "synthetic", speakers, tuple(turns))
+        mt = MeetingTurns(m)
+        for k in range(12):
+            t = rng.choice(turns)
+            start = rng.choice((t.start, t.start - eps / 2, t.start + 2 * eps, t.end, rng.uniform(-1, m.duration + 1)))
+            end = max(start, rng.choice((t.end, t.end + eps / 2, t.end - 2 * eps, start, rng.uniform(0, m.duration + 1))))
+            same = sorted((u for u in turns if u.speaker == t.speaker), key=lambda u: (u.start, u.end, u.index))
+            at = same.index(t)
+            texts = {"one": t.text, "run": "\n".join(u.text for u in same[at:at + 2]), "window": " ".join(
+                t.text.split()[1:]), "none": "not said here"}
+            sha256 = sha(texts[rng.choice(tuple(texts))]) if rng.random() < 0.9 else ""
+            p = Passage(f"p{k}", "m", rng.choice((*speakers, "zed")) if rng.random() < 0.1 else t.speaker,
+                        start, end, k, text_sha256=sha256,
+                        speakers=rng.choice((None, None, None, (), tuple(speakers) if len(speakers) > 1 else None)))
+            mine = MeetingTurns(m).judged(p)
+            problem = mt.problem(p)
+            assert mine == (f"foreign:{problem}" if problem is not None else MeetingTurns(m).held(p)), (case, k, p)
