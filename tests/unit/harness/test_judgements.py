@@ -307,7 +307,8 @@ def test_the_one_call_path_is_problem_then_held_for_every_kind_of_passage():
         for k in range(12):
             t = rng.choice(turns)
             start = rng.choice((t.start, t.start - eps / 2, t.start + 2 * eps, t.end, rng.uniform(-1, m.duration + 1)))
-            end = max(start, rng.choice((t.end, t.end + eps / 2, t.end - 2 * eps, start, rng.uniform(0, m.duration + 1))))
+            end = max(start, rng.choice((t.end, t.end + eps / 2, t.end - 2 * eps, start,
+                                         rng.uniform(0, m.duration + 1))))
             same = sorted((u for u in turns if u.speaker == t.speaker), key=lambda u: (u.start, u.end, u.index))
             at = same.index(t)
             texts = {"one": t.text, "run": "\n".join(u.text for u in same[at:at + 2]), "window": " ".join(
