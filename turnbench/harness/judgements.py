@@ -100,6 +100,7 @@ def _grades_in(query: Query, meeting_id: str, turns: MeetingTurns, held: Mapping
     grades: dict[str, int] = {}
     mine = out.gold_held.setdefault(query.id, {})
     count = turns.count
+    gold_spans: tuple[Span, ...]
     for pid in sorted(candidates):
         spans = held[pid].spans
         if len(spans) == 1:  # a passage of one turn (nearly all): the sums and the largest share of one span

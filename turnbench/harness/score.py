@@ -13,6 +13,7 @@ of metrics.json is the mean the row reports.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,31 +75,6 @@ def _run_sha256(run: Mapping[str, Sequence[str]]) -> str:
     return canonical.sha256_bytes("".join(f"{qid}\t{' '.join(run[qid])}\n" for qid in sorted(run)).encode("utf-8"))
 
 
-class _Scorer:
-    """Strictly decreasing scores in list order (no tie is left for trec_eval to break), built at C speed."""
-
-    def __init__(self, depth: int):
-        self.desc = [float(x) for x in range(depth, 0, -1)]
-
-    def __call__(self, ids: Sequence[str]) -> dict[str, float]:
-        if len(ids) > len(self.desc):
-            self.desc = [float(x) for x in range(len(ids), 0, -1)]
-        return dict(zip(ids, self.desc[len(self.desc) - len(ids):], strict=True))
-
-
-def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str], limit: int | None = None) -> list[str]:
-    """A ranked passage list collapsed to meetings by first occurrence (docs/design.md §6); with ``limit``, its
-    first ``limit`` meetings only, the list read no further than it takes to find them."""
-    if limit is None:
-        return list(dict.fromkeys(map(meeting_of.__getitem__, pids)))
-    seen: dict[str, None] = {}
-    for pid in pids:
-        seen[meeting_of[pid]] = None
-        if len(seen) == limit:
-            break
-    return list(seen)
-
-
 def arm_label(arm: Any) -> str:
     """A short name for the arm a results file records: its ``name``, or the name of its nested ``arm``."""
     if isinstance(arm, Mapping):
@@ -120,28 +96,34 @@ def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
 # the share of the corpus (by bytes) judged in this process: the other part is judged in a child from before the run
 # is ordered, so it is given more
 HERE_SHARE = 0.4
-EVAL_CHUNK = 2000  # queries handed to pytrec_eval at once: its input dicts stay small whatever the run's size
+@dataclass(frozen=True)
+class _Setting:
+    """What every step of one scoring reads and none changes: where the numbers come from, and what is scored."""
+
+    corpus_id: str
+    corpus_prov: Mapping[str, Any]
+    engine_side: Mapping[str, Any]
+    scope: Any
+    policy: J.RelevancePolicy
+    ranked: list[Query]  # the retrieval-scored queries, in id order
+    passages: list[Passage]
+    pmap: dict[str, Passage]
+    tag: str  # the exported runs' tag
 
 
-def _evaluate(qrels: Mapping[str, Mapping[str, int]], ranked: Mapping[str, Sequence[str]],
-              scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[M.Measure]
-              ) -> dict[str, dict[M.Measure, float]]:
-    """``M.evaluate`` over ``ranked`` (scored as ``scored`` does), a chunk of queries at a time: per-query
-    values do not depend on the other queries, and a million-hit run never exists as one dict of dicts."""
-    out: dict[str, dict[M.Measure, float]] = {}
-    qids = sorted(qrels)
-    for lo in range(0, len(qids), EVAL_CHUNK):
-        part = qids[lo:lo + EVAL_CHUNK]
-        out.update(M.evaluate({q: qrels[q] for q in part}, _read(ranked, qrels, part, scored, measures), measures))
-    return out
+@dataclass(frozen=True)
+class _Ordered:
+    """The run in rule-5 order and what scoring reads of it."""
 
-
-def _read(ranked: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]], qids: Iterable[str],
-          scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[M.Measure]
-          ) -> dict[str, dict[str, float]]:
-    """The run pytrec_eval is handed for ``qids``: each list cut where the measures stop reading (``M.depth_read``),
-    scored as ``scored`` scores it."""
-    return {q: scored(r[:M.depth_read(measures, r, qrels[q])]) for q in qids if (r := ranked.get(q))}
+    run: dict[str, list[str]]  # every query the run answers
+    ranked_run: dict[str, list[str]]  # the ranked queries', in id order
+    m_order: dict[str, list[str]]  # their meetings by first occurrence
+    best: dict[str, Sequence[float]]  # each passage's best raw score, in that order
+    ignored: list[str]  # queries of the corpus the run answers that are not ranked
+    placed: tuple[list[Passage], dict[str, Any]]  # the inventory in rule-5 order, each query's hits as positions in it
+    shown: set[str]  # the passages of a top BIND_DEPTH: bound, for the report shows them
+    tops: set[str]  # the passages of a top SPAN_DEPTH: the span measures read their words
+    files: Callable[[], Mapping[str, X.Content]]  # the three exported runs
 
 
 @collector_paused()
@@ -158,62 +140,102 @@ def score_run(corpus: Corpus, passages: Iterable[Passage],
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
-    corpus_id = corpus_prov["id"]
     passages = list(passages)
     spool = X.Spool.open()
     # passages.jsonl's bytes and sha256 need only the inventory: a child spools them while the run is normalised here
     with Background(X.spool_inventory, passages, spool) as inventory_side:
-        return _scored(corpus, corpus_id, corpus_prov, engine_side, sc, passages, run_entries, policy, spool,
-                       inventory_side)
+        pmap, ranked = _inventory(passages, corpus.queries())
+        setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked, passages, pmap,
+                           X.run_tag(arm_label(engine_side["arm"])))
+        return _scored(setting, corpus, run_entries, (inventory_side, spool))
 
 
-def _scored(corpus: Corpus, corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], sc: Any,
-            passages: list[Passage], given: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]],
-            policy: J.RelevancePolicy, spool: X.Spool | None, inventory_side: Background[tuple[str, int]]) -> Scored:
+_InventorySide = tuple[Background[tuple[str, int]], X.Spool | None]
+
+
+def _scored(setting: _Setting, corpus: Corpus, given: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]],
+            inventory_side: _InventorySide) -> Scored:
     """``score_run`` once the inventory's child is started: judging started, the run normalised meanwhile, judging
     finished with what the run ranks; then the two sides of scoring."""
-    pmap, ranked = _inventory(passages, corpus.queries())
-    query_digests = B.QueryDigests(ranked)
+    query_digests = B.QueryDigests(setting.ranked)
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
-    with J.Judging(ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), passages, policy, keep=True,
-                   visit=query_digests) as judging:
+    with contextlib.ExitStack() as stack:
+        judging = stack.enter_context(J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(),
+                                                setting.passages, setting.policy, keep=True, visit=query_digests))
         query_digests.begin()  # while the run may still be being read
         entries = given() if callable(given) else given
         # read twice: normalised, then exported raw
-        run_entries = entries if isinstance(entries, Ranking) else list(entries)
-        run, best, firsts, ignored, placed = _normalised(corpus, corpus_id, pmap, ranked, run_entries)
-        ranked_ids = {q.id for q in ranked}
-        shown = {pid for qid in ranked_ids if qid in run for pid in run[qid][:B.BIND_DEPTH]}
-        tops = {pid for qid in ranked_ids if qid in run for pid in run[qid][:S.SPAN_DEPTH]}
+        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries), stack)
         kept: dict[str, Meeting] = {}
-        judged = judging.finish(words_of=tops, keep_of=shown, kept_out=kept)
-    jq = judged.queries
+        judged = judging.finish(words_of=ordered.tops, keep_of=ordered.shown, kept_out=kept)
+        return _judged(setting, ordered, judged, kept, query_digests, inventory_side)
 
-    ok = {qid: j for qid, j in jq.items() if j.judgeable}
+
+def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage],
+             stack: contextlib.ExitStack) -> _Ordered:
+    """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs: all they
+    are made of is known from here, so a child spools them from now on (while judging finishes and the measures
+    are computed here, and a core would otherwise sit idle) and writing them is a copy; where no spool can be had
+    (or filled), they are made as they are written."""
+    best: dict[str, Sequence[float]] = {}
+    firsts: dict[str, list[str]] = {}
+    order = inventory_order(setting.pmap.values())
+    positions: dict[str, Any] = {}
+    run = normalised_order(run_entries, setting.pmap, best, firsts, order=order, positions_out=positions)
+    foreign = sorted(set(run) - {q.id for q in corpus.queries()})
+    if foreign:
+        raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {setting.corpus_id}, "
+                       f"e.g. {', '.join(foreign[:3])}")
+    ranked_ids = {q.id for q in setting.ranked}
+    m_order = {qid: firsts[qid] for qid in sorted(run) if qid in ranked_ids}
+    ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
+    raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
+           else [e for e in run_entries if e.query_id in ranked_ids])
+    spool = X.Spool.open()
+    if spool is None:
+        def files() -> Mapping[str, X.Content]:
+            return X.run_files(ranked_run, m_order, raw, setting.tag)
+    else:
+        side = stack.enter_context(Background(X.spool_runs, ranked_run, m_order, raw, setting.tag, spool))
+
+        def files() -> Mapping[str, X.Content]:
+            try:
+                return X.spooled_runs(spool, side.result())
+            except OSError:
+                return X.run_files(ranked_run, m_order, raw, setting.tag)
+    return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (order, positions),
+                    {pid for pids in ranked_run.values() for pid in pids[:B.BIND_DEPTH]},
+                    {pid for pids in ranked_run.values() for pid in pids[:S.SPAN_DEPTH]}, files)
+
+
+def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, kept: Mapping[str, Meeting],
+            query_digests: B.QueryDigests, inventory_side: _InventorySide) -> Scored:
+    """``_scored`` once judging is done: what needs only the judgements is made in a child while the measures are
+    computed here."""
+    corpus_id, ranked, run = setting.corpus_id, setting.ranked, ordered.run
+    ok = {qid: j for qid, j in judged.queries.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
-    scored = _Scorer(max((len(v) for v in run.values()), default=0))
-    meeting_of = {p.id: p.meeting for p in passages}
-    bound_passages = [pmap[pid] for pid in sorted(set(shown) | {pid for j in ok.values() for pid in j.passages})]
-    binder = Binder(ranked, bound_passages, kept, judged.held, query_digests.digests())
+    scored = M.Scorer(max((len(v) for v in run.values()), default=0))
+    meeting_of = {p.id: p.meeting for p in setting.passages}
+    bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
+    binder = Binder(ranked, bound, kept, judged.held, query_digests.digests())
     # what needs only what judging found (bindings.jsonl, spans.jsonl, the strict block: it reads of the graded rows
     # only each query's head) is made in a forked child while the measures are computed here
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
     # the passage measures first, so the strict block (whose qrels are the graded ones for most queries) takes them
-    p_vals = _evaluate(p_qrels, run, scored, M.PASSAGE_MEASURES)
+    p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
     strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
-                                    functools.partial(_evaluate, ranked=run, scored=scored,
+                                    functools.partial(M.evaluate_lists, ranked=run, scored=scored,
                                                       measures=M.PASSAGE_MEASURES), p_vals)
     # the comparable measures, from the judged spans and the run, are computed here, after the tie report: with them
     # the file side was the longer of the two
-    comparable = functools.partial(S.comparable_values, heads, run, judged, pmap, meeting_of,
-                                   timed=S.times_are_truth(corpus_prov.get("producer"), judged.timings))
-    outlive(pmap, judged, kept, meeting_of, best, firsts, placed)  # held until a command ends, not freed one by one
-    with Background(_file_side, binder, judged, tops, ok, meeting_of, run, strict_side) as file_side:
-        return _metrics_side(corpus_id, corpus_prov, engine_side, policy, sc, ranked, ranked_ids, judged, ok,
-                             p_qrels, m_qrels, p_vals, scored, meeting_of, run, run_entries, best, firsts, ignored,
-                             pmap,
-                             binder, (file_side, comparable), (inventory_side, spool), placed)
+    comparable = functools.partial(S.comparable_values, heads, run, judged, setting.pmap, meeting_of,
+                                   timed=S.times_are_truth(setting.corpus_prov.get("producer"), judged.timings))
+    outlive(setting, judged, kept, meeting_of, ordered)  # held until a command ends, not freed one by one
+    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, run, strict_side) as file_side:
+        return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of, binder,
+                             (file_side, comparable), inventory_side)
 
 
 _FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes]]
@@ -227,42 +249,34 @@ def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapp
     return B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), _run_sha256(run), strict()
 
 
-def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any],
-                  policy: J.RelevancePolicy, sc: Any, ranked: Sequence[Query], ranked_ids: Collection[str],
-                  judged: J.Judged, ok: Mapping[str, J.QueryJudgements], p_qrels: Mapping[str, Mapping[str, int]],
-                  m_qrels: Mapping[str, Mapping[str, int]], p_vals: Mapping[str, Mapping[M.Measure, float]],
-                  scored: _Scorer, meeting_of: Mapping[str, str],
-                  run: Mapping[str, Sequence[str]], run_entries: Ranking | list[RankedPassage],
-                  best: Mapping[str, Sequence[float]], firsts: Mapping[str, list[str]], ignored: Sequence[str],
-                  pmap: Mapping[str, Passage], binder: Binder,
-                  file_side: tuple[Background[_FileSide], Callable[[], S.Comparable]],
-                  inventory_side: tuple[Background[tuple[str, int]], X.Spool | None],
-                  placed: tuple[Sequence[Passage], Mapping[str, Any]]) -> Scored:
+def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
+                  qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
+                  p_vals: Mapping[str, Mapping[M.Measure, float]], scored: M.Scorer, meeting_of: Mapping[str, str],
+                  binder: Binder, file_side: tuple[Background[_FileSide], Callable[[], S.Comparable]],
+                  inventory_side: _InventorySide) -> Scored:
     """The measures and the tie report, here while the file side is made; then, with what the file side and the
     inventory's child made, the rows and the document."""
+    corpus_id, ranked, run, ranked_run, m_order = (setting.corpus_id, setting.ranked, ordered.run, ordered.ranked_run,
+                                                   ordered.m_order)
     jq = judged.queries
-    # each query's meeting order is found once, with the rule-5 order: scoring, the tie report and the exports read it
-    m_order = {qid: firsts[qid] for qid in sorted(run) if qid in ranked_ids}
-    m_vals = _evaluate(m_qrels, m_order, scored, M.MEETING_MEASURES)
+    p_qrels, m_qrels = qrels
+    m_vals = M.evaluate_lists(m_qrels, m_order, scored, M.MEETING_MEASURES)
     per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
-    timed = S.times_are_truth(corpus_prov.get("producer"), judged.timings)
+    timed = S.times_are_truth(setting.corpus_prov.get("producer"), judged.timings)
 
     measures = [str(m) for m in M.ALL_MEASURES] + list(S.SPAN_MEASURES) + (list(S.ENTRY_MEASURES) if timed else [])
     unjudgeable = [q.id for q in ranked if not jq[q.id].judgeable]
     dropped = {c: sum(1 for q in ranked if q.cls == c and not jq[q.id].judgeable) for c in RANKED_CLASSES}
-    ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     judged_ids = [r["query_id"] for r in per_query]
-    tie_block = T.report(ranked_run, best, [qid for qid in judged_ids if qid in ranked_run],
-                         _Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
+    tie_block = T.report(ranked_run, ordered.best, [qid for qid in judged_ids if qid in ranked_run],
+                         T.Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
                          {r["query_id"]: r["values"] for r in per_query},
                          {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of,
-                         T.Grades(p_qrels, m_qrels, *placed))
-    side = X.sidecar(policy.to_json(), measures, unjudgeable, [r["query_id"] for r in per_query if not r["answered"]],
-                     X.run_tag(arm_label(engine_side["arm"])), comparable=_comparable_facts(timed, judged))
-    raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
-           else [e for e in run_entries if e.query_id in ranked_ids])
-    files = X.export_files(p_qrels, m_qrels, ranked_run, m_order, raw, side)
-    passages = list(pmap.values())
+                         T.Grades(p_qrels, m_qrels, *ordered.placed))
+    side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
+                     [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
+                     comparable=_comparable_facts(timed, judged))
+    files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     comparable = file_side[1]()
     files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side[0].result()
     for row in per_query:
@@ -279,15 +293,18 @@ def _metrics_side(corpus_id: str, corpus_prov: Mapping[str, Any], engine_side: M
         **_grouped(corpus_id, per_query, measures, ranked, set(unjudgeable)),
         "per_query": per_query,
         "dropped_unjudgeable": unjudgeable,
-        "counts": _counts(ranked, per_query, ok, jq, dropped, ignored) | {"passages_judged_by_times": judged.by_times},
+        "counts": (_counts(ranked, per_query, ok, jq, dropped, ordered.ignored)
+                   | {"passages_judged_by_times": judged.by_times}),
         "ties": tie_block,
     }
     (inventory, size), spool = inventory_side[0].result(), inventory_side[1]
-    files[X.PASSAGES] = X.inventory_content(passages, spool, size)
+    passages = list(setting.pmap.values())
+    files[X.PASSAGES] = X.inventory_content(passages, spool, size, inventory)
     document = {
         "schema_version": SCHEMA_VERSION,
-        "provenance": _provenance(corpus_prov, engine_side, policy, len(passages), inventory, run, run_sha),
-        "scope": {"label": sc.name, "oracle": sc.oracle, "meaning": sc.meaning},
+        "provenance": _provenance(setting.corpus_prov, setting.engine_side, setting.policy, len(passages), inventory,
+                                  run, run_sha),
+        "scope": {"label": setting.scope.name, "oracle": setting.scope.oracle, "meaning": setting.scope.meaning},
         "retrieval": retrieval,
         "strict": strict,
     }
@@ -301,25 +318,6 @@ def _inventory(passages: Sequence[Passage], queries: Iterable[Query]) -> tuple[d
     if len(pmap) != len(passages):
         raise BadInput("the passage inventory holds a passage id more than once")
     return pmap, _ranked_queries(queries)
-
-
-def _normalised(corpus: Corpus, corpus_id: str, pmap: Mapping[str, Passage], ranked: Sequence[Query],
-                run_entries: Ranking | list[RankedPassage]
-                ) -> tuple[dict[str, list[str]], dict[str, Sequence[float]], dict[str, list[str]], list[str],
-                           tuple[list[Passage], dict[str, Any]]]:
-    """The run in scoring order (with each passage's best score and each query's meetings by first occurrence), the
-    query ids the run answers that are in the corpus but not ranked (ignored), and the inventory in rule-5 order with
-    each query's passages as positions in it (what the tie report reads); a foreign query id is refused."""
-    best: dict[str, Sequence[float]] = {}
-    firsts: dict[str, list[str]] = {}
-    order = inventory_order(pmap.values())
-    positions: dict[str, Any] = {}
-    run = normalised_order(run_entries, pmap, best, firsts, order=order, positions_out=positions)
-    foreign = sorted(set(run) - {q.id for q in corpus.queries()})
-    if foreign:
-        raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {corpus_id}, "
-                       f"e.g. {', '.join(foreign[:3])}")
-    return run, best, firsts, sorted(set(run) - {q.id for q in ranked}), (order, positions)
 
 
 def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
@@ -368,29 +366,6 @@ def _ranked_queries(queries: Iterable[Query]) -> list[Query]:
         if q.cls not in RANKED_CLASSES:
             raise BadInput(f"query {q.id} is scored on retrieval but its class {q.cls!r} is not a ranked class")
     return ranked
-
-
-class _Rescorer:
-    """Per-query values of a run given in another order, scored exactly as ``score_run`` scores (the tie report).
-    A query whose other order starts with the same meetings as far as the meeting measures read (``m_order``: its
-    rule-5 meetings) has no meeting value that can move, and only its passage values are given."""
-
-    def __init__(self, p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
-                 scored: _Scorer, meeting_of: Mapping[str, str], m_order: Mapping[str, Sequence[str]]) -> None:
-        self.p_qrels, self.m_qrels, self.scored, self.meeting_of = p_qrels, m_qrels, scored, meeting_of
-        self.m_order = m_order
-        cutoffs = [m.cutoff for m in M.MEETING_MEASURES]
-        self.m_depth = None if None in cutoffs else max(c for c in cutoffs if c is not None)
-
-    def __call__(self, other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
-        pq = {qid: self.p_qrels[qid] for qid in other if qid in self.p_qrels}
-        pv = M.evaluate(pq, _read(other, pq, pq, self.scored, M.PASSAGE_MEASURES), M.PASSAGE_MEASURES) if pq else {}
-        k = self.m_depth
-        meetings = {qid: top for qid in other
-                    if (top := meeting_order(other[qid], self.meeting_of, k)) != list(self.m_order[qid][:k])}
-        mq = {qid: self.m_qrels[qid] for qid in meetings}
-        mv = M.evaluate(mq, _read(meetings, mq, mq, self.scored, M.MEETING_MEASURES), M.MEETING_MEASURES) if mq else {}
-        return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv.get(qid, {})}.items()} for qid in other}
 
 
 def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, J.QueryJudgements],

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnbench.canonical import q6
+from turnbench.harness import metrics as M
 from turnbench.passages import Passage, meeting_codes
 from turnbench.rankings import RankedPassage
 
@@ -229,3 +230,41 @@ def note(block: Mapping[str, Any]) -> str:
                   f"query(ies){shift}")
     return (f"ties: of {n} judged queries, {block['queries_with_ties_anywhere']} hold a raw-score tie ({where}); "
             f"rule-5 order is scored, and {effect}.")
+
+
+def meeting_order(pids: Sequence[str], meeting_of: Mapping[str, str], limit: int | None = None) -> list[str]:
+    """A ranked passage list collapsed to meetings by first occurrence (docs/design.md §6); with ``limit``, its
+    first ``limit`` meetings only, the list read no further than it takes to find them."""
+    if limit is None:
+        return list(dict.fromkeys(map(meeting_of.__getitem__, pids)))
+    seen: dict[str, None] = {}
+    for pid in pids:
+        seen[meeting_of[pid]] = None
+        if len(seen) == limit:
+            break
+    return list(seen)
+
+
+class Rescorer:
+    """Per-query values of a run given in another order, scored exactly as ``score_run`` scores (the tie report).
+    A query whose other order starts with the same meetings as far as the meeting measures read (``m_order``: its
+    rule-5 meetings) has no meeting value that can move, and only its passage values are given."""
+
+    def __init__(self, p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
+                 scored: M.Scorer, meeting_of: Mapping[str, str], m_order: Mapping[str, Sequence[str]]) -> None:
+        self.p_qrels, self.m_qrels, self.scored, self.meeting_of = p_qrels, m_qrels, scored, meeting_of
+        self.m_order = m_order
+        cutoffs = [m.cutoff for m in M.MEETING_MEASURES]
+        self.m_depth = None if None in cutoffs else max(c for c in cutoffs if c is not None)
+
+    def __call__(self, other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
+        pq = {qid: self.p_qrels[qid] for qid in other if qid in self.p_qrels}
+        pv = (M.evaluate(pq, M.lists_read(other, pq, pq, self.scored, M.PASSAGE_MEASURES), M.PASSAGE_MEASURES)
+              if pq else {})
+        k = self.m_depth
+        meetings = {qid: top for qid in other
+                    if (top := meeting_order(other[qid], self.meeting_of, k)) != list(self.m_order[qid][:k])}
+        mq = {qid: self.m_qrels[qid] for qid in meetings}
+        mv = (M.evaluate(mq, M.lists_read(meetings, mq, mq, self.scored, M.MEETING_MEASURES), M.MEETING_MEASURES)
+              if mq else {})
+        return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv.get(qid, {})}.items()} for qid in other}

@@ -125,7 +125,7 @@ def test_refusals_and_bad_input(small_corpus):
 
 
 def test_a_limited_meeting_order_is_the_first_meetings_of_the_whole_one():
-    from turnbench.harness.score import meeting_order
+    from turnbench.harness.ties import meeting_order
 
     of = {"a1": "A", "a2": "A", "b1": "B", "a3": "A", "c1": "C", "d1": "D"}
     pids = ["a1", "a2", "b1", "a3", "c1", "d1"]
@@ -137,11 +137,12 @@ def test_a_limited_meeting_order_is_the_first_meetings_of_the_whole_one():
 def test_a_tied_query_whose_meetings_do_not_move_is_rescored_on_passages_alone():
     """The tie report's re-scoring: another order with the same first ten meetings can move no meeting value, so only
     its passage values come back; one whose meetings move is scored at both levels."""
-    from turnbench.harness.score import _Rescorer, _Scorer
+    from turnbench.harness.metrics import Scorer
+    from turnbench.harness.ties import Rescorer
 
     of = {f"{m}{i}": m for m in "ABC" for i in range(2)}
     # q1: rule 5 A0 A1 B0, the other order A1 A0 B0 (meetings A, B both times); q2: rule 5 A0 B0 C0, the other C0 B0 A0
-    rescore = _Rescorer({"q1": {"A1": 2}, "q2": {"C0": 1}}, {"q1": {"A": 1}, "q2": {"C": 1}}, _Scorer(3), of,
+    rescore = Rescorer({"q1": {"A1": 2}, "q2": {"C0": 1}}, {"q1": {"A": 1}, "q2": {"C": 1}}, Scorer(3), of,
                         {"q1": ["A", "B"], "q2": ["A", "B", "C"]})
     got = rescore({"q1": ["A1", "A0", "B0"], "q2": ["C0", "B0", "A0"]})
     assert set(got["q1"]) == {"nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "MRR"}
