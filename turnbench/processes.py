@@ -231,6 +231,10 @@ _PR_SET_PDEATHSIG = 1
 _HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
+# A child whose result is wanted only at the end (``later=True``) runs this much nicer than its parent: where every
+# core is busy it takes what the others leave, and the children the parent waits for sooner finish sooner.
+LATER_NICENESS = 10
+
 NOT_YET = object()  # what a child's ``receive(wait=False)`` gives before the caller has sent anything
 
 
@@ -242,10 +246,12 @@ class Background(Generic[T]):
     With ``inbox=True`` the child runs ``fn(receive, *args)``: it can do what needs nothing from the caller (imports,
     reading) while the caller works, then ``receive()`` waits for the one value the caller hands over with
     ``send`` (``receive(wait=False)`` looks without waiting: ``NOT_YET`` until it has come). What is sent is
-    pickled; what the child had at the fork it has for nothing."""
+    pickled; what the child had at the fork it has for nothing. With ``later=True`` the child runs at a lower priority
+    (``LATER_NICENESS``): for work whose result is wanted only at the end, so that it does not slow what is wanted
+    sooner."""
 
-    def __init__(self, fn: Callable[..., T], *args: Any, inbox: bool = False) -> None:
-        self._fn, self._args, self._inbox = fn, args, inbox
+    def __init__(self, fn: Callable[..., T], *args: Any, inbox: bool = False, later: bool = False) -> None:
+        self._fn, self._args, self._inbox, self._later = fn, args, inbox, later
         self._proc: Any = None
         self._pipe: Any = None
         self._outbox: Any = None
@@ -257,7 +263,7 @@ class Background(Generic[T]):
         ctx = multiprocessing.get_context("fork")
         reader, writer = ctx.Pipe(duplex=False)
         inbox = ctx.Pipe(duplex=False) if self._inbox else None
-        self._proc = ctx.Process(target=_child, args=(self._fn, self._args, writer, os.getpid(), inbox),
+        self._proc = ctx.Process(target=_child, args=(self._fn, self._args, writer, os.getpid(), inbox, self._later),
                                  daemon=True, name="turnbench-background")
         start_worker(self._proc)
         writer.close()  # the child's end: closed here, so the child's death reads as end-of-file
@@ -304,9 +310,13 @@ class Background(Generic[T]):
             self._outbox.close()
 
 
-def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int, inbox: Any = None) -> None:
+def _child(fn: Callable[..., Any], args: tuple[Any, ...], out: Any, parent: int, inbox: Any = None,
+           later: bool = False) -> None:
     worker_signals()
     _die_with(parent)
+    if later:
+        with contextlib.suppress(OSError):
+            os.nice(LATER_NICENESS)
     if inbox is None:
         send_outcome(out, lambda: out.send(("ok", fn(*args))), "a background worker")
         return

@@ -17,7 +17,6 @@ corpus whose text changed under a shared target is refused as a stale binding.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import platform
@@ -75,14 +74,12 @@ def write_results(out_dir: Path, results: Scored,
     # the raw and the meeting runs, made as they are written (about half the writing), are written by a forked child
     # while the rest are written here; the report is written here last (it may still be being drawn by another
     # child); each file is hashed as it is written, for claim.sha256
-    away = {n: c for n in sorted(files) if n in _AWAY and isinstance(c := files[n], X.Lazy) and c.sha256 is None}
-    with canonical.staged_directory(out_dir) as tmp, contextlib.ExitStack() as stack:
-        # runs spooled by the process that scored them are copies, not worth a child
-        writing = stack.enter_context(Background(_write_all, tmp, away)) if away else None
+    away = {n: files[n] for n in sorted(files) if n in _AWAY and not isinstance(files[n], bytes)}
+    with canonical.staged_directory(out_dir) as tmp, Background(_write_all, tmp, away) as writing:
         shas = _write_all(tmp, {METRICS_JSON: canonical.pretty(results.document),
                                 METRICS_MD: render_metrics_md(results.document).encode("utf-8")})
         shas |= _write_all(tmp, {n: files[n] for n in sorted(files) if n not in away and n != REPORT_HTML})
-        shas |= writing.result() if writing is not None else {}
+        shas |= writing.result()
         if REPORT_HTML in files:
             shas |= _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})
         if callable(info):
@@ -103,7 +100,7 @@ def _write_all(directory: Path, files: Mapping[str, X.Content]) -> dict[str, str
         if isinstance(content, bytes):
             h.update(content)
             canonical.write_bytes_atomic(directory / name, content)
-        elif content.sha256 is not None:  # hashed by the process that made it
+        elif content.sha256 is not None:  # hashed by the process that made it (a spooled passages.jsonl)
             canonical.write_bytes_atomic(directory / name, content.chunks())
             shas[name] = content.sha256
             continue

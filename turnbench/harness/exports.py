@@ -21,7 +21,6 @@ file; an unanswered judged query is in the qrels but in no run, so only ``-c`` c
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -95,35 +94,18 @@ class Spool:
         except OSError:
             return None
 
-    def content(self, size: int, start: int = 0, sha256: str | None = None) -> Lazy:
-        """The ``size`` bytes written to the spool from ``start``, read as they are written out (``sha256``: theirs,
-        when the spooling process hashed them)."""
+    def content(self, size: int, sha256: str | None = None) -> Lazy:
+        """The ``size`` bytes written to the spool, read as they are written out (``sha256``: theirs, when the spooling
+        process hashed them)."""
         def chunks() -> Iterator[bytes]:
             fd = self.file.fileno()
-            for offset in range(start, start + size, self.BLOCK):
-                want = min(self.BLOCK, start + size - offset)
+            for offset in range(0, size, self.BLOCK):
+                want = min(self.BLOCK, size - offset)
                 block = os.pread(fd, want, offset)
                 if len(block) != want:
                     raise ResultsIntegrityError("a spooled results file came back shorter than it was written")
                 yield block
         return Lazy(chunks, sha256)
-
-    def write(self, files: Iterable[tuple[str, Iterable[bytes]]]) -> dict[str, tuple[int, int, str]]:
-        """Each file's pieces written one file after another (flushed at the end): per file its (start, size,
-        sha256), what :meth:`content` reads back."""
-        out = {}
-        start = self.file.seek(0, os.SEEK_END)
-        for name, pieces in files:
-            h = hashlib.sha256()
-            size = 0
-            for piece in pieces:
-                h.update(piece)
-                self.file.write(piece)
-                size += len(piece)
-            out[name] = (start, size, h.hexdigest())
-            start += size
-        self.file.flush()
-        return out
 
 
 def spool_inventory(passages: Sequence[Passage], spool: Spool | None) -> tuple[str, int]:
@@ -140,7 +122,7 @@ def inventory_content(passages: Sequence[Passage], spool: Spool | None, size: in
     """passages.jsonl: the ``size`` bytes ``spool_inventory`` spooled (``sha256``: the inventory's, theirs), else
     the canonical lines in (meeting, index, id) order made as the file is written."""
     if spool is not None and size >= 0:
-        return spool.content(size, 0, sha256)
+        return spool.content(size, sha256)
     return Lazy(lambda: canonical_blocks(passages))
 
 
@@ -234,7 +216,7 @@ def sidecar(policy: Mapping[str, Any], measures: Sequence[str], unjudgeable: Seq
 
 def export_files(p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
                  runs: Mapping[str, Content], side: Mapping[str, Any]) -> dict[str, Content]:
-    """The exported files, the three runs as ``run_files`` (or ``spool_runs``) gave them."""
+    """The exported files, the three runs as ``run_files`` gave them."""
     return {
         QRELS_PASSAGES: qrels_text(p_qrels),
         QRELS_MEETINGS: qrels_text(m_qrels),
@@ -251,18 +233,6 @@ def run_files(run: Mapping[str, Sequence[str]], meeting_run: Mapping[str, Sequen
         RUN_MEETINGS: Lazy(lambda: scored_run_chunks(meeting_run, tag)),
         RUN_RAW: Lazy(lambda: raw_run_chunks(raw, tag)),
     }
-
-
-def spool_runs(run: Mapping[str, Sequence[str]], meeting_run: Mapping[str, Sequence[str]],
-               raw: Iterable[RankedPassage], tag: str, spool: Spool) -> dict[str, tuple[int, int, str]]:
-    """``run_files``' three files written into ``spool`` (by a child, as soon as the run is in rule-5 order): per
-    file (start, size, sha256), for :func:`spooled_runs`."""
-    return spool.write((name, content.chunks()) for name, content in run_files(run, meeting_run, raw, tag).items())
-
-
-def spooled_runs(spool: Spool, where: Mapping[str, tuple[int, int, str]]) -> dict[str, Lazy]:
-    """The runs ``spool_runs`` wrote, read back as they are written out (their sha256 already known)."""
-    return {name: spool.content(size, start, sha256) for name, (start, size, sha256) in where.items()}
 
 
 # -- reading them back ---------------------------------------------------------------------------------------

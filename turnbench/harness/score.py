@@ -13,7 +13,6 @@ of metrics.json is the mean the row reports.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -123,7 +122,7 @@ class _Ordered:
     placed: tuple[list[Passage], dict[str, Any]]  # the inventory in rule-5 order, each query's hits as positions in it
     shown: set[str]  # the passages of a top BIND_DEPTH: bound, for the report shows them
     tops: set[str]  # the passages of a top SPAN_DEPTH: the span measures read their words
-    files: Callable[[], Mapping[str, X.Content]]  # the three exported runs
+    files: Mapping[str, X.Content]  # the three exported runs
 
 
 @collector_paused()
@@ -143,7 +142,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage],
     passages = list(passages)
     spool = X.Spool.open()
     # passages.jsonl's bytes and sha256 need only the inventory: a child spools them while the run is normalised here
-    with Background(X.spool_inventory, passages, spool) as inventory_side:
+    with Background(X.spool_inventory, passages, spool, later=True) as inventory_side:
         pmap, ranked = _inventory(passages, corpus.queries())
         setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked, passages, pmap,
                            X.run_tag(arm_label(engine_side["arm"])))
@@ -159,24 +158,20 @@ def _scored(setting: _Setting, corpus: Corpus, given: Iterable[RankedPassage] | 
     finished with what the run ranks; then the two sides of scoring."""
     query_digests = B.QueryDigests(setting.ranked)
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
-    with contextlib.ExitStack() as stack:
-        judging = stack.enter_context(J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(),
-                                                setting.passages, setting.policy, keep=True, visit=query_digests))
+    with J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), setting.passages,
+                   setting.policy, keep=True, visit=query_digests) as judging:
         query_digests.begin()  # while the run may still be being read
         entries = given() if callable(given) else given
         # read twice: normalised, then exported raw
-        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries), stack)
+        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries))
         kept: dict[str, Meeting] = {}
         judged = judging.finish(words_of=ordered.tops, keep_of=ordered.shown, kept_out=kept)
-        return _judged(setting, ordered, judged, kept, query_digests, inventory_side)
+    return _judged(setting, ordered, judged, kept, query_digests, inventory_side)
 
 
-def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage],
-             stack: contextlib.ExitStack) -> _Ordered:
-    """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs: all they
-    are made of is known from here, so a child spools them from now on (while judging finishes and the measures
-    are computed here, and a core would otherwise sit idle) and writing them is a copy; where no spool can be had
-    (or filled), they are made as they are written."""
+def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage]) -> _Ordered:
+    """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs, made
+    as they are written."""
     best: dict[str, Sequence[float]] = {}
     firsts: dict[str, list[str]] = {}
     order = inventory_order(setting.pmap.values())
@@ -191,18 +186,7 @@ def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[Rank
     ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
            else [e for e in run_entries if e.query_id in ranked_ids])
-    spool = X.Spool.open()
-    if spool is None:
-        def files() -> Mapping[str, X.Content]:
-            return X.run_files(ranked_run, m_order, raw, setting.tag)
-    else:
-        side = stack.enter_context(Background(X.spool_runs, ranked_run, m_order, raw, setting.tag, spool))
-
-        def files() -> Mapping[str, X.Content]:
-            try:
-                return X.spooled_runs(spool, side.result())
-            except OSError:
-                return X.run_files(ranked_run, m_order, raw, setting.tag)
+    files = X.run_files(ranked_run, m_order, raw, setting.tag)
     return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (order, positions),
                     {pid for pids in ranked_run.values() for pid in pids[:B.BIND_DEPTH]},
                     {pid for pids in ranked_run.values() for pid in pids[:S.SPAN_DEPTH]}, files)
@@ -276,7 +260,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
                      comparable=_comparable_facts(timed, judged))
-    files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
+    files = X.export_files(p_qrels, m_qrels, ordered.files, side)
     comparable = file_side[1]()
     files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side[0].result()
     for row in per_query:
