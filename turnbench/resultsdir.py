@@ -17,11 +17,11 @@ corpus whose text changed under a shared target is refused as a stale binding.
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import platform
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,24 +69,41 @@ def write_results(out_dir: Path, results: Scored,
     """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten. report.html
     is written last of the claim files (it may be drawn while the others are written), then ``info`` (or what it
     returns, called then: its timings may include that drawing)."""
-    out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
+    with staged_results(out_dir) as staged:
+        write_staged(staged, results, info)
+    return Path(out_dir)
+
+
+@contextlib.contextmanager
+def staged_results(out_dir: Path) -> Iterator[Path]:
+    """A results directory being written: refused unless ``out_dir`` is absent or empty, then a staging directory
+    beside it, renamed into place only when the block succeeds (``write_staged`` fills it; files made before may be
+    written there early, as ``score_run(runs_into=...)`` writes the runs)."""
+    with canonical.staged_directory(canonical.refuse_non_empty(Path(out_dir), "results directory")) as tmp:
+        yield tmp
+
+
+def write_staged(tmp: Path, results: Scored,
+                 info: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None) -> None:
+    """``write_results`` into the staging directory of ``staged_results``."""
     files = results.extra_files
     # the raw and the meeting runs, made as they are written (about half the writing), are written by a forked child
-    # while the rest are written here; the report is written here last (it may still be being drawn by another
-    # child); each file is hashed as it is written, for claim.sha256
-    away = {n: files[n] for n in sorted(files) if n in _AWAY and not isinstance(files[n], bytes)}
-    with canonical.staged_directory(out_dir) as tmp, Background(_write_all, tmp, away) as writing:
+    # while the rest are written here, unless they were written already; the report is written here last (it may
+    # still be being drawn by another child); each file is hashed as it is written, for claim.sha256
+    away = {n: c for n in sorted(files) if n in _AWAY and isinstance(c := files[n], X.Lazy)
+            and not isinstance(c, X.Written)}
+    with contextlib.ExitStack() as stack:
+        writing = stack.enter_context(Background(_write_all, tmp, away)) if away else None
         shas = _write_all(tmp, {METRICS_JSON: canonical.pretty(results.document),
                                 METRICS_MD: render_metrics_md(results.document).encode("utf-8")})
         shas |= _write_all(tmp, {n: files[n] for n in sorted(files) if n not in away and n != REPORT_HTML})
-        shas |= writing.result()
+        shas |= writing.result() if writing is not None else {}
         if REPORT_HTML in files:
             shas |= _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})
         if callable(info):
             info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
         write_digest(tmp, shas)
-    return out_dir
 
 
 _AWAY = frozenset({X.RUN_RAW, X.RUN_MEETINGS})
@@ -94,26 +111,7 @@ _AWAY = frozenset({X.RUN_RAW, X.RUN_MEETINGS})
 
 def _write_all(directory: Path, files: Mapping[str, X.Content]) -> dict[str, str]:
     """Each file written, and the sha256 of what was written."""
-    shas = {}
-    for name, content in files.items():
-        h = hashlib.sha256()
-        if isinstance(content, bytes):
-            h.update(content)
-            canonical.write_bytes_atomic(directory / name, content)
-        elif content.sha256 is not None:  # hashed by the process that made it (a spooled passages.jsonl)
-            canonical.write_bytes_atomic(directory / name, content.chunks())
-            shas[name] = content.sha256
-            continue
-        else:
-            canonical.write_bytes_atomic(directory / name, _hashed(content.chunks(), h))
-        shas[name] = h.hexdigest()
-    return shas
-
-
-def _hashed(chunks: Iterable[bytes], h: Any) -> Iterator[bytes]:
-    for chunk in chunks:
-        h.update(chunk)
-        yield chunk
+    return {name: X.write_hashed(directory, name, content) for name, content in files.items()}
 
 
 def runinfo_notes(baseline: Path, candidate: Path) -> tuple[str, ...]:

@@ -21,6 +21,8 @@ file; an unanswered judged query is in the qrels but in no run, so only ``-c`` c
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -73,6 +75,14 @@ class Lazy:
         return b"".join(self.chunks())
 
 
+@dataclass(frozen=True)
+class Written(Lazy):
+    """A file already written where the results are being staged, by the process that made it (``score_run`` with
+    ``runs_into``): writing the results only records its sha256; its bytes are read back from ``path`` if asked for."""
+
+    path: Path = Path()
+
+
 Content = bytes | Lazy
 
 
@@ -106,6 +116,48 @@ class Spool:
                     raise ResultsIntegrityError("a spooled results file came back shorter than it was written")
                 yield block
         return Lazy(chunks, sha256)
+
+
+def write_hashed(directory: Path, name: str, content: Content) -> str:
+    """``content`` written to ``directory / name`` (atomically), hashed as it is written: its sha256. A file already
+    written there (:class:`Written`) is not written again; content hashed by its maker is not hashed again."""
+    if isinstance(content, Written):
+        if content.path != directory / name or not content.path.is_file():
+            raise ResultsIntegrityError(f"{name} was to be written in {directory} already, and is not there")
+        return str(content.sha256)
+    if isinstance(content, bytes):
+        canonical.write_bytes_atomic(directory / name, content)
+        return canonical.sha256_bytes(content)
+    if content.sha256 is not None:
+        canonical.write_bytes_atomic(directory / name, content.chunks())
+        return content.sha256
+    h = hashlib.sha256()
+    canonical.write_bytes_atomic(directory / name, _hashed(content.chunks(), h))
+    return h.hexdigest()
+
+
+def write_runs(directory: Path, run: Mapping[str, Sequence[str]], meeting_run: Mapping[str, Sequence[str]],
+               raw: Iterable[RankedPassage], tag: str) -> dict[str, str]:
+    """``run_files``' three files written into ``directory``: name -> sha256 (for :func:`written`)."""
+    return {name: write_hashed(directory, name, content)
+            for name, content in run_files(run, meeting_run, raw, tag).items()}
+
+
+def written(directory: Path, shas: Mapping[str, str]) -> dict[str, Content]:
+    """Files ``directory`` holds, with their sha256, as the results' contents (see :class:`Written`)."""
+    return {name: Written(functools.partial(_read_back, directory / name), sha, directory / name)
+            for name, sha in shas.items()}
+
+
+def _read_back(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as fh:
+        yield from iter(lambda: fh.read(Spool.BLOCK), b"")
+
+
+def _hashed(chunks: Iterable[bytes], h: Any) -> Iterator[bytes]:
+    for chunk in chunks:
+        h.update(chunk)
+        yield chunk
 
 
 def spool_inventory(passages: Sequence[Passage], spool: Spool | None) -> tuple[str, int]:

@@ -13,9 +13,11 @@ of metrics.json is the mean the row reports.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from turnbench import canonical
@@ -108,6 +110,7 @@ class _Setting:
     passages: list[Passage]
     pmap: dict[str, Passage]
     tag: str  # the exported runs' tag
+    runs_into: Path | None  # where a child writes the exported runs as soon as they can be made (``score_run``)
 
 
 @dataclass(frozen=True)
@@ -122,19 +125,22 @@ class _Ordered:
     placed: tuple[list[Passage], dict[str, Any]]  # the inventory in rule-5 order, each query's hits as positions in it
     shown: set[str]  # the passages of a top BIND_DEPTH: bound, for the report shows them
     tops: set[str]  # the passages of a top SPAN_DEPTH: the span measures read their words
-    files: Mapping[str, X.Content]  # the three exported runs
+    files: Callable[[], Mapping[str, X.Content]]  # the three exported runs
 
 
 @collector_paused()
 def score_run(corpus: Corpus, passages: Iterable[Passage],
               run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]], *,
-              policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus") -> Scored:
+              policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus",
+              runs_into: Path | None = None) -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
     ``run_entries`` may be a function that gives them: it is called once judging has started (a run still being
-    read elsewhere is read while the inventory is made ready and judged).
+    read elsewhere is read while the inventory is made ready and judged). ``runs_into``: the staging directory of
+    the results (``resultsdir.staged_results``), where the three exported runs are written by a child as soon as the
+    run is in rule-5 order, while judging finishes here (a core is idle then); else they are written with the rest.
     """
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
@@ -145,7 +151,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage],
     with Background(X.spool_inventory, passages, spool, later=True) as inventory_side:
         pmap, ranked = _inventory(passages, corpus.queries())
         setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked, passages, pmap,
-                           X.run_tag(arm_label(engine_side["arm"])))
+                           X.run_tag(arm_label(engine_side["arm"])), runs_into)
         return _scored(setting, corpus, run_entries, (inventory_side, spool))
 
 
@@ -158,20 +164,23 @@ def _scored(setting: _Setting, corpus: Corpus, given: Iterable[RankedPassage] | 
     finished with what the run ranks; then the two sides of scoring."""
     query_digests = B.QueryDigests(setting.ranked)
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
-    with J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), setting.passages,
-                   setting.policy, keep=True, visit=query_digests) as judging:
+    with contextlib.ExitStack() as stack:
+        judging = stack.enter_context(J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(),
+                                                setting.passages, setting.policy, keep=True, visit=query_digests))
         query_digests.begin()  # while the run may still be being read
         entries = given() if callable(given) else given
         # read twice: normalised, then exported raw
-        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries))
+        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries), stack)
         kept: dict[str, Meeting] = {}
         judged = judging.finish(words_of=ordered.tops, keep_of=ordered.shown, kept_out=kept)
-    return _judged(setting, ordered, judged, kept, query_digests, inventory_side)
+        return _judged(setting, ordered, judged, kept, query_digests, inventory_side)
 
 
-def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage]) -> _Ordered:
-    """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs, made
-    as they are written."""
+def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage],
+             stack: contextlib.ExitStack) -> _Ordered:
+    """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs: written
+    from now on by a child (at a lower priority: its result is wanted last) where the results are staged, else
+    made as they are written with the rest."""
     best: dict[str, Sequence[float]] = {}
     firsts: dict[str, list[str]] = {}
     order = inventory_order(setting.pmap.values())
@@ -186,7 +195,17 @@ def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[Rank
     ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
            else [e for e in run_entries if e.query_id in ranked_ids])
-    files = X.run_files(ranked_run, m_order, raw, setting.tag)
+    if setting.runs_into is None:
+        made = X.run_files(ranked_run, m_order, raw, setting.tag)
+
+        def files() -> Mapping[str, X.Content]:
+            return made
+    else:
+        into = setting.runs_into
+        side = stack.enter_context(Background(X.write_runs, into, ranked_run, m_order, raw, setting.tag, later=True))
+
+        def files() -> Mapping[str, X.Content]:
+            return X.written(into, side.result())
     return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (order, positions),
                     {pid for pids in ranked_run.values() for pid in pids[:B.BIND_DEPTH]},
                     {pid for pids in ranked_run.values() for pid in pids[:S.SPAN_DEPTH]}, files)
@@ -260,7 +279,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
                      comparable=_comparable_facts(timed, judged))
-    files = X.export_files(p_qrels, m_qrels, ordered.files, side)
+    files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     comparable = file_side[1]()
     files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side[0].result()
     for row in per_query:

@@ -22,7 +22,7 @@ from turnbench.processes import Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
 from turnbench.render import view as V
-from turnbench.resultsdir import REPORT_HTML, runinfo, write_results
+from turnbench.resultsdir import REPORT_HTML, runinfo, staged_results, write_staged
 
 
 def attach_report(results: Scored, corpus: Corpus) -> Scored:
@@ -75,11 +75,12 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         # The page is drawn in a child started now, which reads the corpus's queries while this process scores, and
         # is then handed what the page reads of the queries it shows (the pickled document and a few dozen bindings);
         # it draws while the claim files are written here. The page is the last file written, and a page that cannot
-        # be drawn leaves no directory behind, as before.
-        with page_drawer(corpus) as drawing:
+        # be drawn leaves no directory behind, as before. The results are staged from here: scoring writes the runs
+        # there as soon as they can be made.
+        with page_drawer(corpus) as drawing, staged_results(out) as staged:
             t1 = time.perf_counter()
             results = score_run(corpus, passages, reading.result, policy=policy, scope=scope,
-                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, runs_into=staged)
             timings["judge_and_score"] = time.perf_counter() - t1
             drawing.send(page_input(results))
             page: list[bytes] = []
@@ -90,8 +91,8 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
                 page.append(html)
                 yield html
 
-            write_results(out, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
-                          lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
+            write_staged(staged, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
+                         lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
     outlive(passages, results)  # the inputs and what was made of them: never freed one by one
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
