@@ -11,8 +11,9 @@ covers every passage's text hash), so an engine can never be handed texts other 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from turnbench.corpus.format import Corpus
 from turnbench.errors import IndexNotSettled

@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from msgspec.structs import replace
 
 from turnbench.cli import main
 from turnbench.corpus.format import open_corpus

@@ -100,7 +100,7 @@ def test_windows_of_a_very_long_turn_are_bound_by_the_words_they_hold_not_their_
     """A 2 MB turn cut into 200-word windows: their times, apportioned and rounded to the millisecond, are off by more
     than a word from where the words are, so binding by time refused the load's own passages as stale. Each window
     declares the words it holds and is bound by them exactly; a window whose words were changed is still refused."""
-    from dataclasses import replace as with_
+    from msgspec.structs import replace as with_
 
     from turnbench.corpus.records import Meeting, Turn
     from turnbench.harness.inventory import problems_in
