@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 RANKED_CLASSES = ("lookup", "multi_file", "summarize")
 ANSWER_TYPES = ("count", "meeting_set", "speaker_count")
 
@@ -44,8 +46,10 @@ def _texts(values: Any, field: str) -> tuple[str, ...]:
     return tuple(text_field(v, f"{field}[{i}]") for i, v in enumerate(values))
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(msgspec.Struct, frozen=True, gc=False):
+    """One speaker turn (a Struct: a corpus is read from its bytes straight into millions of them, and the cyclic
+    collector need not track records that hold only text and numbers)."""
+
     index: int
     speaker: str
     start: float
@@ -61,10 +65,9 @@ class Turn:
                    text_field(d["text"], f"{where}.text"))
 
 
-@dataclass(frozen=True)
-class Meeting:
+class Meeting(msgspec.Struct, frozen=True, gc=False):
     """One meeting. ``meta`` holds producer facts that are not product data (team, series, QMSum domain);
-    the loader and answer engine never read it."""
+    the loader and answer engine never read it. A Struct, as ``Turn`` is; nothing it holds refers back to it."""
 
     id: str
     title: str
@@ -75,7 +78,7 @@ class Meeting:
     turns: tuple[Turn, ...]
     attendees: tuple[str, ...] = ()
     agenda: tuple[str, ...] = ()
-    meta: Mapping[str, str] = field(default_factory=dict)
+    meta: Mapping[str, str] = msgspec.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {

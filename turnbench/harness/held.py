@@ -22,8 +22,9 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import attrgetter
+
+import msgspec
 
 from turnbench.corpus.records import Meeting, Turn
 from turnbench.passages import Passage
@@ -34,9 +35,9 @@ Span = tuple[int, int, int]  # (turn index, first word, end word)
 DECLARED, TEXT, HASH, TIMES = "declared", "text", "text hash", "times"
 
 
-@dataclass(frozen=True, slots=True)
-class Held:
-    """A passage's spans and how they were found (``DECLARED``, ``TEXT``, ``HASH`` or ``TIMES``)."""
+class Held(msgspec.Struct, frozen=True, gc=False):
+    """A passage's spans and how they were found (``DECLARED``, ``TEXT``, ``HASH`` or ``TIMES``): one per passage of an
+    inventory, so a Struct the collector does not track (it holds tuples of numbers and a string)."""
 
     spans: tuple[Span, ...]
     how: str

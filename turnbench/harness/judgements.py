@@ -31,8 +31,10 @@ import contextlib
 import pickle
 import tempfile
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
+
+import msgspec
 
 from turnbench.corpus.records import Meeting, Query, Turn
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
@@ -378,7 +380,8 @@ def _kept(item: tuple[Meeting, dict[str, Held], set[str], set[str]], known: Filt
     out.held.update(wanted)
     if keep and wanted:
         read = {t for spans in wanted.values() for t, _, _ in spans}
-        found.kept[m.id] = replace(m, turns=tuple(t for t in m.turns if t.index in read), agenda=(), meta={})
+        found.kept[m.id] = msgspec.structs.replace(m, turns=tuple(t for t in m.turns if t.index in read), agenda=(),
+                                                   meta={})
 
 
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],

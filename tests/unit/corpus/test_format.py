@@ -50,11 +50,11 @@ def test_records_written_are_the_records_read_back(tmp_path):
 
 
 def test_halves_are_the_meetings_in_order_split_where_a_part_ends(tmp_path):
-    import dataclasses
+    import msgspec.structs
 
     one = open_corpus(write(tmp_path / "one", GOOD, QUERIES))
     assert one.halves() is None  # one part file: nothing to split
-    many = [dataclasses.replace(GOOD[0], id=f"m{k:04d}") for k in range(2 * MEETINGS_PER_PART + 1)]  # three parts
+    many = [msgspec.structs.replace(GOOD[0], id=f"m{k:04d}") for k in range(2 * MEETINGS_PER_PART + 1)]  # three parts
     corpus = open_corpus(write(tmp_path / "three", many, QUERIES))
     here, there = corpus.halves()
     first, second = [m.id for m in here()], [m.id for m in there()]
@@ -132,13 +132,13 @@ def test_every_file_must_match_the_manifest(tmp_path):
 
 
 def test_the_meetings_of_some_ids_are_exactly_those_in_corpus_order_whatever_their_text_says(tmp_path):
-    import dataclasses
+    import msgspec.structs
 
     base = GOOD[0]
-    tricky = dataclasses.replace(base.turns[0], text='he said "id":"m0002" and {"id": "m0003"}')
-    many = [dataclasses.replace(base, id=f"m{k:04d}") for k in range(2 * MEETINGS_PER_PART + 1)]
-    many[5] = dataclasses.replace(many[5], turns=(tricky, *base.turns[1:]))  # names other meetings in its text
-    many[7] = dataclasses.replace(many[7], id="réunion-\u00e9\"x")  # an id the file spells with escapes
+    tricky = msgspec.structs.replace(base.turns[0], text='he said "id":"m0002" and {"id": "m0003"}')
+    many = [msgspec.structs.replace(base, id=f"m{k:04d}") for k in range(2 * MEETINGS_PER_PART + 1)]
+    many[5] = msgspec.structs.replace(many[5], turns=(tricky, *base.turns[1:]))  # names other meetings in its text
+    many[7] = msgspec.structs.replace(many[7], id="réunion-\u00e9\"x")  # an id the file spells with escapes
     corpus = open_corpus(write(tmp_path / "c", many, QUERIES))
     ids = {"m0002", "m0003", many[7].id, "m0100", "absent"}
     got = list(corpus.iter_meetings_of(ids))
