@@ -90,7 +90,7 @@ def whole_processes(tmp: Path, passages, entries, repeat: int) -> None:
     import sys
 
     from turnbench.passages import write_passages
-    from turnbench.rankings import write_trec_run
+    from turnbench.runfiles import write_trec_run
 
     write_passages(tmp / "passages.jsonl", passages)
     by_query: dict = {}

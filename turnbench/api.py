@@ -199,7 +199,7 @@ def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: P
     the engine (recorded verbatim; ``external/unknown`` without it)."""
     from turnbench.passages import read_passages
     from turnbench.pipeline.scoring import score_passages
-    from turnbench.rankings import read_run
+    from turnbench.runfiles import read_run
 
     inventory = read_passages(Path(passages)) if isinstance(passages, (str, os.PathLike)) else list(passages)
     entries = read_run(Path(ranking)) if isinstance(ranking, (str, os.PathLike)) else ranking

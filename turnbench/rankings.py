@@ -6,15 +6,12 @@ metric: a passage listed twice keeps its best score, then (-score, kind, meeting
 
 from __future__ import annotations
 
-import math
 from array import array
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from pathlib import Path
 from typing import Any
 
-from turnbench import canonical
 from turnbench.errors import BadInput, UnjudgedPassage
 from turnbench.passages import Passage, meeting_codes
 
@@ -102,190 +99,6 @@ class Ranking:
             scores.extend(sc)
             bounds.append(len(pids))
         return cls(tuple(qids), tuple(bounds), pids, scores)
-
-
-def _score(text: Any, where: str) -> float:
-    """A run's score: a finite number. An infinite one would silently hand the order to the tie-break."""
-    try:
-        value = float(text) if not isinstance(text, bool) else float("nan")
-    except (TypeError, ValueError):
-        raise BadInput(f"{where}: score {str(text)[:40]!r} is not a number") from None
-    if not math.isfinite(value):
-        raise BadInput(f"{where}: score {value} is not a finite number")
-    return value
-
-
-def read_trec_run(path: Path) -> list[RankedPassage]:
-    """Read a six-column TREC run (``qid Q0 docid rank score tag``)."""
-    return _records(*_trec_columns(path))
-
-
-def read_trec_ranking(path: Path) -> list[RankedPassage] | Ranking:
-    """A TREC run as one :class:`Ranking` when each query's lines are together and ranked 1, 2, 3, … in file order
-    (what turnbench and most engines write: its ranks are its positions, so nothing the file says is lost), without
-    an object per line; else as records, as :func:`read_trec_run` reads it."""
-    columns = _trec_columns(path)
-    ranking = _as_ranking(*columns)
-    return ranking if ranking is not None else _records(*columns)
-
-
-def _records(qids: list[str], pids: Sequence[str], ranks: list[int], scores: array) -> list[RankedPassage]:
-    return [RankedPassage(q, p, r, v) for q, p, r, v in zip(qids, pids, ranks, scores, strict=True)]
-
-
-def _trec_columns(path: Path) -> tuple[list[str], Coded, list[int], array]:
-    """A TREC run's query ids, passage ids (coded), ranks and scores, line by line, every line checked."""
-    qids: list[str] = []
-    table: dict[str, int] = {}
-    codes = array("i")
-    ranks: list[int] = []
-    scores = array("d")
-    seen = 0  # lines before this block
-    with open(path, "rb") as fh:
-        # blocks of whole lines decoded and split at once (a per-line decode was a third of the reading); small
-        # enough that a block's tokens stay in the CPU's cache while they are read: 4 MB blocks took twice as long
-        for block in iter(lambda: fh.readlines(1 << 16), []):
-            try:
-                text = b"".join(block).decode("utf-8")
-            except UnicodeDecodeError:
-                bad = next(i for i, raw in enumerate(block) if not _is_utf8(raw))
-                raise BadInput(f"{path}: line {seen + bad + 1} is not UTF-8 text") from None
-            columns = _block_columns(text)
-            if columns is None:  # a blank line, or one that is not six columns: read line by line, which says why
-                columns = _block_by_lines(text, str(path), seen + 1)
-            q, docids, r, v = columns
-            qids.extend(q)
-            codes.extend(array("i", [table.setdefault(name, len(table)) for name in docids]))
-            ranks.extend(r)
-            scores.extend(array("d", v))
-            seen += len(block)
-    return qids, Coded(list(table), codes), ranks, scores
-
-
-_Columns = tuple[list[str], list[str], list[int], list[float]]
-_END = "\x00"  # a token no line can hold once the block is known not to contain it
-
-
-def _block_columns(text: str) -> _Columns | None:
-    """The columns of a block of whole lines when every line has six columns and every rank and score reads, split
-    by the C splitter at once: each line end becomes a token, which must then be every seventh token and only
-    those. None for anything else (a blank line included), which the line-by-line reader reads or refuses."""
-    if _END in text:
-        return None
-    text = text if text.endswith("\n") else text + "\n"
-    tokens = text.replace("\n", f" {_END}\n").split()
-    lines = len(tokens) // 7
-    # every seventh token a line end, and no other (a blank line is a line end of its own)
-    if len(tokens) % 7 or text.count("\n") != lines or tokens[6::7].count(_END) != lines:
-        return None
-    try:
-        ranks = list(map(int, tokens[3::7]))
-        scores = list(map(float, tokens[4::7]))
-    except ValueError:
-        return None
-    if not all(map(math.isfinite, scores)):
-        return None
-    return tokens[0::7], tokens[2::7], ranks, scores
-
-
-def _block_by_lines(text: str, where: str, first: int) -> _Columns:
-    """The columns of a block of whole lines, numbered from ``first``, read one line at a time: a line that is not
-    six columns, a rank that is not a whole number or a score that is not a finite number is refused, naming it."""
-    qids: list[str] = []
-    docids: list[str] = []
-    ranks: list[int] = []
-    scores: list[float] = []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the block ends with a newline: no line after it
-    for n, (qid, _q0, docid, rank, score, _tag) in trec_rows(lines, where, first):
-        try:
-            rank_n = int(rank)
-        except ValueError:
-            raise BadInput(f"{where}: line {n}: rank {rank[:40]!r} is not a whole number") from None
-        try:
-            value = float(score)
-        except ValueError:
-            value = _score(score, f"{where}: line {n}")
-        if not math.isfinite(value):
-            _score(score, f"{where}: line {n}")
-        qids.append(qid)
-        docids.append(docid)
-        ranks.append(rank_n)
-        scores.append(value)
-    return qids, docids, ranks, scores
-
-
-def _as_ranking(qids: list[str], pids: Sequence[str], ranks: list[int], scores: array) -> Ranking | None:
-    """The lines as a Ranking when each query's are together and ranked by position, else None. Compared as arrays:
-    a run is a million lines."""
-    import numpy as np
-
-    if not qids:
-        return Ranking((), (0,), [], scores)
-    q = np.array(qids, dtype=object)
-    bounds = [0, *(np.flatnonzero(q[1:] != q[:-1]) + 1).tolist(), len(qids)]
-    order = [qids[b] for b in bounds[:-1]]
-    if len(set(order)) != len(order):
-        return None  # a query's lines apart: the records keep where each line was
-    edges = np.asarray(bounds, dtype=np.int64)
-    position = np.arange(1, len(qids) + 1, dtype=np.int64) - np.repeat(edges[:-1], np.diff(edges))
-    try:
-        given = np.asarray(ranks, dtype=np.int64)
-    except OverflowError:
-        return None  # a rank no position can be
-    if not np.array_equal(given, position):
-        return None
-    return Ranking(tuple(order), tuple(bounds), pids, scores)
-
-
-def trec_rows(lines: Iterable[str], where: str, first: int = 1) -> Iterator[tuple[int, list[str]]]:
-    """(line number, its six columns) of each non-blank line of a TREC run, numbered from ``first``; a line of
-    another width is refused, naming it."""
-    for n, line in enumerate(lines, first):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != 6:
-            raise BadInput(f"{where}: line {n} has {len(parts)} columns, a TREC run has 6")
-        yield n, parts
-
-
-def _is_utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def read_jsonl_run(path: Path) -> list[RankedPassage]:
-    """Read ``run.jsonl``: one line per query, ``{"query": id, "passages": [[id, score], ...]}``."""
-    out = []
-    for n, d in canonical.read_jsonl_numbered(path, BadInput):
-        where = f"{path}: line {n}"
-        if not isinstance(d, dict) or not isinstance(d.get("query"), str) or not isinstance(d.get("passages"), list):
-            raise BadInput(f'{where} is not {{"query": id, "passages": [[id, score], ...]}}')
-        for rank, item in enumerate(d["passages"], 1):
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
-                raise BadInput(f"{where}: passage {rank} is not a [passage id, score] pair")
-            out.append(RankedPassage(d["query"], item[0], rank, _score(item[1], where)))
-    return out
-
-
-def read_run(path: Path) -> list[RankedPassage]:
-    path = Path(path)
-    if not path.is_file():
-        raise BadInput(f"{path}: run file not found")
-    return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_run(path)
-
-
-def read_ranking(path: Path) -> list[RankedPassage] | Ranking:
-    """A run file to score: a TREC run column-wise where it can be (:func:`read_trec_ranking`), else records."""
-    path = Path(path)
-    if not path.is_file():
-        raise BadInput(f"{path}: run file not found")
-    return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_ranking(path)
 
 
 def inventory_order(passages: Iterable[Passage]) -> list[Passage]:  # rule 5's: (kind, meeting, index, id)
@@ -433,16 +246,3 @@ def normalise(entries: Iterable[RankedPassage], passages: Mapping[str, Passage])
         n = len(pids)
         out[qid] = [RankedPassage(qid, pid, r, float(n - r + 1)) for r, pid in enumerate(pids, 1)]
     return out
-
-
-def write_trec_run(path: Path, run: Mapping[str, Sequence[RankedPassage]], tag: str) -> str:
-    # repr: the float round-trips, so no rounding can create or break a tie
-    data = "".join(f"{qid} Q0 {e.passage_id} {e.rank} {e.score!r} {tag}\n" for qid in sorted(run)
-                   for e in run[qid]).encode()
-    canonical.write_bytes_atomic(Path(path), data)
-    return canonical.sha256_bytes(data)
-
-
-def write_jsonl_run(path: Path, run: Mapping[str, Sequence[RankedPassage]]) -> str:
-    return canonical.write_jsonl(Path(path), ({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]}
-                                              for qid in sorted(run)))

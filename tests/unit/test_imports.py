@@ -15,10 +15,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "turnbench"
 
 # The contracts every room may use: errors, canonical bytes, process identity and signals, the corpus format, the
-# records engines hand the harness (passages and rankings for retrieval, submissions for answers), the vocabularies,
-# the settings and the version.
-BASE = {"version", "errors", "canonical", "processes", "signals", "corpus", "passages", "rankings", "submissions",
-        "vocab", "settings", "paths"}
+# records engines hand the harness (passages and rankings for retrieval, and the files runs come in; submissions for
+# answers), the vocabularies, the settings and the version.
+BASE = {"version", "errors", "canonical", "processes", "signals", "corpus", "passages", "rankings", "runfiles",
+        "submissions", "vocab", "settings", "paths"}
 # Rooms in the order of the data flow; each may import the base and the rooms above it in this table.
 FLOW = ("generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "export", "pipeline", "api",
         "cli")
@@ -36,6 +36,7 @@ ALLOWED = {
     "corpus": {"errors", "canonical"},
     "passages": {"errors", "canonical"},
     "rankings": {"errors", "canonical", "passages"},
+    "runfiles": {"errors", "canonical", "passages", "rankings", "processes"},  # run files, read in two processes
     "submissions": {"errors", "canonical", "corpus"},
     "generator": BASE,
     "stack": BASE,

@@ -172,7 +172,7 @@ def test_only_keeps_the_queries_asked_for_in_order_and_is_no_copy_when_that_is_a
 def test_a_trec_run_is_read_in_blocks_with_every_line_numbered_as_the_file_has_it(tmp_path: Path):
     """Lines are whole across the reader's blocks: 200,000 lines, a CRLF line, a last line without a newline."""
     from turnbench.errors import BadInput
-    from turnbench.rankings import read_trec_run
+    from turnbench.runfiles import read_trec_run
 
     path = tmp_path / "run.trec"
     body = b"".join(b"q%06d Q0 m:%05d 1 %d.5 tag\n" % (i // 100, i % 100, i) for i in range(200_000))
@@ -208,7 +208,7 @@ def test_an_exported_run_is_parsed_chunk_by_chunk_with_lines_numbered_across_chu
 def test_a_trec_run_grouped_and_ranked_by_position_is_read_as_columns_and_any_other_as_records(tmp_path: Path):
     """The column-wise reading keeps everything the file says: a run it cannot hold as positions comes back as the
     records read_trec_run gives, and either way scoring gets the same entries in the same order."""
-    from turnbench.rankings import read_trec_ranking, read_trec_run
+    from turnbench.runfiles import read_trec_ranking, read_trec_run
 
     path = tmp_path / "run.trec"
     cases = {
@@ -253,7 +253,8 @@ def test_a_plain_passage_record_is_read_in_one_step_exactly_as_the_general_path_
 def test_a_trec_run_names_each_distinct_passage_once_and_reads_as_the_strings_it_codes(tmp_path: Path):
     import pickle
 
-    from turnbench.rankings import Coded, normalised_order, read_trec_ranking
+    from turnbench.rankings import Coded, normalised_order
+    from turnbench.runfiles import read_trec_ranking
 
     path = tmp_path / "run.trec"
     path.write_bytes(b"q1 Q0 m1:00000 1 2 t\nq1 Q0 m1:00001 2 1 t\nq2 Q0 m1:00001 1 3 t\nq2 Q0 ghost 2 1 t\n")
@@ -295,7 +296,7 @@ def test_a_trec_run_names_each_distinct_passage_once_and_reads_as_the_strings_it
 def test_a_block_split_at_once_reads_exactly_as_line_by_line_or_leaves_it_to_that_reader(block):
     """The fast reader gives the line-by-line reader's columns, or nothing and the line-by-line reader refuses."""
     from turnbench.errors import BadInput
-    from turnbench.rankings import _block_by_lines, _block_columns
+    from turnbench.runfiles import _block_by_lines, _block_columns
 
     fast = _block_columns(block)
     try:

@@ -35,7 +35,8 @@ from typing import IO, Any
 from turnbench import canonical
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.passages import Passage, canonical_blocks, inventory_sha256, inventory_to
-from turnbench.rankings import RankedPassage, Ranking, trec_rows
+from turnbench.rankings import RankedPassage, Ranking
+from turnbench.runfiles import trec_rows
 
 QRELS_PASSAGES = "qrels.passages.txt"
 QRELS_MEETINGS = "qrels.meetings.txt"

@@ -22,7 +22,7 @@ def write_run(out_dir: Path, result: RunResult) -> list[str]:
     and all; returns the names written."""
     from turnbench.engines.retrieval import run_tag
     from turnbench.passages import write_passages
-    from turnbench.rankings import write_jsonl_run, write_trec_run
+    from turnbench.runfiles import write_jsonl_run, write_trec_run
 
     raw: dict[str, list[RankedPassage]] = {}
     for e in result.entries:
@@ -39,7 +39,7 @@ def write_run(out_dir: Path, result: RunResult) -> list[str]:
 def read_run_input(path: Path) -> tuple[list[RankedPassage], Path | None]:
     """A run to fuse: a run file (TREC or run.jsonl), or a run directory holding run.jsonl or run.trec and
     passages.jsonl (what `turnbench run` writes); returns its entries and the directory's inventory, if any."""
-    from turnbench.rankings import read_run
+    from turnbench.runfiles import read_run
 
     path = Path(path)
     if path.is_dir():
@@ -57,7 +57,7 @@ def fuse_runs(inputs: Sequence[Path], out: Path, fusion: Fusion, passages_file: 
     written."""
     from turnbench.engines.fusion import fuse
     from turnbench.passages import inventory_sha256, read_passages, write_passages
-    from turnbench.rankings import write_jsonl_run, write_trec_run
+    from turnbench.runfiles import write_jsonl_run, write_trec_run
 
     out = canonical.refuse_non_empty(Path(out), "run directory")
     runs, inventories = [], []

@@ -60,7 +60,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
 
     from turnbench.corpus.format import open_corpus
     from turnbench.passages import read_passages
-    from turnbench.rankings import read_ranking
+    from turnbench.runfiles import read_ranking
 
     t0 = time.perf_counter()
     canonical.refuse_non_empty(out, "results directory")

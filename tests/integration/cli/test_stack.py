@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from tests.integration.tinycorpus import MAX_WORDS, write_tiny_corpus
 from turnbench.cli import main
 from turnbench.passages import read_passages
-from turnbench.rankings import read_trec_run
+from turnbench.runfiles import read_trec_run
 
 pytestmark = pytest.mark.integration
 

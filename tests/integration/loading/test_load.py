@@ -12,7 +12,7 @@ from turnbench.loading.index import DEFAULT_INDEX, observed_counts, settle
 from turnbench.loading.load import load_corpus
 from turnbench.loading.tables import SCHEMA
 from turnbench.passages import write_passages
-from turnbench.rankings import write_jsonl_run, write_trec_run
+from turnbench.runfiles import write_jsonl_run, write_trec_run
 from turnbench.stack import pins
 from turnbench.stack.clients import opensearch_client, postgres_connect
 

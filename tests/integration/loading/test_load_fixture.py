@@ -10,7 +10,7 @@ from turnbench.corpus.format import open_corpus
 from turnbench.engines.retrieval import run_arm
 from turnbench.loading.load import load_corpus
 from turnbench.loading.tables import SCHEMA
-from turnbench.rankings import write_jsonl_run, write_trec_run
+from turnbench.runfiles import write_jsonl_run, write_trec_run
 from turnbench.stack.clients import postgres_connect
 
 pytestmark = pytest.mark.integration

@@ -13,8 +13,8 @@ from tests.unit.harness.helpers import small_run
 from turnbench.cli import main
 from turnbench.harness.score import UNKNOWN
 from turnbench.passages import write_passages
-from turnbench.rankings import write_jsonl_run, write_trec_run
 from turnbench.resultsdir import CLAIM_FILES, read_metrics
+from turnbench.runfiles import write_jsonl_run, write_trec_run
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -20,7 +20,8 @@ from turnbench.cli import main
 from turnbench.engines.fusion import Fusion, fuse
 from turnbench.errors import BadInput, UnjudgedPassage, UnpairedComparison
 from turnbench.passages import Passage, write_passages
-from turnbench.rankings import RankedPassage, write_jsonl_run, write_trec_run
+from turnbench.rankings import RankedPassage
+from turnbench.runfiles import write_jsonl_run, write_trec_run
 
 P = {pid: Passage(pid, "m", "ann", float(i), float(i) + 1, i) for i, pid in enumerate("abcd")}
 A = [RankedPassage("q", "a", 1, 9.0), RankedPassage("q", "b", 2, 5.0), RankedPassage("q", "c", 3, 1.0)]

@@ -19,7 +19,7 @@ from turnbench.harness.inventory import problems_in
 from turnbench.harness.judgements import RelevancePolicy, judge
 from turnbench.loading.chunking import chunk_meeting
 from turnbench.passages import Passage, write_passages
-from turnbench.rankings import write_trec_run
+from turnbench.runfiles import write_trec_run
 
 
 def sha(text: str) -> str:

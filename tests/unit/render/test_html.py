@@ -19,7 +19,7 @@ from turnbench.cli import main
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.passages import write_passages
 from turnbench.pipeline.scoring import score_files
-from turnbench.rankings import write_jsonl_run
+from turnbench.runfiles import write_jsonl_run
 
 
 def _scored(tmp_path: Path, corpus, passages, run, name: str) -> Path:
