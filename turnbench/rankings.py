@@ -105,16 +105,32 @@ def inventory_order(passages: Iterable[Passage]) -> list[Passage]:  # rule 5's: 
     return sorted(passages, key=attrgetter("kind", "meeting", "index", "id"))  # the key tuples made in C
 
 
+@dataclass(frozen=True, eq=False)
+class Placement:
+    """An inventory in rule-5 order (``inventory_order``), each passage's position there, and the meeting of each
+    position as a code into the sorted meeting ids: what ordering runs over the inventory reads, made once (scoring
+    makes it while its run is still being read)."""
+
+    order: list[Passage]
+    at: dict[str, int]
+    meetings: tuple[list[str], Any]  # ``passages.meeting_codes(order)``
+
+    @classmethod
+    def of(cls, passages: Iterable[Passage]) -> Placement:
+        order = inventory_order(passages)
+        return cls(order, {p.id: i for i, p in enumerate(order)}, meeting_codes(order))
+
+
 def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],
                      scores_out: dict[str, Sequence[float]] | None = None,
                      meetings_out: dict[str, list[str]] | None = None, *,
-                     order: Sequence[Passage] | None = None, positions_out: dict[str, Any] | None = None
+                     placed: Placement | None = None, positions_out: dict[str, Any] | None = None
                      ) -> dict[str, list[str]]:
     """Each query's passage ids in docs/design.md §3 rule 5 order: a passage listed twice keeps its best score, then
     (-score, kind, meeting, index, id). ``scores_out``, when given, receives each query's best raw scores in
     that order (what a tie report reads); ``meetings_out`` each query's meetings in that order by first occurrence
     (the run at meeting level, docs/design.md §6), found from the same arrays; ``positions_out`` each query's
-    passages as their positions in ``order`` (``inventory_order(passages.values())``, made here when not given).
+    passages as their positions in ``placed.order`` (``placed``: the inventory placed, made here when not given).
 
     trec_eval breaks score ties by document id, other tools by insertion order; after this neither can change
     a metric. A ranked passage missing from the inventory is refused, never skipped. Sorted with numpy
@@ -122,11 +138,11 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
     """
     import numpy as np
 
-    order = inventory_order(passages.values()) if order is None else order
-    rank = {p.id: i for i, p in enumerate(order)}
+    placed = Placement.of(passages.values()) if placed is None else placed
+    order, rank = placed.order, placed.at
     if isinstance(entries, Ranking):
         # our own arms hand over hits already in rule-5 order (index sorting, or an explicit sort): checked, not sorted
-        done = _already_in_order(entries, rank, scores_out, order, meetings_out, positions_out)
+        done = _already_in_order(entries, placed, scores_out, meetings_out, positions_out)
         if done is not None:
             return done
     entries = entries if isinstance(entries, list) else list(entries)
@@ -161,18 +177,19 @@ def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Pa
         best = _packed(s_arr[i])
         scores_out.update({qid: best[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
     if meetings_out is not None:
-        meetings_out.update(zip(present, _first_meetings(order, r_arr, bounds), strict=True))
+        meetings_out.update(zip(present, _first_meetings(placed, r_arr, bounds), strict=True))
     if positions_out is not None:
         positions_out.update({qid: r_arr[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)})
     return {qid: flat[bounds[k]:bounds[k + 1]] for k, qid in enumerate(present)}
 
 
-def _first_meetings(order: Sequence[Passage], r: Any, bounds: Sequence[int]) -> list[list[str]]:
-    """Per query (its hits are ``r[bounds[k]:bounds[k + 1]]``, positions in ``order``), the meetings of its hits by
-    first occurrence: one sort of (query, meeting) codes, where a dict per query looked up every hit's meeting by id."""
+def _first_meetings(placed: Placement, r: Any, bounds: Sequence[int]) -> list[list[str]]:
+    """Per query (its hits are ``r[bounds[k]:bounds[k + 1]]``, positions in ``placed.order``), the meetings of its hits
+    by first occurrence: one sort of (query, meeting) codes, where a dict per query looked up every hit's meeting by
+    id."""
     import numpy as np
 
-    names, codes = meeting_codes(order)
+    names, codes = placed.meetings
     meeting = codes[np.asarray(r)]
     edges = np.asarray(bounds, dtype=np.int64)
     query = np.repeat(np.arange(len(edges) - 1, dtype=np.int64), np.diff(edges))
@@ -182,13 +199,14 @@ def _first_meetings(order: Sequence[Passage], r: Any, bounds: Sequence[int]) -> 
     return [found[cut[k]:cut[k + 1]] for k in range(len(edges) - 1)]
 
 
-def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dict[str, Sequence[float]] | None,
-                      order: Sequence[Passage] = (), meetings_out: dict[str, list[str]] | None = None,
-                      positions_out: dict[str, Any] | None = None) -> dict[str, list[str]] | None:
+def _already_in_order(ranking: Ranking, placed: Placement, scores_out: dict[str, Sequence[float]] | None,
+                      meetings_out: dict[str, list[str]] | None = None, positions_out: dict[str, Any] | None = None
+                      ) -> dict[str, list[str]] | None:
     """The rule-5 order of ``ranking`` when it is already in it — queries in id order, each query's hits by falling
     score then inventory order, no passage twice — else None (the caller sorts). One pass over arrays."""
     import numpy as np
 
+    rank, order = placed.at, placed.order
     qids, bounds = ranking.query_ids, ranking.bounds
     if any(a >= b for a, b in zip(qids, qids[1:], strict=False)):
         return None
@@ -223,7 +241,7 @@ def _already_in_order(ranking: Ranking, rank: Mapping[str, int], scores_out: dic
         scores = _packed(s)
         scores_out.update({qids[k]: scores[bounds[k]:bounds[k + 1]] for k in present})
     if meetings_out is not None:
-        firsts = _first_meetings(order, r, bounds)
+        firsts = _first_meetings(placed, r, bounds)
         meetings_out.update({qids[k]: firsts[k] for k in present})
     if positions_out is not None:
         positions_out.update({qids[k]: r[bounds[k]:bounds[k + 1]] for k in present})

@@ -106,13 +106,12 @@ def _ranking_case():
 
 
 def test_a_ranking_already_in_rule_5_order_is_read_as_it_is_and_equals_the_sorted_answer():
-    from turnbench.rankings import _already_in_order, normalised_order
+    from turnbench.rankings import Placement, _already_in_order, normalised_order
 
     pmap, ranking = _ranking_case()
     assert len(ranking) == 5 and [e.rank for e in ranking] == [1, 2, 3, 4, 1]
-    rank = {p.id: i for i, p in enumerate(sorted(pmap.values(), key=lambda p: (p.kind, p.meeting, p.index)))}
     best: dict = {}
-    fast = _already_in_order(ranking, rank, best)
+    fast = _already_in_order(ranking, Placement.of(pmap.values()), best)
     assert fast == {"q1": ["m2:00001", "m1:00003", "m2:00000", "m1:00000"], "q2": ["m1:00002"]}
     # each query's best scores packed 8 bytes a score (a list of floats would be four times that)
     assert {q: (v.typecode, v.tolist()) for q, v in best.items()} == {"q1": ("d", [9.0, 4.0, 4.0, 1.5]),
@@ -124,21 +123,22 @@ def test_a_ranking_already_in_rule_5_order_is_read_as_it_is_and_equals_the_sorte
 
 
 def test_each_querys_positions_in_the_inventory_order_name_its_passages_whether_sorted_or_read_as_given():
-    from turnbench.rankings import inventory_order, normalised_order
+    from turnbench.rankings import Placement, normalised_order
 
     pmap, ranking = _ranking_case()
-    order = inventory_order(reversed(list(pmap.values())))
+    placed = Placement.of(reversed(list(pmap.values())))
+    order = placed.order
     assert [p.id for p in order] == sorted(pmap)  # (kind, meeting, index, id)
     for given in (ranking, list(reversed(list(ranking)))):  # read as it is; sorted
         positions: dict = {}
-        run = normalised_order(given, pmap, order=order, positions_out=positions)
+        run = normalised_order(given, pmap, placed=placed, positions_out=positions)
         assert set(positions) == set(run) == {"q1", "q2"}
         assert {q: [order[i].id for i in positions[q].tolist()] for q in run} == run
 
 
 @pytest.mark.parametrize("breach", ["tie out of order", "score rises", "passage twice", "queries unsorted"])
 def test_a_ranking_out_of_rule_5_order_is_sorted_not_trusted(breach):
-    from turnbench.rankings import Ranking, _already_in_order, normalised_order
+    from turnbench.rankings import Placement, Ranking, _already_in_order, normalised_order
 
     pmap, _ = _ranking_case()
     rows = {"tie out of order": [("q1", ["m1:00003", "m2:00000", "m1:00000"], [4.0, 4.0, 4.0])],
@@ -146,8 +146,7 @@ def test_a_ranking_out_of_rule_5_order_is_sorted_not_trusted(breach):
             "passage twice": [("q1", ["m1:00003", "m2:00000", "m1:00003"], [5.0, 4.0, 3.0])],
             "queries unsorted": [("q2", ["m1:00002"], [1.0]), ("q1", ["m1:00003"], [1.0])]}[breach]
     ranking = Ranking.build(rows)
-    rank = {p.id: i for i, p in enumerate(sorted(pmap.values(), key=lambda p: (p.kind, p.meeting, p.index)))}
-    assert _already_in_order(ranking, rank, None) is None
+    assert _already_in_order(ranking, Placement.of(pmap.values()), None) is None
     assert normalised_order(ranking, pmap) == normalised_order(list(ranking), pmap)
 
 

@@ -36,7 +36,7 @@ from turnbench.harness.page_source import Binder, PageSource
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage
 from turnbench.processes import Background, collector_paused, outlive
-from turnbench.rankings import RankedPassage, Ranking, inventory_order, normalised_order
+from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
 from turnbench.vocab import get_scope
 
 SCHEMA_VERSION = 2  # 2: span and entry-point measures, rows by surface, the strict block
@@ -122,7 +122,7 @@ class _Ordered:
     m_order: dict[str, list[str]]  # their meetings by first occurrence
     best: dict[str, Sequence[float]]  # each passage's best raw score, in that order
     ignored: list[str]  # queries of the corpus the run answers that are not ranked
-    placed: tuple[list[Passage], dict[str, Any]]  # the inventory in rule-5 order, each query's hits as positions in it
+    placed: tuple[Placement, dict[str, Any]]  # the inventory in rule-5 order, each query's hits as positions in it
     shown: set[str]  # the passages of a top BIND_DEPTH: bound, for the report shows them
     tops: set[str]  # the passages of a top SPAN_DEPTH: the span measures read their words
     files: Callable[[], Mapping[str, X.Content]]  # the three exported runs
@@ -160,32 +160,34 @@ _InventorySide = tuple[Background[tuple[str, int]], X.Spool | None]
 
 def _scored(setting: _Setting, corpus: Corpus, given: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]],
             inventory_side: _InventorySide) -> Scored:
-    """``score_run`` once the inventory's child is started: judging started, the run normalised meanwhile, judging
-    finished with what the run ranks; then the two sides of scoring."""
+    """``score_run`` once the inventory's child is started: the run read, judging started, the run normalised
+    meanwhile, judging finished with what the run ranks; then the two sides of scoring."""
     query_digests = B.QueryDigests(setting.ranked)
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
     with contextlib.ExitStack() as stack:
+        # what needs only the inventory and the queries, made while the run may still be being read
+        query_digests.begin()
+        placed = Placement.of(setting.passages)
+        entries = given() if callable(given) else given
+        # judging starts once the run is read (its reader has a core to itself until then) and before it is ordered
         judging = stack.enter_context(J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(),
                                                 setting.passages, setting.policy, keep=True, visit=query_digests))
-        query_digests.begin()  # while the run may still be being read
-        entries = given() if callable(given) else given
         # read twice: normalised, then exported raw
-        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries), stack)
+        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries), placed, stack)
         kept: dict[str, Meeting] = {}
         judged = judging.finish(words_of=ordered.tops, keep_of=ordered.shown, kept_out=kept)
         return _judged(setting, ordered, judged, kept, query_digests, inventory_side)
 
 
-def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage],
+def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage], placed: Placement,
              stack: contextlib.ExitStack) -> _Ordered:
     """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs: written
     from now on by a child (at a lower priority: its result is wanted last) where the results are staged, else
     made as they are written with the rest."""
     best: dict[str, Sequence[float]] = {}
     firsts: dict[str, list[str]] = {}
-    order = inventory_order(setting.pmap.values())
     positions: dict[str, Any] = {}
-    run = normalised_order(run_entries, setting.pmap, best, firsts, order=order, positions_out=positions)
+    run = normalised_order(run_entries, setting.pmap, best, firsts, placed=placed, positions_out=positions)
     foreign = sorted(set(run) - {q.id for q in corpus.queries()})
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {setting.corpus_id}, "
@@ -206,7 +208,7 @@ def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[Rank
 
         def files() -> Mapping[str, X.Content]:
             return X.written(into, side.result())
-    return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (order, positions),
+    return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (placed, positions),
                     {pid for pids in ranked_run.values() for pid in pids[:B.BIND_DEPTH]},
                     {pid for pids in ranked_run.values() for pid in pids[:S.SPAN_DEPTH]}, files)
 

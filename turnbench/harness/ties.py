@@ -18,8 +18,7 @@ from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.harness import metrics as M
-from turnbench.passages import Passage, meeting_codes
-from turnbench.rankings import RankedPassage
+from turnbench.rankings import Placement, RankedPassage
 
 CUTOFFS = (5, 10, 20)
 RULE = ("a query's top k holds a tie when two of its first k passages, or its k-th and (k+1)-th, share a raw "
@@ -88,17 +87,17 @@ def could_differ(a: Sequence[str], b: Sequence[str], relevant: Container[str], m
 class Grades:
     """What says which tied queries can move: each query's graded passages and graded meetings (its qrels), and
     where its ranked passages sit in the inventory (``rankings.normalised_order``'s ``positions_out``, positions in
-    ``order``)."""
+    ``placed.order``)."""
 
     passages: Mapping[str, Mapping[str, int]]
     meetings: Mapping[str, Mapping[str, int]]
-    order: Sequence[Passage]
+    placed: Placement
     positions: Mapping[str, Any]
 
     @functools.cached_property
     def meeting_codes(self) -> tuple[dict[str, int], Any]:
-        """Each meeting's code, and the code of each passage's meeting by position in ``order``."""
-        names, codes = meeting_codes(self.order)
+        """Each meeting's code, and the code of each passage's meeting by position in ``placed.order``."""
+        names, codes = self.placed.meetings
         return {m: i for i, m in enumerate(names)}, codes
 
 

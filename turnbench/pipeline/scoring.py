@@ -64,10 +64,10 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
 
     t0 = time.perf_counter()
     canonical.refuse_non_empty(out, "results directory")
-    corpus = open_corpus(corpus_dir)
-    # the run is read in a child while the inventory is read here, and scoring starts (judging included) before it
-    # is needed; the inventory's refusal still comes first when both files are bad
+    # the run is read in a child from the start, while the corpus is opened and the inventory read here, and scoring
+    # starts before it is needed; the corpus's and the inventory's refusals still come first when the run is bad too
     with Background(read_ranking, Path(run_file)) as reading:
+        corpus = open_corpus(corpus_dir)
         passages = read_passages(passages_file)
         corpus.queries()  # read while the run still is (and inherited by the page's child, forked below)
         arm = _arm(arm_config)

@@ -87,7 +87,7 @@ def _graded_case(seed: int):
 
     from turnbench.canonical import q6
     from turnbench.passages import Passage
-    from turnbench.rankings import RankedPassage, inventory_order, normalised_order
+    from turnbench.rankings import Placement, RankedPassage, normalised_order
 
     rng = random.Random(seed)
     inventory = [Passage(f"m{m}:{i:05d}", f"m{m}", "s", float(i), i + 1.0, i) for m in range(6) for i in range(8)]
@@ -95,10 +95,10 @@ def _graded_case(seed: int):
     queries = [f"q{k:03d}" for k in range(300)]
     entries = [RankedPassage(qid, p.id, rank, float(rng.choice((1, 2, 3))))
                for qid in queries for rank, p in enumerate(rng.sample(inventory, rng.randint(2, 30)), 1)]
-    order = inventory_order(reversed(inventory))
+    placed = Placement.of(reversed(inventory))
     positions: dict = {}
     best: dict = {}
-    run = normalised_order(entries, {p.id: p for p in inventory}, best, order=order, positions_out=positions)
+    run = normalised_order(entries, {p.id: p for p in inventory}, best, placed=placed, positions_out=positions)
     p_qrels = {qid: {p.id: rng.choice((0, 1, 2)) for p in rng.sample(inventory, rng.randint(0, 30))} for qid in queries}
     m_qrels = {qid: {f"m{m}": rng.choice((1, 2)) for m in rng.sample(range(6), rng.randint(0, 3))} for qid in queries}
 
@@ -113,7 +113,7 @@ def _graded_case(seed: int):
 
     values = {qid: {k: q6(v) for k, v in vs.items()} for qid, vs in values_of(run).items()}
     args = (run, best, sorted(run), values, {qid: "lookup" for qid in run}, p_qrels, meeting_of)
-    return args, values_of, T.Grades(p_qrels, m_qrels, order, positions)
+    return args, values_of, T.Grades(p_qrels, m_qrels, placed, positions)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -136,7 +136,7 @@ def test_a_query_whose_scores_do_not_fall_is_always_ordered_again():
     (run, best, *_), _, grades = _graded_case(4)
     qid = next(q for q in sorted(run) if len(run[q]) > 2)
     rising = {qid: sorted(best[qid])}  # trec_eval sorts such a list whole, whatever its grades
-    no_grades = T.Grades({}, {}, grades.order, grades.positions)
+    no_grades = T.Grades({}, {}, grades.placed, grades.positions)
     assert T.mixing(run, rising, [qid], no_grades) == [qid]
     assert T.mixing(run, {qid: [1.0] * len(run[qid])}, [qid], no_grades) == []  # tied, but one grade throughout
 
