@@ -78,7 +78,7 @@ def write_results(out_dir: Path, results: Scored,
 def staged_results(out_dir: Path) -> Iterator[Path]:
     """A results directory being written: refused unless ``out_dir`` is absent or empty, then a staging directory
     beside it, renamed into place only when the block succeeds (``write_staged`` fills it; files made before may be
-    written there early, as ``score_run(runs_into=...)`` writes the runs)."""
+    written there early, as ``score_run(into=...)`` has its children write theirs)."""
     with canonical.staged_directory(canonical.refuse_non_empty(Path(out_dir), "results directory")) as tmp:
         yield tmp
 

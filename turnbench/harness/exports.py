@@ -79,7 +79,7 @@ class Lazy:
 @dataclass(frozen=True)
 class Written(Lazy):
     """A file already written where the results are being staged, by the process that made it (``score_run`` with
-    ``runs_into``): writing the results only records its sha256; its bytes are read back from ``path`` if asked for."""
+    ``into``): writing the results only records its sha256; its bytes are read back from ``path`` if asked for."""
 
     path: Path = Path()
 
@@ -161,19 +161,28 @@ def _hashed(chunks: Iterable[bytes], h: Any) -> Iterator[bytes]:
         yield chunk
 
 
-def spool_inventory(passages: Sequence[Passage], spool: Spool | None) -> tuple[str, int]:
-    """The inventory's sha256, and its size once its canonical lines are written to ``spool``; -1 without one, or
-    when the temporary directory cannot take it (passages.jsonl is then made as it is written, as without a
-    spool)."""
+def make_inventory(passages: Sequence[Passage], into: Path | None, spool: Spool | None) -> tuple[str, int]:
+    """passages.jsonl made (by a child): written into the staged results ``into`` when given, else into ``spool``,
+    hashed as it is written; its sha256 (the inventory's) and size. Without either, or when the temporary directory
+    cannot take it, only the sha256 and -1: the file is then made as it is written, as :func:`inventory_content`
+    says."""
+    if into is not None:
+        h = hashlib.sha256()
+        canonical.write_bytes_atomic(into / PASSAGES, _hashed(canonical_blocks(passages), h))
+        return h.hexdigest(), (into / PASSAGES).stat().st_size
     try:
         return inventory_to(passages, spool.file) if spool is not None else (inventory_sha256(passages), -1)
     except OSError:
         return inventory_sha256(passages), -1
 
 
-def inventory_content(passages: Sequence[Passage], spool: Spool | None, size: int, sha256: str) -> Content:
-    """passages.jsonl: the ``size`` bytes ``spool_inventory`` spooled (``sha256``: the inventory's, theirs), else
-    the canonical lines in (meeting, index, id) order made as the file is written."""
+def inventory_content(passages: Sequence[Passage], into: Path | None, spool: Spool | None, size: int,
+                      sha256: str) -> Content:
+    """passages.jsonl as ``make_inventory`` made it (``sha256``: the inventory's, its bytes'): written into ``into``
+    already, spooled (``size`` bytes), else its canonical lines in (meeting, index, id) order made as it is
+    written."""
+    if into is not None:
+        return written(into, {PASSAGES: sha256})[PASSAGES]
     if spool is not None and size >= 0:
         return spool.content(size, sha256)
     return Lazy(lambda: canonical_blocks(passages))

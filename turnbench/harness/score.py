@@ -110,7 +110,7 @@ class _Setting:
     passages: list[Passage]
     pmap: dict[str, Passage]
     tag: str  # the exported runs' tag
-    runs_into: Path | None  # where a child writes the exported runs as soon as they can be made (``score_run``)
+    into: Path | None  # the staged results directory, where children write the files they make (``score_run``)
 
 
 @dataclass(frozen=True)
@@ -132,26 +132,27 @@ class _Ordered:
 def score_run(corpus: Corpus, passages: Iterable[Passage],
               run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]], *,
               policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus",
-              runs_into: Path | None = None) -> Scored:
+              into: Path | None = None) -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
-    ``run_entries`` may be a function that gives them: it is called once judging has started (a run still being
-    read elsewhere is read while the inventory is made ready and judged). ``runs_into``: the staging directory of
-    the results (``resultsdir.staged_results``), where the three exported runs are written by a child as soon as the
-    run is in rule-5 order, while judging finishes here (a core is idle then); else they are written with the rest.
+    ``run_entries`` may be a function that gives them: it is called once the inventory is made ready (a run still
+    being read elsewhere is read meanwhile). ``into``: the staging directory of the results
+    (``resultsdir.staged_results``), where the children that make passages.jsonl, the three exported runs (as soon
+    as the run is in rule-5 order, while judging finishes here), bindings.jsonl and spans.jsonl write them, so that
+    none is copied or handed back; else they are written with the rest.
     """
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     passages = list(passages)
-    spool = X.Spool.open()
-    # passages.jsonl's bytes and sha256 need only the inventory: a child spools them while the run is normalised here
-    with Background(X.spool_inventory, passages, spool, later=True) as inventory_side:
+    spool = X.Spool.open() if into is None else None
+    # passages.jsonl's bytes and sha256 need only the inventory: a child makes them while the run is normalised here
+    with Background(X.make_inventory, passages, into, spool, later=True) as inventory_side:
         pmap, ranked = _inventory(passages, corpus.queries())
         setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked, passages, pmap,
-                           X.run_tag(arm_label(engine_side["arm"])), runs_into)
+                           X.run_tag(arm_label(engine_side["arm"])), into)
         return _scored(setting, corpus, run_entries, (inventory_side, spool))
 
 
@@ -197,13 +198,13 @@ def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[Rank
     ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
            else [e for e in run_entries if e.query_id in ranked_ids])
-    if setting.runs_into is None:
+    if setting.into is None:
         made = X.run_files(ranked_run, m_order, raw, setting.tag)
 
         def files() -> Mapping[str, X.Content]:
             return made
     else:
-        into = setting.runs_into
+        into = setting.into
         side = stack.enter_context(Background(X.write_runs, into, ranked_run, m_order, raw, setting.tag, later=True))
 
         def files() -> Mapping[str, X.Content]:
@@ -238,20 +239,25 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, kept: Mappin
     comparable = functools.partial(S.comparable_values, heads, run, judged, setting.pmap, meeting_of,
                                    timed=S.times_are_truth(setting.corpus_prov.get("producer"), judged.timings))
     outlive(setting, judged, kept, meeting_of, ordered)  # held until a command ends, not freed one by one
-    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, run, strict_side) as file_side:
+    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, run, strict_side,
+                    setting.into) as file_side:
         return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of, binder,
                              (file_side, comparable), inventory_side)
 
 
-_FileSide = tuple[bytes, bytes, str, tuple[dict[str, Any], bytes]]
+_FileSide = tuple[dict[str, X.Content], str, tuple[dict[str, Any], bytes]]
 
 
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
                meeting_of: Mapping[str, str], run: Mapping[str, Sequence[str]],
-               strict: Callable[[], tuple[dict[str, Any], bytes]]) -> _FileSide:
-    """bindings.jsonl, spans.jsonl, the sha256 of the run as scored, and the strict block with its qrels: what the
-    measures and the tie report do not need, made beside them."""
-    return B.text(binder()), X.spans_text(judged, tops, ok, meeting_of), _run_sha256(run), strict()
+               strict: Callable[[], tuple[dict[str, Any], bytes]], into: Path | None) -> _FileSide:
+    """bindings.jsonl and spans.jsonl (written into the staged results ``into``, when given), the sha256 of the run as
+    scored, and the strict block with its qrels: what the measures and the tie report do not need, made beside
+    them."""
+    made: dict[str, X.Content] = {B.BINDINGS: B.text(binder()), X.SPANS: X.spans_text(judged, tops, ok, meeting_of)}
+    if into is not None:
+        made = X.written(into, {name: X.write_hashed(into, name, data) for name, data in made.items()})
+    return made, _run_sha256(run), strict()
 
 
 def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
@@ -283,7 +289,8 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
                      comparable=_comparable_facts(timed, judged))
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     comparable = file_side[1]()
-    files[B.BINDINGS], files[X.SPANS], run_sha, (strict, files[X.QRELS_STRICT]) = file_side[0].result()
+    made, run_sha, (strict, files[X.QRELS_STRICT]) = file_side[0].result()
+    files.update(made)
     for row in per_query:
         if row["query_id"] in comparable:
             values, error = comparable[row["query_id"]]
@@ -304,7 +311,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     }
     (inventory, size), spool = inventory_side[0].result(), inventory_side[1]
     passages = list(setting.pmap.values())
-    files[X.PASSAGES] = X.inventory_content(passages, spool, size, inventory)
+    files[X.PASSAGES] = X.inventory_content(passages, setting.into, spool, size, inventory)
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": _provenance(setting.corpus_prov, setting.engine_side, setting.policy, len(passages), inventory,

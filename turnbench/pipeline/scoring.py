@@ -80,7 +80,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         with page_drawer(corpus) as drawing, staged_results(out) as staged:
             t1 = time.perf_counter()
             results = score_run(corpus, passages, reading.result, policy=policy, scope=scope,
-                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, runs_into=staged)
+                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged)
             timings["judge_and_score"] = time.perf_counter() - t1
             drawing.send(page_input(results))
             page: list[bytes] = []
