@@ -226,44 +226,39 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, kept: Mappin
     meeting_of = {p.id: p.meeting for p in setting.passages}
     bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
     binder = Binder(ranked, bound, kept, judged.held, query_digests.digests())
-    # what needs only what judging found (bindings.jsonl, spans.jsonl, the strict block: it reads of the graded rows
-    # only each query's head) is made in a forked child while the measures are computed here
+    # what needs only what judging found (bindings.jsonl, spans.jsonl) is made in a forked child while the measures
+    # are computed here
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
-    # the passage measures first, so the strict block (whose qrels are the graded ones for most queries) takes them
     p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
-    strict_side = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
-                                    functools.partial(M.evaluate_lists, ranked=run, scored=scored,
-                                                      measures=M.PASSAGE_MEASURES), p_vals)
-    # the comparable measures, from the judged spans and the run, are computed here, after the tie report: with them
-    # the file side was the longer of the two
-    comparable = functools.partial(S.comparable_values, heads, run, judged, setting.pmap, meeting_of,
-                                   timed=S.times_are_truth(setting.corpus_prov.get("producer"), judged.timings))
+    # here, after the tie report, while the child writes (with them it was the longer of the two): the comparable
+    # measures, from the judged spans and the run; the strict block (it reads of the graded rows only each query's
+    # head, and takes the graded values of every query whose strict qrels are its graded ones); the run's sha256
+    after = (functools.partial(S.comparable_values, heads, run, judged, setting.pmap, meeting_of,
+                               timed=S.times_are_truth(setting.corpus_prov.get("producer"), judged.timings)),
+             functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
+                               functools.partial(M.evaluate_lists, ranked=run, scored=scored,
+                                                 measures=M.PASSAGE_MEASURES), p_vals))
     outlive(setting, judged, kept, meeting_of, ordered)  # held until a command ends, not freed one by one
-    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, run, strict_side,
-                    setting.into) as file_side:
+    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, setting.into) as file_side:
         return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of, binder,
-                             (file_side, comparable), inventory_side)
-
-
-_FileSide = tuple[dict[str, X.Content], str, tuple[dict[str, Any], bytes]]
+                             (file_side, *after), inventory_side)
 
 
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
-               meeting_of: Mapping[str, str], run: Mapping[str, Sequence[str]],
-               strict: Callable[[], tuple[dict[str, Any], bytes]], into: Path | None) -> _FileSide:
-    """bindings.jsonl and spans.jsonl (written into the staged results ``into``, when given), the sha256 of the run as
-    scored, and the strict block with its qrels: what the measures and the tie report do not need, made beside
-    them."""
+               meeting_of: Mapping[str, str], into: Path | None) -> dict[str, X.Content]:
+    """bindings.jsonl and spans.jsonl (written into the staged results ``into``, when given): what the measures and
+    the tie report do not need, made beside them."""
     made: dict[str, X.Content] = {B.BINDINGS: B.text(binder()), X.SPANS: X.spans_text(judged, tops, ok, meeting_of)}
     if into is not None:
         made = X.written(into, {name: X.write_hashed(into, name, data) for name, data in made.items()})
-    return made, _run_sha256(run), strict()
+    return made
 
 
 def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
                   qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
                   p_vals: Mapping[str, Mapping[M.Measure, float]], scored: M.Scorer, meeting_of: Mapping[str, str],
-                  binder: Binder, file_side: tuple[Background[_FileSide], Callable[[], S.Comparable]],
+                  binder: Binder, file_side: tuple[Background[dict[str, X.Content]], Callable[[], S.Comparable],
+                                                   Callable[[], tuple[dict[str, Any], bytes]]],
                   inventory_side: _InventorySide) -> Scored:
     """The measures and the tie report, here while the file side is made; then, with what the file side and the
     inventory's child made, the rows and the document."""
@@ -287,10 +282,12 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
                      comparable=_comparable_facts(timed, judged))
-    files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     comparable = file_side[1]()
-    made, run_sha, (strict, files[X.QRELS_STRICT]) = file_side[0].result()
-    files.update(made)
+    strict, strict_qrels = file_side[2]()
+    run_sha = _run_sha256(run)
+    files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
+    files[X.QRELS_STRICT] = strict_qrels
+    files.update(file_side[0].result())
     for row in per_query:
         if row["query_id"] in comparable:
             values, error = comparable[row["query_id"]]
