@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from operator import attrgetter
 
 import msgspec
@@ -156,28 +156,39 @@ class MeetingTurns:
         return None
 
     def judged(self, p: Passage) -> Held | str:
-        """``held(p)``, or ``"foreign:"`` and why ``p`` cannot be a passage of this meeting (``problem``). The passage
-        turnbench cuts (one speaker, a text hash, no text or declared words: nearly every passage of an inventory)
-        is found here in one call, by the same rules, and falls back to the general path only where the hash is not
-        of the whole covered run."""
-        if p.speakers is None and p.holds is None and p.text is None and p.text_sha256:
-            sp, ps, pe = p.speaker, p.start, p.end
-            spoken = self.by_speaker.get(sp)
-            if spoken is not None and -EPSILON_SECONDS <= ps <= pe <= self.meeting.duration + EPSILON_SECONDS:
-                starts = self.starts[sp]
-                covered = [t for t in spoken[bisect.bisect_left(starts, ps - self.longest[sp] - 2 * EPSILON_SECONDS):
-                                             bisect.bisect_right(starts, pe + EPSILON_SECONDS)]
-                           if (ps - EPSILON_SECONDS <= t.start <= pe + EPSILON_SECONDS
-                               if t.end - t.start <= EPSILON_SECONDS  # covered()'s overlap, without its calls
-                               else (t.end if t.end < pe else pe) - (t.start if t.start > ps else ps)
-                               > EPSILON_SECONDS)]
-                text = covered[0].text if len(covered) == 1 else "\n".join([t.text for t in covered])
-                if hashlib.sha256(text.encode("utf-8")).hexdigest() == p.text_sha256:
-                    count = self.count
-                    return Held(tuple([(t.index, 0, count[t.index]) for t in covered]), HASH)
-                return self._by_hash(p, covered)
-        problem = self.problem(p)
-        return self.held(p) if problem is None else f"foreign:{problem}"
+        """``held(p)``, or ``"foreign:"`` and why ``p`` cannot be a passage of this meeting (``problem``)."""
+        return self.judged_all((p,))[0]
+
+    def judged_all(self, passages: Iterable[Passage]) -> list[Held | str]:
+        """``judged`` of each passage. The passage turnbench cuts (one speaker, a text hash, no text or declared words:
+        nearly every passage of an inventory) is found here inline, by the same rules, with what it reads held in
+        locals across the meeting's passages; any other, or one whose hash is not of the whole covered run, takes the
+        general path."""
+        by_speaker, all_starts, longest, count = self.by_speaker, self.starts, self.longest, self.count
+        end_of_meeting = self.meeting.duration + EPSILON_SECONDS
+        left, right, sha256 = bisect.bisect_left, bisect.bisect_right, hashlib.sha256
+        out: list[Held | str] = []
+        for p in passages:
+            if p.speakers is None and p.holds is None and p.text is None and p.text_sha256:
+                sp, ps, pe = p.speaker, p.start, p.end
+                spoken = by_speaker.get(sp)
+                if spoken is not None and -EPSILON_SECONDS <= ps <= pe <= end_of_meeting:
+                    starts = all_starts[sp]
+                    covered = [t for t in spoken[left(starts, ps - longest[sp] - 2 * EPSILON_SECONDS):
+                                                 right(starts, pe + EPSILON_SECONDS)]
+                               if (ps - EPSILON_SECONDS <= t.start <= pe + EPSILON_SECONDS
+                                   if t.end - t.start <= EPSILON_SECONDS  # covered()'s overlap, without its calls
+                                   else (t.end if t.end < pe else pe) - (t.start if t.start > ps else ps)
+                                   > EPSILON_SECONDS)]
+                    text = covered[0].text if len(covered) == 1 else "\n".join([t.text for t in covered])
+                    if sha256(text.encode("utf-8")).hexdigest() == p.text_sha256:
+                        out.append(Held(tuple([(t.index, 0, count[t.index]) for t in covered]), HASH))
+                    else:
+                        out.append(self._by_hash(p, covered))
+                    continue
+            problem = self.problem(p)
+            out.append(self.held(p) if problem is None else f"foreign:{problem}")
+        return out
 
     def held(self, p: Passage) -> Held | str:
         """What ``p`` holds, or why its text (or hash, or declared words) is not this meeting's text."""

@@ -138,8 +138,7 @@ def _meeting_held(m: Meeting, ps: Sequence[Passage], foreign: list[str], stale: 
                   ) -> tuple[MeetingTurns, dict[str, Held]]:
     turns = MeetingTurns(m)
     held: dict[str, Held] = {}
-    for p in ps:
-        found = turns.judged(p)
+    for p, found in zip(ps, turns.judged_all(ps), strict=True):
         if isinstance(found, str):
             kind, _, why = found.partition(":")
             (foreign if kind == "foreign" else stale).append(why)
