@@ -2,8 +2,7 @@
 be one), and runs written.
 
 A TREC run is read column by column, a block of whole lines at a time, every line checked (six columns, a whole-number
-rank, a finite score); a line that is not is refused, naming it. A large run is read in two processes at once
-(:class:`Reading`): the same columns, the same refusals (the earlier line's first), the same Ranking.
+rank, a finite score); a line that is not is refused, naming it.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ ALLOWED = {
     "corpus": {"errors", "canonical"},
     "passages": {"errors", "canonical"},
     "rankings": {"errors", "canonical", "passages"},
-    "runfiles": {"errors", "canonical", "passages", "rankings", "processes"},  # run files, read in two processes
+    "runfiles": {"errors", "canonical", "passages", "rankings"},
     "submissions": {"errors", "canonical", "corpus"},
     "generator": BASE,
     "stack": BASE,
