@@ -1,4 +1,4 @@
-"""Runs: per query, ranked passage ids with the engine's raw scores — read, written and put in rule-5 order.
+"""Runs: per query, ranked passage ids with the engine's raw scores, put in rule-5 order (their files: ``runfiles``).
 
 ``normalised_order`` applies docs/design.md §3 rule 5 so that score ties and id conventions cannot move a
 metric: a passage listed twice keeps its best score, then (-score, kind, meeting, index, id).
@@ -6,6 +6,7 @@ metric: a passage listed twice keeps its best score, then (-score, kind, meeting
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -107,18 +108,22 @@ def inventory_order(passages: Iterable[Passage]) -> list[Passage]:  # rule 5's: 
 
 @dataclass(frozen=True, eq=False)
 class Placement:
-    """An inventory in rule-5 order (``inventory_order``), each passage's position there, and the meeting of each
-    position as a code into the sorted meeting ids: what ordering runs over the inventory reads, made once (scoring
-    makes it while its run is still being read)."""
+    """An inventory in rule-5 order (``inventory_order``), each passage's position there, and (when first asked for)
+    the meeting of each position as a code into the sorted meeting ids: what ordering runs over the inventory reads,
+    made once (scoring makes it while its run is still being read)."""
 
     order: list[Passage]
     at: dict[str, int]
-    meetings: tuple[list[str], Any]  # ``passages.meeting_codes(order)``
 
     @classmethod
     def of(cls, passages: Iterable[Passage]) -> Placement:
         order = inventory_order(passages)
-        return cls(order, {p.id: i for i, p in enumerate(order)}, meeting_codes(order))
+        return cls(order, {p.id: i for i, p in enumerate(order)})
+
+    @functools.cached_property
+    def meetings(self) -> tuple[list[str], Any]:
+        """``passages.meeting_codes(order)``."""
+        return meeting_codes(self.order)
 
 
 def normalised_order(entries: Iterable[RankedPassage], passages: Mapping[str, Passage],

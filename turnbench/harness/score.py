@@ -169,6 +169,7 @@ def _scored(setting: _Setting, corpus: Corpus, given: Iterable[RankedPassage] | 
         # what needs only the inventory and the queries, made while the run may still be being read
         query_digests.begin()
         placed = Placement.of(setting.passages)
+        placed.meetings  # noqa: B018  # made now, while waiting: the meeting run and the tie report read it
         entries = given() if callable(given) else given
         # judging starts once the run is read (its reader has a core to itself until then) and before it is ordered
         judging = stack.enter_context(J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(),
