@@ -201,7 +201,7 @@ def outlive(*objects: Any) -> None:
 def collector_paused() -> Iterator[None]:
     """The cyclic collector off for the block, as it was after. Scoring builds millions of records that hold no
     cycles and live until it ends, and every automatic collection walks those made since the last (with the console
-    script's raised thresholds a 2,000-meeting score still spent a twentieth of its wall time so); forked children
+    script's raised thresholds that was still about a twelfth of a 2,000-meeting score's time); forked children
     inherit the setting. What little cyclic garbage the block makes (a caught exception's frames) waits for the
     next collection after it. In the console script's process (``keep_until_exit``), which keeps what a command
     made until it ends anyway, what exists at the end of the block is frozen first: the collection that would

@@ -174,3 +174,33 @@ def test_a_background_inside_a_background_child_runs_inline_there() -> None:
     with Background(_nested, 4, 5) as job:
         outer, inner, total = job.result()
     assert total == 9 and outer == inner != os.getpid()
+
+
+def _niceness() -> tuple[int, bool]:
+    import gc
+
+    return os.nice(0), gc.isenabled()
+
+
+def test_a_child_for_later_runs_at_a_lower_priority_and_the_paused_collector_is_inherited_and_restored() -> None:
+    import gc
+
+    from turnbench.processes import LATER_NICENESS, collector_paused
+
+    mine = os.nice(0)
+    with Background(_niceness) as now, Background(_niceness, later=True) as later:
+        assert now.result() == (mine, True)
+        assert later.result() == (min(mine + LATER_NICENESS, 19), True)
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with Background(_niceness) as child:
+            assert child.result() == (mine, False)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # as it was before the block
+    finally:
+        gc.enable()

@@ -242,3 +242,33 @@ def test_a_run_that_fails_as_its_writer_child_makes_it_leaves_no_directory(tmp_p
     # written whole, the same results are byte for byte those written with every file made here
     write_results(tmp_path / "r2", res)
     assert (tmp_path / "r2" / RUN_RAW).read_bytes() == bytes(res.extra_files[RUN_RAW])
+
+
+def test_results_whose_children_wrote_their_files_into_the_staging_are_the_same_bytes(tmp_path: Path,
+                                                                                      small_corpus) -> None:
+    """``score_run(into=...)``: passages.jsonl, the three runs, bindings.jsonl and spans.jsonl are written by the
+    children that make them straight into the staged directory; the directory is byte for byte the one written with
+    every file handed back, and a file that should be there already and is not is refused, leaving nothing."""
+    from turnbench.harness.exports import RUN_RAW, Written
+    from turnbench.resultsdir import staged_results, write_staged
+
+    corpus, passages = small_corpus
+    write_results(tmp_path / "whole", score(corpus, passages, small_run()))
+    with staged_results(tmp_path / "staged") as staged:
+        res = score(corpus, passages, small_run(), into=staged)
+        early = sorted(p.name for p in staged.iterdir() if not p.name.startswith("."))
+        assert early == ["bindings.jsonl", "passages.jsonl", "run.meetings.trec", "run.passages.trec",
+                         "run.raw.trec", "spans.jsonl"]
+        assert all(isinstance(res.extra_files[name], Written) for name in early)
+        write_staged(staged, res)
+    for name in sorted(p.name for p in (tmp_path / "whole").iterdir()):
+        if name != "runinfo.json":
+            assert (tmp_path / "staged" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+
+    with pytest.raises(ResultsIntegrityError, match="run.raw.trec was to be written"):
+        with staged_results(tmp_path / "lost") as staged:
+            res = score(corpus, passages, small_run(), into=staged)
+            (staged / RUN_RAW).unlink()
+            write_staged(staged, res)
+    assert not (tmp_path / "lost").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]

@@ -75,8 +75,8 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         # The page is drawn in a child started now, which reads the corpus's queries while this process scores, and
         # is then handed what the page reads of the queries it shows (the pickled document and a few dozen bindings);
         # it draws while the claim files are written here. The page is the last file written, and a page that cannot
-        # be drawn leaves no directory behind, as before. The results are staged from here: scoring writes the runs
-        # there as soon as they can be made.
+        # be drawn leaves no directory behind, as before. The results are staged from here: scoring's children write
+        # the files they make there as soon as they are made.
         with page_drawer(corpus) as drawing, staged_results(out) as staged:
             t1 = time.perf_counter()
             results = score_run(corpus, passages, reading.result, policy=policy, scope=scope,
