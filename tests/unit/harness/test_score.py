@@ -259,3 +259,34 @@ def test_a_spool_shorter_than_its_content_says_is_refused_not_written_short():
     assert X.content_bytes(spool.content(X.Spool.BLOCK + 10)) == b"x" * (X.Spool.BLOCK + 10)
     with pytest.raises(ResultsIntegrityError, match="shorter"):
         X.content_bytes(spool.content(X.Spool.BLOCK + 11))
+
+
+def test_the_strict_block_taking_graded_values_is_the_block_evaluated_whole():
+    """A query whose strict qrels are its graded ones (no grade-1 passage) takes its graded values; the others are
+    evaluated; the block is the one evaluated query by query, and only the others reach the evaluator."""
+    import random
+
+    from turnbench.harness import metrics as M
+    from turnbench.harness import strict as STRICT
+    from turnbench.harness.metrics import Scorer
+
+    rng = random.Random(7)
+    docs = [f"d{i}" for i in range(40)]
+    run = {f"q{k}": rng.sample(docs, 25) for k in range(60)}
+    qrels = {q: {d: rng.choice((1, 2, 3)) if k % 3 else rng.choice((2, 3)) for d in rng.sample(docs, rng.randint(1, 6))}
+             for k, q in enumerate(run)}
+    heads = [{"query_id": q, "corpus": "c", "class": "lookup", "rule": "R1", "surface": "plain", "level": "turn",
+              "answered": True} for q in sorted(run)]
+    asked: list[set[str]] = []
+
+    def evaluate(given):
+        asked.append(set(given))
+        return M.evaluate_lists(given, run, Scorer(25), M.PASSAGE_MEASURES)
+
+    graded = M.evaluate_lists(qrels, run, Scorer(25), M.PASSAGE_MEASURES)
+    ranked = [query(q, "lookup", {"m": [(0, 0)]}) for q in sorted(run)]
+    whole = STRICT.block_and_qrels("c", ranked, heads, qrels, evaluate)
+    taken = STRICT.block_and_qrels("c", ranked, heads, qrels, evaluate, graded)
+    assert taken == whole
+    without_grade_one = {q for q, d in qrels.items() if 1 not in d.values()}
+    assert without_grade_one and asked[1] == set(STRICT.strict_qrels(qrels)) - without_grade_one
