@@ -46,10 +46,6 @@ class Held(msgspec.Struct, frozen=True, gc=False):
     def words(self) -> int:
         return sum(b - a for _, a, b in self.spans)
 
-    @property
-    def turns(self) -> tuple[int, ...]:
-        return tuple(t for t, _, _ in self.spans)
-
 
 def window_in(p: Passage, t: Turn, words: Sequence[str]) -> tuple[int, int] | None:
     """The word range [a, b) of turn ``t`` whose text hashes to ``p.text_sha256``, if ``p`` is a window of it.
