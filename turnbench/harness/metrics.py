@@ -166,9 +166,9 @@ EVAL_CHUNK = 2000  # queries handed to pytrec_eval at once: its input dicts stay
 
 
 def evaluate_lists(qrels: Mapping[str, Mapping[str, int]], ranked: Mapping[str, Sequence[str]],
-              scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[Measure]
-              ) -> dict[str, dict[Measure, float]]:
-    """``M.evaluate`` over ``ranked`` (scored as ``scored`` does), a chunk of queries at a time: per-query
+                   scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[Measure]
+                   ) -> dict[str, dict[Measure, float]]:
+    """``evaluate`` over ``ranked`` (scored as ``scored`` does), a chunk of queries at a time: per-query
     values do not depend on the other queries, and a million-hit run never exists as one dict of dicts."""
     out: dict[str, dict[Measure, float]] = {}
     qids = sorted(qrels)
@@ -179,8 +179,8 @@ def evaluate_lists(qrels: Mapping[str, Mapping[str, int]], ranked: Mapping[str, 
 
 
 def lists_read(ranked: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]], qids: Iterable[str],
-          scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[Measure]
-          ) -> dict[str, dict[str, float]]:
-    """The run pytrec_eval is handed for ``qids``: each list cut where the measures stop reading (``M.depth_read``),
+               scored: Callable[[Sequence[str]], dict[str, float]], measures: Sequence[Measure]
+               ) -> dict[str, dict[str, float]]:
+    """The run pytrec_eval is handed for ``qids``: each list cut where the measures stop reading (``depth_read``),
     scored as ``scored`` scores it."""
     return {q: scored(r[:depth_read(measures, r, qrels[q])]) for q in qids if (r := ranked.get(q))}

@@ -308,7 +308,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
         "ties": tie_block,
     }
     (inventory, size), spool = inventory_side[0].result(), inventory_side[1]
-    passages = list(setting.pmap.values())
+    passages = setting.passages
     files[X.PASSAGES] = X.inventory_content(passages, setting.into, spool, size, inventory)
     document = {
         "schema_version": SCHEMA_VERSION,
