@@ -115,7 +115,13 @@ class Passage(msgspec.Struct, frozen=True, gc=False):
 UNKNOWN_SPEAKERS = "unknown"
 _PLAIN_KEYS = frozenset({"end", "id", "index", "kind", "meeting", "speaker", "start", "text_sha256", "words"})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_HEX = "0123456789abcdef"  # a sha256 is 64 of these: _SHA256, as str.strip checks it without the regex engine
+_HEX = b"0123456789abcdef"  # a sha256 is 64 of these
+
+
+def _all_hex(text: str) -> bool:
+    """Whether ``text`` is lower-case hex digits only (``_SHA256``'s alphabet), checked without the regex engine: a
+    byte translation deletes them all at ten times the speed of ``str.strip`` (an inventory's hashes are megabytes)."""
+    return text.isascii() and not text.encode("ascii").translate(None, _HEX)
 
 
 def _plain(cls: type[Passage], d: Mapping[str, Any]) -> Passage | None:
@@ -130,7 +136,7 @@ def _plain(cls: type[Passage], d: Mapping[str, Any]) -> Passage | None:
             and type(sha) is str and type(start) is float and type(end) is float and type(index) is int
             and type(words) is int and pid.strip() and meeting.strip() and speaker.strip()
             and math.isfinite(start) and math.isfinite(end) and start <= end and index >= 0 and words >= 0
-            and (not sha or (len(sha) == 64 and not sha.strip(_HEX)))):
+            and (not sha or (len(sha) == 64 and _all_hex(sha)))):
         return None
     return cls(pid, meeting, speaker, start, end, index, kind, sha, words)
 
@@ -338,7 +344,7 @@ def _all_plain(ps: list[Passage]) -> bool:
             and all(map(operator.le, starts, ends))
             and min(map(attrgetter("index"), ps), default=0) >= 0
             and min(map(attrgetter("words"), ps), default=0) >= 0
-            and set(map(len, shas)) <= {0, 64} and not "".join(shas).strip(_HEX))
+            and set(map(len, shas)) <= {0, 64} and _all_hex("".join(shas)))
 
 
 def meeting_codes(order: Sequence[Passage]) -> tuple[list[str], Any]:
