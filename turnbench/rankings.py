@@ -211,18 +211,17 @@ def _already_in_order(ranking: Ranking, placed: Placement, scores_out: dict[str,
     score then inventory order, no passage twice — else None (the caller sorts). One pass over arrays."""
     import numpy as np
 
-    rank, order = placed.at, placed.order
+    rank = placed.at
     qids, bounds = ranking.query_ids, ranking.bounds
     if any(a >= b for a, b in zip(qids, qids[1:], strict=False)):
         return None
     pids = ranking.passage_ids
     if isinstance(pids, Coded):
-        # one look-up per distinct passage; and the run's ids become the inventory's own strings, so every later
-        # look-up of them finds its key by identity
+        # one look-up per distinct passage. The run's ids stay its own strings: made after scoring's children were
+        # forked, they are this process's alone, where the inventory's are shared with them until written to, and
+        # counting a reference to one is a write (taking them cost a copied page per few passages)
         known = np.fromiter((rank.get(n, -1) for n in pids.names), dtype=np.int64, count=len(pids.names))
         r = known[np.frombuffer(pids.codes, dtype=np.intc)] if len(pids) else np.empty(0, dtype=np.int64)
-        pids = Coded([order[k].id if k >= 0 else n for n, k in zip(pids.names, known.tolist(), strict=True)],
-                     pids.codes)
     else:
         r = np.fromiter((rank.get(pid, -1) for pid in pids), dtype=np.int64, count=len(ranking))
     if len(r) and r.min() < 0:

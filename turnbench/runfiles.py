@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import compress, islice
+from operator import ne
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +45,14 @@ def read_trec_ranking(path: Path) -> list[RankedPassage] | Ranking:
     return ranking if ranking is not None else _records(*columns)
 
 
-def _records(qids: list[str], pids: Sequence[str], ranks: list[int], scores: array) -> list[RankedPassage]:
+def _records(qids: Sequence[str], pids: Sequence[str], ranks: list[int], scores: array) -> list[RankedPassage]:
     return [RankedPassage(q, p, r, v) for q, p, r, v in zip(qids, pids, ranks, scores, strict=True)]
 
 
-def _trec_columns(path: Path) -> tuple[list[str], Coded, list[int], array]:
-    """A TREC run's query ids, passage ids (coded), ranks and scores, line by line, every line checked."""
-    qids: list[str] = []
+def _trec_columns(path: Path) -> tuple[Coded, Coded, list[int], array]:
+    """A TREC run's query ids and passage ids (both coded), ranks and scores, line by line, every line checked."""
+    qtable: dict[str, int] = {}
+    qcodes = array("i")
     table: dict[str, int] = {}
     codes = array("i")
     ranks: list[int] = []
@@ -68,12 +71,22 @@ def _trec_columns(path: Path) -> tuple[list[str], Coded, list[int], array]:
             if columns is None:  # a blank line, or one that is not six columns: read line by line, which says why
                 columns = _block_by_lines(text, str(path), seen + 1)
             q, docids, r, v = columns
-            qids.extend(q)
+            _extend_by_runs(qcodes, q, qtable)
             codes.extend(array("i", [table.setdefault(name, len(table)) for name in docids]))
             ranks.extend(r)
             scores.extend(array("d", v))
             seen += len(block)
-    return qids, Coded(list(table), codes), ranks, scores
+    return Coded(list(qtable), qcodes), Coded(list(table), codes), ranks, scores
+
+
+def _extend_by_runs(codes: array, names: list[str], table: dict[str, int]) -> None:
+    """``codes`` extended with those of ``names`` in ``table`` (a name not in it yet given the next code), a run of
+    one name at a time: a query's lines come together, so only the first of each run is looked up (the runs are found
+    by comparing neighbours in C; a million query ids hashed one by one cost more than the rest of their reading)."""
+    n = len(names)
+    starts = [0, *compress(range(1, n), map(ne, islice(names, 1, None), names)), n] if n else [0]
+    for a, b in zip(starts, starts[1:], strict=False):
+        codes.extend(array("i", [table.setdefault(names[a], len(table))]) * (b - a))
 
 
 _Columns = tuple[list[str], list[str], list[int], list[float]]
@@ -130,18 +143,20 @@ def _block_by_lines(text: str, where: str, first: int) -> _Columns:
     return qids, docids, ranks, scores
 
 
-def _as_ranking(qids: list[str], pids: Sequence[str], ranks: list[int], scores: array) -> Ranking | None:
+def _as_ranking(qids: Coded, pids: Sequence[str], ranks: list[int], scores: array) -> Ranking | None:
     """The lines as a Ranking when each query's are together and ranked by position, else None. Compared as arrays:
     a run is a million lines."""
     import numpy as np
 
-    if not qids:
+    if not len(qids):
         return Ranking((), (0,), [], scores)
-    q = np.array(qids, dtype=object)
+    q = np.frombuffer(qids.codes, dtype=np.intc)
     bounds = [0, *(np.flatnonzero(q[1:] != q[:-1]) + 1).tolist(), len(qids)]
-    order = [qids[b] for b in bounds[:-1]]
-    if len(set(order)) != len(order):
+    # codes are given in order of first occurrence: each query's lines are together exactly when the k-th run of
+    # lines is of the k-th query named
+    if not np.array_equal(q[bounds[:-1]], np.arange(len(bounds) - 1)):
         return None  # a query's lines apart: the records keep where each line was
+    order = list(qids.names)
     edges = np.asarray(bounds, dtype=np.int64)
     position = np.arange(1, len(qids) + 1, dtype=np.int64) - np.repeat(edges[:-1], np.diff(edges))
     try:
