@@ -143,10 +143,11 @@ def evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[s
     evaluator = pytrec_eval.RelevanceEvaluator(qrels_in, _trec_measure_set(measures))
     raw = evaluator.evaluate(run_in) if run_in else {}
     zero = {m: 0.0 for m in measures}
+    keys = [(m, m.trec_key) for m in measures]
     out: dict[str, dict[Measure, float]] = {}
     for qid in sorted(qrels):
         r = raw.get(qid)
-        out[qid] = dict(zero) if r is None else {m: float(r[m.trec_key]) for m in measures}
+        out[qid] = dict(zero) if r is None else {m: float(r[key]) for m, key in keys}
     return out
 
 

@@ -52,14 +52,9 @@ def aggregate_rows(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measu
 
 
 def _means(group: Sequence[Mapping[str, Any]], measures: Sequence[str]) -> dict[str, float | None]:
-    """Each measure's ``fmean`` over the rows that have it, in row order, the rows read once."""
-    columns: dict[str, list[float]] = {m: [] for m in measures}
-    for r in group:
-        for m, v in r["values"].items():
-            column = columns.get(m)
-            if column is not None:
-                column.append(v)
-    return {m: fmean(columns[m]) for m in measures}
+    """Each measure's ``fmean`` over the rows that have it, in row order."""
+    values = [r["values"] for r in group]
+    return {m: fmean([v[m] for v in values if m in v]) for m in measures}
 
 
 def grouped_rows(key: str, corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],

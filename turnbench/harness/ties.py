@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, count, islice
+from operator import eq, gt
 from typing import Any
 
 from turnbench.canonical import q6
@@ -46,19 +48,22 @@ def tie_depth(scores: Sequence[float]) -> int | None:
 
 def trec_eval_order(ids: Sequence[str], scores: Sequence[float]) -> list[str]:
     """trec_eval's order of ``ids`` (distinct) with their ``scores``: score descending, then document id descending.
-    A list already by falling score (a rule-5 order) has only its runs of equal scores sorted."""
-    cuts = [0]
-    for k in range(1, len(scores)):
-        if scores[k] != scores[k - 1]:
-            if scores[k] > scores[k - 1]:
-                return [d for _, d in sorted(zip(scores, ids, strict=True), reverse=True)]
-            cuts.append(k)
-    cuts.append(len(scores))
+    A list already by falling score (a rule-5 order) has only its runs of equal scores sorted, found by C iteration
+    (a ranking holds a few ties among a hundred scores)."""
     if len(ids) != len(scores):
         raise ValueError("ids and scores differ in length")
-    out: list[str] = []
-    for lo, hi in zip(cuts, cuts[1:], strict=False):
-        out.extend(sorted(ids[lo:hi], reverse=True) if hi - lo > 1 else ids[lo:hi])
+    if any(map(gt, islice(scores, 1, None), scores)):
+        return [d for _, d in sorted(zip(scores, ids, strict=True), reverse=True)]
+    out = list(ids)
+    tied = list(compress(count(1), map(eq, islice(scores, 1, None), scores)))  # k: scores[k] == scores[k - 1]
+    i = 0
+    while i < len(tied):
+        lo, hi = tied[i] - 1, tied[i] + 1
+        while i + 1 < len(tied) and tied[i + 1] == hi:
+            hi += 1
+            i += 1
+        out[lo:hi] = sorted(out[lo:hi], reverse=True)
+        i += 1
     return out
 
 
