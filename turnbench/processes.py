@@ -287,6 +287,10 @@ class Background(Generic[T]):
         finally:
             self._outbox.close()
 
+    def ready(self) -> bool:
+        """Whether ``result`` would return without waiting (the child is done, or it runs inline when asked)."""
+        return self._proc is None or self._pipe.poll(0)
+
     def result(self) -> T:
         if self._proc is None:
             if self._inbox:
@@ -391,3 +395,4 @@ def _die_with(parent: int) -> None:
         pass  # not Linux: the parent's __exit__ still ends the child on every way out but SIGKILL
     if os.getppid() != parent:
         os._exit(1)
+

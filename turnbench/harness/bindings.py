@@ -36,6 +36,7 @@ QUERY, PASSAGE = "query", "passage"
 # Fields are joined with the ASCII unit and record separators, which no id, name or transcript text holds: one
 # fixed encoding, cheaper than JSON for the hundred thousand passages a large run binds.
 _UNIT, _RECORD = "\x1f", "\x1e"
+_ABSENT = "\x00"  # the text of a turn the corpus lacks
 
 
 def _turn(t: Turn) -> str:
@@ -53,7 +54,8 @@ def _bound_turns(q: Query) -> dict[str, list[int]]:
 
 
 def _gold_lines(meeting_id: str, indices: Sequence[int], text_of: Mapping[int, str]) -> str:
-    return "".join(_RECORD + _UNIT.join((meeting_id, str(i), text_of.get(i, "\x00"))) for i in indices)
+    head, get = f"{_RECORD}{meeting_id}{_UNIT}", text_of.get
+    return "".join([f"{head}{i}{_UNIT}{get(i, _ABSENT)}" for i in indices])
 
 
 def query_sha256(q: Query, turns: Mapping[str, Mapping[int, Turn]]) -> str:
@@ -164,11 +166,12 @@ def keep_turns(meetings: Iterable[Meeting], need: set[str], into: dict[str, Meet
 
 
 def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Mapping[str, Meeting],
-            held: Mapping[str, Sequence[Span]], query_digests: Mapping[str, str] | None = None
-            ) -> list[dict[str, Any]]:
+            held: Mapping[str, Sequence[Span]], query_digests: Mapping[str, str] | None = None,
+            passage_digests: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """The binding rows of ``queries`` and ``passages`` against ``meetings`` (which must hold every turn needed).
-    ``held``: the spans each passage was judged holding; ``query_digests``: the queries' digests, when the caller has
-    hashed them as the corpus went by (:class:`QueryDigests`)."""
+    ``held``: the spans each passage was judged holding; ``query_digests`` and ``passage_digests``: the digests,
+    when the caller has hashed them as the corpus went by (:class:`QueryDigests`, ``judgements.judge_all``), every
+    passage's then (one missing is an error, never a digest of absent turns)."""
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
     rows: list[dict[str, Any]] = [
         {"target": QUERY, "id": q.id,
@@ -181,7 +184,8 @@ def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Map
             "speakers": list(p.speakers) if p.speakers else "unknown"}
         prows.append({"target": PASSAGE, "id": p.id, "meeting": p.meeting, **voice, "start": p.start, "end": p.end,
                       "spans": [list(x) for x in spans],
-                      "sha256": passage_sha256(p, spans, turns.get(p.meeting, {}))})
+                      "sha256": (passage_digests[p.id] if passage_digests is not None
+                                 else passage_sha256(p, spans, turns.get(p.meeting, {})))})
     return rows + sorted(prows, key=lambda r: str(r["id"]))
 
 

@@ -84,6 +84,19 @@ class Written(Lazy):
     path: Path = Path()
 
 
+@dataclass(frozen=True)
+class Pending(Written):
+    """A file a child is still writing where the results are being staged: ``done()`` waits for it and gives its
+    sha256 (or raises what stopped the child). Writing the results takes it as late as it can, so the child goes on
+    writing while the files before it are written."""
+
+    done: Callable[[], str] = lambda: ""
+
+    def __post_init__(self) -> None:
+        if self.sha256 is not None:
+            raise ValueError("a pending file's sha256 is known only once it is done")
+
+
 Content = bytes | Lazy
 
 
@@ -123,9 +136,10 @@ def write_hashed(directory: Path, name: str, content: Content) -> str:
     """``content`` written to ``directory / name`` (atomically), hashed as it is written: its sha256. A file already
     written there (:class:`Written`) is not written again; content hashed by its maker is not hashed again."""
     if isinstance(content, Written):
+        sha = content.done() if isinstance(content, Pending) else content.sha256
         if content.path != directory / name or not content.path.is_file():
             raise ResultsIntegrityError(f"{name} was to be written in {directory} already, and is not there")
-        return str(content.sha256)
+        return str(sha)
     if isinstance(content, bytes):
         canonical.write_bytes_atomic(directory / name, content)
         return canonical.sha256_bytes(content)
@@ -148,6 +162,20 @@ def written(directory: Path, shas: Mapping[str, str]) -> dict[str, Content]:
     """Files ``directory`` holds, with their sha256, as the results' contents (see :class:`Written`)."""
     return {name: Written(functools.partial(_read_back, directory / name), sha, directory / name)
             for name, sha in shas.items()}
+
+
+def pending(directory: Path, names: Iterable[str], shas: Callable[[], Mapping[str, str]]) -> dict[str, Content]:
+    """Files a child is writing into ``directory``, as the results' contents (see :class:`Pending`): ``shas`` waits
+    for the child and gives each file's sha256."""
+    def done(name: str) -> str:
+        return shas()[name]
+
+    def chunks(name: str) -> Iterator[bytes]:
+        done(name)
+        yield from _read_back(directory / name)
+
+    return {name: Pending(functools.partial(chunks, name), None, directory / name, functools.partial(done, name))
+            for name in names}
 
 
 def _read_back(path: Path) -> Iterator[bytes]:
@@ -212,8 +240,8 @@ def scored_run_chunks(run: Mapping[str, Sequence[str]], tag: str) -> Iterator[by
         tail = tails.get(n)
         if tail is None:
             tail = tails[n] = [f" {r} {n - r + 1} {tag}\n" for r in range(1, n + 1)]
-        head = f"{qid} Q0 "
-        yield "".join([head + d + t for d, t in zip(docs, tail, strict=True)]).encode("utf-8")
+        # each line joined from its pieces by C iteration: the query's head, the id, and the tail for its rank
+        yield "".join(map("".join, zip(repeat(f"{qid} Q0 "), docs, tail, strict=False))).encode("utf-8")
 
 
 def raw_run_text(entries: Iterable[RankedPassage], tag: str) -> bytes:

@@ -34,10 +34,9 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-import msgspec
-
-from turnbench.corpus.records import Meeting, Query, Turn
+from turnbench.corpus.records import Meeting, Query
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
+from turnbench.harness.bindings import passage_sha256
 from turnbench.harness.held import EPSILON_SECONDS, TIMES, Held, MeetingTurns, Span
 from turnbench.harness.policy import COVERAGE_RULE, GRADE_ANSWER, GRADE_HIGH, GRADE_LOW, RelevancePolicy
 from turnbench.passages import Passage
@@ -177,15 +176,8 @@ class _Pass:
     known: set[str]
     foreign: list[str]
     stale: list[str]
-    kept: dict[str, Meeting]
+    digests: dict[str, str]  # the binding digest of each passage a binding may name (``Judging.finish``)
     spooled: int = 0  # meetings whose visitor records were handed on (in the child: written to the spool)
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # the kept meetings cross the pipe as plain tuples: unpickling a Turn object by object was most of the
-        # transfer's cost
-        kept = {mid: (m.id, m.title, m.recorded_date, m.duration, m.timing, m.speakers, m.attendees,
-                      [(t.index, t.speaker, t.start, t.end, t.text) for t in m.turns]) for mid, m in self.kept.items()}
-        return _unpacked, (self.judged, self.grades, self.known, self.foreign, self.stale, kept, self.spooled)
 
     def then(self, later: _Pass) -> _Pass:
         a, b = self.judged, later.judged
@@ -204,15 +196,8 @@ class _Pass:
         self.known |= later.known
         self.foreign += later.foreign
         self.stale += later.stale
-        self.kept.update(later.kept)
+        self.digests.update(later.digests)
         return self
-
-
-def _unpacked(judged: Judged, grades: dict[str, dict[str, int]], known: set[str], foreign: list[str],
-              stale: list[str], kept: dict[str, tuple[Any, ...]], spooled: int) -> _Pass:
-    meetings = {mid: Meeting(i, title, date, duration, timing, speakers, tuple(Turn(*t) for t in turns), attendees)
-                for mid, (i, title, date, duration, timing, speakers, attendees, turns) in kept.items()}
-    return _Pass(judged, grades, known, foreign, stale, meetings, spooled)
 
 
 Filters = tuple[Container[str], Container[str]]  # (words_of, keep_of): what the run ranks, known once it is ordered
@@ -221,15 +206,17 @@ BACKLOG_TURNS = 100_000  # a child that does not know the filters yet holds back
 
 def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, passages: Iterable[Passage],
               policy: RelevancePolicy, *, words_of: Container[str] = (), keep_of: Container[str] = (),
-              kept_out: dict[str, Meeting] | None = None, visit: Visitor | None = None) -> Judged:
+              digests_out: dict[str, str] | None = None, visit: Visitor | None = None) -> Judged:
     """Judge every query against a passage inventory (passages must belong to the corpus's meetings), one meeting
     at a time, none held once passed. ``words_of``: passages whose held word counts the span measures read;
-    ``keep_of``: passages (besides every graded one) whose spans the bindings need, with ``kept_out`` receiving each
-    meeting reduced to the turns those spans read; ``visit`` sees every meeting as it passes. ``meetings`` as
+    ``keep_of``: passages (besides every graded one) whose spans the bindings need, with ``digests_out`` receiving
+    the binding digest of each of those and of each graded one (``bindings.passage_sha256``, made from the meeting
+    while it is read, so that no meeting's text is held for the bindings); ``visit`` sees every meeting as it
+    passes. ``meetings`` as
     ``Parts``: its two runs judged at once, in two processes, with the same outcome (errors included: the first
     run's are raised first, as one pass would)."""
-    with Judging(queries, meetings, passages, policy, keep=kept_out is not None, visit=visit) as judging:
-        return judging.finish(words_of, keep_of, kept_out)
+    with Judging(queries, meetings, passages, policy, keep=digests_out is not None, visit=visit) as judging:
+        return judging.finish(words_of, keep_of, digests_out)
 
 
 class Judging:
@@ -268,12 +255,27 @@ class Judging:
         self._stack.close()
 
     def finish(self, words_of: Container[str] = (), keep_of: Container[str] = (),
-               kept_out: dict[str, Meeting] | None = None) -> Judged:
-        known = (words_of, keep_of)
+               digests_out: dict[str, str] | None = None, *,
+               filters: Callable[[bool], Filters | None] | None = None) -> Judged:
+        """Judge what is left here and merge. ``filters``, instead of ``words_of`` and ``keep_of``: a function that
+        gives the two once it can (``filters(wait)``, None while they are not known and ``wait`` is false), asked
+        after each meeting judged here, so that what it needs can be made here meanwhile (``score_run`` orders its
+        run when the run has been read); the child is handed them as soon as they come."""
+        known: Filters | None = None if filters is not None else (words_of, keep_of)
+
+        def given(wait: bool) -> Filters | None:
+            nonlocal known
+            if known is None and filters is not None:
+                known = filters(wait)
+                if known is not None and isinstance(self.meetings, Parts):
+                    self._there.send(known)
+            return known
+
         take = self.take
         if isinstance(self.meetings, Parts):
-            self._there.send(known)
-            mine = _pass(self.meetings.here, *self.args, lambda wait: known, take)
+            if known is not None:
+                self._there.send(known)
+            mine = _pass(self.meetings.here, *self.args, given, take)
             theirs = self._there.result()
             if take is not None:
                 self._spool.seek(0)
@@ -282,9 +284,9 @@ class Judging:
             found = mine.then(theirs)
         else:
             meetings = self.meetings
-            found = _pass(lambda: meetings, *self.args, lambda wait: known, take)
-        if kept_out is not None:
-            kept_out.update(found.kept)
+            found = _pass(lambda: meetings, *self.args, given, take)
+        if digests_out is not None:
+            digests_out.update(found.digests)
         unknown = sorted(set(self.by_meeting) - found.known)
         if unknown:
             raise ForeignInventory(f"the passage inventory names {len(unknown)} meeting(s) that are not in the "
@@ -329,7 +331,7 @@ def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], t
     found = _Pass(out, {q.id: {} for q in queries}, set(), [], [], {})
     grades = found.grades
     known: Filters | None = None
-    waiting: list[tuple[Meeting, dict[str, Held], set[str], set[str]]] = []
+    waiting: list[tuple[MeetingTurns, Sequence[Passage], dict[str, Held], set[str], set[str]]] = []
     held_back = 0
     for m in meetings():
         found.known.add(m.id)
@@ -353,7 +355,7 @@ def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], t
             grades[q.id].update(here)
             graded.update(here)
             holders.update(pid for pid in out.gold_held[q.id] if pid in held)
-        waiting.append((m, held, graded, holders))
+        waiting.append((turns, ps, held, graded, holders))
         held_back += len(m.turns)
         if known is None:
             known = filters(held_back >= BACKLOG_TURNS)
@@ -368,19 +370,19 @@ def _pass(meetings: Callable[[], Iterable[Meeting]], queries: Sequence[Query], t
     return found
 
 
-def _kept(item: tuple[Meeting, dict[str, Held], set[str], set[str]], known: Filters, found: _Pass, keep: bool
-          ) -> None:
-    """What the span measures and the bindings read of one judged meeting, once ``known`` says which passages."""
-    m, held, graded, holders = item
+def _kept(item: tuple[MeetingTurns, Sequence[Passage], dict[str, Held], set[str], set[str]], known: Filters,
+          found: _Pass, keep: bool) -> None:
+    """What the span measures and the bindings read of one judged meeting, once ``known`` says which passages: the
+    bindings' digests made here, from the meeting's turns, so that only they outlive it."""
+    turns, ps, held, graded, holders = item
     words_of, keep_of = known
     out = found.judged
     out.words.update({pid: h.words for pid, h in held.items() if pid in words_of or pid in holders})
-    wanted = {pid: h.spans for pid, h in held.items() if pid in graded or pid in holders or pid in keep_of}
-    out.held.update(wanted)
-    if keep and wanted:
-        read = {t for spans in wanted.values() for t, _, _ in spans}
-        found.kept[m.id] = msgspec.structs.replace(m, turns=tuple(t for t in m.turns if t.index in read), agenda=(),
-                                                   meta={})
+    out.held.update({pid: h.spans for pid, h in held.items() if pid in graded or pid in holders or pid in keep_of})
+    if keep:
+        by_index = turns.by_index
+        found.digests.update({p.id: passage_sha256(p, held[p.id].spans, by_index) for p in ps
+                              if (p.id in graded or p.id in keep_of) and p.id in held})
 
 
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],

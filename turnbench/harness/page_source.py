@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from turnbench.corpus.records import Meeting, Query
+from turnbench.corpus.records import Query
 from turnbench.harness import bindings as B
 from turnbench.harness.held import Span
 from turnbench.passages import Passage
@@ -21,8 +21,8 @@ class PageSource:
     """What the report page reads, as scoring holds it: the binding rows (``bindings``: a function giving those of
     some queries and passages, or every row when asked for none), the top of each query's scored run and the passage
     qrels (what the page would otherwise parse back from bindings.jsonl, run.passages.trec and qrels.passages.txt).
-    No meeting is held beyond the turns judging kept for the bindings: the page shows ten queries, whose meetings it
-    reads again."""
+    No meeting is held for it: the bindings are the digests judging made as the corpus went by, and the page shows
+    ten queries, whose meetings it reads again."""
 
     bindings: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]]
     run: Mapping[str, Sequence[str]]
@@ -53,14 +53,16 @@ class Rows:
 
 class Binder:
     """The binding rows of the ranked queries and the bound passages, all of them or those of some targets (what a
-    page shows), computed from what judging kept."""
+    page shows), from the digests judging made as the corpus went by: the passages' (``passage_digests``) and the
+    queries' (``query_digests``)."""
 
-    def __init__(self, queries: Sequence[Query], passages: Sequence[Passage], kept: Mapping[str, Meeting],
-                 held: Mapping[str, Sequence[Span]], digests: Mapping[str, str]) -> None:
-        self.queries, self.passages, self.kept, self.held, self.digests = queries, passages, kept, held, digests
+    def __init__(self, queries: Sequence[Query], passages: Sequence[Passage], passage_digests: Mapping[str, str],
+                 held: Mapping[str, Sequence[Span]], query_digests: Mapping[str, str]) -> None:
+        self.queries, self.passages, self.held = queries, passages, held
+        self.passage_digests, self.query_digests = passage_digests, query_digests
 
     def __call__(self, queries: Collection[str] | None = None, passages: Collection[str] | None = None
                  ) -> list[dict[str, Any]]:
         qs = self.queries if queries is None else [q for q in self.queries if q.id in queries]
         ps = self.passages if passages is None else [p for p in self.passages if p.id in passages]
-        return B.compute(qs, ps, self.kept, self.held, self.digests)
+        return B.compute(qs, ps, {}, self.held, self.query_digests, self.passage_digests)

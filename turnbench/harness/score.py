@@ -23,7 +23,7 @@ from typing import Any
 from turnbench import canonical
 from turnbench.canonical import q6
 from turnbench.corpus.format import Corpus
-from turnbench.corpus.records import RANKED_CLASSES, Meeting, Query
+from turnbench.corpus.records import RANKED_CLASSES, Query
 from turnbench.errors import BadInput
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
@@ -107,10 +107,13 @@ class _Setting:
     scope: Any
     policy: J.RelevancePolicy
     ranked: list[Query]  # the retrieval-scored queries, in id order
+    query_ids: set[str]  # every query's
     passages: list[Passage]
     pmap: dict[str, Passage]
+    meeting_of: dict[str, str]  # each passage's meeting, by passage id
     tag: str  # the exported runs' tag
     into: Path | None  # the staged results directory, where children write the files they make (``score_run``)
+    lasting: contextlib.ExitStack | None  # where a child that may outlive scoring is entered (``score_run``)
 
 
 @dataclass(frozen=True)
@@ -129,59 +132,76 @@ class _Ordered:
 
 
 @collector_paused()
-def score_run(corpus: Corpus, passages: Iterable[Passage],
-              run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]], *,
-              policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus",
-              into: Path | None = None) -> Scored:
+def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: J.RelevancePolicy,
+              provenance: Mapping[str, Any], scope: str = "corpus", into: Path | None = None,
+              lasting: contextlib.ExitStack | None = None) -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
-    ``run_entries`` may be a function that gives them: it is called once the inventory is made ready (a run still
-    being read elsewhere is read meanwhile). ``into``: the staging directory of the results
-    (``resultsdir.staged_results``), where the children that make passages.jsonl, the three exported runs (as soon
-    as the run is in rule-5 order, while judging finishes here), bindings.jsonl and spans.jsonl write them, so that
-    none is copied or handed back; else they are written with the rest.
+    ``run_entries`` may be a function that gives them, or a ``Background`` child reading them: either is taken once
+    scoring's children are started, a child's as soon as it is done, judging going on meanwhile. ``into``: the
+    staging directory of the results (``resultsdir.staged_results``), where the children that make passages.jsonl,
+    the three exported runs (as soon as the run is in rule-5 order), bindings.jsonl and spans.jsonl write them, so
+    that none is copied or handed back; else they are written with the rest. ``lasting``, with ``into``: a stack
+    the caller closes once the results are written, on which the runs' writer is entered, so that it may go on
+    writing them until the results' writing reaches them; without it, scoring waits for it.
     """
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     passages = list(passages)
     spool = X.Spool.open() if into is None else None
-    # passages.jsonl's bytes and sha256 need only the inventory: a child makes them while the run is normalised here
-    with Background(X.make_inventory, passages, into, spool, later=True) as inventory_side:
-        pmap, ranked = _inventory(passages, corpus.queries())
-        setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked, passages, pmap,
-                           X.run_tag(arm_label(engine_side["arm"])), into)
-        return _scored(setting, corpus, run_entries, (inventory_side, spool))
+    # what reads every passage is made before the first child is forked: a forked process's memory is shared with
+    # its parent until either writes to it, and counting a reference is a write, so each passage touched after the
+    # fork would cost a copy of the page it is on
+    pmap, ranked = _inventory(passages, corpus.queries())
+    setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked,
+                       {q.id for q in corpus.queries()}, passages, pmap, {p.id: p.meeting for p in passages},
+                       X.run_tag(arm_label(engine_side["arm"])), into, lasting if into is not None else None)
+    placed = Placement.of(passages)
+    placed.meetings  # noqa: B018  # made now: the meeting run and the tie report read it
+    query_digests = B.QueryDigests(setting.ranked)
+    halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
+    judging = J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), setting.passages,
+                        setting.policy, keep=True, visit=query_digests)
+    # the children that need only the inventory and the corpus start together: passages.jsonl's bytes and sha256,
+    # made while the run is ordered here; and judging, whose other part is judged here once the run is ordered
+    with Background(X.make_inventory, passages, into, spool, later=True) as inventory_side, judging:
+        return _scored(setting, run_entries, placed, judging, query_digests, (inventory_side, spool))
 
 
 _InventorySide = tuple[Background[tuple[str, int]], X.Spool | None]
+# a run: its entries, a function that gives them, or a child reading them
+_Run = Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Background[Iterable[RankedPassage]]
 
 
-def _scored(setting: _Setting, corpus: Corpus, given: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]],
+def _scored(setting: _Setting, given: _Run, placed: Placement, judging: J.Judging, query_digests: B.QueryDigests,
             inventory_side: _InventorySide) -> Scored:
-    """``score_run`` once the inventory's child is started: the run read, judging started, the run normalised
-    meanwhile, judging finished with what the run ranks; then the two sides of scoring."""
-    query_digests = B.QueryDigests(setting.ranked)
-    halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
+    """``score_run`` once its children are started: the run read and normalised while judging goes on, judging
+    finished with what the run ranks; then the two sides of scoring."""
     with contextlib.ExitStack() as stack:
-        # what needs only the inventory and the queries, made while the run may still be being read
+        # what needs only the queries, made while the run may still be being read
         query_digests.begin()
-        placed = Placement.of(setting.passages)
-        placed.meetings  # noqa: B018  # made now, while waiting: the meeting run and the tie report read it
-        entries = given() if callable(given) else given
-        # judging starts once the run is read (its reader has a core to itself until then) and before it is ordered
-        judging = stack.enter_context(J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(),
-                                                setting.passages, setting.policy, keep=True, visit=query_digests))
-        # read twice: normalised, then exported raw
-        ordered = _ordered(setting, corpus, entries if isinstance(entries, Ranking) else list(entries), placed, stack)
-        kept: dict[str, Meeting] = {}
-        judged = judging.finish(words_of=ordered.tops, keep_of=ordered.shown, kept_out=kept)
-        return _judged(setting, ordered, judged, kept, query_digests, inventory_side)
+        made: list[_Ordered] = []
+
+        # what judging keeps depends on the run's top passages: the run is ordered (and its three runs' writer
+        # forked) between two meetings judged here, as soon as it has been read; judging goes on meanwhile
+        def filters(wait: bool) -> J.Filters | None:
+            if not made:
+                if not wait and isinstance(given, Background) and not given.ready():
+                    return None
+                entries = given.result() if isinstance(given, Background) else given() if callable(given) else given
+                made.append(_ordered(setting, entries if isinstance(entries, Ranking) else list(entries), placed,
+                                     stack))
+            return made[0].tops, made[0].shown
+
+        digests: dict[str, str] = {}
+        judged = judging.finish(filters=filters, digests_out=digests)
+        return _judged(setting, made[0], judged, digests, query_digests, inventory_side)
 
 
-def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[RankedPassage], placed: Placement,
+def _ordered(setting: _Setting, run_entries: Ranking | list[RankedPassage], placed: Placement,
              stack: contextlib.ExitStack) -> _Ordered:
     """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs: written
     from now on by a child (at a lower priority: its result is wanted last) where the results are staged, else
@@ -190,7 +210,7 @@ def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[Rank
     firsts: dict[str, list[str]] = {}
     positions: dict[str, Any] = {}
     run = normalised_order(run_entries, setting.pmap, best, firsts, placed=placed, positions_out=positions)
-    foreign = sorted(set(run) - {q.id for q in corpus.queries()})
+    foreign = sorted(set(run) - setting.query_ids)
     if foreign:
         raise BadInput(f"the run answers {len(foreign)} query id(s) that are not in corpus {setting.corpus_id}, "
                        f"e.g. {', '.join(foreign[:3])}")
@@ -206,16 +226,20 @@ def _ordered(setting: _Setting, corpus: Corpus, run_entries: Ranking | list[Rank
             return made
     else:
         into = setting.into
-        side = stack.enter_context(Background(X.write_runs, into, ranked_run, m_order, raw, setting.tag, later=True))
+        side = (setting.lasting or stack).enter_context(Background(X.write_runs, into, ranked_run, m_order, raw,
+                                                                   setting.tag, later=True))
+        shas = functools.cache(side.result)
 
         def files() -> Mapping[str, X.Content]:
-            return X.written(into, side.result())
+            if setting.lasting is not None:  # still being written, maybe: taken when the results' writing gets there
+                return X.pending(into, (X.RUN_PASSAGES, X.RUN_MEETINGS, X.RUN_RAW), shas)
+            return X.written(into, shas())
     return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (placed, positions),
                     {pid for pids in ranked_run.values() for pid in pids[:B.BIND_DEPTH]},
                     {pid for pids in ranked_run.values() for pid in pids[:S.SPAN_DEPTH]}, files)
 
 
-def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, kept: Mapping[str, Meeting],
+def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Mapping[str, str],
             query_digests: B.QueryDigests, inventory_side: _InventorySide) -> Scored:
     """``_scored`` once judging is done: what needs only the judgements is made in a child while the measures are
     computed here."""
@@ -224,9 +248,9 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, kept: Mappin
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
     scored = M.Scorer(max((len(v) for v in run.values()), default=0))
-    meeting_of = {p.id: p.meeting for p in setting.passages}
+    meeting_of = setting.meeting_of
     bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
-    binder = Binder(ranked, bound, kept, judged.held, query_digests.digests())
+    binder = Binder(ranked, bound, digests, judged.held, query_digests.digests())
     # what needs only what judging found (bindings.jsonl, spans.jsonl) is made in a forked child while the measures
     # are computed here
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
@@ -239,7 +263,7 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, kept: Mappin
              functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                functools.partial(M.evaluate_lists, ranked=run, scored=scored,
                                                  measures=M.PASSAGE_MEASURES), p_vals))
-    outlive(setting, judged, kept, meeting_of, ordered)  # held until a command ends, not freed one by one
+    outlive(setting, judged, digests, meeting_of, ordered)  # held until a command ends, not freed one by one
     with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, setting.into) as file_side:
         return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of, binder,
                              (file_side, *after), inventory_side)

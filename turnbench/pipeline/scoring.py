@@ -6,6 +6,7 @@ with the corpus's texts and writes the results directory.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -69,30 +70,31 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     with Background(read_ranking, Path(run_file)) as reading:
         corpus = open_corpus(corpus_dir)
         passages = read_passages(passages_file)
-        corpus.queries()  # read while the run still is (and inherited by the page's child, forked below)
+        corpus.queries()  # read while the run still is
         arm = _arm(arm_config)
         timings = {"read": time.perf_counter() - t0}
-        # The page is drawn in a child started now, which reads the corpus's queries while this process scores, and
-        # is then handed what the page reads of the queries it shows (the pickled document and a few dozen bindings);
-        # it draws while the claim files are written here. The page is the last file written, and a page that cannot
-        # be drawn leaves no directory behind, as before. The results are staged from here: scoring's children write
-        # the files they make there as soon as they are made.
-        with page_drawer(corpus) as drawing, staged_results(out) as staged:
+        # The results are staged from here: scoring's children write the files they make there as soon as they are
+        # made. The page is drawn in a child forked once scoring is done, which has the results as they are here
+        # (forked earlier, every page this process wrote after the fork would have been copied for it), while the
+        # claim files are written here. The page is the last file written, and a page that cannot be drawn leaves
+        # no directory behind.
+        with staged_results(out) as staged, contextlib.ExitStack() as lasting:
             t1 = time.perf_counter()
-            results = score_run(corpus, passages, reading.result, policy=policy, scope=scope,
-                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged)
+            results = score_run(corpus, passages, reading, policy=policy, scope=scope,
+                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged,
+                                lasting=lasting)
             timings["judge_and_score"] = time.perf_counter() - t1
-            drawing.send(page_input(results))
             page: list[bytes] = []
+            with Background(_drawn, page_input(results), corpus) as drawing:
 
-            def report() -> Iterator[bytes]:
-                html, seconds = drawing.result()
-                timings["report"] = seconds
-                page.append(html)
-                yield html
+                def report() -> Iterator[bytes]:
+                    html, seconds = drawing.result()
+                    timings["report"] = seconds
+                    page.append(html)
+                    yield html
 
-            write_staged(staged, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
-                         lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
+                write_staged(staged, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
+                             lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
     outlive(passages, results)  # the inputs and what was made of them: never freed one by one
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
@@ -133,7 +135,11 @@ def _draw_when_handed(receive: Callable[[], Scored], corpus: Corpus) -> tuple[by
     """In the drawing child: what needs nothing from scoring first, then the page of the results it is handed, and
     the seconds the drawing took once they came."""
     corpus.queries()
-    results = receive()
+    return _drawn(receive(), corpus)
+
+
+def _drawn(results: Scored, corpus: Corpus) -> tuple[bytes, float]:
+    """The page of ``results`` drawn with ``corpus``'s texts, and the seconds it took."""
     t0 = time.perf_counter()
     html = attach_report(results, corpus).extra_files[REPORT_HTML]
     return X.content_bytes(html), time.perf_counter() - t0

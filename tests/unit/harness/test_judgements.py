@@ -191,8 +191,8 @@ def test_a_pass_split_over_two_processes_is_the_single_pass_field_for_field_and_
     ms, ps, qs = _world()
     kw = {"words_of": {p.id for p in ps[::3]}, "keep_of": {p.id for p in ps[::5]}}
     one_kept, two_kept, one_seen, two_seen = {}, {}, _Lines(), _Lines()
-    one = judge_all(qs, ms, ps, POLICY, kept_out=one_kept, visit=one_seen, **kw)
-    two = judge_all(qs, Parts(lambda: ms[:cut], lambda: ms[cut:]), ps, POLICY, kept_out=two_kept, visit=two_seen,
+    one = judge_all(qs, ms, ps, POLICY, digests_out=one_kept, visit=one_seen, **kw)
+    two = judge_all(qs, Parts(lambda: ms[:cut], lambda: ms[cut:]), ps, POLICY, digests_out=two_kept, visit=two_seen,
                     **kw)
     assert any(j.passages for j in one.queries.values())  # the world grades something
     for name in ("queries", "words", "gold_held", "gold_words", "gold_spans", "gold_start", "held", "by_times",
@@ -200,6 +200,18 @@ def test_a_pass_split_over_two_processes_is_the_single_pass_field_for_field_and_
         assert _ordered(getattr(two, name)) == _ordered(getattr(one, name)), name
     assert _ordered(two_kept) == _ordered(one_kept) and two_kept
     assert two_seen.took == one_seen.took == [(m.id, 8) for m in ms]
+    _digests_are_the_bindings(one, one_kept, ms, ps, kw["keep_of"])
+
+
+def _digests_are_the_bindings(judged, digests, ms, ps, keep_of):
+    """The digests judging made are the bindings' digests of exactly the graded and the kept passages, as the
+    bindings compute them from whole meetings."""
+    from turnbench.harness import bindings as B
+
+    graded = {pid for j in judged.queries.values() for pid in j.passages}
+    assert set(digests) == (graded | set(keep_of)) & set(judged.held) and graded - set(keep_of)
+    rows = B.compute([], [p for p in ps if p.id in digests], {m.id: m for m in ms}, judged.held)
+    assert {r["id"]: r["sha256"] for r in rows} == digests
 
 
 def test_a_split_pass_refuses_as_the_single_pass_does_the_first_run_first():
@@ -239,7 +251,7 @@ def test_judging_started_before_the_filters_are_known_is_the_single_pass(monkeyp
     ms, ps, qs = _world()
     words_of, keep_of = {p.id for p in ps[::3]}, {p.id for p in ps[::5]}
     one_kept, two_kept, one_seen, two_seen = {}, {}, _Lines(), _Lines()
-    one = J.judge_all(qs, ms, ps, POLICY, words_of=words_of, keep_of=keep_of, kept_out=one_kept, visit=one_seen)
+    one = J.judge_all(qs, ms, ps, POLICY, words_of=words_of, keep_of=keep_of, digests_out=one_kept, visit=one_seen)
     with J.Judging(qs, J.Parts(lambda: ms[:2], lambda: ms[2:]), ps, POLICY, keep=True, visit=two_seen) as judging:
         time.sleep(0.2)  # the child is well into its run (or done, or waiting) before the filters exist
         two = judging.finish(words_of, keep_of, two_kept)
@@ -249,6 +261,35 @@ def test_judging_started_before_the_filters_are_known_is_the_single_pass(monkeyp
     assert _ordered(two_kept) == _ordered(one_kept) and two_kept
     assert two_seen.took == one_seen.took == [(m.id, 8) for m in ms]
     assert two.words and two.held  # the filters mattered: something was kept for them
+
+
+@pytest.mark.parametrize("parts", [False, True])
+@pytest.mark.parametrize("late", [0, 2, 10 ** 9])
+def test_filters_made_while_judging_goes_on_are_the_filters_given(monkeypatch, parts, late):
+    """``finish(filters=...)``: the filters are asked for after each meeting judged here, and are None until they
+    can be made (after ``late`` asks, or only when judging here cannot go on without them); the outcome is the one
+    with the filters given from the start, and the child is handed them as soon as they come."""
+    from turnbench.harness import judgements as J
+
+    monkeypatch.setattr(J, "BACKLOG_TURNS", 16)
+    ms, ps, qs = _world()
+    words_of, keep_of = {p.id for p in ps[::3]}, {p.id for p in ps[::5]}
+    one_kept, two_kept = {}, {}
+    one = J.judge_all(qs, ms, ps, POLICY, words_of=words_of, keep_of=keep_of, digests_out=one_kept)
+    asked: list[bool] = []
+
+    def filters(wait):
+        asked.append(wait)
+        return (words_of, keep_of) if wait or len(asked) > late else None
+
+    meetings = J.Parts(lambda: ms[:4], lambda: ms[4:]) if parts else ms
+    with J.Judging(qs, meetings, ps, POLICY, keep=True) as judging:
+        two = judging.finish(digests_out=two_kept, filters=filters)
+    for name in ("queries", "words", "gold_held", "gold_words", "gold_spans", "gold_start", "held"):
+        assert _ordered(getattr(two, name)) == _ordered(getattr(one, name)), name
+    assert _ordered(two_kept) == _ordered(one_kept) and two_kept
+    # asked after each meeting judged here until they came (waiting only once the backlog was full), never after
+    assert asked and not any(asked[:-1]) and (asked[-1] or len(asked) == late + 1)
 
 
 def test_judging_left_before_it_finishes_leaves_no_child():
