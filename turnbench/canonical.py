@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -67,6 +67,32 @@ def pretty(obj: Any) -> bytes:
     from msgspec.json import format as indent
 
     return indent(dumps(obj).encode("utf-8"), indent=2) + b"\n"
+
+
+def encoder_writes_repr(values: Sequence[float]) -> bool:
+    """Whether msgspec's JSON encoder writes each of ``values`` exactly as ``repr`` does: both write the shortest
+    digits that read back as the same float (a tie going to the even digit), and both write them without an
+    exponent, the same way, from 1e-4 up to 1e16 and at zero; outside that, one writes ``1e16`` where the other
+    writes ``1e+16`` (tests/unit/test_canonical.py holds the two to each other). Checked for a million at once."""
+    import numpy as np
+
+    size = np.abs(np.asarray(values, dtype=np.float64))
+    return bool((((size >= 1e-4) & (size < 1e16)) | (size == 0)).all())
+
+
+def float_reprs(values: Sequence[float]) -> list[str]:
+    """``repr`` of each of ``values``, which :func:`encoder_writes_repr` passed, written by msgspec's encoder in one
+    call: a run's million raw scores at a quarter of ``repr``'s cost."""
+    if not len(values):
+        return []
+    return _float_encoder().encode(list(values))[1:-1].decode("ascii").split(",")
+
+
+@functools.cache
+def _float_encoder() -> Any:
+    import msgspec
+
+    return msgspec.json.Encoder()
 
 
 def sha256_bytes(data: bytes) -> str:

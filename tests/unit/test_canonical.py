@@ -123,3 +123,35 @@ def test_without_the_c_encoder_dumps_and_pretty_are_json_dumps_itself(monkeypatc
     assert (canonical.dumps(obj), canonical.pretty(obj)) == fast == (
         json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
         (json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode())
+
+
+def test_the_encoder_writes_repr_where_it_is_trusted_to_and_is_not_trusted_elsewhere():
+    """``float_reprs`` is ``repr`` for every float ``encoder_writes_repr`` passes: random bit patterns, scores of
+    every magnitude and rounding, halfway cases, integral values, both zeros, the ends of the range; a run holding
+    any value outside it (where the two differ, or could) is not passed, and is written by ``repr``."""
+    import math
+    import random
+    import struct
+    from array import array
+
+    rnd = random.Random(20261203)
+    values = [0.0, -0.0, 1.0, -5.0, 0.1, 0.2, 0.1 + 0.2, 1e-4, 1e15, 9999999999999998.0, 2.5, 0.5, 1 / 3, math.pi,
+              123456789012345.6, 0.000123456789, 5e-4]
+    for _ in range(200_000):
+        kind = rnd.random()
+        if kind < 0.4:
+            x = struct.unpack("d", struct.pack("Q", rnd.getrandbits(64)))[0]
+        elif kind < 0.7:
+            x = round(rnd.uniform(-100, 100), rnd.randint(0, 9))
+        else:
+            x = rnd.uniform(0.5, 1) * 10.0 ** rnd.randint(-4, 15)
+        values.append(x)
+    trusted = [x for x in values if canonical.encoder_writes_repr([x])]
+    assert len(trusted) > 100_000
+    assert canonical.encoder_writes_repr(array("d", trusted))
+    assert canonical.float_reprs(array("d", trusted)) == list(map(repr, trusted))
+    assert canonical.float_reprs([]) == []
+    # outside the range the encoder writes another text (1e16, 0.00009999), or its text is not checked at all
+    for outside in (1e16, -1e16, 9.999e-05, 5e-324, 1.7976931348623157e308, float("nan"), float("inf")):
+        assert not canonical.encoder_writes_repr([*trusted[:5], outside])
+    assert any(canonical.float_reprs([x]) != [repr(x)] for x in (1e16, 9.999e-05))
