@@ -39,11 +39,9 @@ def best_scores(entries: Iterable[RankedPassage]) -> dict[str, dict[str, float]]
 
 
 def tie_depth(scores: Sequence[float]) -> int | None:
-    """The 0-based position of the first pair of neighbours in a ranking's ``scores`` that are equal, or None."""
-    for i in range(len(scores) - 1):
-        if scores[i] == scores[i + 1]:
-            return i
-    return None
+    """The 0-based position of the first pair of neighbours in a ranking's ``scores`` that are equal, or None (found
+    by C iteration: every query's ranking is read, most to its end)."""
+    return next(compress(count(), map(eq, scores, islice(scores, 1, None))), None)
 
 
 def trec_eval_order(ids: Sequence[str], scores: Sequence[float]) -> list[str]:
