@@ -265,8 +265,9 @@ def encoded_block(rows: list[Passage]) -> bytes | None:
 
     Its strings are escaped as ``json.dumps`` escapes them, character for character (tests/unit/test_canonical_lines.py
     checks every code point; a lone surrogate, which is not UTF-8, msgspec refuses, and the general path refuses it
-    too); its floats are checked against ``repr`` all at once (the two differ in exponent form, 1e16 against 1e+16),
-    its whole numbers to be ints and not bools, its strings to be strings."""
+    too); its floats are checked to be where msgspec writes them as ``repr`` does
+    (``canonical.encoder_writes_repr``: the two differ in exponent form, 1e16 against 1e+16), its whole numbers to
+    be ints and not bools, its strings to be strings."""
     if not rows:
         return b""
     if any(p.text is not None or p.speakers is not None for p in rows):
@@ -277,7 +278,7 @@ def encoded_block(rows: list[Passage]) -> bytes | None:
     strings = [*map(attrgetter("id"), rows), *map(attrgetter("kind"), rows), *map(attrgetter("meeting"), rows),
                *map(attrgetter("speaker"), rows), *map(attrgetter("text_sha256"), rows)]
     if (set(map(type, floats)) != {float} or set(map(type, ints)) != {int} or set(map(type, strings)) != {str}
-            or encoder.encode(floats)[1:-1] != ",".join(map(float.__repr__, floats)).encode()):
+            or not canonical.encoder_writes_repr(floats)):
         return None
     try:
         return encoder.encode_lines([line(end=p.end, holds=p.holds, id=p.id, index=p.index, kind=p.kind,
