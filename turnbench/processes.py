@@ -395,4 +395,3 @@ def _die_with(parent: int) -> None:
         pass  # not Linux: the parent's __exit__ still ends the child on every way out but SIGKILL
     if os.getppid() != parent:
         os._exit(1)
-

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import compress, islice
-from operator import ne
+from itertools import compress, islice, repeat
+from operator import is_, ne
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +72,20 @@ def _trec_columns(path: Path) -> tuple[Coded, Coded, list[int], array]:
                 columns = _block_by_lines(text, str(path), seen + 1)
             q, docids, r, v = columns
             _extend_by_runs(qcodes, q, qtable)
-            codes.extend(array("i", [table.setdefault(name, len(table)) for name in docids]))
+            codes.extend(_coded(docids, table))
             ranks.extend(r)
             scores.extend(array("d", v))
             seen += len(block)
     return Coded(list(qtable), qcodes), Coded(list(table), codes), ranks, scores
+
+
+def _coded(names: list[str], table: dict[str, int]) -> array:
+    """``names`` as codes into ``table``, a name not in it yet given the next code: every name looked up by C
+    iteration, and only those not found (a run names most passages more than once) given one in Python."""
+    codes = list(map(table.get, names))
+    for i in compress(range(len(codes)), map(is_, codes, repeat(None))):
+        codes[i] = table.setdefault(names[i], len(table))
+    return array("i", codes)
 
 
 def _extend_by_runs(codes: array, names: list[str], table: dict[str, int]) -> None:

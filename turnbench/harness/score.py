@@ -251,22 +251,22 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Map
     meeting_of = setting.meeting_of
     bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
     binder = Binder(ranked, bound, digests, judged.held, query_digests.digests())
-    # what needs only what judging found (bindings.jsonl, spans.jsonl) is made in a forked child while the measures
-    # are computed here
+    # what needs only what judging found (bindings.jsonl, spans.jsonl) is made in a child while the measures are
+    # computed here
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
     p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
-    # here, after the tie report, while the child writes (with them it was the longer of the two): the comparable
-    # measures, from the judged spans and the run; the strict block (it reads of the graded rows only each query's
-    # head, and takes the graded values of every query whose strict qrels are its graded ones); the run's sha256
-    after = (functools.partial(S.comparable_values, heads, run, judged, setting.pmap, meeting_of,
-                               timed=S.times_are_truth(setting.corpus_prov.get("producer"), judged.timings)),
-             functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
+    # the comparable measures are made by a second child forked with it; the strict block here, after the tie report
+    # (it reads only each query's head, and takes the graded values of queries whose strict qrels are the graded)
+    strict = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                functools.partial(M.evaluate_lists, ranked=run, scored=scored,
-                                                 measures=M.PASSAGE_MEASURES), p_vals))
+                                                 measures=M.PASSAGE_MEASURES), p_vals)
+    comparable = functools.partial(S.comparable_values, timed=S.times_are_truth(setting.corpus_prov.get("producer"),
+                                                                                 judged.timings))
     outlive(setting, judged, digests, meeting_of, ordered)  # held until a command ends, not freed one by one
-    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, setting.into) as file_side:
+    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, setting.into) as file_side, \
+            Background(comparable, heads, run, judged, setting.pmap, meeting_of) as comparing:
         return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of, binder,
-                             (file_side, *after), inventory_side)
+                             (file_side, comparing, strict), inventory_side)
 
 
 def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
@@ -282,7 +282,7 @@ def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapp
 def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
                   qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
                   p_vals: Mapping[str, Mapping[M.Measure, float]], scored: M.Scorer, meeting_of: Mapping[str, str],
-                  binder: Binder, file_side: tuple[Background[dict[str, X.Content]], Callable[[], S.Comparable],
+                  binder: Binder, file_side: tuple[Background[dict[str, X.Content]], Background[S.Comparable],
                                                    Callable[[], tuple[dict[str, Any], bytes]]],
                   inventory_side: _InventorySide) -> Scored:
     """The measures and the tie report, here while the file side is made; then, with what the file side and the
@@ -307,11 +307,11 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
                      comparable=_comparable_facts(timed, judged))
-    comparable = file_side[1]()
     strict, strict_qrels = file_side[2]()
     run_sha = _run_sha256(run)
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     files[X.QRELS_STRICT] = strict_qrels
+    comparable = file_side[1].result()
     files.update(file_side[0].result())
     for row in per_query:
         if row["query_id"] in comparable:

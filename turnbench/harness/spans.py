@@ -31,7 +31,6 @@ a row reports. Entry points are computed only where the times are part of the tr
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from turnbench.canonical import q6
@@ -99,22 +98,18 @@ def span_values(top: Sequence[str], gold_words: int, gold_held: Mapping[str, tup
 def entry_values(ranked: Sequence[str], gold_start: Mapping[str, float], gold_held: Mapping[str, tuple[Span, ...]],
                  start_of: Mapping[str, float], meeting_of: Mapping[str, str]) -> tuple[dict[str, float], float | None]:
     """The entry-point measures of one query over its whole ranking, and the error of its first gold passage."""
-    # only the passages of gold meetings can earn: their ranks found by C iteration (most of a ranking is other
-    # meetings, and a query that matches no start reads all of it)
-    meetings = list(map(meeting_of.__getitem__, ranked))
-    at = list(compress(range(len(meetings)), map(gold_start.__contains__, meetings)))
     error = None
-    for i in at:
-        pid = ranked[i]
-        if gold_held.get(pid):
-            error = abs(start_of[pid] - gold_start[meetings[i]])
+    for pid in ranked:
+        m = meeting_of[pid]
+        if gold_held.get(pid) and m in gold_start:
+            error = abs(start_of[pid] - gold_start[m])
             break
     out = {f"entry:{w}s": 1.0 if error is not None and error <= w else 0.0 for w in WINDOWS}
     matched: set[str] = set()
     earned = gap = 0.0
-    for i in at:
-        k, pid, m = i + 1, ranked[i], meetings[i]
-        if m not in matched:
+    for k, pid in enumerate(ranked, 1):
+        m = meeting_of[pid]
+        if m in gold_start and m not in matched:
             r = max(0.0, 1.0 - abs(start_of[pid] - gold_start[m]) / MGAP_WINDOW)
             if r > 0.0:  # a passage earning nothing adds nothing to either sum
                 matched.add(m)
