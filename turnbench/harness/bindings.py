@@ -139,12 +139,12 @@ class QueryDigests:
 def passage_sha256(p: Passage, spans: Sequence[Span], turns: Mapping[int, Turn]) -> str:
     """sha256 of the passage's record and of the words it holds: each held turn (index, speaker, times), its span
     and those words. A turn the meeting no longer has hashes as absent, so the digest cannot match."""
-    head = _UNIT.join((p.meeting, p.voices, repr(p.start), repr(p.end)))
-    parts = [head]
+    u = _UNIT
+    parts = [f"{p.meeting}{u}{p.voices}{u}{p.start!r}{u}{p.end!r}"]
     for i, a, b in spans:
         t = turns.get(i)
-        parts.append("\x00" if t is None else _UNIT.join((str(i), t.speaker, repr(t.start), repr(t.end), str(a), str(b),
-                                                          words_between(t.text, a, b))))
+        parts.append(_ABSENT if t is None else
+                     f"{i}{u}{t.speaker}{u}{t.start!r}{u}{t.end!r}{u}{a}{u}{b}{u}{words_between(t.text, a, b)}")
     return canonical.sha256_bytes(_RECORD.join(parts).encode("utf-8"))
 
 

@@ -161,26 +161,29 @@ class MeetingTurns:
         locals across the meeting's passages; any other, or one whose hash is not of the whole covered run, takes the
         general path."""
         by_speaker, all_starts, longest, count = self.by_speaker, self.starts, self.longest, self.count
-        end_of_meeting = self.meeting.duration + EPSILON_SECONDS
+        eps, eps2 = EPSILON_SECONDS, 2 * EPSILON_SECONDS
+        end_of_meeting = self.meeting.duration + eps
         left, right, sha256 = bisect.bisect_left, bisect.bisect_right, hashlib.sha256
         out: list[Held | str] = []
         for p in passages:
             if p.speakers is None and p.holds is None and p.text is None and p.text_sha256:
                 sp, ps, pe = p.speaker, p.start, p.end
                 spoken = by_speaker.get(sp)
-                if spoken is not None and -EPSILON_SECONDS <= ps <= pe <= end_of_meeting:
+                if spoken is not None and -eps <= ps <= pe <= end_of_meeting:
                     starts = all_starts[sp]
-                    covered = [t for t in spoken[left(starts, ps - longest[sp] - 2 * EPSILON_SECONDS):
-                                                 right(starts, pe + EPSILON_SECONDS)]
-                               if (ps - EPSILON_SECONDS <= t.start <= pe + EPSILON_SECONDS
-                                   if t.end - t.start <= EPSILON_SECONDS  # covered()'s overlap, without its calls
-                                   else (t.end if t.end < pe else pe) - (t.start if t.start > ps else ps)
-                                   > EPSILON_SECONDS)]
-                    text = covered[0].text if len(covered) == 1 else "\n".join([t.text for t in covered])
-                    if sha256(text.encode("utf-8")).hexdigest() == p.text_sha256:
+                    covered = [t for t in spoken[left(starts, ps - longest[sp] - eps2): right(starts, pe + eps)]
+                               if (ps - eps <= t.start <= pe + eps
+                                   if t.end - t.start <= eps  # covered()'s overlap, without its calls
+                                   else (t.end if t.end < pe else pe) - (t.start if t.start > ps else ps) > eps)]
+                    if len(covered) == 1:  # the passage of one turn: most of an inventory
+                        t = covered[0]
+                        if sha256(t.text.encode("utf-8")).hexdigest() == p.text_sha256:
+                            out.append(Held(((t.index, 0, count[t.index]),), HASH))
+                            continue
+                    elif sha256("\n".join([t.text for t in covered]).encode("utf-8")).hexdigest() == p.text_sha256:
                         out.append(Held(tuple([(t.index, 0, count[t.index]) for t in covered]), HASH))
-                    else:
-                        out.append(self._by_hash(p, covered))
+                        continue
+                    out.append(self._by_hash(p, covered))
                     continue
             problem = self.problem(p)
             out.append(self.held(p) if problem is None else f"foreign:{problem}")
