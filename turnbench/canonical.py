@@ -95,6 +95,30 @@ def _float_encoder() -> Any:
     return msgspec.json.Encoder()
 
 
+def encoded_lines(rows: Sequence[Any], floats: Sequence[float]) -> bytes:
+    """``b"".join(dumps_line(r) for r in rows)`` for rows of JSON's own types (``floats``: every float they hold),
+    written by msgspec's encoder in one call where that is certain to be the same bytes: its keys sorted as
+    ``sort_keys`` sorts them, its strings escaped as ``dumps`` escapes them character for character
+    (tests/unit/test_canonical_lines.py), every float one it writes as ``repr`` does (``encoder_writes_repr``: a NaN
+    is not, which msgspec would write as null where ``dumps`` refuses it); otherwise line by line, as ``dumps`` does
+    (a lone surrogate, which msgspec refuses, is refused there too)."""
+    import msgspec
+
+    if encoder_writes_repr(floats):
+        try:
+            return _sorted_encoder().encode_lines(rows)
+        except (TypeError, ValueError, msgspec.EncodeError):
+            pass
+    return b"".join(map(dumps_line, rows))
+
+
+@functools.cache
+def _sorted_encoder() -> Any:
+    import msgspec
+
+    return msgspec.json.Encoder(order="sorted")
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -155,3 +155,23 @@ def test_the_encoder_writes_repr_where_it_is_trusted_to_and_is_not_trusted_elsew
     for outside in (1e16, -1e16, 9.999e-05, 5e-324, 1.7976931348623157e308, float("nan"), float("inf")):
         assert not canonical.encoder_writes_repr([*trusted[:5], outside])
     assert any(canonical.float_reprs([x]) != [repr(x)] for x in (1e16, 9.999e-05))
+
+
+def test_lines_by_the_encoder_are_the_canonical_lines_or_refused_alike():
+    """``encoded_lines`` is ``dumps_line`` row by row, for rows of every JSON type, keys in any order and strings of
+    any character; a NaN among the floats is refused as ``dumps`` refuses it (msgspec would have written null), and
+    a float out of the range the encoder writes as repr is written as repr writes it."""
+    rows = [{"target": "passage", "id": f"p{i}", "zeta": [i, -i, [True, None]], "Alpha": "é\u2028\"\\\t\x01",
+             "start": i / 7, "end": 1e15 + i, "n": {"b": 1, "a": "x"}} for i in range(50)]
+    floats = [r[k] for r in rows for k in ("start", "end")]
+    want = b"".join(canonical.dumps_line(r) for r in rows)
+    assert canonical.encoded_lines(rows, floats) == want and canonical.encoded_lines([], []) == b""
+    far = [{**rows[0], "end": 1e16}]
+    assert canonical.encoded_lines(far, [far[0]["start"], 1e16]) == canonical.dumps_line(far[0]) and b"1e+16" in \
+        canonical.dumps_line(far[0])
+    nan = [{**rows[0], "start": float("nan")}]
+    with pytest.raises(ValueError):
+        canonical.encoded_lines(nan, [float("nan"), nan[0]["end"]])
+    lone = [{**rows[0], "id": "\ud800"}]
+    with pytest.raises(ValueError):
+        canonical.encoded_lines(lone, floats[:2])

@@ -190,7 +190,9 @@ def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Map
 
 
 def text(rows: Iterable[Mapping[str, Any]]) -> bytes:
-    return b"".join(canonical.dumps_line(dict(r)) for r in rows)
+    """bindings.jsonl's lines: each row's ``canonical.dumps_line``, a passage row's times its only floats."""
+    rows = [r if type(r) is dict else dict(r) for r in rows]
+    return canonical.encoded_lines(rows, [r[k] for r in rows if r["target"] == PASSAGE for k in ("start", "end")])
 
 
 def parse(data: bytes, where: str, ids: Collection[str] | None = None) -> list[dict[str, Any]]:

@@ -433,7 +433,7 @@ def spans_text(judged: Any, tops: Iterable[str], judgeable: Mapping[str, Any], m
                       "gold_words": judged.gold_words.get(qid, 0),
                       "gold_start": dict(sorted(judged.gold_start.get(qid, {}).items()))})
     holders = {pid for held in judged.gold_held.values() for pid in held}
-    head = b"".join(canonical.dumps_line(r) for r in lines)
+    head = canonical.encoded_lines(lines, [t for r in lines for t in r["gold_start"].values()])
     return head + "".join([_span_line(pid, meeting_of[pid], judged.words.get(pid, 0),
                                       judged.held.get(pid, ()) if pid in holders else None)
                            for pid in sorted(set(tops) | holders)]).encode("utf-8")
