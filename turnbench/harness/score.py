@@ -173,7 +173,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *,
 
 _InventorySide = tuple[Background[tuple[str, int]], X.Spool | None]
 # a run: its entries, a function that gives them, or a child reading them
-_Run = Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Background[Iterable[RankedPassage]]
+_Run = Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Background[list[RankedPassage] | Ranking]
 
 
 def _scored(setting: _Setting, given: _Run, placed: Placement, judging: J.Judging, query_digests: B.QueryDigests,
