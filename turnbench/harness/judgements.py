@@ -212,9 +212,8 @@ def judge_all(queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, pas
     ``keep_of``: passages (besides every graded one) whose spans the bindings need, with ``digests_out`` receiving
     the binding digest of each of those and of each graded one (``bindings.passage_sha256``, made from the meeting
     while it is read, so that no meeting's text is held for the bindings); ``visit`` sees every meeting as it
-    passes. ``meetings`` as
-    ``Parts``: its two runs judged at once, in two processes, with the same outcome (errors included: the first
-    run's are raised first, as one pass would)."""
+    passes. ``meetings`` as ``Parts``: its two runs judged at once, in two processes, with the same outcome (errors
+    included: the first run's are raised first, as one pass would)."""
     with Judging(queries, meetings, passages, policy, keep=digests_out is not None, visit=visit) as judging:
         return judging.finish(words_of, keep_of, digests_out)
 
@@ -260,13 +259,14 @@ class Judging:
         """Judge what is left here and merge. ``filters``, instead of ``words_of`` and ``keep_of``: a function that
         gives the two once it can (``filters(wait)``, None while they are not known and ``wait`` is false), asked
         after each meeting judged here, so that what it needs can be made here meanwhile (``score_run`` orders its
-        run when the run has been read); the child is handed them as soon as they come."""
+        run when the run has been read); the child is handed them as soon as they come (and nothing to keep, when
+        ``filters(True)`` gives nothing)."""
         known: Filters | None = None if filters is not None else (words_of, keep_of)
 
         def given(wait: bool) -> Filters | None:
             nonlocal known
             if known is None and filters is not None:
-                known = filters(wait)
+                known = filters(wait) or (((), ()) if wait else None)
                 if known is not None and isinstance(self.meetings, Parts):
                     self._there.send(known)
             return known
