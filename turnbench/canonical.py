@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import tempfile
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -76,6 +77,8 @@ def encoder_writes_repr(values: Sequence[float]) -> bool:
     writes ``1e+16`` (tests/unit/test_canonical.py holds the two to each other). Checked for a million at once."""
     import numpy as np
 
+    if not isinstance(values, array) and not set(map(type, values)) <= {float, int}:
+        return False  # not numbers only (a None, a string, a bool): not the encoder's to write
     size = np.abs(np.asarray(values, dtype=np.float64))
     return bool((((size >= 1e-4) & (size < 1e16)) | (size == 0)).all())
 

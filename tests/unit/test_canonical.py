@@ -155,6 +155,7 @@ def test_the_encoder_writes_repr_where_it_is_trusted_to_and_is_not_trusted_elsew
     for outside in (1e16, -1e16, 9.999e-05, 5e-324, 1.7976931348623157e308, float("nan"), float("inf")):
         assert not canonical.encoder_writes_repr([*trusted[:5], outside])
     assert any(canonical.float_reprs([x]) != [repr(x)] for x in (1e16, 9.999e-05))
+    assert not canonical.encoder_writes_repr([1.0, None]) and not canonical.encoder_writes_repr(["1.0"])
 
 
 def test_lines_by_the_encoder_are_the_canonical_lines_or_refused_alike():
@@ -172,6 +173,8 @@ def test_lines_by_the_encoder_are_the_canonical_lines_or_refused_alike():
     nan = [{**rows[0], "start": float("nan")}]
     with pytest.raises(ValueError):
         canonical.encoded_lines(nan, [float("nan"), nan[0]["end"]])
+    odd = [{**rows[0], "start": None}]  # not a number where a float was promised: written as dumps writes it
+    assert canonical.encoded_lines(odd, [None, odd[0]["end"]]) == canonical.dumps_line(odd[0])
     lone = [{**rows[0], "id": "\ud800"}]
     with pytest.raises(ValueError):
         canonical.encoded_lines(lone, floats[:2])
