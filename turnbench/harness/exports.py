@@ -26,7 +26,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
@@ -90,7 +90,7 @@ class Pending(Written):
     sha256 (or raises what stopped the child). Writing the results takes it as late as it can, so the child goes on
     writing while the files before it are written."""
 
-    done: Callable[[], str] = lambda: ""  # its sha256 (``sha256`` is None until then)
+    done: Callable[[], str] = field(kw_only=True)  # its sha256 (``sha256`` is None until then)
 
 
 Content = bytes | Lazy
@@ -170,7 +170,7 @@ def pending(directory: Path, names: Iterable[str], shas: Callable[[], Mapping[st
         done(name)
         yield from _read_back(directory / name)
 
-    return {name: Pending(functools.partial(chunks, name), None, directory / name, functools.partial(done, name))
+    return {name: Pending(functools.partial(chunks, name), None, directory / name, done=functools.partial(done, name))
             for name in names}
 
 
@@ -191,9 +191,8 @@ def make_inventory(passages: Sequence[Passage], into: Path | None, spool: Spool 
     cannot take it, only the sha256 and -1: the file is then made as it is written, as :func:`inventory_content`
     says."""
     if into is not None:
-        h = hashlib.sha256()
-        canonical.write_bytes_atomic(into / PASSAGES, _hashed(canonical_blocks(passages), h))
-        return h.hexdigest(), (into / PASSAGES).stat().st_size
+        sha = write_hashed(into, PASSAGES, Lazy(functools.partial(canonical_blocks, passages)))
+        return sha, (into / PASSAGES).stat().st_size
     try:
         return inventory_to(passages, spool.file) if spool is not None else (inventory_sha256(passages), -1)
     except OSError:
