@@ -9,8 +9,9 @@ Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings
 are an upper bound on ranking within meetings, never a product figure. The label travels in the resolved
 configuration.
 
-Queries go out in ``_msearch`` batches, from ``concurrency`` threads; batches are answered independently and
-collected in query-id order, so the run is the same bytes at any concurrency. On one shard the index is sorted
+Queries go out in ``_msearch`` batches, from ``concurrency`` threads once the first batch, sent alone, is answered;
+batches are answered independently and collected in query-id order, so the run is the same bytes at any
+concurrency. On one shard the index is sorted
 on (passage kind, meeting id, passage index) and force-merged to one segment, so Lucene's tie-break among equal
 scores (lower document first) is the order ``turnbench.rankings.normalise`` applies, and queries keep Lucene's fast
 top-k path. On several shards every search is ``dfs_query_then_fetch`` (corpus-wide term statistics, so a
@@ -22,9 +23,10 @@ retrieval are run; aggregation queries belong to the answer engine.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -165,7 +167,15 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
     latencies: list[float] = []
     workers = ThreadPoolExecutor(concurrency, thread_name_prefix="turnbench-search") if concurrency > 1 else None
     try:
-        answered = workers.map(send, batches) if workers is not None else map(send, batches)
+        # the first batch goes alone, the others only once it is answered: a server initialises some of what parses
+        # a request on first use without a lock (the k-NN plugin's table of method parameters, filled after it is
+        # published: a second request parsed meanwhile finds it empty and rejects a valid ef_search as unknown)
+        if workers is not None and batches:
+            first = send(batches[0])
+            answered: Iterable[list[tuple[str, list[str], list[float], float]]] = itertools.chain(
+                [first], workers.map(send, batches[1:]))
+        else:
+            answered = map(send, batches)
         for part in answered:
             for qid, pids, scores, took in part:
                 per_query.append((qid, pids, scores))

@@ -208,6 +208,39 @@ def test_a_search_error_is_refused_not_skipped(stack, tiny):
         run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good), ("q03", shard_bad)])
 
 
+def test_the_first_search_batch_is_answered_before_any_other_is_sent(stack, tiny):
+    """A server may initialise what parses a request on first use without a lock (the k-NN plugin's method
+    parameters: a dense-hnsw query rejected now and then when two came at once); the first batch goes alone."""
+    import threading
+    import time
+
+    from turnbench.engines.arms import builtin
+    from turnbench.engines.retrieval import get_scope, run_queries, search_body
+
+    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    client = opensearch_client(stack)
+    real, events, lock = client.msearch, [], threading.Lock()
+
+    def msearch(**kw):
+        with lock:
+            events.append("start")
+            slow = len(events) == 1
+        if slow:
+            time.sleep(0.3)  # the first request held: any other sent meanwhile would start before it ends
+        try:
+            return real(**kw)
+        finally:
+            with lock:
+                events.append("end")
+
+    client.msearch = msearch
+    body = search_body(builtin("bm25"), tiny.queries()[0], get_scope("corpus"), 10)
+    bodies = [(f"q{k:02d}", body) for k in range(8)]
+    entries, _ = run_queries(client, DEFAULT_INDEX, bodies, batch=2, concurrency=3)
+    assert events[:2] == ["start", "end"] and events.count("start") == 4 == events.count("end")
+    assert entries.query_ids == tuple(q for q, _ in bodies)
+
+
 def test_score_ties_at_the_depth_cut_off_resolve_by_meeting_not_by_load_order(stack, tiny):
     # the corpus file lists mtg-0004 first and mtg-0001 last, so mtg-0002's "yes" is indexed before mtg-0001's
     load_corpus(stack, tiny, max_words=MAX_WORDS)
