@@ -70,9 +70,12 @@ PASSAGE_DEPTH = 20  # the deepest passage cut-off measured; MRR reads down to th
 MEETING_DEPTH = 10  # the meeting cut-off measured
 
 
-def could_differ(a: Sequence[str], b: Sequence[str], relevant: Container[str], meeting_of: Mapping[str, str]) -> bool:
+def could_differ(a: Sequence[str], b: Sequence[str], relevant: Container[str], meeting_of: Mapping[str, str],
+                 settled: int = 0) -> bool:
     """Whether two orders of one query's passages can score differently: only if they part before every measured
-    position is settled — the passage cut-offs, the first relevant passage (MRR), the first ten meetings."""
+    position is settled — the passage cut-offs, the first relevant passage (MRR), the first ten meetings.
+    ``settled``: a position before which the two are known to hold the same grades in the same places (see
+    :func:`first_mixed`), even where they hold other passages."""
     shared = 0
     for x, y in zip(a, b, strict=True):
         if x != y:
@@ -80,8 +83,16 @@ def could_differ(a: Sequence[str], b: Sequence[str], relevant: Container[str], m
         shared += 1
     if shared == len(a):
         return False
+    return reads_beyond(a, max(shared, settled), relevant, meeting_of)
+
+
+def reads_beyond(a: Sequence[str], shared: int, relevant: Container[str], meeting_of: Mapping[str, str]) -> bool:
+    """Whether a measure reads ``a`` at or after position ``shared``: a passage cut-off lies beyond it, or the first
+    relevant passage (MRR) is not before it, or fewer than the meetings measured come before it."""
+    if shared < PASSAGE_DEPTH:
+        return True
     first_relevant = next((i for i, d in enumerate(a) if d in relevant), None)
-    if shared < PASSAGE_DEPTH or (first_relevant is not None and first_relevant >= shared):
+    if first_relevant is not None and first_relevant >= shared:
         return True
     return len(set(map(meeting_of.__getitem__, a[:shared]))) < MEETING_DEPTH
 
@@ -110,16 +121,24 @@ _ABSENT = -(1 << 62)  # the grade of an unjudged passage or meeting: no qrels gr
 def mixing(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], qids: Sequence[str],
            grades: Grades) -> list[str]:
     """The queries of ``qids`` with a run of tied passages that mixes grades, in the order given: those whose
-    trec_eval order can score differently from their rule-5 order. Every measure reads only the grades down the
-    passage list and down the list of meetings by first occurrence (and the qrels; the scorer's strictly falling
-    scores leave trec_eval no tie to break by id), and trec_eval's order only sorts each run of tied passages by id;
-    a run whose passages share one grade, and whose meetings share one grade, changes neither list however it is
-    sorted. Found for every query at once, over one array of scores and grades."""
+    trec_eval order can score differently from their rule-5 order (:func:`first_mixed`)."""
+    return list(first_mixed(run, best, qids, grades))
+
+
+def first_mixed(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], qids: Sequence[str],
+                grades: Grades) -> dict[str, int]:
+    """Each query of ``qids`` with a run of tied passages that mixes grades, in the order given, and where the first
+    such run starts: before it the trec_eval order holds the same grades in the same places. Every measure reads
+    only the grades down the passage list and down the list of meetings by first occurrence (and the qrels; the
+    scorer's strictly falling scores leave trec_eval no tie to break by id), and trec_eval's order only sorts each
+    run of tied passages by id; a run whose passages share one grade, and whose meetings share one grade, changes
+    neither list however it is sorted. A query whose scores do not fall is sorted whole by trec_eval: its first
+    position is 0. Found for every query at once, over one array of scores and grades."""
     import numpy as np
 
     lengths = [len(run[qid]) for qid in qids]
     if sum(lengths) == 0:
-        return []
+        return {}
     s = np.concatenate([np.asarray(best[qid], dtype=np.float64) for qid in qids])
     r = np.concatenate([np.asarray(grades.positions[qid], dtype=np.int64) for qid in qids])
     edges = np.concatenate(([0], np.cumsum(lengths))).tolist()
@@ -147,9 +166,23 @@ def mixing(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
         mg[hit] = np.array(values, dtype=np.int64)[at][i[hit]]
     same = q[1:] == q[:-1]
     rising = same & (s[1:] > s[:-1])  # not a rule-5 order: trec_eval's sorts the whole list
-    mixed = same & (s[1:] == s[:-1]) & ((g[1:] != g[:-1]) | (mg[1:] != mg[:-1]))
-    # q rises along the array: its distinct values in order without np.unique, whose first call imports numpy.ma
-    return [qids[k] for k in dict.fromkeys(q[1:][mixed | rising].tolist())]
+    tie = same & (s[1:] == s[:-1])
+    mixed = tie & ((g[1:] != g[:-1]) | (mg[1:] != mg[:-1]))
+    # where each run of equal scores starts, for every position; the first flagged pair of each query (q rises along
+    # the array: its first of each value found by comparing neighbours, without np.unique, whose first call imports
+    # numpy.ma)
+    run_start = np.maximum.accumulate(np.where(np.concatenate(([True], ~tie)), np.arange(len(s), dtype=np.int64), 0))
+    flagged = np.flatnonzero(mixed | rising)
+    if not len(flagged):
+        return {}
+    of = q[flagged]
+    firsts = flagged[np.concatenate(([True], of[1:] != of[:-1]))]
+    query = q[firsts]
+    begins = np.asarray(edges, dtype=np.int64)[query]
+    whole = np.zeros(len(qids), dtype=bool)
+    whole[q[1:][rising]] = True
+    start = np.where(whole[query], begins, run_start[firsts]) - begins
+    return {qids[k]: p for k, p in zip(query.tolist(), start.tolist(), strict=True)}
 
 
 def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], judged: Sequence[str],
@@ -176,11 +209,13 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     # orders and scoring inputs never exist all at once
     for lo in range(0, len(tied), CHUNK):
         part = tied[lo:lo + CHUNK]
-        orders = {qid: trec_eval_order(run[qid], best[qid])
-                  for qid in (part if grades is None else mixing(run, best, part, grades))}
-        # a tied query whose two orders agree wherever a measure looks has nothing to re-score
+        # a tied query whose two orders agree wherever a measure looks has nothing to re-score: those whose first
+        # run that mixes grades starts below everything a measure reads are not even ordered again
+        settled = {qid: 0 for qid in part} if grades is None else first_mixed(run, best, part, grades)
+        orders = {qid: trec_eval_order(run[qid], best[qid]) for qid, at in settled.items()
+                  if reads_beyond(run[qid], at, relevant.get(qid, ()), meeting_of)}
         differ = [qid for qid, order in orders.items()
-                  if could_differ(run[qid], order, relevant.get(qid, ()), meeting_of)]
+                  if could_differ(run[qid], order, relevant.get(qid, ()), meeting_of, settled[qid])]
         again = rescore({qid: orders[qid] for qid in differ}) if differ else {}
         for qid in differ:
             diff = [m for m, v in again[qid].items() if q6(v) != values[qid][m]]

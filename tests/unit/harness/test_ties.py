@@ -80,9 +80,11 @@ def test_trec_eval_order_of_a_falling_list_and_of_any_other_is_the_sort_by_score
                 assert T.trec_eval_order(ids, given) == want
 
 
-def _graded_case(seed: int):
+def _graded_case(seed: int, meetings: int = 6, longest: int = 30, grades: tuple[int, ...] = (0, 1, 2),
+                 scores: tuple[int, ...] = (1, 2, 3)):
     """A run with many ties over a small inventory, random passage and meeting grades, and an exact re-scorer: a
-    passage value and a meeting value, each a function of the grades down its list (as every measure is)."""
+    passage value, a reciprocal rank and a meeting value, each a function of the grades down its list (as every
+    measure is)."""
     import random
 
     from turnbench.canonical import q6
@@ -90,24 +92,28 @@ def _graded_case(seed: int):
     from turnbench.rankings import Placement, RankedPassage, normalised_order
 
     rng = random.Random(seed)
-    inventory = [Passage(f"m{m}:{i:05d}", f"m{m}", "s", float(i), i + 1.0, i) for m in range(6) for i in range(8)]
+    inventory = [Passage(f"m{m:02d}:{i:05d}", f"m{m:02d}", "s", float(i), i + 1.0, i) for m in range(meetings)
+                 for i in range(8)]
     meeting_of = {p.id: p.meeting for p in inventory}
     queries = [f"q{k:03d}" for k in range(300)]
-    entries = [RankedPassage(qid, p.id, rank, float(rng.choice((1, 2, 3))))
-               for qid in queries for rank, p in enumerate(rng.sample(inventory, rng.randint(2, 30)), 1)]
+    entries = [RankedPassage(qid, p.id, rank, float(rng.choice(scores)))
+               for qid in queries for rank, p in enumerate(rng.sample(inventory, rng.randint(2, longest)), 1)]
     placed = Placement.of(reversed(inventory))
     positions: dict = {}
     best: dict = {}
     run = normalised_order(entries, {p.id: p for p in inventory}, best, placed=placed, positions_out=positions)
-    p_qrels = {qid: {p.id: rng.choice((0, 1, 2)) for p in rng.sample(inventory, rng.randint(0, 30))} for qid in queries}
-    m_qrels = {qid: {f"m{m}": rng.choice((1, 2)) for m in rng.sample(range(6), rng.randint(0, 3))} for qid in queries}
+    p_qrels = {qid: {p.id: rng.choice(grades) for p in rng.sample(inventory, rng.randint(0, 30))} for qid in queries}
+    m_qrels = {qid: {f"m{m:02d}": rng.choice((1, 2)) for m in rng.sample(range(meetings), rng.randint(0, 3))}
+               for qid in queries}
 
     def values_of(orders):
         out = {}
         for qid, ids in orders.items():
             grade = p_qrels[qid]
             meetings = list(dict.fromkeys(meeting_of[d] for d in ids))[:T.MEETING_DEPTH]
+            first = next((i for i, d in enumerate(ids) if grade.get(d, 0) > 0), None)
             out[qid] = {"p": sum(grade.get(d, 0) / (i + 1) for i, d in enumerate(ids[:T.PASSAGE_DEPTH])),
+                        "rr": 0.0 if first is None else 1 / (first + 1),
                         "m": sum(m_qrels[qid].get(m, 0) / (i + 1) for i, m in enumerate(meetings))}
         return out
 
@@ -130,6 +136,62 @@ def test_only_tied_queries_whose_ties_mix_grades_are_ordered_again_and_the_block
     sizes.clear()
     assert T.report(run, best, judged, rescore, values, classes, p_qrels, meeting_of, grades) == every
     assert every["trec_eval_tie_rule"]["values_changed"] > 0 and sum(sizes) < all_of_them
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_tied_query_whose_first_run_that_mixes_grades_lies_below_what_is_measured_is_not_ordered_again(seed):
+    """Long lists over many meetings, graded as scoring grades them (only relevant passages in the qrels): where
+    the first run of tied passages that mixes grades starts after the deepest cut-off, the first relevant passage
+    and the tenth meeting, nothing measured can move, and the block is the same without ordering it again."""
+    case = _graded_case(seed, meetings=40, longest=100, grades=(1, 2), scores=tuple(range(12)))
+    (run, best, judged, values, classes, p_qrels, meeting_of), values_of, grades = case
+    ordered: list[str] = []
+
+    def rescore(other):
+        ordered.extend(other)
+        return values_of(other)
+
+    every = T.report(run, best, judged, rescore, values, classes, p_qrels, meeting_of)
+    before = set(ordered)
+    ordered.clear()
+    assert T.report(run, best, judged, rescore, values, classes, p_qrels, meeting_of, grades) == every
+    assert every["trec_eval_tie_rule"]["values_changed"] > 0
+    settled = T.first_mixed(run, best, judged, grades)
+    # re-scored before, where the lists part; not now: their grades part only below everything measured
+    deep = [qid for qid in before if qid in settled and settled[qid] >= T.PASSAGE_DEPTH
+            and not T.reads_beyond(run[qid], settled[qid], p_qrels.get(qid, {}), meeting_of)]
+    assert deep and not set(deep) & set(ordered) and set(ordered) < before
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_where_the_first_run_that_mixes_grades_starts_is_found_as_a_scan_of_each_list_finds_it(seed):
+    """first_mixed against the definition, query by query: the start of the first run of equal scores holding two
+    neighbours of different passage or meeting grades; 0 where the scores rise anywhere."""
+    (run, best, *_), _, grades = _graded_case(seed)
+    qids = sorted(run)
+    bumped = dict(best)
+    for qid in qids[::7]:  # some lists not falling
+        if len(best[qid]) > 3:
+            bumped[qid] = [*best[qid][:2], best[qid][0] + 1.0, *best[qid][3:]]
+
+    def scanned(qid):
+        ids, s = run[qid], bumped[qid]
+        grade, meeting_grade = grades.passages.get(qid, {}), grades.meetings.get(qid, {})
+        of = [(grade.get(d), meeting_grade.get(grades.placed.order[r].meeting)) for d, r in
+              zip(ids, grades.positions[qid], strict=True)]
+        if any(b > a for a, b in zip(s, s[1:], strict=False)):
+            return 0
+        start = 0
+        for i in range(1, len(ids)):
+            if s[i] != s[i - 1]:
+                start = i
+            elif of[i] != of[i - 1]:
+                return start
+        return None
+
+    want = {qid: at for qid in qids if (at := scanned(qid)) is not None}
+    assert T.first_mixed(run, bumped, qids, grades) == want and 0 < len(want) < len(qids)
+    assert any(at > 0 for at in want.values()) and T.mixing(run, bumped, qids, grades) == list(want)
 
 
 def test_a_query_whose_scores_do_not_fall_is_always_ordered_again():
