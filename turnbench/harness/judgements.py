@@ -30,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import pickle
 import tempfile
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -374,15 +374,24 @@ def _kept(item: tuple[MeetingTurns, Sequence[Passage], dict[str, Held], set[str]
           found: _Pass, keep: bool) -> None:
     """What the span measures and the bindings read of one judged meeting, once ``known`` says which passages: the
     bindings' digests made here, from the meeting's turns, so that only they outlive it."""
-    turns, ps, held, graded, holders = item
+    turns, ps, held, graded, holders = item  # graded and holders are passages of held
     words_of, keep_of = known
     out = found.judged
-    out.words.update({pid: h.words for pid, h in held.items() if pid in words_of or pid in holders})
-    out.held.update({pid: h.spans for pid, h in held.items() if pid in graded or pid in holders or pid in keep_of})
+    # the few passages of a meeting the run ranks, found by set operations in C over its held passages
+    ranked, kept = _among(held.keys(), words_of), _among(held.keys(), keep_of)
+    out.words.update({pid: held[pid].words for pid in ranked | holders})
+    out.held.update({pid: held[pid].spans for pid in graded | holders | kept})
     if keep:
         by_index = turns.by_index
-        found.digests.update({p.id: passage_sha256(p, held[p.id].spans, by_index) for p in ps
-                              if (p.id in graded or p.id in keep_of) and p.id in held})
+        bound = graded | kept
+        found.digests.update({p.id: passage_sha256(p, held[p.id].spans, by_index) for p in ps if p.id in bound})
+
+
+def _among(keys: KeysView[str], wanted: Container[str]) -> set[str]:
+    """The ``keys`` that ``wanted`` holds."""
+    if isinstance(wanted, (set, frozenset, KeysView)):
+        return keys & wanted
+    return {k for k in keys if k in wanted}
 
 
 def judge(queries: Iterable[Query], meetings: Iterable[Meeting], passages: Iterable[Passage],
