@@ -9,9 +9,8 @@ Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings
 are an upper bound on ranking within meetings, never a product figure. The label travels in the resolved
 configuration.
 
-Queries go out in ``_msearch`` batches, from ``concurrency`` threads once the first batch, sent alone, is answered;
-batches are answered independently and collected in query-id order, so the run is the same bytes at any
-concurrency. On one shard the index is sorted
+Queries go out in ``_msearch`` batches (the first alone, then from ``concurrency`` threads), answered independently
+and collected in query-id order, so the run is the same bytes at any concurrency. On one shard the index is sorted
 on (passage kind, meeting id, passage index) and force-merged to one segment, so Lucene's tie-break among equal
 scores (lower document first) is the order ``turnbench.rankings.normalise`` applies, and queries keep Lucene's fast
 top-k path. On several shards every search is ``dfs_query_then_fetch`` (corpus-wide term statistics, so a
@@ -26,7 +25,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -167,16 +166,11 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
     latencies: list[float] = []
     workers = ThreadPoolExecutor(concurrency, thread_name_prefix="turnbench-search") if concurrency > 1 else None
     try:
-        # the first batch goes alone, the others only once it is answered: a server initialises some of what parses
-        # a request on first use without a lock (the k-NN plugin's table of method parameters, filled after it is
-        # published: a second request parsed meanwhile finds it empty and rejects a valid ef_search as unknown)
-        if workers is not None and batches:
-            first = send(batches[0])
-            answered: Iterable[list[tuple[str, list[str], list[float], float]]] = itertools.chain(
-                [first], workers.map(send, batches[1:]))
-        else:
-            answered = map(send, batches)
-        for part in answered:
+        # the first batch goes alone: a server may set up what parses a request on first use without a lock (the k-NN
+        # plugin fills its table of method parameters after publishing it: a request parsed meanwhile is refused)
+        first = [send(batches[0])] if workers is not None and batches else []
+        rest = workers.map(send, batches[len(first):]) if workers is not None else map(send, batches)
+        for part in itertools.chain(first, rest):
             for qid, pids, scores, took in part:
                 per_query.append((qid, pids, scores))
                 latencies.append(took)
