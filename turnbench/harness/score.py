@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,42 +241,41 @@ def _ordered(setting: _Setting, run_entries: Ranking | list[RankedPassage], plac
 
 def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Mapping[str, str],
             query_digests: B.QueryDigests, inventory_side: _InventorySide) -> Scored:
-    """``_scored`` once judging is done: what needs only the judgements is made in a child while the measures are
-    computed here."""
+    """``_scored`` once judging is done: what needs only the judgements is made in children while the measures are
+    computed here: the comparable measures, and bindings.jsonl (spans.jsonl is made here, after the tie report). Each
+    child is forked as soon as what it reads is made, and runs at a lower priority: its result is wanted last, and
+    this process's work is the longer path."""
     corpus_id, ranked, run = setting.corpus_id, setting.ranked, ordered.run
     ok = {qid: j for qid, j in judged.queries.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
     scored = M.Scorer(max((len(v) for v in run.values()), default=0))
     meeting_of = setting.meeting_of
-    bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
-    binder = Binder(ranked, bound, digests, judged.held, query_digests.digests())
-    # what needs only what judging found (bindings.jsonl, spans.jsonl) is made in a child while the measures are
-    # computed here
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
-    p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
-    # the comparable measures are made by a second child forked with it; the strict block here, after the tie report
-    # (it reads only each query's head, and takes the graded values of queries whose strict qrels are the graded)
-    strict = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
-                               functools.partial(M.evaluate_lists, ranked=run, scored=scored,
-                                                 measures=M.PASSAGE_MEASURES), p_vals)
     comparable = functools.partial(S.comparable_values, timed=S.times_are_truth(setting.corpus_prov.get("producer"),
                                                                                  judged.timings))
     outlive(setting, judged, digests, meeting_of, ordered)  # held until a command ends, not freed one by one
-    with Background(_file_side, binder, judged, ordered.tops, ok, meeting_of, setting.into) as file_side, \
-            Background(comparable, heads, run, judged, setting.pmap, meeting_of) as comparing:
-        return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of, binder,
-                             (file_side, comparing, strict), inventory_side)
+    with Background(comparable, heads, run, judged, setting.pmap, meeting_of, later=True) as comparing:
+        bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
+        binder = Binder(ranked, bound, digests, judged.held, query_digests.digests())
+        with Background(_bindings, binder, setting.into, later=True) as file_side:
+            p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
+            # the strict block: after the tie report (it reads each query's head, and the graded values)
+            strict = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
+                                       functools.partial(M.evaluate_lists, ranked=run, scored=scored,
+                                                         measures=M.PASSAGE_MEASURES), p_vals)
+            return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of,
+                                 binder, (file_side, comparing, strict), inventory_side)
 
 
-def _file_side(binder: Binder, judged: J.Judged, tops: Collection[str], ok: Mapping[str, J.QueryJudgements],
-               meeting_of: Mapping[str, str], into: Path | None) -> dict[str, X.Content]:
-    """bindings.jsonl and spans.jsonl (written into the staged results ``into``, when given): what the measures and
-    the tie report do not need, made beside them."""
-    made: dict[str, X.Content] = {B.BINDINGS: B.text(binder()), X.SPANS: X.spans_text(judged, tops, ok, meeting_of)}
-    if into is not None:
-        made = X.written(into, {name: X.write_hashed(into, name, data) for name, data in made.items()})
-    return made
+def _bindings(binder: Binder, into: Path | None) -> dict[str, X.Content]:
+    return _written(into, {B.BINDINGS: B.text(binder())})
+
+
+def _written(into: Path | None, made: dict[str, X.Content]) -> dict[str, X.Content]:
+    """``made``, written into the staged results ``into`` when given."""
+    return made if into is None else X.written(into, {name: X.write_hashed(into, name, data)
+                                                        for name, data in made.items()})
 
 
 def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
@@ -285,8 +284,8 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
                   binder: Binder, file_side: tuple[Background[dict[str, X.Content]], Background[S.Comparable],
                                                    Callable[[], tuple[dict[str, Any], bytes]]],
                   inventory_side: _InventorySide) -> Scored:
-    """The measures and the tie report, here while the file side is made; then, with what the file side and the
-    inventory's child made, the rows and the document."""
+    """The measures, the tie report and spans.jsonl, here while the children make theirs; then, with what they and
+    the inventory's child made, the rows and the document."""
     corpus_id, ranked, run, ranked_run, m_order = (setting.corpus_id, setting.ranked, ordered.run, ordered.ranked_run,
                                                    ordered.m_order)
     jq = judged.queries
@@ -311,6 +310,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     run_sha = _run_sha256(run)
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     files[X.QRELS_STRICT] = strict_qrels
+    files.update(_written(setting.into, {X.SPANS: X.spans_text(judged, ordered.tops, ok, meeting_of)}))
     comparable = file_side[1].result()
     files.update(file_side[0].result())
     for row in per_query:
