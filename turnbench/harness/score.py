@@ -241,10 +241,9 @@ def _ordered(setting: _Setting, run_entries: Ranking | list[RankedPassage], plac
 
 def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Mapping[str, str],
             query_digests: B.QueryDigests, inventory_side: _InventorySide) -> Scored:
-    """``_scored`` once judging is done: what needs only the judgements is made in children while the measures are
-    computed here: the comparable measures, and bindings.jsonl (spans.jsonl is made here, after the tie report). Each
-    child is forked as soon as what it reads is made, and runs at a lower priority: its result is wanted last, and
-    this process's work is the longer path."""
+    """``_scored`` once judging is done: the comparable measures, then bindings.jsonl, are made by one child (at a
+    lower priority: its result is wanted last, and this process's work is the longer path) while the measures, the
+    tie report and spans.jsonl are made here. One child, not two: each copies the pages it touches."""
     corpus_id, ranked, run = setting.corpus_id, setting.ranked, ordered.run
     ok = {qid: j for qid, j in judged.queries.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
@@ -255,21 +254,22 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Map
     comparable = functools.partial(S.comparable_values, timed=S.times_are_truth(setting.corpus_prov.get("producer"),
                                                                                  judged.timings))
     outlive(setting, judged, digests, meeting_of, ordered)  # held until a command ends, not freed one by one
-    with Background(comparable, heads, run, judged, setting.pmap, meeting_of, later=True) as comparing:
-        bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
-        binder = Binder(ranked, bound, digests, judged.held, query_digests.digests())
-        with Background(_bindings, binder, setting.into, later=True) as file_side:
-            p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
-            # the strict block: after the tie report (it reads each query's head, and the graded values)
-            strict = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
-                                       functools.partial(M.evaluate_lists, ranked=run, scored=scored,
-                                                         measures=M.PASSAGE_MEASURES), p_vals)
-            return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of,
-                                 binder, (file_side, comparing, strict), inventory_side)
+    bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
+    binder = Binder(ranked, bound, digests, judged.held, query_digests.digests())
+    with Background(_beside, functools.partial(comparable, heads, run, judged, setting.pmap, meeting_of), binder,
+                    setting.into, later=True) as beside:
+        p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
+        # the strict block: after the tie report (it reads each query's head, and the graded values)
+        strict = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
+                                   functools.partial(M.evaluate_lists, ranked=run, scored=scored,
+                                                     measures=M.PASSAGE_MEASURES), p_vals)
+        return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of,
+                             binder, (beside, strict), inventory_side)
 
 
-def _bindings(binder: Binder, into: Path | None) -> dict[str, X.Content]:
-    return _written(into, {B.BINDINGS: B.text(binder())})
+def _beside(comparable: Callable[[], S.Comparable], binder: Binder, into: Path | None
+            ) -> tuple[S.Comparable, dict[str, X.Content]]:
+    return comparable(), _written(into, {B.BINDINGS: B.text(binder())})
 
 
 def _written(into: Path | None, made: dict[str, X.Content]) -> dict[str, X.Content]:
@@ -281,7 +281,7 @@ def _written(into: Path | None, made: dict[str, X.Content]) -> dict[str, X.Conte
 def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
                   qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
                   p_vals: Mapping[str, Mapping[M.Measure, float]], scored: M.Scorer, meeting_of: Mapping[str, str],
-                  binder: Binder, file_side: tuple[Background[dict[str, X.Content]], Background[S.Comparable],
+                  binder: Binder, file_side: tuple[Background[tuple[S.Comparable, dict[str, X.Content]]],
                                                    Callable[[], tuple[dict[str, Any], bytes]]],
                   inventory_side: _InventorySide) -> Scored:
     """The measures, the tie report and spans.jsonl, here while the children make theirs; then, with what they and
@@ -306,13 +306,13 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
                      comparable=_comparable_facts(timed, judged))
-    strict, strict_qrels = file_side[2]()
+    strict, strict_qrels = file_side[1]()
     run_sha = _run_sha256(run)
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     files[X.QRELS_STRICT] = strict_qrels
     files.update(_written(setting.into, {X.SPANS: X.spans_text(judged, ordered.tops, ok, meeting_of)}))
-    comparable = file_side[1].result()
-    files.update(file_side[0].result())
+    comparable, made = file_side[0].result()
+    files.update(made)
     for row in per_query:
         if row["query_id"] in comparable:
             values, error = comparable[row["query_id"]]
