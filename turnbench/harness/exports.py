@@ -433,15 +433,10 @@ def spans_text(judged: Any, tops: Iterable[str], judgeable: Mapping[str, Any], m
                       "gold_start": dict(sorted(judged.gold_start.get(qid, {}).items()))})
     holders = {pid for held in judged.gold_held.values() for pid in held}
     head = canonical.encoded_lines(lines, [t for r in lines for t in r["gold_start"].values()])
-    return head + "".join([_span_line(pid, meeting_of[pid], judged.words.get(pid, 0),
-                                      judged.held.get(pid, ()) if pid in holders else None)
-                           for pid in sorted(set(tops) | holders)]).encode("utf-8")
-
-
-def _span_line(pid: str, meeting: str, words: int, spans: Sequence[tuple[int, int, int]] | None) -> str:
-    """``canonical.dumps_line`` of a passage's row of spans.jsonl, written out (the keys in sorted order): a large
-    run's tops are a hundred thousand rows, and a dict and an encoder call each was most of the file's cost."""
-    s = canonical.json_string
-    held = "" if spans is None else ',"spans":[' + ",".join(
-        f"[{int.__repr__(t)},{int.__repr__(a)},{int.__repr__(b)}]" for t, a, b in spans) + "]"
-    return f'{{"meeting":{s(meeting)},"passage":{s(pid)}{held},"words":{int.__repr__(words)}}}\n'
+    # a passage's row: its spans only where it holds gold; a large run's tops are a hundred thousand rows, encoded in
+    # one call
+    words, held = judged.words, judged.held
+    return head + canonical.encoded_lines(
+        [{"meeting": meeting_of[pid], "passage": pid, "spans": held.get(pid, ()), "words": words.get(pid, 0)}
+         if pid in holders else {"meeting": meeting_of[pid], "passage": pid, "words": words.get(pid, 0)}
+         for pid in sorted(set(tops) | holders)], ())
