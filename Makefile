@@ -163,7 +163,7 @@ perf-encoders: corpus
 faults: setup
 	$(PY) -m benchmarks.faults $(if $(PYTHON),--python $(PYTHON),)
 
-## perf: the constants of issue 25 in one table, one stack: score vs bare pytrec_eval, run vs a bare two-thread _msearch loop, the warm bench's load share, compare vs its bare numpy statistics (PERF_MEETINGS, default 200,2000)
+## perf: the constants of issue 25 in one table: run vs a bare two-thread _msearch loop and the warm bench's load share on one stack, then with it stopped score vs bare pytrec_eval and compare vs its bare numpy statistics (PERF_MEETINGS, default 200,2000)
 PERF_MEETINGS ?= 200,2000
 perf: jars
 	$(PY) -m benchmarks.perf --meetings $(PERF_MEETINGS)

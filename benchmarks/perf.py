@@ -1,8 +1,9 @@
 """The constants of issue 25 in one table: ``make perf`` / ``python -m benchmarks.perf``.
 
-One embedded stack for the whole run; per size (``--meetings``, default 200 and 2,000; corpora generated under
-``--work`` and reused, as ``benchmarks.scale`` does), alternating the two sides of each ratio and keeping the best
-of ``--repeat``:
+One embedded stack for what needs one (the benches and the run), per size (``--meetings``, default 200 and 2,000;
+corpora generated under ``--work`` and reused, as ``benchmarks.scale`` does); then, the stack stopped, what needs
+none (score and compare: a server left running is load on the cores that the bare process, on one core, barely
+feels). Each ratio alternates its two sides and keeps the best of ``--repeat``:
 
 - score: ``turnbench score`` start to exit on the bench's own passages.jsonl and run.raw.trec, against a bare
   pytrec_eval process on the qrels and runs it exported (``benchmarks.harness.BARE``); target <= 3x;
@@ -107,8 +108,9 @@ def _best(pairs: list[tuple[float, float]]) -> tuple[float, float]:
     return min(a for a, _ in pairs), min(b for _, b in pairs)
 
 
-def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, tuple[float, float]]:
-    """(turnbench seconds, bare seconds) of score, run and compare, and (load s, all stages s) of a warm bench."""
+def measure_stack(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, tuple[float, float]]:
+    """(load s, all stages s) of a warm bench and of a forced reload, and (turnbench s, bare s) of run; the warm
+    bench's results stay in ``work`` for ``measure_alone``."""
     from benchmarks.run import bare
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.arms import builtin
@@ -117,7 +119,6 @@ def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, 
     from turnbench.pipeline import bench as pipeline
     from turnbench.vocab import get_scope
 
-    exe = str(Path(sys.executable).with_name("turnbench"))
     corpus = open_corpus(corpus_dir)
     arm = builtin("bm25")
     options = pipeline.BenchOptions(provider="external", answerer="skip", stack_options={
@@ -128,20 +129,9 @@ def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, 
     forced = pipeline.bench(corpus_dir, [arm], work / "forced", replace(options, reload=True), stack=stack)[0].stages
     warm = pipeline.bench(corpus_dir, [arm], work / "warm", options, stack=stack)
     stages = warm[0].stages
-    results = work / "warm" / "bm25"
     out: dict[str, tuple[float, float]] = {"warm bench load share": (stages["load"], sum(stages.values())),
                                            "warm bench load share, --reload": (forced["load"],
                                                                                sum(forced.values()))}
-
-    quiet()  # score needs no stack: it is timed once the stack has settled after the benches
-    pairs = []
-    for i in range(repeat):
-        scored = work / f"scored-{i}"
-        a = _wall([exe, "score", "--corpus", str(corpus_dir), "--passages", str(results / "passages.jsonl"),
-                   "--run", str(results / "run.raw.trec"), "--out", str(scored)])
-        b = _wall([sys.executable, "-c", BARE_TREC, str(scored)])
-        pairs.append((a, b))
-    out["score"] = _best(pairs)
 
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
     bodies = [search_body(arm, q, get_scope("corpus"), arm.depth) for q in queries]
@@ -156,6 +146,23 @@ def measure_size(stack, corpus_dir: Path, work: Path, repeat: int) -> dict[str, 
         a = time.perf_counter() - t0
         pairs.append((a, bare(stack.opensearch_url, payloads, 2)))
     out["run"] = _best(pairs)
+    return out
+
+
+def measure_alone(corpus_dir: Path, work: Path, repeat: int) -> dict[str, tuple[float, float]]:
+    """(turnbench s, bare s) of score and compare, on the warm bench's results in ``work``, with no stack running."""
+    exe = str(Path(sys.executable).with_name("turnbench"))
+    results = work / "warm" / "bm25"
+    out: dict[str, tuple[float, float]] = {}
+    quiet()
+    pairs = []
+    for i in range(repeat):
+        scored = work / f"scored-{i}"
+        a = _wall([exe, "score", "--corpus", str(corpus_dir), "--passages", str(results / "passages.jsonl"),
+                   "--run", str(results / "run.raw.trec"), "--out", str(scored)])
+        b = _wall([sys.executable, "-c", BARE_TREC, str(scored)])
+        pairs.append((a, b))
+    out["score"] = _best(pairs)
 
     quiet()
     pairs = []
@@ -180,6 +187,19 @@ def ratio(name: str, pair: tuple[float, float]) -> float:
     if name == "run":
         return b / a  # run's speed as a share of the bare loop's
     return a / b
+
+
+def _rows(n: int, row: dict[str, tuple[float, float]]) -> None:
+    for name, (op, target) in TARGETS.items():
+        if name not in row:
+            continue
+        a, b = row[name]
+        r = ratio(name, row[name])
+        ok = r <= target if op == "<=" else r >= target
+        floor = "all stages" if "share" in name else "bare"
+        shown = "(before: reloads)" if "reload" in name else f"{op} {target:g}"
+        print(f"| {n:,} | {name} | {a:.2f} s | {b:.2f} s ({floor}) | {r:.2f} | {shown} | {'ok' if ok else 'MISSED'} |",
+              flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,15 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with open_stack("embedded") as stack:
             for n in sizes:  # each size's rows as soon as they are measured
-                row = measure_size(stack, corpora[n], tmp / f"m{n}", args.repeat)
-                for name, (op, target) in TARGETS.items():
-                    a, b = row[name]
-                    r = ratio(name, row[name])
-                    ok = r <= target if op == "<=" else r >= target
-                    floor = "all stages" if "share" in name else "bare"
-                    shown = "(before: reloads)" if "reload" in name else f"{op} {target:g}"
-                    print(f"| {n:,} | {name} | {a:.2f} s | {b:.2f} s ({floor}) | {r:.2f} | {shown} | "
-                          f"{'ok' if ok else 'MISSED'} |", flush=True)
+                _rows(n, measure_stack(stack, corpora[n], tmp / f"m{n}", args.repeat))
+        for n in sizes:  # the stack stopped: score and compare need none
+            _rows(n, measure_alone(corpora[n], tmp / f"m{n}", args.repeat))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"(load average at the end: {os.getloadavg()[0]:.1f})")
