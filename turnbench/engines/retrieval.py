@@ -9,11 +9,11 @@ Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings
 are an upper bound on ranking within meetings, never a product figure. The label travels in the resolved
 configuration.
 
-Queries go out in ``_msearch`` batches (the first alone, then from ``concurrency`` threads), answered independently
-and collected in query-id order, so the run is the same bytes at any concurrency. On one shard the index is sorted
-on (passage kind, meeting id, passage index) and force-merged to one segment, so Lucene's tie-break among equal
-scores (lower document first) is the order ``turnbench.rankings.normalise`` applies, and queries keep Lucene's fast
-top-k path. On several shards every search is ``dfs_query_then_fetch`` (corpus-wide term statistics, so a
+Queries go out in ``_msearch`` batches (the first query alone, then from ``concurrency`` threads), answered
+independently and collected in query-id order, so the run is the same bytes at any concurrency. On one shard the
+index is sorted on (passage kind, meeting id, passage index) and force-merged to one segment, so Lucene's tie-break
+among equal scores (lower document first) is the order ``turnbench.rankings.normalise`` applies, and queries keep
+Lucene's fast top-k path. On several shards every search is ``dfs_query_then_fetch`` (corpus-wide term statistics, so a
 passage scores as it would on one shard) and sorts explicitly by (score, kind, meeting, index), so the merged
 top-k — and which tied passage makes the depth cut-off — is the one-shard answer. An arm that cannot be searched
 that way (a search pipeline, or ``shards = "one"``) is refused on several shards. Only queries scored on
@@ -148,7 +148,10 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
     header = {"index": index, **({"search_type": plan.search_type} if plan.search_type else {})}
     extra = {"sort": list(plan.sort), "track_scores": True} if plan.sort else {}
     head = (json.dumps(header, separators=(",", ":")) + "\n").encode()
-    batches = [bodies[lo:lo + batch] for lo in range(0, len(bodies), batch)]
+    # the first query goes alone: a server may set up what parses a request on first use without a lock (the k-NN
+    # plugin fills its table of method parameters after publishing it: a request parsed meanwhile is refused)
+    lead = 1 if concurrency > 1 and bodies else 0
+    batches = [bodies[lo:lo + batch] for lo in range(lead, len(bodies), batch)]
 
     def send(part: Sequence[tuple[str, Any]]) -> list[tuple[str, list[str], list[float], float]]:
         # the bodies are made and serialised here, in the worker, and the response read here too: the server is
@@ -166,11 +169,8 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
     latencies: list[float] = []
     workers = ThreadPoolExecutor(concurrency, thread_name_prefix="turnbench-search") if concurrency > 1 else None
     try:
-        # the first batch goes alone: a server may set up what parses a request on first use without a lock (the k-NN
-        # plugin fills its table of method parameters after publishing it: a request parsed meanwhile is refused)
-        first = [send(batches[0])] if workers is not None and batches else []
-        rest = workers.map(send, batches[len(first):]) if workers is not None else map(send, batches)
-        for part in itertools.chain(first, rest):
+        first = [send(bodies[:lead])] if lead else []
+        for part in itertools.chain(first, workers.map(send, batches) if workers is not None else map(send, batches)):
             for qid, pids, scores, took in part:
                 per_query.append((qid, pids, scores))
                 latencies.append(took)
