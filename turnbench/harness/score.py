@@ -281,8 +281,8 @@ def _written(into: Path | None, made: dict[str, X.Content]) -> dict[str, X.Conte
 def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
                   qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
                   p_vals: Mapping[str, Mapping[M.Measure, float]], scored: M.Scorer, meeting_of: Mapping[str, str],
-                  binder: Binder, file_side: tuple[Background[tuple[S.Comparable, dict[str, X.Content]]],
-                                                   Callable[[], tuple[dict[str, Any], bytes]]],
+                  binder: Binder, children: tuple[Background[tuple[S.Comparable, dict[str, X.Content]]],
+                                                  Callable[[], tuple[dict[str, Any], bytes]]],
                   inventory_side: _InventorySide) -> Scored:
     """The measures, the tie report and spans.jsonl, here while the children make theirs; then, with what they and
     the inventory's child made, the rows and the document."""
@@ -306,12 +306,12 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
                      comparable=_comparable_facts(timed, judged))
-    strict, strict_qrels = file_side[1]()
+    strict, strict_qrels = children[1]()
     run_sha = _run_sha256(run)
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     files[X.QRELS_STRICT] = strict_qrels
     files.update(_written(setting.into, {X.SPANS: X.spans_text(judged, ordered.tops, ok, meeting_of)}))
-    comparable, made = file_side[0].result()
+    comparable, made = children[0].result()
     files.update(made)
     for row in per_query:
         if row["query_id"] in comparable:

@@ -195,9 +195,10 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     ``run`` is the rule-5 order per query and ``best`` its best raw scores in that order, ``judged`` the queries
     that are scored, ``rescore`` scores a run given in trec_eval's order the way the scorer does (per query,
     measure -> value), ``values`` the rule-5 per-query values, ``classes`` each judged query's class,
-    ``relevant`` each query's relevant passages and ``meeting_of`` each passage's meeting. With ``grades``, only
-    the tied queries whose ties mix grades (:func:`mixing`) are ordered again: the others' values cannot move.
-    """
+    ``relevant`` each query's relevant passages and ``meeting_of`` each passage's meeting. With ``grades`` (whose
+    graded passages must then be ``relevant``'s, as scoring gives them), only the tied queries whose first run that
+    mixes grades starts where a measure reads (:func:`first_mixed`) are ordered again: the others' values cannot
+    move."""
     first_tie = {qid: tie_depth(best[qid]) for qid in run}
     with_ties = {str(k): sum(1 for qid in judged if (d := first_tie.get(qid)) is not None and d < k)
                  for k in CUTOFFS}
