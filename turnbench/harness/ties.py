@@ -118,13 +118,6 @@ class Grades:
 _ABSENT = -(1 << 62)  # the grade of an unjudged passage or meeting: no qrels grade is this
 
 
-def mixing(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], qids: Sequence[str],
-           grades: Grades) -> list[str]:
-    """The queries of ``qids`` with a run of tied passages that mixes grades, in the order given: those whose
-    trec_eval order can score differently from their rule-5 order (:func:`first_mixed`)."""
-    return list(first_mixed(run, best, qids, grades))
-
-
 def first_mixed(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]], qids: Sequence[str],
                 grades: Grades) -> dict[str, int]:
     """Each query of ``qids`` with a run of tied passages that mixes grades, in the order given, and where the first

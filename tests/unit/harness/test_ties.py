@@ -191,7 +191,7 @@ def test_where_the_first_run_that_mixes_grades_starts_is_found_as_a_scan_of_each
 
     want = {qid: at for qid in qids if (at := scanned(qid)) is not None}
     assert T.first_mixed(run, bumped, qids, grades) == want and 0 < len(want) < len(qids)
-    assert any(at > 0 for at in want.values()) and T.mixing(run, bumped, qids, grades) == list(want)
+    assert any(at > 0 for at in want.values()) and list(T.first_mixed(run, bumped, qids, grades)) == list(want)
 
 
 def test_a_query_whose_scores_do_not_fall_is_always_ordered_again():
@@ -199,8 +199,8 @@ def test_a_query_whose_scores_do_not_fall_is_always_ordered_again():
     qid = next(q for q in sorted(run) if len(run[q]) > 2)
     rising = {qid: sorted(best[qid])}  # trec_eval sorts such a list whole, whatever its grades
     no_grades = T.Grades({}, {}, grades.placed, grades.positions)
-    assert T.mixing(run, rising, [qid], no_grades) == [qid]
-    assert T.mixing(run, {qid: [1.0] * len(run[qid])}, [qid], no_grades) == []  # tied, but one grade throughout
+    assert T.first_mixed(run, rising, [qid], no_grades) == {qid: 0}
+    assert T.first_mixed(run, {qid: [1.0] * len(run[qid])}, [qid], no_grades) == {}  # tied, but one grade throughout
 
 
 def test_the_note_lists_the_cut_offs_in_order_even_from_a_block_read_back_from_json():
