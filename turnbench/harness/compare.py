@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from turnbench.canonical import q6
@@ -40,7 +42,7 @@ from turnbench.errors import StaleBinding, UnpairedComparison
 from turnbench.harness.bindings import first_difference
 from turnbench.harness.integrity import digest_differences
 from turnbench.harness.score import arm_label
-from turnbench.harness.stats import bootstrap_means, holm, nearest_rank, randomisation_p
+from turnbench.harness.stats import bootstrap_means, guard, holm, nearest_rank, randomisation_p, z_quantile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +53,10 @@ SEED = 20261130
 LOW_PERCENTILE = "2.5"
 HIGH_PERCENTILE = "97.5"
 ALPHA = 0.05
+# the lookup guard's one-sided level, outside the Holm family: the gate's chance of failing a change that changes
+# nothing is at most the worse half of Holm's two-sided 0.05 plus this (docs/gate.md has it measured)
+GUARD_ALPHA = 0.025
+POWER = 0.8  # the power a stated detectable effect is stated at
 BETTER, WORSE, SAME = "better", "worse", "no measurable difference"
 ALL = "all"
 STRICT_CLASS = "lookup"
@@ -60,8 +66,14 @@ BOOTSTRAP_FACTS = {"interval": "95%, nearest rank", "generator": "numpy.random.d
                         "B as many flips as resamples"}
 VERDICT_FACTS = {"adjustment": "Holm over the gated rows (retrieval and answers); each report-only block (comparable, "
                                "strict) Holm over its own rows", "alpha": ALPHA,
-                 "gate": "fails on any gated row worse after adjustment, or any lookup delta below 0 in the "
-                         "retrieval block; report-only rows never gate"}
+                 "gate": "fails on any gated row worse after adjustment, or on any lookup retrieval measure worse "
+                         "beyond noise by the lookup guard (one-sided paired sign-flip max-T over the lookup measures, "
+                         "outside the Holm family); a lookup delta below 0 within noise is a warning; report-only "
+                         "rows never gate",
+                 "guard_alpha": GUARD_ALPHA,
+                 "detectable": "the delta a row's rule finds with 80% power: (c + z(0.8)) * sd / sqrt(n), c the "
+                               "rule's critical value (Holm's first step, z(1 - alpha / 2m), or the guard's max-T "
+                               "quantile), sd the per-query differences' standard deviation"}
 _ORDER = {name: i for i, name in enumerate((*RANKED_CLASSES, *AGGREGATION_RULES))}
 
 
@@ -147,6 +159,10 @@ class Row:
     wins: int = 0  # queries where the candidate scores higher
     ties: int = 0
     losses: int = 0
+    sd: float = 0.0  # of the per-query differences
+    p_guard: float | None = None  # lookup retrieval rows: the guard's one-sided max-T p-value
+    guard_critical: float | None = None  # the guard's critical value at its level, in standard units
+    detectable: float | None = None  # |delta| its rule finds with 80% power; None when it cannot be said
 
     def group(self, key: str) -> str:
         return dict(self.groups)[key]
@@ -156,7 +172,12 @@ class Row:
                 "baseline": self.baseline, "candidate": self.candidate, "delta": self.delta,
                 "relative": self.relative, "interval": [self.low, self.high], "p": self.p, "p_holm": self.p_holm,
                 "verdict": self.verdict, "verdict_unadjusted": self.verdict_unadjusted,
-                "wins": self.wins, "ties": self.ties, "losses": self.losses}
+                "wins": self.wins, "ties": self.ties, "losses": self.losses, "sd": self.sd,
+                "detectable": self.detectable, "p_guard": self.p_guard}
+
+    @property
+    def guarded(self) -> bool:
+        return self.p_guard is not None
 
 
 @dataclass(frozen=True)
@@ -181,18 +202,48 @@ class Comparison:
                 "rows": [r.to_json() for r in self.rows]}
 
     def gate_failures(self) -> list[str]:
-        failures = []
-        for r in self.rows:
+        return gate_failures(self.rows, self.guard_level())
+
+    def warnings(self) -> list[str]:
+        """Lookup losses the guard cannot tell from noise: shown, never failed."""
+        return guard_warnings(self.rows, self.guard_level())
+
+    def guard_level(self) -> float:
+        return float(self.facts.get("verdicts", {}).get("guard_level", GUARD_ALPHA))
+
+
+def guard_fires(r: Row, level: float) -> bool:
+    return r.p_guard is not None and r.delta < 0 and r.p_guard < level
+
+
+def gate_failures(rows: Sequence[Row], level: float) -> list[str]:
+    """What the gate fails on: a gated row worse after Holm, or a lookup measure the guard finds worse."""
+    failures = []
+    for r in rows:
+        where = " ".join(v for _, v in r.groups)
+        if r.block in REPORT_ONLY:
+            continue
+        if r.verdict == WORSE:
+            failures.append(f"{r.block} {where} {r.measure} is worse: Δ {r.delta:+.4f} "
+                            f"[{r.low:+.4f}, {r.high:+.4f}], Holm p {r.p_holm:.4f}")
+        elif guard_fires(r, level):
+            failures.append(f"{r.block} {where} {r.measure} is worse beyond noise: Δ {r.delta:+.4f} "
+                            f"[{r.low:+.4f}, {r.high:+.4f}], lookup guard p {r.p_guard:.4f} < {level:g}")
+    return failures
+
+
+def guard_warnings(rows: Sequence[Row], level: float) -> list[str]:
+    out = []
+    for r in rows:
+        if r.guarded and r.delta < 0 and r.verdict != WORSE and not guard_fires(r, level):
             where = " ".join(v for _, v in r.groups)
-            if r.block in REPORT_ONLY:
-                continue
-            if r.verdict == WORSE:
-                failures.append(f"{r.block} {where} {r.measure} is worse: Δ {r.delta:+.4f} "
-                                f"[{r.low:+.4f}, {r.high:+.4f}], Holm p {r.p_holm:.4f}")
-            elif r.block == "retrieval" and dict(r.groups).get("class") == STRICT_CLASS and r.delta < 0:
-                failures.append(f"{r.block} {where} {r.measure} regressed: Δ {r.delta:+.4f} "
-                                f"({STRICT_CLASS} must not regress at all)")
-        return failures
+            out.append(f"{where} {r.measure} Δ {r.delta:+.4f} is below zero but within noise (lookup guard p "
+                       f"{r.p_guard:.4f}; a loss of {detectable_text(r.detectable)} would be found 80% of the time)")
+    return out
+
+
+def detectable_text(x: float | None) -> str:
+    return "—" if x is None else f"{x:.4f}"
 
 
 def label_of(document: Mapping[str, Any]) -> str:
@@ -300,22 +351,44 @@ def block_order(name: str) -> tuple[bool, bool, str]:
 
 
 def adjust_by_family(rows: Sequence[Row]) -> tuple[Row, ...]:
-    """Holm over the gated rows together, and over each report-only block's rows on its own."""
+    """Holm over the gated rows together, and over each report-only block's rows on its own; each row then says
+    what its rule could have found (``detectable``)."""
     families = [[i for i, r in enumerate(rows) if r.block not in REPORT_ONLY]]
     families += [[i for i, r in enumerate(rows) if r.block == name] for name in sorted({r.block for r in rows}
                                                                                         & REPORT_ONLY)]
     out = list(rows)
     for family in families:
         for i, a in zip(family, adjust([rows[i] for i in family]), strict=True):
-            out[i] = a
-    return tuple(out)
+            out[i] = replace(a, detectable=detectable(a.sd, a.n, holm_critical(len(family))))
+    return tuple(replace(r, detectable=detectable(r.sd, r.n, r.guard_critical)) if r.guarded else r for r in out)
+
+
+def holm_critical(m: int) -> float:
+    """Holm's strictest step over m rows as a two-sided normal critical value: what the first row must pass."""
+    return z_quantile(1.0 - ALPHA / (2 * max(1, m)))
+
+
+def detectable(sd: float, n: int, critical: float | None) -> float | None:
+    """The |Δ| a rule with this critical value finds with 80% power on n paired queries of this spread (normal
+    approximation; the power benchmark holds it to planted losses). None when no query moved (sd 0): the corpus
+    then says nothing about what it could have seen."""
+    if critical is None or n < 2 or sd <= 0.0 or not math.isfinite(critical):
+        return None
+    return q6((critical + z_quantile(POWER)) * sd / math.sqrt(n))
 
 
 def gated(rows: Sequence[Row]) -> int:
     return sum(1 for r in rows if r.block not in REPORT_ONLY)
 
 
-def compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
+def _guarded_group(table: Table, g: tuple[str, ...]) -> bool:
+    """The lookup class's group of the retrieval block: the rows the lookup guard tests."""
+    return table.name == "retrieval" and dict(zip(table.group_keys, g, strict=True)).get("class") == STRICT_CLASS
+
+
+def compare_table(b: Table, c: Table, resamples: int, seed: int, guard_level: float = GUARD_ALPHA) -> list[Row]:
+    """Every group × measure row of one table. ``guard_level``: the lookup guard's level for this comparison (the
+    guard of a comparison over several corpora tests each at its share)."""
     import numpy as np
 
     keys = b.group_keys
@@ -326,6 +399,8 @@ def compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
         groups.setdefault(g, []).append(qid)
         # the `all` row rolls up the last key within the others (every class of a corpus)
         groups.setdefault((*g[:-1], ALL), []).append(qid)
+    # the guard's level is shared out (Bonferroni) over the lookup groups of this table (one per corpus)
+    guarded = [g for g in groups if _guarded_group(b, g)]
     rows = []
     for g in sorted(groups, key=_group_sort_key):
         qids = groups[g]
@@ -347,9 +422,17 @@ def compare_table(b: Table, c: Table, resamples: int, seed: int) -> list[Row]:
             means = bootstrap_means(d, resamples, entropy, list(sizes.values()) if len(sizes) > 1 else None)
             pvalues = randomisation_p(d, resamples, entropy)
             col_lists = means.T.tolist()
+            share = len(guarded) * len(buckets)
+            if g in guarded:
+                # one family per bucket of measures with the same queries, each at its share of the level
+                guard_p, maxima = guard(d, resamples, entropy)
+                critical = nearest_rank(maxima.tolist(), str(100 * (1 - Fraction(str(guard_level)) / share)))
             for j, m in enumerate(ms):
-                results[m] = _row(b.name, tuple(zip(keys, g, strict=True)), m, base[:, j], cand[:, j],
-                                  col_lists[j], pvalues[j])
+                row = _row(b.name, tuple(zip(keys, g, strict=True)), m, base[:, j], cand[:, j], col_lists[j],
+                           pvalues[j])
+                if g in guarded:
+                    row = replace(row, p_guard=q6(min(1.0, guard_p[j] * share)), guard_critical=critical)
+                results[m] = row
         rows += [results[m] for m in b.measures if m in results]
     return rows
 
@@ -365,8 +448,9 @@ def _row(block: str, groups: tuple[tuple[str, str], ...], measure: str, base: ND
     high = q6(nearest_rank(sorted_means, HIGH_PERCENTILE))
     wins, losses = _wins_losses(diff)
     p = q6(p_value)
+    sd = q6(statistics.stdev(diff.tolist())) if n > 1 else 0.0
     return Row(block, groups, measure, n, bm, cm, delta, low, high, verdict(low, high), p, p,
-               verdict(low, high), q6(delta / bm) if bm else None, wins, n - wins - losses, losses)
+               verdict(low, high), q6(delta / bm) if bm else None, wins, n - wins - losses, losses, sd)
 
 
 # |x| beyond this rounds to at least 1e-6 at 6 decimals, and |x| below _NEAR_ZERO rounds to 0; between the two,
@@ -385,13 +469,14 @@ def _wins_losses(d: NDArray[np.float64]) -> tuple[int, int]:
 
 def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int = RESAMPLES,
             seed: int = SEED,
-            bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None) -> Comparison:
+            bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
+            guard_level: float = GUARD_ALPHA) -> Comparison:
     """Pair two metrics.json documents and compare every block, group and measure."""
     bt, ct = paired_tables(base, cand)
     check_paired(base, cand, bindings, (bt, ct))
     rows: list[Row] = []
     for name in sorted(bt, key=block_order):
-        rows += compare_table(bt[name], ct[name], resamples, seed)
+        rows += compare_table(bt[name], ct[name], resamples, seed, guard_level)
     family = adjust_by_family(rows)
     bp, cp = base["provenance"], cand["provenance"]
     # first: when the vectors differ, every dense metric's difference follows from them
@@ -410,7 +495,7 @@ def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int 
         "oracle": bool(base["scope"].get("oracle")),
         "queries": {name: len(t.records) for name, t in sorted(bt.items())},
         "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed},
-        "verdicts": VERDICT_FACTS | {"family": gated(family)},
+        "verdicts": VERDICT_FACTS | {"family": gated(family), "guard_level": guard_level},
     }
     return Comparison(label_of(base), label_of(cand), facts, tuple(notes), family)
 

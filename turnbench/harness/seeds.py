@@ -24,6 +24,7 @@ from turnbench.errors import BadInput, ResultsIntegrityError, UnpairedComparison
 from turnbench.harness.compare import (
     BETTER,
     BOOTSTRAP_FACTS,
+    GUARD_ALPHA,
     RESAMPLES,
     SEED,
     VERDICT_FACTS,
@@ -49,6 +50,9 @@ class SeedsComparison:
 
     def gate_failures(self) -> list[str]:
         return self.pooled.gate_failures()
+
+    def warnings(self) -> list[str]:
+        return self.pooled.warnings()
 
     def to_json(self) -> dict[str, Any]:
         return {"seeds": list(self.seeds), "pooled": self.pooled.to_json(), "callouts": list(self.callouts),
@@ -92,15 +96,15 @@ def cell_of(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
 
 def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapping[str, Any]], *,
                   resamples: int = RESAMPLES, seed: int = SEED,
-                  bindings: Mapping[int, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]] | None = None
-                  ) -> SeedsComparison:
+                  bindings: Mapping[int, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]] | None = None,
+                  guard_level: float = GUARD_ALPHA) -> SeedsComparison:
     if sorted(base) != sorted(cand):
         raise UnpairedComparison(f"seed sets differ: baseline {sorted(base)}, candidate {sorted(cand)}")
     seeds = tuple(sorted(base))
     for side, docs in (("baseline", base), ("candidate", cand)):
         check_seed_set(side, docs)
     per_seed = {s: compare(base[s], cand[s], resamples=resamples, seed=seed,
-                           bindings=(bindings or {}).get(s)) for s in seeds}
+                           bindings=(bindings or {}).get(s), guard_level=guard_level) for s in seeds}
     paired = {s: paired_tables(base[s], cand[s]) for s in seeds}
     bt = {s: paired[s][0] for s in seeds}
     ct = {s: paired[s][1] for s in seeds}
@@ -113,7 +117,7 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
     rows = []
     for name in names:
         rows += compare_table(_pooled_table({s: bt[s][name] for s in seeds}),
-                              _pooled_table({s: ct[s][name] for s in seeds}), resamples, seed)
+                              _pooled_table({s: ct[s][name] for s in seeds}), resamples, seed, guard_level)
     family = adjust_by_family(rows)
     first = per_seed[seeds[0]].facts
     facts = {
@@ -122,7 +126,7 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
         "relevance_policy": first["relevance_policy"], "scope": first["scope"], "oracle": first["oracle"],
         "queries": {n: sum(per_seed[s].facts["queries"][n] for s in seeds) for n in first["queries"]},
         "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed, "strata": "seed"},
-        "verdicts": VERDICT_FACTS | {"family": gated(family)},
+        "verdicts": VERDICT_FACTS | {"family": gated(family), "guard_level": guard_level},
         "seeds": list(seeds),
     }
     notes = tuple(sorted({n for c in per_seed.values() for n in c.notes}))

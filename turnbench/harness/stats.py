@@ -18,7 +18,7 @@ i-th smallest of m p-values is multiplied by (m − i + 1), and the adjusted val
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -89,16 +89,24 @@ def randomisation_p(deltas: NDArray[np.float64], resamples: int, entropy: Sequen
     # a float sum in another order can differ in the last bits; equal means must still count as "as far"
     bar = observed - 1e-12
     hits = np.zeros(k, dtype=np.int64)
+    for _, signs in _sign_blocks(rng, n, k, resamples):
+        hits += (np.abs(signs @ deltas) / n >= bar).sum(axis=0)
+    return [min(1.0, (1 + int(h)) / (resamples + 1)) for h in hits.tolist()]
+
+
+def _sign_blocks(rng: np.random.Generator, n: int, k: int, resamples: int
+                 ) -> Iterator[tuple[int, NDArray[np.float64]]]:
+    """``resamples`` rows of n random signs, in blocks: (rows drawn before the block, the block's signs)."""
+    import numpy as np
+
     block = max(1, _BLOCK_CELLS // max(1, n * k))
     done = 0
     while done < resamples:
         b = min(block, resamples - done)
         # one random bit per sign: a byte stream unpacked is several times cheaper than integer draws
         bits = np.unpackbits(np.frombuffer(rng.bytes((b * n + 7) // 8), dtype=np.uint8), count=b * n)
-        signs = bits.reshape(b, n).astype(np.float64) * 2.0 - 1.0
-        hits += (np.abs(signs @ deltas) / n >= bar).sum(axis=0)
+        yield done, bits.reshape(b, n).astype(np.float64) * 2.0 - 1.0
         done += b
-    return [min(1.0, (1 + int(h)) / (resamples + 1)) for h in hits.tolist()]
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -120,3 +128,58 @@ def nearest_rank(sorted_values: Sequence[float], p: float | str) -> float:
         raise BadInput("no values to take a percentile of")
     rank = max(1, math.ceil(Fraction(str(p)) * n / 100))
     return sorted_values[min(rank, n) - 1]
+
+
+_GUARD_STREAM = 0x6A4D  # the lookup guard's sign flips: a stream of their own, so adding the guard moved no p-value
+
+
+def guard_statistics(deltas: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per column of ``deltas`` (n × k), how far its mean lies below zero in units that sign flips leave alone:
+    ``−Σd / √Σd²``. Under "the arms are exchangeable" each is about a standard normal at any n; a column of zeros
+    (no query moved) is ``−inf``, never a loss."""
+    import numpy as np
+
+    scale = np.sqrt((deltas * deltas).sum(axis=0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(scale > 0, -deltas.sum(axis=0) / np.where(scale > 0, scale, 1.0), -np.inf)
+    return t
+
+
+def guard(deltas: NDArray[np.float64], resamples: int, entropy: Sequence[int]
+          ) -> tuple[list[float], NDArray[np.float64]]:
+    """A one-sided paired sign-flip max-T test that no column of ``deltas`` (n × k) is worse than zero.
+
+    Each query's row is flipped as a whole, so the k measures keep the correlation they have (nDCG@10 and
+    nDCG@20 move together), and the largest standardised loss over the columns is compared with its flipped
+    distribution: the single-step max-T adjustment, which holds the chance of naming any column worse at the
+    level whatever their correlation. Returns the adjusted one-sided p-value of each column,
+    ``(1 + #{max* ≥ t_j}) / (B + 1)``, and the sorted flipped maxima (the critical value of a level is read
+    off them)."""
+    import numpy as np
+
+    rng = np.random.default_rng(np.random.SeedSequence([*entropy, _GUARD_STREAM]))
+    n, k = deltas.shape
+    observed = guard_statistics(deltas)
+    scale = np.sqrt((deltas * deltas).sum(axis=0))
+    live = scale > 0
+    maxima = np.full(resamples, -np.inf)
+    if live.any():
+        for done, signs in _sign_blocks(rng, n, k, resamples):
+            maxima[done:done + len(signs)] = (-(signs @ deltas[:, live]) / scale[live]).max(axis=1)
+    maxima.sort()
+    pvalues = []
+    for t in observed.tolist():
+        if t == -math.inf:
+            pvalues.append(1.0)
+            continue
+        # a float sum in another order can differ in the last bits: an equal maximum still counts
+        hits = resamples - int(np.searchsorted(maxima, t - 1e-12, side="left"))
+        pvalues.append(min(1.0, (1 + hits) / (resamples + 1)))
+    return pvalues, maxima
+
+
+def z_quantile(p: float) -> float:
+    """The standard normal's p-quantile."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)

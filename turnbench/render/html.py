@@ -22,7 +22,7 @@ from turnbench.errors import BadInput
 from turnbench.harness.compare import SAME, Comparison, Row
 from turnbench.harness.seeds import SeedsComparison
 from turnbench.render import plots
-from turnbench.render.markdown import relative_text
+from turnbench.render.markdown import detectable_cell, relative_text
 from turnbench.render.view import Side, View
 
 PRIMARY = ("nDCG@10", "meeting:nDCG@10")  # the measure a class is shown by: passage level where it has one
@@ -192,11 +192,11 @@ def _forest_rows(rows: Sequence[Row], per_seed: Mapping[int, Comparison] | None)
 def _effects_table(rows: Sequence[Row]) -> str:
     cells = [[esc(" ".join(v for k, v in r.groups if k != "corpus")), esc(r.measure), str(r.n), f"{r.delta:+.4f}",
               relative_text(r.relative), f"[{r.low:+.4f}, {r.high:+.4f}]", f"{r.p:.4f}", f"{r.p_holm:.4f}",
-              f"{r.wins} / {r.ties} / {r.losses}",
+              f"{r.wins} / {r.ties} / {r.losses}", detectable_cell(r),
               r.verdict if r.verdict == SAME else f"<span class={r.verdict}>{r.verdict}</span>"]
              for r in rows]
     return _table(["group", "measure", "n", "Δ", "relative", "95% interval", "p", "Holm p", "wins / ties / losses",
-                   "verdict"], cells, 2)
+                   "detectable", "verdict"], cells, 2)
 
 
 def _header(title: str, facts: Sequence[str], notes: Sequence[str]) -> list[str]:
@@ -221,7 +221,7 @@ def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tupl
         f"verdicts Holm-adjusted over {f['verdicts']['family']} rows at α = {f['verdicts']['alpha']}",
         esc(cand[0][1].texts.source)],
         [*([f"ORACLE scope {f['scope']}: an upper bound, not a system result"] if f["oracle"] else []),
-         *cmp.notes, *callouts])
+         *cmp.notes, *callouts, *(f"warning: {w}" for w in cmp.warnings())])
     body.append("<h2>Metrics per class</h2>\n")
     for seed, v in cand:
         body.append(f"<h3>candidate {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"

@@ -12,7 +12,7 @@ from typing import Any
 from turnbench.harness import ties
 from turnbench.harness.agreement import INERT_MEAN, LEVEL, RESAMPLES, Cell
 from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
-from turnbench.harness.compare import ALPHA, BETTER, REPORT_ONLY, SAME, WORSE, Comparison, Row
+from turnbench.harness.compare import ALPHA, BETTER, GUARD_ALPHA, REPORT_ONLY, SAME, WORSE, Comparison, Row
 from turnbench.harness.rows import ALL
 from turnbench.harness.score import arm_label
 from turnbench.harness.seeds import SeedsComparison, cell_of
@@ -146,6 +146,9 @@ def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
         lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
                                                                     else ""), ""]
         lines += [f"- {x}" for x in failures] + ([""] if failures else [])
+    warnings = cmp.warnings()
+    if warnings:
+        lines += [f"> warning: {w}" for w in warnings] + [""]
     if f["oracle"]:
         lines += [f"**ORACLE scope `{f['scope']}`: an upper bound, not a system result.**", ""]
     queries = ", ".join(f"{n} {name}" for name, n in f["queries"].items())
@@ -154,8 +157,11 @@ def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
         f"scope `{f['scope']}` · paired queries: {queries}",
         f"paired bootstrap: {f['bootstrap']['resamples']:,} resamples, seed {f['bootstrap']['seed']}, "
         f"95% nearest-rank interval, two-sided paired randomisation p · verdicts Holm-adjusted over "
-        f"{f['verdicts']['family']} gated rows at α = {ALPHA} · {counts[BETTER]} better, {counts[WORSE]} worse, "
-        f"{counts[SAME]} no measurable difference" + _report_only_counts(cmp),
+        f"{f['verdicts']['family']} gated rows at α = {ALPHA} · lookup guarded within noise (one-sided sign-flip "
+        f"max-T at {f['verdicts'].get('guard_level', GUARD_ALPHA):g}, outside Holm) · {counts[BETTER]} better, "
+        f"{counts[WORSE]} worse, {counts[SAME]} no measurable difference" + _report_only_counts(cmp),
+        "`detectable`: the |Δ| the row's rule finds with 80% power on these queries (from the paired per-query "
+        "spread); a row with no measurable difference could have seen a change that large.",
         "",
     ]
     unadjusted = [r for r in cmp.rows if r.verdict_unadjusted != r.verdict]
@@ -194,14 +200,22 @@ def _report_only_counts(cmp: Comparison) -> str:
 def _rows_table(rows: Sequence[Row], *, with_block: bool) -> list[str]:
     keys = [k for k, _ in rows[0].groups]
     header = [*(["block"] if with_block else []), *keys, "measure", "n", "baseline", "candidate", "Δ", "rel.",
-              "95% interval", "p", "Holm p", "W/T/L", "verdict", "95%"]
+              "95% interval", "p", "Holm p", "W/T/L", "detectable", "verdict", "95%"]
     cells = ([*([r.block] if with_block else []), *(val for _, val in r.groups), r.measure, str(r.n),
               f"{r.baseline:.4f}", f"{r.candidate:.4f}", f"{r.delta:+.4f}" if r.delta else "0.0000",
               relative_text(r.relative), f"[{r.low:+.4f}, {r.high:+.4f}]", f"{r.p:.4f}", f"{r.p_holm:.4f}",
-              f"{r.wins}/{r.ties}/{r.losses}", r.verdict if r.verdict == SAME else f"**{r.verdict}**",
+              f"{r.wins}/{r.ties}/{r.losses}", detectable_cell(r),
+              r.verdict if r.verdict == SAME else f"**{r.verdict}**",
               "" if r.verdict_unadjusted == SAME else r.verdict_unadjusted]
              for r in rows)
-    return table(header, cells, "l" * (len(header) - 12) + "r" * 10 + "ll")
+    return table(header, cells, "l" * (len(header) - 13) + "r" * 11 + "ll")
+
+
+def detectable_cell(r: Row) -> str:
+    """``±x`` (a lookup row: ``−x``, the loss its guard finds), or — when no query moved."""
+    if r.detectable is None:
+        return DASH
+    return f"{'−' if r.guarded else '±'}{r.detectable:.4f}"
 
 
 def relative_text(relative: float | None) -> str:

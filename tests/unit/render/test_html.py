@@ -88,9 +88,12 @@ def test_latency_quantiles_show_on_pages_made_on_demand_never_in_a_claimed_one(t
     page = (tmp_path / "r.html").read_text()
     assert "p50 12.2 ms · p95 40.5 ms" in page
     assert "latency" not in (cand / "report.html").read_text()
-    # compare --gate draws the gate on its page too
+    # compare --gate draws the gate on its page too: one lookup lost is a loss no corpus this size can tell from
+    # noise, so the gate passes and the page warns
     r = CliRunner().invoke(main, ["compare", str(base), str(cand), "--gate", "--out", str(tmp_path / "c.md")])
-    assert r.exit_code == 4 and "gate FAIL" in (tmp_path / "c.html").read_text()
+    page = (tmp_path / "c.html").read_text()
+    assert r.exit_code == 0 and "gate PASS" in page and "warning: tiny lookup nDCG@10" in page
+    assert "below zero but within noise" in page
 
 
 def test_without_a_corpus_the_page_says_so_and_a_stale_corpus_is_refused(tmp_path, pair):
