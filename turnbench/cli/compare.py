@@ -30,7 +30,12 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
 @click.argument("baseline", type=click.Path(exists=True))
 @click.argument("candidate", type=click.Path(exists=True))
 @click.option("--gate", is_flag=True,
-              help="Exit 4 when any row is worse after Holm's adjustment, or when any lookup measure drops at all.")
+              help="Exit 4 when any gated row is worse after Holm's adjustment, or when the lookup guard finds a "
+                   "lookup measure worse beyond noise (a lookup drop within noise is a warning).")
+@click.option("--also", nargs=2, multiple=True, type=click.Path(exists=True), metavar="BASELINE CANDIDATE",
+              help="The same two arms on another corpus (repeatable; e.g. a real corpus you imported): one Holm family "
+                   "over every corpus, lookup guarded on each, a regression on any corpus fails the gate and a win "
+                   "must hold on every one.")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Also write the markdown here, and the HTML report beside it (same name, .html).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
@@ -41,13 +46,13 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
               help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @handle_errors
-def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json_out: str | None, resamples: int,
-                seed: int | None, corpus_dirs: tuple[str, ...]) -> None:
+def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
+                json_out: str | None, resamples: int, seed: int | None, corpus_dirs: tuple[str, ...]) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
     from turnbench import canonical
     from turnbench.harness.compare import SEED
-    from turnbench.pipeline.comparing import compare_dirs
+    from turnbench.pipeline.comparing import Compared, ComparedCorpora, compare_corpora, compare_dirs
 
     if out and Path(out).suffix == ".html":
         raise errors.BadInput(f"--out {out}: the markdown goes there and the report beside it as .html; "
@@ -57,10 +62,16 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, out: str | None, json
         outputs += [("--out", out), ("--out's report", Path(out).with_suffix(".html"))]
     if json_out:
         outputs.append(("--json", json_out))
-    check_outputs(outputs, [baseline, candidate, *corpus_dirs])
+    check_outputs(outputs, [baseline, candidate, *corpus_dirs, *(p for pair in also for p in pair)])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
-    compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(out),
-                            resamples=resamples, seed=SEED if seed is None else seed)
+    compared: Compared | ComparedCorpora
+    if also:
+        compared = compare_corpora([(Path(baseline), Path(candidate)), *((Path(b), Path(c)) for b, c in also)],
+                                   corpora=_corpora(corpus_dirs), texts=bool(out), resamples=resamples,
+                                   seed=SEED if seed is None else seed)
+    else:
+        compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(out),
+                                resamples=resamples, seed=SEED if seed is None else seed)
     text = compared.to_markdown(gate=gate if gate else None)
     page = compared.to_html(gate=gate) if out else None
     if json_out:

@@ -13,28 +13,31 @@ from typing import Any
 
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, ResultsIntegrityError
-from turnbench.harness.compare import RESAMPLES, SEED, Comparison, compare
+from turnbench.harness import corpora as K
+from turnbench.harness.compare import GUARD_ALPHA, RESAMPLES, SEED, Comparison, compare
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
 from turnbench.render import view as V
 from turnbench.render.html import comparison_html, results_html, shown_queries
-from turnbench.render.markdown import render_comparison_md
+from turnbench.render.markdown import render_comparison_md, render_corpora_md
 from turnbench.resultsdir import Side, load_side, rederive_dirs, runinfo_notes, seed_dirs, side_dirs, with_texts
 
 
-def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED
-                  ) -> Comparison | SeedsComparison:
+def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED,
+                  guard_level: float = GUARD_ALPHA) -> Comparison | SeedsComparison:
     if (base[0][0] is None) != (cand[0][0] is None):
         raise BadInput("one side is a single results directory and the other a set of seed-<S>/ directories")
     if base[0][0] is None:
         b, c = base[0][1], cand[0][1]
-        return compare(b.document, c.document, resamples=resamples, seed=seed, bindings=_bindings_if_needed(b, c))
+        return compare(b.document, c.document, resamples=resamples, seed=seed, bindings=_bindings_if_needed(b, c),
+                       guard_level=guard_level)
     bmap = {s: v for s, v in base if s is not None}
     cmap = {s: v for s, v in cand if s is not None}
     return compare_seeds({s: v.document for s, v in bmap.items()}, {s: v.document for s, v in cmap.items()},
                          resamples=resamples, seed=seed,
                          bindings={s: pair for s in bmap if s in cmap
-                                   and (pair := _bindings_if_needed(bmap[s], cmap[s])) is not None})
+                                   and (pair := _bindings_if_needed(bmap[s], cmap[s])) is not None},
+                         guard_level=guard_level)
 
 
 def with_stack_notes(result: Comparison | SeedsComparison, baseline: Path, candidate: Path
@@ -87,7 +90,7 @@ class Compared:
 
 
 def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] = (), texts: bool = False,
-                 resamples: int = RESAMPLES, seed: int = SEED) -> Compared:
+                 resamples: int = RESAMPLES, seed: int = SEED, guard_level: float = GUARD_ALPHA) -> Compared:
     """Read two results directories (or two sets of seeds) and compare them. Texts are read — and every binding
     checked against the named corpora — only when ``texts`` or a corpus is named (a page needs them, a verdict
     does not)."""
@@ -100,7 +103,7 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
             known: dict[str, dict[str, Any]] = {}  # a side whose bytes are the other's is parsed once
             base = load_side(Path(baseline), checked=False, known=known)
             cand = load_side(Path(candidate), checked=False, known=known)
-            result = compare_sides(base, cand, resamples=resamples, seed=seed)
+            result = compare_sides(base, cand, resamples=resamples, seed=seed, guard_level=guard_level)
             if corpora or texts:
                 # texts are for the page's cards: a corpus named is checked whole, one recorded for the cards alone
                 base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
@@ -111,6 +114,60 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
         if any(v.claim not in checked for side in (base, cand) for _, v in side):
             raise ResultsIntegrityError("a results directory changed while compare read it; run it again")
     return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
+
+
+@dataclass(frozen=True)
+class ComparedCorpora:
+    """One change over several corpora (``compare BASE CAND --also BASE2 CAND2 ...``): each corpus's pair read and
+    compared as ``compare_dirs`` does, the verdicts adjusted together (``turnbench.harness.corpora``)."""
+
+    pairs: tuple[Compared, ...]
+    result: K.CorporaComparison
+
+    def to_markdown(self, *, gate: bool | None = None) -> str:
+        return render_corpora_md(self.result, gate=gate)
+
+    def to_html(self, *, gate: bool = False) -> bytes:
+        """The first corpus's page, its verdicts the joint ones, with the verdict across corpora on top."""
+        first = self.pairs[0]
+        return comparison_html(first.baseline, first.candidate, self.result.corpora[0].comparison, gate=gate,
+                               across=self.result)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.result.to_json()
+
+    def gate_failures(self) -> list[str]:
+        return self.result.gate_failures()
+
+
+def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Corpus] = (), texts: bool = False,
+                    resamples: int = RESAMPLES, seed: int = SEED) -> ComparedCorpora:
+    """The same change (baseline arm → candidate arm) judged on each corpus of ``pairs``: a regression on any
+    corpus fails the gate, a win must hold on every one. ``corpora``: corpus directories, each checked against the
+    pair whose results it scored."""
+    level = K.guard_level(len(pairs))
+    done: list[Compared] = []
+    for b, c in pairs:
+        compared = compare_dirs(b, c, corpora=[], texts=False, resamples=resamples, seed=seed, guard_level=level)
+        ids = {v.corpus_id for side in (compared.baseline, compared.candidate) for _, v in side}
+        mine = [x for x in corpora if x.id in ids]
+        if mine or (texts and not done):  # the page is the first corpus's: only its texts are drawn
+            base, cand = with_texts([compared.baseline, compared.candidate], mine,
+                                    None if mine else shown_queries(compared.candidate, compared.baseline))
+            compared = replace(compared, baseline=base, candidate=cand)
+        done.append(compared)
+    named = {x.id for x in corpora}
+    unused = named - {v.corpus_id for p in done for side in (p.baseline, p.candidate) for _, v in side}
+    if unused:
+        raise BadInput(f"corpus {sorted(unused)[0]} is not the corpus of any results given")
+    K.check_corpora([(p.baseline[0][1].document, p.candidate[0][1].document) for p in done])
+    parts = []
+    for p in done:
+        cmp = p.result.pooled if isinstance(p.result, SeedsComparison) else p.result
+        doc = p.baseline[0][1].document
+        parts.append(K.Corpus(str(cmp.facts["corpus"]), str(doc["provenance"].get("licence_tier", "unrecorded")),
+                              cmp))
+    return ComparedCorpora(tuple(done), K.combine(parts))
 
 
 def _one_blas_thread() -> Any:

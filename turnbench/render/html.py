@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from turnbench.errors import BadInput
-from turnbench.harness.compare import SAME, Comparison, Row
+from turnbench.harness.compare import REPORT_ONLY, SAME, Comparison, Row
+from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.seeds import SeedsComparison
 from turnbench.render import plots
 from turnbench.render.markdown import detectable_cell, relative_text
@@ -206,7 +207,7 @@ def _header(title: str, facts: Sequence[str], notes: Sequence[str]) -> list[str]
 
 def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]],
                     cmp: Comparison, *, per_seed: Mapping[int, Comparison] | None = None,
-                    callouts: Sequence[str] = (), gate_failures: Sequence[str] | None = None) -> bytes:
+                    callouts: Sequence[str] = (), gate_failures: Sequence[str] | None = None, top: str = "") -> bytes:
     """The comparison page: ``cand`` and ``base`` are the results (one per seed when pooled)."""
     f = cmp.facts
     title = f"turnbench report: {cmp.candidate} vs baseline {cmp.baseline}"
@@ -222,6 +223,8 @@ def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tupl
         esc(cand[0][1].texts.source)],
         [*([f"ORACLE scope {f['scope']}: an upper bound, not a system result"] if f["oracle"] else []),
          *cmp.notes, *callouts, *(f"warning: {w}" for w in cmp.warnings())])
+    if top:
+        body.append(top)
     body.append("<h2>Metrics per class</h2>\n")
     for seed, v in cand:
         body.append(f"<h3>candidate {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
@@ -351,13 +354,38 @@ def results_page(view: View) -> bytes:
     return _page(title, body)
 
 
-def comparison_html(base: Side, cand: Side, result: Comparison | SeedsComparison, *, gate: bool = False) -> bytes:
-    """The comparison page; ``gate``: the gate was asked for, so the page says whether it passed."""
-    failures = result.gate_failures() if gate else None
+def comparison_html(base: Side, cand: Side, result: Comparison | SeedsComparison, *, gate: bool = False,
+                    across: CorporaComparison | None = None) -> bytes:
+    """The comparison page; ``gate``: the gate was asked for, so the page says whether it passed. ``across``: the
+    change over several corpora, this page drawing the first; its gate and verdict table are the page's top."""
+    failures = (across or result).gate_failures() if gate else None
+    top = "" if across is None else _across_section(across)
     if isinstance(result, SeedsComparison):
         return comparison_page(cand, base, result.pooled, per_seed=result.per_seed, callouts=result.callouts,
-                               gate_failures=failures)
-    return comparison_page(cand, base, result, gate_failures=failures)
+                               gate_failures=failures, top=top)
+    return comparison_page(cand, base, result, gate_failures=failures, top=top)
+
+
+def _across_section(cc: CorporaComparison) -> str:
+    """The verdict across corpora: per gated cell, each corpus's Δ, relative Δ and detectable effect."""
+    names = [c.name for c in cc.corpora]
+    cells = []
+    for x in cc.cells():
+        if x.block in REPORT_ONLY:
+            continue
+        per = []
+        for r in x.rows:
+            per += (["—"] * 3 if r is None else [f"{r.delta:+.4f}", relative_text(r.relative), detectable_cell(r)])
+        verdict = x.verdict if x.verdict == SAME else f"<span class={x.verdict.split()[0]}>{esc(x.verdict)}</span>"
+        cells.append([esc(x.block), esc(" ".join(v for _, v in x.groups)), esc(x.measure), *per, verdict])
+    tiers = " · ".join(f"{esc(c.name)} (licence tier {esc(c.tier)})" for c in cc.corpora)
+    return (f"<h2>Across {len(names)} corpora</h2>\n<p class=meta>{tiers}; Holm over the {cc.family()} gated rows "
+            f"of every corpus, lookup guarded on each at {cc.guard_level:g}; worse when worse on any corpus, better "
+            "only when better on every one. The rest of this page draws the first corpus.</p>\n"
+            + "".join(f"<p class=note>warning: {esc(w)}</p>\n" for w in cc.warnings())
+            + _table(["block", "group", "measure", *(h for n in names for h in (f"Δ {n}", "relative",
+                                                                               "detectable")), "across corpora"],
+                     cells, 3))
 
 
 def results_html(side: Side) -> bytes:

@@ -13,6 +13,7 @@ from turnbench.harness import ties
 from turnbench.harness.agreement import INERT_MEAN, LEVEL, RESAMPLES, Cell
 from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
 from turnbench.harness.compare import ALPHA, BETTER, GUARD_ALPHA, REPORT_ONLY, SAME, WORSE, Comparison, Row
+from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.rows import ALL
 from turnbench.harness.score import arm_label
 from turnbench.harness.seeds import SeedsComparison, cell_of
@@ -307,6 +308,44 @@ def render_agreement_md(cells: Sequence[Cell], *, unit: str = "queries", resampl
                      str(c.unresolved), ", ".join(c.inert) or "none", *(c.orders[k].text() for k in corpora), swaps])
     lines += table(["class", "measure", "tau-b", "interval", "all arms", "swaps", "unresolved", "inert",
                     *(f"order on {k}" for k in corpora), "pairs that swap"], rows, "llrlrrrl")
+    return "\n".join(lines) + "\n"
+
+
+def render_corpora_md(cc: CorporaComparison, *, gate: bool | None = None) -> str:
+    """compare.md of one change over several corpora: the verdict across them, then each corpus's rows."""
+    names = [c.name for c in cc.corpora]
+    lines = [f"## turnbench compare over {len(names)} corpora: `{cc.candidate}` vs baseline `{cc.baseline}`", ""]
+    if gate is not None:
+        failures = cc.gate_failures()
+        lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
+                                                                    else ""), ""]
+        lines += [f"- {x}" for x in failures] + ([""] if failures else [])
+    lines += [f"> warning: {w}" for w in cc.warnings()] + ([""] if cc.warnings() else [])
+    lines += [
+        "corpora: " + " · ".join(f"`{c.name}` (licence tier {c.tier})" for c in cc.corpora),
+        f"verdicts Holm-adjusted over the {cc.family()} gated rows of every corpus together at α = {ALPHA}; lookup "
+        f"guarded on each corpus at {cc.guard_level:g}. Across corpora a row is worse when it is worse on any "
+        f"corpus, better only when it is better on every one. `rel.` (Δ over the baseline's mean) is the figure "
+        "that carries between corpora; absolute Δ differ in size from corpus to corpus.",
+        "",
+    ]
+    header = ["block", "group", "measure", *(h for n in names for h in (f"Δ {n}", "rel.", "detectable")),
+              "across corpora"]
+    cells = []
+    for x in cc.cells():
+        if x.block in REPORT_ONLY:
+            continue
+        per = []
+        for r in x.rows:
+            per += ([DASH] * 3 if r is None else
+                    [f"{r.delta:+.4f}" if r.delta else "0.0000", relative_text(r.relative), detectable_cell(r)])
+        cells.append([x.block, " ".join(v for _, v in x.groups), x.measure, *per,
+                      x.verdict if x.verdict == SAME else f"**{x.verdict}**"])
+    lines += ["### Across corpora (gated rows)", ""]
+    lines += table(header, cells, "lll" + "r" * (len(header) - 4) + "l")
+    for c in cc.corpora:
+        body = render_compare_md(c.comparison).splitlines()
+        lines += ["", f"### {c.name} (licence tier {c.tier})", "", *body[2:]]
     return "\n".join(lines) + "\n"
 
 
