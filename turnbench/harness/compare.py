@@ -301,7 +301,7 @@ def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any],
                                          f"in the candidate")
 
 
-def _group_sort_key(groups: tuple[str, ...]) -> tuple:
+def group_sort_key(groups: tuple[str, ...]) -> tuple:
     return tuple((1, 0, v) if v == ALL else (0, _ORDER.get(v, len(_ORDER)), v) for v in groups)
 
 
@@ -386,23 +386,40 @@ def _guarded_group(table: Table, g: tuple[str, ...]) -> bool:
     return table.name == "retrieval" and dict(zip(table.group_keys, g, strict=True)).get("class") == STRICT_CLASS
 
 
+def table_groups(b: Table) -> dict[tuple[str, ...], list[str]]:
+    """A table's rows: each group's query ids, with an ``all`` group rolling up the last key within the others
+    (every class of a corpus). Within a group, records sit stratum by stratum, each one consecutive block."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for qid in sorted(b.records, key=lambda q: (b.strata.get(q, ""), q)):
+        g = b.records[qid][0]
+        groups.setdefault(g, []).append(qid)
+        groups.setdefault((*g[:-1], ALL), []).append(qid)
+    return groups
+
+
+def gated_family(document: Mapping[str, Any]) -> int:
+    """How many gated rows a comparison of this document with another of the same queries has: the size of the
+    Holm family its verdicts are adjusted over."""
+    n = 0
+    for name, t in tables_of(document).items():
+        if name in REPORT_ONLY:
+            continue
+        for qids in table_groups(t).values():
+            n += len({m for q in qids for m in t.records[q][1]})
+    return n
+
+
 def compare_table(b: Table, c: Table, resamples: int, seed: int, guard_level: float = GUARD_ALPHA) -> list[Row]:
     """Every group × measure row of one table. ``guard_level``: the lookup guard's level for this comparison (the
     guard of a comparison over several corpora tests each at its share)."""
     import numpy as np
 
     keys = b.group_keys
-    groups: dict[tuple[str, ...], list[str]] = {}
-    # within a group, records sit stratum by stratum so each stratum is one consecutive block of rows
-    for qid in sorted(b.records, key=lambda q: (b.strata.get(q, ""), q)):
-        g = b.records[qid][0]
-        groups.setdefault(g, []).append(qid)
-        # the `all` row rolls up the last key within the others (every class of a corpus)
-        groups.setdefault((*g[:-1], ALL), []).append(qid)
+    groups = table_groups(b)
     # the guard's level is shared out (Bonferroni) over the lookup groups of this table (one per corpus)
     guarded = [g for g in groups if _guarded_group(b, g)]
     rows = []
-    for g in sorted(groups, key=_group_sort_key):
+    for g in sorted(groups, key=group_sort_key):
         qids = groups[g]
         # measures present on the same queries share one set of resample indices
         buckets: dict[tuple[str, ...], list[str]] = {}

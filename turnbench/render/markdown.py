@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from turnbench.harness import ties
+from turnbench.harness import power, ties
 from turnbench.harness.agreement import INERT_MEAN, LEVEL, RESAMPLES, Cell
 from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
 from turnbench.harness.compare import ALPHA, BETTER, GUARD_ALPHA, REPORT_ONLY, SAME, WORSE, Comparison, Row
@@ -98,7 +98,26 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
         lines += ["", f"## Surface: {name}", "", *_table(rows, measures, marked=bool(comparable))]
     for domain, rows in sorted(block.get("rows_by_domain", {}).items()):
         lines += ["", f"## Domain: {domain}", "", *_table(rows, measures, marked=bool(comparable))]
+    lines += _detectable_section(document)
     return "\n".join(lines) + "\n"
+
+
+def _detectable_section(document: Mapping[str, Any]) -> list[str]:
+    """What a comparison against these results could find (``turnbench.harness.power``)."""
+    found = power.detectable(document)
+    if not found:
+        return []
+    rows = [[*d.group, _HEADERS.get(d.measure, d.measure), str(d.n), fmt4(d.mean),
+             DASH if d.share is None else f"{100 * d.share:.1f}%", DASH if d.loss is None else f"−{d.loss:.4f}"]
+            for d in found]
+    return ["", "## What a comparison on this corpus can detect", "",
+            "The smallest loss `compare --gate` against these results finds 80% of the time, for a change that "
+            "takes the whole score of a share of a class's queries (what `make perf-power` plants): lookup by its "
+            f"guard (one-sided, {GUARD_ALPHA:g}), the other classes by Holm's first step over the "
+            f"{power.gated_family(document)} rows a comparison gates. A comparison states its own figure per row, "
+            "from the paired spread (`detectable`); a smaller effect reads \"no measurable difference\". "
+            f"{DASH}: no share of the class would do.", "",
+            *table(["corpus", "class", "measure", "n", "mean", "share of queries", "loss"], rows, "lllrrrr")]
 
 
 def _comparable_note(block: Mapping[str, Any]) -> str:
