@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms perf-power
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -191,11 +191,19 @@ perf-seeds: jars
 	$(PY) -m benchmarks.seeds
 
 AA_SEEDS ?= 11,12,13
-## perf-false-alarms: the gate's A/A false-alarm rate before and after Holm: label-swapped bm25 / bm25-title on AA_SEEDS (20 swaps each)
+## perf-false-alarms: the gate's A/A false-alarm rate: label swaps between every two of AA_ARMS (five genuinely different lexical arms) on the corpora of AA_SEEDS, AA_SWAPS coins each (120 pairs), per rule with a Wilson interval
+AA_ARMS ?= bm25 arms/agreement/phrase-boost.toml arms/agreement/lex-nostem.toml arms/agreement/fuzzy-auto.toml arms/agreement/strict-msm75.toml
+AA_SWAPS ?= 4
 perf-false-alarms: jars
-	@test -d $(RESULTS)/aa/bm25-title || $(TURNBENCH) bench --seeds $(AA_SEEDS) --corpora $(CORPORA) --arm bm25 \
-	  --arm bm25-title --out $(RESULTS)/aa --provider $(VERIFY_PROVIDER) >/dev/null
-	$(PY) -m benchmarks.false_alarms --arm-a $(RESULTS)/aa/bm25 --arm-b $(RESULTS)/aa/bm25-title
+	@test -f $(RESULTS)/aa/.done || { rm -rf $(RESULTS)/aa && $(TURNBENCH) bench --seeds $(AA_SEEDS) --corpora $(CORPORA) \
+	  $(foreach a,$(AA_ARMS),$(if $(filter %.toml,$(a)),--arm-file $(a),--arm $(a))) --out $(RESULTS)/aa \
+	  --provider $(VERIFY_PROVIDER) >/dev/null && touch $(RESULTS)/aa/.done; }
+	$(PY) -m benchmarks.false_alarms $(foreach a,$(AA_ARMS),--arm $(RESULTS)/aa/$(basename $(notdir $(a)))) --swaps $(AA_SWAPS)
+
+POWER_RESULTS ?= baselines/$(CONTROL)
+## perf-power: plant losses of known size in $(POWER_RESULTS)'s run (the answers of 0.5-5% of lookups demoted past the depth, 10 draws each), score and gate them; detection rate against the detectable loss compare and metrics.md state
+perf-power: corpus
+	$(PY) -m benchmarks.power --results $(POWER_RESULTS) --corpus $(DEFAULT_CORPUS)
 
 # -- bench, baselines and the CI check --
 ARM ?= bm25
