@@ -40,6 +40,9 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
               help="Also write the markdown here, and the HTML report beside it (same name, .html).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
               help="Also write every row (delta, interval, p-values, verdicts) and the gate's failures as JSON here.")
+@click.option("--rule", "rule_file", type=click.Path(dir_okay=False), default=None,
+              help="A decision file written before the candidate ran (clauses with margins, docs/gate.md): its verdict "
+                   "is printed with the clause that decided it; exit 4 when it fails.")
 @click.option("--resamples", type=click.IntRange(100, 1_000_000), default=10_000, show_default=True,
               help="Bootstrap resamples.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
@@ -47,7 +50,8 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
-                json_out: str | None, resamples: int, seed: int | None, corpus_dirs: tuple[str, ...]) -> None:
+                json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
+                corpus_dirs: tuple[str, ...]) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
     from turnbench import canonical
@@ -62,7 +66,8 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
         outputs += [("--out", out), ("--out's report", Path(out).with_suffix(".html"))]
     if json_out:
         outputs.append(("--json", json_out))
-    check_outputs(outputs, [baseline, candidate, *corpus_dirs, *(p for pair in also for p in pair)])
+    check_outputs(outputs, [baseline, candidate, *corpus_dirs, *(p for pair in also for p in pair),
+                            *([rule_file] if rule_file else [])])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared: Compared | ComparedCorpora
     if also:
@@ -74,8 +79,19 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
                                 resamples=resamples, seed=SEED if seed is None else seed)
     text = compared.to_markdown(gate=gate if gate else None)
     page = compared.to_html(gate=gate) if out else None
+    document = compared.to_json()
+    decision = None
+    if rule_file:
+        from turnbench.harness.rules import decide, read_rule
+        from turnbench.render.markdown import render_decision_md
+
+        rows = compared.rows()
+        rule = read_rule(Path(rule_file), sorted({r.measure for r in rows}))
+        decision = decide(rule, rows)
+        text += render_decision_md(decision, rule.source, rule.undetermined_passes)
+        document = document | {"rule": {"file": rule.source, **decision.to_json()}}
     if json_out:
-        canonical.write_json(Path(json_out), compared.to_json())
+        canonical.write_json(Path(json_out), document)
     if out and page is not None:
         canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
         canonical.write_bytes_atomic(Path(out).with_suffix(".html"), page)
@@ -85,6 +101,8 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     failures = compared.gate_failures()
     if gate and failures:
         raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
+    if decision is not None and not decision.passes:
+        raise errors.GateFailed(f"the rule {rule_file} is {decision.verdict}: {decision.deciding}")
 
 
 @click.command("report")

@@ -14,7 +14,7 @@ from typing import Any
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness import corpora as K
-from turnbench.harness.compare import GUARD_ALPHA, RESAMPLES, SEED, Comparison, compare
+from turnbench.harness.compare import GUARD_ALPHA, RESAMPLES, SEED, Comparison, Row, compare
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
 from turnbench.render import view as V
@@ -88,6 +88,10 @@ class Compared:
         """Why ``compare --gate`` would fail; empty when it passes."""
         return self.result.gate_failures()
 
+    def rows(self) -> tuple[Row, ...]:
+        """The rows a verdict reads: the pooled ones for seed sets."""
+        return self.result.pooled.rows if isinstance(self.result, SeedsComparison) else self.result.rows
+
 
 def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] = (), texts: bool = False,
                  resamples: int = RESAMPLES, seed: int = SEED, guard_level: float = GUARD_ALPHA) -> Compared:
@@ -138,6 +142,10 @@ class ComparedCorpora:
 
     def gate_failures(self) -> list[str]:
         return self.result.gate_failures()
+
+    def rows(self) -> tuple[Row, ...]:
+        """Every corpus's rows, jointly adjusted."""
+        return tuple(r for c in self.result.corpora for r in c.comparison.rows)
 
 
 def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Corpus] = (), texts: bool = False,

@@ -15,6 +15,7 @@ from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults,
 from turnbench.harness.compare import ALPHA, BETTER, GUARD_ALPHA, REPORT_ONLY, SAME, WORSE, Comparison, Row
 from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.rows import ALL
+from turnbench.harness.rules import Decision
 from turnbench.harness.score import arm_label
 from turnbench.harness.seeds import SeedsComparison, cell_of
 
@@ -365,6 +366,15 @@ def render_corpora_md(cc: CorporaComparison, *, gate: bool | None = None) -> str
     for c in cc.corpora:
         body = render_compare_md(c.comparison).splitlines()
         lines += ["", f"### {c.name} (licence tier {c.tier})", "", *body[2:]]
+    return "\n".join(lines) + "\n"
+
+
+def render_decision_md(decision: Decision, source: str, undetermined_passes: bool) -> str:
+    """The pre-registered rule's verdict (compare --rule), appended to compare.md."""
+    lines = ["", f"### Pre-registered rule `{source}`: **{decision.verdict}** "
+                 f"({'passes' if decision.passes else 'fails'}; undetermined "
+                 f"{'passes' if undetermined_passes else 'fails'})", "", f"decided by: {decision.deciding}", ""]
+    lines += table(["clause", "verdict", "deciding row (95% interval)"], [list(c) for c in decision.clauses], "lll")
     return "\n".join(lines) + "\n"
 
 
