@@ -132,3 +132,30 @@ def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[
                        resamples=resamples, seed=SEED if seed is None else seed)
     canonical.write_bytes_atomic(Path(out), page)
     click.echo(f"wrote {out} ({len(page):,} bytes)")
+
+
+@click.command("plan")
+@click.argument("pilot", type=click.Path(exists=True, file_okay=False))
+@click.argument("candidate", required=False, type=click.Path(exists=True, file_okay=False))
+@click.option("--delta", required=True, type=float, help="The loss to detect, e.g. 0.01 (nDCG@10 points).")
+@click.option("--class", "cls", default="lookup", show_default=True, help="The class it is on.")
+@click.option("--measure", default="nDCG@10", show_default=True, help="The measure it is in.")
+@click.option("--power", default=0.8, show_default=True, type=float, help="The chance of finding it.")
+@click.option("--check", "check_corpus", type=click.Path(exists=True, file_okay=False), default=None,
+              help="A corpus generated at the planned size: say whether it asks enough questions (exit 1 if not).")
+@handle_errors
+def plan_cmd(pilot: str, candidate: str | None, delta: float, cls: str, measure: str, power: float,
+             check_corpus: str | None) -> None:
+    """How many questions, meetings or seeds a comparison needs to find a loss of --delta on --class with --power,
+    from a pilot bench (PILOT) or, better, a pilot comparison (PILOT against CANDIDATE, a change of the kind to
+    be judged)."""
+    from turnbench.pipeline.planning import check, plan
+
+    p = plan(Path(pilot), Path(candidate) if candidate else None, delta=delta, cls=cls, measure=measure, power=power)
+    for line in p.lines():
+        click.echo(line)
+    if check_corpus:
+        ok, line = check(p, Path(check_corpus))
+        click.echo(line)
+        if not ok:
+            raise errors.CheckFailed(f"{check_corpus} asks too few {cls} questions for the plan")
