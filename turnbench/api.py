@@ -33,7 +33,7 @@ from turnbench.harness.rows import ALL
 from turnbench.harness.score import UNKNOWN, Scored
 from turnbench.passages import Passage
 from turnbench.pipeline.bench import BenchOptions
-from turnbench.pipeline.comparing import Compared
+from turnbench.pipeline.comparing import Compared, ComparedCorpora
 from turnbench.rankings import RankedPassage
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import ScopeName
@@ -41,12 +41,14 @@ from turnbench.vocab import ScopeName
 if TYPE_CHECKING:
     from turnbench.engines.retrieval import RunResult
     from turnbench.loading.load import LoadResult
+    from turnbench.pipeline.planning import Plan
 
 PathLike = str | os.PathLike[str]
 CorpusLike = Corpus | PathLike
 
-__all__ = ["generate", "validate", "open_stack", "load", "run", "score", "bench", "compare", "report",
-           "Results", "Row", "QueryValues", "Compared", "BenchOptions", "RelevancePolicy", "Passage", "RankedPassage"]
+__all__ = ["generate", "validate", "open_stack", "load", "run", "score", "bench", "compare", "plan", "report",
+           "Results", "Row", "QueryValues", "Compared", "ComparedCorpora", "BenchOptions", "RelevancePolicy", "Passage",
+           "RankedPassage"]
 
 
 @dataclass(frozen=True)
@@ -230,14 +232,31 @@ def _results_dir(side: Results | PathLike) -> Path:
 
 
 def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
-            corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None) -> Compared:
+            corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None,
+            also: Sequence[tuple[Results | PathLike, Results | PathLike]] = ()) -> Compared | ComparedCorpora:
     """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
-    the randomisation p-value and the Holm-adjusted verdict; ``.gate_failures()`` is what ``--gate`` fails on."""
+    the randomisation p-value, the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what
+    ``--gate`` fails on, ``.warnings()`` the lookup losses within noise. ``also``: the same two arms on other
+    corpora, judged together (``compare --also``; docs/gate.md)."""
     from turnbench.harness.compare import SEED
-    from turnbench.pipeline.comparing import compare_dirs
+    from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
+    if also:
+        return compare_corpora([(_results_dir(baseline), _results_dir(candidate)),
+                                *((_results_dir(b), _results_dir(c)) for b, c in also)],
+                               corpora=[_corpus(c) for c in corpora], resamples=resamples,
+                               seed=SEED if seed is None else seed)
     return compare_dirs(_results_dir(baseline), _results_dir(candidate), corpora=[_corpus(c) for c in corpora],
                         resamples=resamples, seed=SEED if seed is None else seed)
+
+
+def plan(pilot: Results | PathLike, candidate: Results | PathLike | None = None, *, delta: float,
+         cls: str = "lookup", measure: str = "nDCG@10", power: float = 0.8) -> Plan:
+    """How many questions, meetings or seeds a comparison needs to find a loss of ``delta`` (``turnbench plan``)."""
+    from turnbench.pipeline.planning import plan as make_plan
+
+    return make_plan(_results_dir(pilot), None if candidate is None else _results_dir(candidate), delta=delta,
+                     cls=cls, measure=measure, power=power)
 
 
 def report(results: Results | PathLike, baseline: Results | PathLike | None = None, *,

@@ -88,6 +88,10 @@ class Compared:
         """Why ``compare --gate`` would fail; empty when it passes."""
         return self.result.gate_failures()
 
+    def warnings(self) -> list[str]:
+        """Lookup losses the guard cannot tell from noise: shown, never failed."""
+        return self.result.warnings()
+
     def rows(self) -> tuple[Row, ...]:
         """The rows a verdict reads: the pooled ones for seed sets."""
         return self.result.pooled.rows if isinstance(self.result, SeedsComparison) else self.result.rows
@@ -142,6 +146,9 @@ class ComparedCorpora:
 
     def gate_failures(self) -> list[str]:
         return self.result.gate_failures()
+
+    def warnings(self) -> list[str]:
+        return self.result.warnings()
 
     def rows(self) -> tuple[Row, ...]:
         """Every corpus's rows, jointly adjusted."""
