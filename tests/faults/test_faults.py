@@ -297,7 +297,7 @@ ROUND3 = [
          r"ResultsIntegrityError: .*query q00001 MRR: metrics.json says 0.5, its exported qrels and run give"),
     Case("claims", "the evidence deleted and the digest rewritten", lambda w: ["report", str(_without(
         results(w, name="a"), "run.passages.trec")), "--out", str(w / "r.html")], 3,
-         r"no run.passages.trec beside metrics.json", ("r.html",)),
+         r"metrics.json records run.passages.trec, which is not here", ("r.html",)),
     Case("seeds", "seed-8 holding another seed's results", lambda w: ["compare", str(_seed_set(w, (8,))), str(
         _seed_set_b(w, (8,)))], 3, r"seed-8/ holds results of corpus .*whose seed is 20261130, not 8"),
     Case("seeds", "one corpus under two seeds", lambda w: ["compare", str(_seed_set(

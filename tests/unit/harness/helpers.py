@@ -201,18 +201,42 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
     doc = {
         "schema_version": 1,
         "provenance": {"corpus": {"id": corpus, "sha256": sha, "seed": seed}, "relevance_policy": {"name": policy},
-                       "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11"}, "arm": {"name": arm}},
+                       "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11", "semantics": "trec_eval -c",
+                                         "ndcg": "ndcg_cut"},
+                       "arm": {"name": arm}, "licence_tier": "A", "stack": {}},
         "scope": {"label": "corpus", "oracle": False},
         "retrieval": {"group_by": ["corpus", "class"], "measures": measures, "per_query": per_query,
-                      "rows": aggregate_rows(corpus, per_query, measures, {})},
+                      "rows": aggregate_rows(corpus, per_query, measures, {}),
+                      "counts": {"queries_ranked": len(ranks), "queries_judged": len(ranks), "queries_unanswered": 0,
+                                 "queries_dropped_unjudgeable": 0, "judged_passages": len(ranks),
+                                 "judged_passages_by_grade": {"1": len(ranks)}}},
     }
     path.mkdir(parents=True)
-    (path / "metrics.json").write_text(json.dumps(doc))
     (path / X.QRELS_PASSAGES).write_bytes(X.qrels_text(qrels))
     (path / X.QRELS_MEETINGS).write_bytes(b"")
     (path / X.RUN_PASSAGES).write_bytes(X.scored_run_text(run, arm))
     (path / X.RUN_MEETINGS).write_bytes(b"")
-    for name in (X.QRELS_STRICT, X.SPANS, X.PASSAGES):  # no strict block, no span measures: nothing in them to read
+    for name in (X.SPANS, X.PASSAGES):  # no span measures: nothing in them to read
         (path / name).write_bytes(b"")
-    write_digest(path)
+    (path / X.QRELS_STRICT).write_bytes(X.qrels_text({}))  # grade 1 only: no strict qrels
+    seal(path, doc)
     return path
+
+
+def seal(path: Path, doc: dict) -> None:
+    """metrics.json and metrics.md written into ``path`` as turnbench writes them last: the document recording every
+    other file's sha256 (and passages.jsonl's as its inventory's), then claim.sha256."""
+    import json
+
+    from turnbench.canonical import sha256_file
+    from turnbench.harness import exports as X
+    from turnbench.harness.claimed import with_file_digests
+    from turnbench.render.markdown import render_metrics_md
+    from turnbench.resultsdir import claimed_files, write_digest
+
+    shas = {name: sha256_file(path / name) for name in claimed_files(path) if name not in ("metrics.json", "metrics.md")}
+    doc["provenance"].setdefault("inputs", {})["passages"] = {"sha256": shas.get(X.PASSAGES)}
+    doc = with_file_digests(doc, shas)
+    (path / "metrics.json").write_text(json.dumps(doc))
+    (path / "metrics.md").write_text(render_metrics_md(doc))
+    write_digest(path)
