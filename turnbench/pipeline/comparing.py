@@ -6,7 +6,7 @@ What ``compare`` and ``report`` share: pairing the sides, the statistics (``turn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness.compare import RESAMPLES, SEED, Comparison, compare
+from turnbench.harness.gold import check_sides
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
 from turnbench.render import view as V
@@ -104,6 +105,8 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
             if corpora or texts:
                 # texts are for the page's cards: a corpus named is checked whole, one recorded for the cards alone
                 base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
+            # both sides judged against one gold (and, with a corpus named, the gold it gives)
+            check_sides(_paired_dirs(Path(baseline), Path(candidate), base, cand), corpora)
         except Exception:
             job.result()  # a document the child refuses is what went wrong here too: its refusal is the one said
             raise
@@ -111,6 +114,16 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
         if any(v.claim not in checked for side in (base, cand) for _, v in side):
             raise ResultsIntegrityError("a results directory changed while compare read it; run it again")
     return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
+
+
+def _paired_dirs(baseline: Path, candidate: Path, base: Side, cand: Side
+                 ) -> list[tuple[tuple[Path, Mapping[str, Any]], tuple[Path, Mapping[str, Any]]]]:
+    """The (baseline, candidate) results directories compared with each other, each with its document: the two
+    directories, or each seed's pair."""
+    bdirs = dict(zip([s for s, _ in base], side_dirs(baseline), strict=True))
+    cdirs = dict(zip([s for s, _ in cand], side_dirs(candidate), strict=True))
+    bdocs, cdocs = {s: v.document for s, v in base}, {s: v.document for s, v in cand}
+    return [((bdirs[s], bdocs[s]), (cdirs[s], cdocs[s])) for s in bdirs if s in cdirs]
 
 
 def _one_blas_thread() -> Any:
