@@ -92,8 +92,7 @@ def check_same_gold(base: Gold, cand: Gold) -> None:
         differing.append((qid, why))
     if differing:
         qid, why = min(differing)
-        raise DifferentGold(f"the baseline ({base.directory}) and the candidate ({cand.directory}) hold different "
-                            f"gold: query {qid}: {why}")
+        raise DifferentGold(f"the baseline and the candidate hold different gold: query {qid}: {why}")
 
 
 def _judgement_difference(b: Mapping[str, Mapping[str, int]], c: Mapping[str, Mapping[str, int]],
