@@ -101,7 +101,7 @@ def test_an_aggregation_gold_forged_consistently_is_refused(answered) -> None:
     doc = read_results(cand)  # consistent
     assert doc["answers"]["per_query"] != read_results(base)["answers"]["per_query"]
     refused(cli("compare", base, cand, "--gate"), "DifferentGold", "query q1: its gold answer (metrics.json answers) "
-                                                                   "differ")
+                                                                   "differs")
 
 
 def test_two_inventories_compare_and_share_the_grades_of_the_passages_both_hold(pair) -> None:

@@ -77,16 +77,16 @@ def check_same_gold(base: Gold, cand: Gold) -> None:
     """Refuse (DifferentGold) unless the two sides hold the same gold, naming the first query that differs."""
     shared = _shared_records(base, cand) if base.inventory != cand.inventory else None
     aspects: list[tuple[str, Mapping[str, Any], Mapping[str, Any]]] = [
-        ("gold meetings (qrels.meetings.txt)", base.meetings, cand.meetings),
-        ("gold turns' spans, words or start (spans.jsonl)", base.spans, cand.spans),
-        ("gold answer (metrics.json answers)", base.answers, cand.answers)]
+        ("gold meetings (qrels.meetings.txt) differ", base.meetings, cand.meetings),
+        ("gold turns' spans, words or start (spans.jsonl) differ", base.spans, cand.spans),
+        ("gold answer (metrics.json answers) differs", base.answers, cand.answers)]
     if base.bound and cand.bound:
-        aspects.insert(0, ("record or gold turns' text (bindings.jsonl)", base.bound, cand.bound))
+        aspects.insert(0, ("record or gold turns' text (bindings.jsonl) differ", base.bound, cand.bound))
     differing = []
     for what, b, c in aspects:
         qid = next((q for q in sorted(set(b) | set(c)) if b.get(q) != c.get(q)), None)
         if qid is not None:
-            differing.append((qid, f"its {what} differ"))
+            differing.append((qid, f"its {what}"))
     qid, why = _judgement_difference(base.judgements, cand.judgements, shared)
     if qid is not None:
         differing.append((qid, why))
