@@ -251,7 +251,18 @@ def _rederive(directory: Path, doc: Any, claim: str) -> None:
     check_recorded(doc, listed, where)
     files = {name: (directory / name).read_bytes() for name in NEEDED if (directory / name).is_file()}
     rederive(doc, files, where)
-    check_derived(doc, listed, lambda name: files[name] if name in files else (directory / name).read_bytes(), where)
+    check_derived(doc, listed, lambda name: files[name] if name in files else (directory / name).read_bytes(), where,
+                  _rendered(doc))
+
+
+def _rendered(document: Mapping[str, Any]) -> dict[str, Callable[[], bytes]]:
+    """The files people read, as ``document`` makes them: metrics.md, and answers.md when it has answers."""
+    from turnbench.harness.answers import rebuild
+
+    out: dict[str, Callable[[], bytes]] = {METRICS_MD: lambda: render_metrics_md(document).encode("utf-8")}
+    if BLOCK in document:
+        out[ANSWERS_MD] = lambda: render_answers_md(rebuild(document[BLOCK])).encode("utf-8")
+    return out
 
 
 def rederive_dirs(directories: Sequence[Path]) -> list[str]:

@@ -24,7 +24,7 @@ from turnbench import canonical
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness import exports as X
 
-METRICS_JSON, METRICS_MD, ANSWERS_MD = "metrics.json", "metrics.md", "answers.md"
+METRICS_JSON, METRICS_MD = "metrics.json", "metrics.md"
 FILES = "files"  # the key of provenance recording each file's sha256
 NOT_RECORDED = frozenset({METRICS_JSON, METRICS_MD})  # metrics.json holds the record; metrics.md is made from it
 
@@ -67,13 +67,14 @@ def check_recorded(document: Mapping[str, Any], listed: Mapping[str, str], where
 
 
 def check_derived(document: Mapping[str, Any], listed: Mapping[str, str], read: Callable[[str], bytes],
-                  where: str) -> None:
+                  where: str, rendered: Mapping[str, Callable[[], bytes]]) -> None:
     """Refuse unless each file made from the document is, byte for byte, what it makes (``read(name)``: a file's
-    bytes). After ``check_recorded`` and the re-derivation: a document whose values were forged is named by its
+    bytes; ``rendered``: the files people read, metrics.md and answers.md, made by ``turnbench.render`` from the
+    document). After ``check_recorded`` and the re-derivation: a document whose values were forged is named by its
     values first."""
     recorded = document["provenance"][FILES]
     try:
-        for name, make in _derived(document, recorded, read).items():
+        for name, make in {**rendered, **_derived(document, recorded, read)}.items():
             if name not in listed:
                 raise ResultsIntegrityError(f"{where}: no {name} beside metrics.json, which gives one")
             if read(name) != make():
@@ -85,13 +86,8 @@ def check_derived(document: Mapping[str, Any], listed: Mapping[str, str], read: 
 
 def _derived(document: Mapping[str, Any], recorded: Mapping[str, str], read: Callable[[str], bytes]
              ) -> dict[str, Callable[[], bytes]]:
-    """The files made again from the document (and qrels.passages.txt), by name: each a function of its bytes."""
-    from turnbench.harness.answers import rebuild
-    from turnbench.render.markdown import render_answers_md, render_metrics_md
-
-    out: dict[str, Callable[[], bytes]] = {METRICS_MD: lambda: render_metrics_md(document).encode("utf-8")}
-    if "answers" in document:
-        out[ANSWERS_MD] = lambda: render_answers_md(rebuild(document["answers"])).encode("utf-8")
+    """The exports made again from the document (and qrels.passages.txt), by name: each a function of its bytes."""
+    out: dict[str, Callable[[], bytes]] = {}
     if X.TREC_JSON in recorded:
         out[X.TREC_JSON] = lambda: canonical.pretty(sidecar_of(document))
     if X.QRELS_STRICT in recorded and X.QRELS_PASSAGES in recorded:
