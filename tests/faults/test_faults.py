@@ -143,8 +143,13 @@ def results(w: Path, change: Callable[[dict], object] | None = None, *, rehash_d
         path = w / name / "metrics.json"
         doc = json.loads(path.read_text())
         replaced = change(doc)
-        path.write_text(json.dumps(doc if replaced is None else replaced, allow_nan=True))
+        forged = doc if replaced is None else replaced
+        path.write_text(json.dumps(forged, allow_nan=True))
         if rehash_digest:
+            if isinstance(forged, dict):  # metrics.md made again from the forged document, as a forger would
+                from turnbench.render.markdown import render_metrics_md
+
+                (w / name / "metrics.md").write_text(render_metrics_md(forged))
             write_digest(w / name)
     return w / name
 
