@@ -8,7 +8,10 @@ quantiles, concurrency, host facts: what legitimately differs between runs).
 A directory is trusted only as written. ``write_digest`` records the sha256 of every file but runinfo.json in
 ``claim.sha256`` — the format ``sha256sum`` writes, so ``sha256sum -c claim.sha256`` checks it without turnbench —
 and ``read_results`` refuses a directory whose files do not match it, then checks the document against itself
-(``turnbench.harness.integrity``). A hand-edited file is refused (exit 3) naming what differs.
+(``turnbench.harness.integrity``), every other file against metrics.json (the sha256 its provenance records, or the
+bytes it makes again: ``turnbench.harness.claimed``) and its values against the evidence
+(``turnbench.harness.rederive``). A hand-edited file is refused (exit 3) naming what differs, even with
+``claim.sha256`` written again.
 
 A *side* of a comparison is one results directory, or a set of ``seed-<S>/`` results directories (``bench
 --seeds``); each directory is read through ``read`` (digest and numbers checked), its bindings with it, so that a
