@@ -214,3 +214,28 @@ def test_metrics_json_records_every_other_file_and_the_inventory(pair) -> None:
                                    if p.name not in ("metrics.json", "metrics.md", "claim.sha256", "runinfo.json"))
     assert all(files[n] == sha256_file(base / n) for n in files)
     assert files[X.PASSAGES] == doc["provenance"]["inputs"]["passages"]["sha256"]
+
+
+def test_a_meeting_run_forged_with_its_digest_recorded_again_is_refused(pair) -> None:
+    """run.meetings.trec is the passage run collapsed to meetings: reordered, and recorded again in metrics.json, it
+    is still refused (its meeting values would otherwise follow it)."""
+    base, cand = pair
+    path = cand / X.RUN_MEETINGS
+    lines = path.read_text().splitlines(keepends=True)
+    q2 = [i for i, line in enumerate(lines) if line.startswith("q2 ")]
+    assert len(q2) >= 2
+    a, b = lines[q2[0]].split(), lines[q2[1]].split()
+    lines[q2[0]] = " ".join([*a[:2], b[2], *a[3:]]) + "\n"
+    lines[q2[1]] = " ".join([*b[:2], a[2], *b[3:]]) + "\n"
+    path.write_text("".join(lines))
+    reseal(cand)
+    refused(cli("compare", base, cand), "ResultsIntegrityError", "query q2: run.meetings.trec is not run.passages.trec "
+                                                                 "collapsed to meetings")
+
+
+def test_another_inventory_recorded_again_but_not_as_the_inventory_scored_is_refused(pair) -> None:
+    base, cand = pair
+    (cand / X.PASSAGES).write_bytes((cand / X.PASSAGES).read_bytes() + b"\n")
+    reseal(cand)  # provenance.files records it; provenance.inputs.passages still names the inventory scored
+    refused(cli("compare", base, cand), "ResultsIntegrityError", "passages.jsonl is not the inventory metrics.json was "
+                                                                 "scored on")
