@@ -68,6 +68,8 @@ def test_an_untouched_pair_compares_with_and_without_the_corpus(pair, tmp_path: 
     out = cli("compare", base, cand, "--gate", "--corpus", tmp_path / "corpus")
     assert out.exit_code == 0, out.stderr
     assert cli("report", cand, "--out", tmp_path / "r.html").exit_code == 0
+    out = cli("report", cand, "--out", tmp_path / "r2.html", "--corpus", tmp_path / "corpus")
+    assert out.exit_code == 0, out.stderr
 
 
 # -- the gold ---------------------------------------------------------------------------------------------------
@@ -92,7 +94,10 @@ def test_judgements_forged_on_both_sides_are_refused_by_the_corpus(pair, tmp_pat
             "query q2: passage m1:00000 is graded 1 here and 0 by the corpus")
     refused(cli("report", cand, "--baseline", base, "--out", tmp_path / "r.html", "--corpus", tmp_path / "corpus"),
             "DifferentGold", "by the corpus")
+    refused(cli("report", cand, "--out", tmp_path / "r.html", "--corpus", tmp_path / "corpus"), "DifferentGold",
+            "by the corpus")
     assert not (tmp_path / "r.html").exists()
+    assert cli("report", cand, "--out", tmp_path / "r.html").exit_code == 0  # without the corpus, nothing tells
 
 
 def test_an_aggregation_gold_forged_consistently_is_refused(answered) -> None:

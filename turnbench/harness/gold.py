@@ -7,8 +7,9 @@ itself. So compare also checks that the two sides were judged against one gold, 
 
 * the queries and their gold: each query's binding (its record — text, gold meetings, gold turn ranges, answer
   turns, answer — and the text of its gold turns; ``bindings.jsonl``), its gold meetings (``qrels.meetings.txt``),
-  its gold turns' word spans, gold words and gold start (``spans.jsonl``) and its gold answer (metrics.json's
-  ``answers`` block) are the same on both sides;
+  its gold answer (metrics.json's ``answers`` block) and, on one inventory, its gold turns' word spans, gold words
+  and gold start (``spans.jsonl``: they cover the gold meetings the inventory holds passages of) are the same on
+  both sides;
 * the judgements: on the same passage inventory (``provenance.inputs.passages``; passages.jsonl is tied to it on
   read) ``qrels.passages.txt`` is the same; on two inventories, every passage both hold with the same record has
   the same grade (a grade follows from the passage's record and the corpus alone).
@@ -78,8 +79,9 @@ def check_same_gold(base: Gold, cand: Gold) -> None:
     shared = _shared_records(base, cand) if base.inventory != cand.inventory else None
     aspects: list[tuple[str, Mapping[str, Any], Mapping[str, Any]]] = [
         ("gold meetings (qrels.meetings.txt) differ", base.meetings, cand.meetings),
-        ("gold turns' spans, words or start (spans.jsonl) differ", base.spans, cand.spans),
         ("gold answer (metrics.json answers) differs", base.answers, cand.answers)]
+    if shared is None:  # a query's spans cover the gold meetings its inventory holds passages of
+        aspects.append(("gold turns' spans, words or start (spans.jsonl) differ", base.spans, cand.spans))
     if base.bound and cand.bound:
         aspects.insert(0, ("record or gold turns' text (bindings.jsonl) differ", base.bound, cand.bound))
     differing = []
@@ -171,15 +173,22 @@ def _judged(corpus: Corpus, inventory: Path, policy: str) -> _Judged:
 
 
 def check_sides(pairs: Sequence[tuple[tuple[Path, Mapping[str, Any]], tuple[Path, Mapping[str, Any]]]],
-                corpora: Iterable[Corpus] = ()) -> None:
+                corpora: Iterable[Corpus] = (), alone: Sequence[tuple[Path, Mapping[str, Any]]] = ()) -> None:
     """Every (baseline, candidate) pair of results directories (with their documents) holds the same gold; with
-    ``corpora``, each directory of a named corpus holds the gold that corpus gives."""
+    ``corpora``, each directory of a named corpus (``alone``: and each of these) holds the gold that corpus gives."""
     by_id = {c.id: c for c in corpora}
     judged: dict[Any, Any] = {}
+
+    def against_corpus(gold: Gold, doc: Mapping[str, Any]) -> None:
+        corpus = by_id.get(doc["provenance"]["corpus"]["id"])
+        if corpus is not None:
+            check_against_corpus(gold, corpus, doc, judged)
+
+    for directory, doc in alone:
+        if by_id:
+            against_corpus(gold_of(directory, doc), doc)
     for (bdir, bdoc), (cdir, cdoc) in pairs:
         b, c = gold_of(bdir, bdoc), gold_of(cdir, cdoc)
-        for gold, doc in ((b, bdoc), (c, cdoc)):
-            corpus = by_id.get(doc["provenance"]["corpus"]["id"])
-            if corpus is not None:
-                check_against_corpus(gold, corpus, doc, judged)
+        against_corpus(b, bdoc)
+        against_corpus(c, cdoc)
         check_same_gold(b, c)

@@ -140,5 +140,7 @@ def report_page(results: Path, baseline: Path | None = None, *, corpora: Sequenc
     """report.html of ``results`` alone, or of ``results`` against ``baseline``."""
     if baseline is None:
         (side,) = with_texts([load_side(Path(results))], corpora)
+        # with a corpus named, its results' judgements and gold are the ones it gives
+        check_sides([], corpora, [(d, v.document) for d, (_, v) in zip(side_dirs(Path(results)), side, strict=True)])
         return results_html(side)
     return compare_dirs(baseline, results, corpora=corpora, texts=True, resamples=resamples, seed=seed).to_html()
