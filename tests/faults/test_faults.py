@@ -321,6 +321,11 @@ ROUND3 = [
     Case("gold", "an aggregation question's gold forged consistently (6 against 0)", lambda w: ["compare", str(
         _answered(w, "a")), str(forge_answer_gold(_answered(w, "b"), 6)), "--gate"], 3,
          r"DifferentGold: .*query q\d+: its gold answer \(metrics.json answers\) differ"),
+    Case("gold", "an aggregation gold forged alike on both sides, --corpus", lambda w: ["compare", str(
+        forge_answer_gold(_answered(w, "a"), 6)), str(forge_answer_gold(_answered(w, "b"), 6)), "--corpus", str(SMALL)],
+         3, r"DifferentGold: .*a: query q\d+: its gold answer \(metrics.json answers\) is not the corpus's"),
+    Case("gold", "an untouched pair with its answers, --corpus", lambda w: ["compare", str(_answered(w, "a")), str(
+        _answered(w, "b")), "--gate", "--corpus", str(SMALL)], 0, r""),
     Case("seeds", "seed-8 holding another seed's results", lambda w: ["compare", str(_seed_set(w, (8,))), str(
         _seed_set_b(w, (8,)))], 3, r"seed-8/ holds results of corpus .*whose seed is 20261130, not 8"),
     Case("seeds", "one corpus under two seeds", lambda w: ["compare", str(_seed_set(

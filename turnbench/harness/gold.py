@@ -28,7 +28,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
-from turnbench.errors import DifferentGold
+from turnbench.errors import BadInput, DifferentGold
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 
@@ -115,9 +115,21 @@ def _judgement_difference(b: Mapping[str, Mapping[str, int]], c: Mapping[str, Ma
 
 
 def _shared_records(base: Gold, cand: Gold) -> set[str]:
-    """The ids of the passages whose records are byte for byte the same in both inventories."""
-    same = set(_read(base.directory, X.PASSAGES).splitlines()) & set(_read(cand.directory, X.PASSAGES).splitlines())
-    return {str(canonical.parse_json(line.decode("utf-8"))["id"]) for line in same if line.strip()}
+    """The ids of the passages whose records are the same in both inventories (as parsed: however each is written)."""
+    a, b = _records(base.directory), _records(cand.directory)
+    return {pid for pid, record in a.items() if b.get(pid) == record}
+
+
+def _records(directory: Path) -> dict[str, Any]:
+    out = {}
+    for n, line in enumerate(_read(directory, X.PASSAGES).splitlines(), 1):
+        if line.strip():
+            try:
+                record = canonical.parse_json(line.decode("utf-8"))
+                out[str(record["id"])] = record
+            except (ValueError, KeyError, TypeError):
+                raise BadInput(f"{directory / X.PASSAGES}: line {n} is not a passage record") from None
+    return out
 
 
 _Judged = tuple[dict[str, dict[str, int]], dict[str, dict[str, int]], dict[str, bytes]]
