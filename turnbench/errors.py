@@ -92,6 +92,11 @@ class UnpairedComparison(Refusal):
     """Two results cannot be compared: query sets, corpora or policies differ."""
 
 
+class DifferentGold(Refusal):
+    """Two results to be compared were judged against different gold (queries, gold turns or answers, or the
+    judgements of one inventory), or a side's judgements are not what its named corpus gives."""
+
+
 class TruncatedAggregation(Refusal):
     """An aggregation's bucket list hit its size limit, so its count would be a floor."""
 

@@ -8,7 +8,10 @@ quantiles, concurrency, host facts: what legitimately differs between runs).
 A directory is trusted only as written. ``write_digest`` records the sha256 of every file but runinfo.json in
 ``claim.sha256`` — the format ``sha256sum`` writes, so ``sha256sum -c claim.sha256`` checks it without turnbench —
 and ``read_results`` refuses a directory whose files do not match it, then checks the document against itself
-(``turnbench.harness.integrity``). A hand-edited file is refused (exit 3) naming what differs.
+(``turnbench.harness.integrity``), every other file against metrics.json (the sha256 its provenance records, or the
+bytes it makes again: ``turnbench.harness.claimed``) and its values against the evidence
+(``turnbench.harness.rederive``). A hand-edited file is refused (exit 3) naming what differs, even with
+``claim.sha256`` written again.
 
 A *side* of a comparison is one results directory, or a set of ``seed-<S>/`` results directories (``bench
 --seeds``); each directory is read through ``read`` (digest and numbers checked), its bindings with it, so that a
@@ -31,6 +34,7 @@ from turnbench.errors import BadInput, CorpusIntegrityError, ResultsIntegrityErr
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
+from turnbench.harness.claimed import check_derived, check_recorded, digest_entries, with_file_digests
 from turnbench.harness.integrity import check_document, digest_differences, embedding_digests
 from turnbench.harness.rederive import NEEDED, rederive
 from turnbench.harness.score import Scored
@@ -67,8 +71,9 @@ def runinfo(elapsed: Mapping[str, float], latencies_ms: Sequence[float] = (), co
 def write_results(out_dir: Path, results: Scored,
                   info: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None) -> Path:
     """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten. report.html
-    is written last of the claim files (it may be drawn while the others are written), then ``info`` (or what it
-    returns, called then: its timings may include that drawing)."""
+    is written after the other files (it may be drawn while they are written), then metrics.json and metrics.md
+    (metrics.json records every other file's sha256), then ``info`` (or what it returns, called then: its timings
+    may include that drawing)."""
     with staged_results(out_dir) as staged:
         write_staged(staged, results, info)
     return Path(out_dir)
@@ -94,12 +99,15 @@ def write_staged(tmp: Path, results: Scored,
             and not isinstance(c, X.Written)}
     with contextlib.ExitStack() as stack:
         writing = stack.enter_context(Background(_write_all, tmp, away)) if away else None
-        shas = _write_all(tmp, {METRICS_JSON: canonical.pretty(results.document),
-                                METRICS_MD: render_metrics_md(results.document).encode("utf-8")})
-        shas |= _write_all(tmp, {n: files[n] for n in sorted(files) if n not in away and n != REPORT_HTML})
+        shas = _write_all(tmp, {n: files[n] for n in sorted(files) if n not in away and n != REPORT_HTML})
         shas |= writing.result() if writing is not None else {}
         if REPORT_HTML in files:
             shas |= _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})
+        # metrics.json last: it records the sha256 of every other file (docs/formats.md), so none can be edited and
+        # re-hashed in claim.sha256 alone
+        document = with_file_digests(results.document, shas)
+        shas |= _write_all(tmp, {METRICS_JSON: canonical.pretty(document),
+                                 METRICS_MD: render_metrics_md(document).encode("utf-8")})
         if callable(info):
             info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
@@ -233,16 +241,31 @@ def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | 
         check_document(doc, str(directory))  # not a document at all: refused here, whoever checks the rest
     if checked:
         check_document(doc, str(directory))
-        _rederive(directory, doc)
+        _rederive(directory, doc, claim)
     if known is not None:
         known[claim] = doc
     return dict(doc), claim
 
 
-def _rederive(directory: Path, doc: Any) -> None:
-    # the digest proves only that nothing changed since writing: the values must also follow from the evidence
-    rederive(doc, {name: (directory / name).read_bytes() for name in NEEDED if (directory / name).is_file()},
-             str(directory))
+def _rederive(directory: Path, doc: Any, claim: str) -> None:
+    # the digest proves only that nothing changed since writing: every other file must be the one metrics.json
+    # records or gives, and its values must follow from the evidence
+    listed, where = digest_entries(claim), str(directory)
+    check_recorded(doc, listed, where)
+    files = {name: (directory / name).read_bytes() for name in NEEDED if (directory / name).is_file()}
+    rederive(doc, files, where)
+    check_derived(doc, listed, lambda name: files[name] if name in files else (directory / name).read_bytes(), where,
+                  _rendered(doc))
+
+
+def _rendered(document: Mapping[str, Any]) -> dict[str, Callable[[], bytes]]:
+    """The files people read, as ``document`` makes them: metrics.md, and answers.md when it has answers."""
+    from turnbench.harness.answers import rebuild
+
+    out: dict[str, Callable[[], bytes]] = {METRICS_MD: lambda: render_metrics_md(document).encode("utf-8")}
+    if BLOCK in document:
+        out[ANSWERS_MD] = lambda: render_answers_md(rebuild(document[BLOCK])).encode("utf-8")
+    return out
 
 
 def rederive_dirs(directories: Sequence[Path]) -> list[str]:
@@ -257,7 +280,7 @@ def rederive_dirs(directories: Sequence[Path]) -> list[str]:
         doc, claim = _checked(Path(directory), False, read)
         if len(read) > first:
             check_document(doc, str(directory))
-            _rederive(Path(directory), doc)
+            _rederive(Path(directory), doc, claim)
         claims.append(claim)
     return claims
 

@@ -24,6 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.unit.generator.helpers import rehash, write_lines
+from tests.unit.harness.helpers import forge_answer_gold, forge_qrels
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = REPO / "fixtures" / "small"
@@ -142,8 +143,13 @@ def results(w: Path, change: Callable[[dict], object] | None = None, *, rehash_d
         path = w / name / "metrics.json"
         doc = json.loads(path.read_text())
         replaced = change(doc)
-        path.write_text(json.dumps(doc if replaced is None else replaced, allow_nan=True))
+        forged = doc if replaced is None else replaced
+        path.write_text(json.dumps(forged, allow_nan=True))
         if rehash_digest:
+            if isinstance(forged, dict):  # metrics.md made again from the forged document, as a forger would
+                from turnbench.render.markdown import render_metrics_md
+
+                (w / name / "metrics.md").write_text(render_metrics_md(forged))
             write_digest(w / name)
     return w / name
 
@@ -297,7 +303,29 @@ ROUND3 = [
          r"ResultsIntegrityError: .*query q00001 MRR: metrics.json says 0.5, its exported qrels and run give"),
     Case("claims", "the evidence deleted and the digest rewritten", lambda w: ["report", str(_without(
         results(w, name="a"), "run.passages.trec")), "--out", str(w / "r.html")], 3,
-         r"no run.passages.trec beside metrics.json", ("r.html",)),
+         r"metrics.json records run.passages.trec, which is not here", ("r.html",)),
+    *(Case("claims", f"{n} edited and claim.sha256 rewritten", lambda w, n=n: ["compare", str(results(
+        w, name="a")), str(_edited(results(w, name="b"), n))], 3, rf"ResultsIntegrityError: .*{re.escape(n)} is not "
+        r"the file metrics.json records|ResultsIntegrityError: .*metrics.md is not what metrics.json gives")
+      for n in ("metrics.md", "report.html", "passages.jsonl", "run.raw.trec")),
+    # both sides hold the same gold ----------------------------------------------------------------------------------
+    Case("gold", "judgements forged consistently (values, rows, digests)", lambda w: ["compare", str(results(
+        w, name="a")), str(forge_qrels(results(w, name="b"))), "--gate"], 3,
+         r"DifferentGold: the baseline and the candidate hold different gold: query q\d+: passage \S+ is graded"),
+    Case("gold", "judgements forged consistently, --corpus", lambda w: ["compare", str(results(w, name="a")), str(
+        forge_qrels(results(w, name="b"))), "--gate", "--corpus", str(SMALL)], 3,
+         r"DifferentGold: .*b: query q\d+: passage \S+ is graded \d here and \d by the corpus"),
+    Case("gold", "judgements forged alike on both sides, --corpus", lambda w: ["compare", str(forge_qrels(results(
+        w, name="a"))), str(forge_qrels(results(w, name="b"))), "--corpus", str(SMALL)], 3,
+         r"DifferentGold: .*a: query q\d+: passage \S+ is graded \d here and \d by the corpus"),
+    Case("gold", "an aggregation question's gold forged consistently (6 against 0)", lambda w: ["compare", str(
+        _answered(w, "a")), str(forge_answer_gold(_answered(w, "b"), 6)), "--gate"], 3,
+         r"DifferentGold: .*query q\d+: its gold answer \(metrics.json answers\) differ"),
+    Case("gold", "an aggregation gold forged alike on both sides, --corpus", lambda w: ["compare", str(
+        forge_answer_gold(_answered(w, "a"), 6)), str(forge_answer_gold(_answered(w, "b"), 6)), "--corpus", str(SMALL)],
+         3, r"DifferentGold: .*a: query q\d+: its gold answer \(metrics.json answers\) is not the corpus's"),
+    Case("gold", "an untouched pair with its answers, --corpus", lambda w: ["compare", str(_answered(w, "a")), str(
+        _answered(w, "b")), "--gate", "--corpus", str(SMALL)], 0, r""),
     Case("seeds", "seed-8 holding another seed's results", lambda w: ["compare", str(_seed_set(w, (8,))), str(
         _seed_set_b(w, (8,)))], 3, r"seed-8/ holds results of corpus .*whose seed is 20261130, not 8"),
     Case("seeds", "one corpus under two seeds", lambda w: ["compare", str(_seed_set(
@@ -345,6 +373,38 @@ def _forged_consistently(doc: dict) -> None:
             block[f"rows_by_{key}"][value] = aggregate_rows(
                 rows[0]["corpus"], [r for r in block["per_query"] if r.get(key) == value], block["measures"],
                 {r["class"]: r["dropped_unjudgeable"] for r in rows if r["class"] != "all"})
+
+
+def _edited(d: Path, name: str) -> Path:
+    """``name`` edited in results directory ``d`` and claim.sha256 written again, as a forger would."""
+    from turnbench.resultsdir import write_digest
+
+    path = d / name
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"1", b"2", 1) if b"1" in data else data + b"\n")
+    write_digest(d)
+    return d
+
+
+def _answered(w: Path, name: str) -> Path:
+    """A real results directory of fixtures/small with its answers block: every aggregation question answered with
+    its gold (scored through the library: the answer engine needs a stack)."""
+    from tests.unit.harness.helpers import score as score_run
+    from turnbench.corpus.format import open_corpus
+    from turnbench.harness.answers import score_answers
+    from turnbench.passages import read_passages
+    from turnbench.pipeline.answering import attach
+    from turnbench.rankings import RankedPassage
+    from turnbench.resultsdir import write_results
+    from turnbench.submissions import SubmittedAnswer
+
+    small = open_corpus(SMALL)
+    (w / f"{name}-src").mkdir()
+    passages = read_passages(inventory(w / f"{name}-src"))
+    asked = [q for q in small.queries() if q.scored_on == "answer"]
+    given = [SubmittedAnswer(q.id, q.answer, "gold", {}) for q in asked]
+    res = score_run(small, passages, [RankedPassage("q00001", first_passage(), 1, 1.0)])
+    return write_results(w / name, attach(res, [score_answers(asked, given, corpus=small.id)]))
 
 
 def _without(d: Path, name: str) -> Path:

@@ -174,7 +174,7 @@ def test_a_consistently_rehashed_forgery_is_refused_by_the_evidence_beside_it(tm
     # deleting the evidence instead is no way round it
     (forged / "run.passages.trec").unlink()
     write_digest(forged)
-    with pytest.raises(ResultsIntegrityError, match="no run.passages.trec beside metrics.json"):
+    with pytest.raises(ResultsIntegrityError, match="metrics.json records run.passages.trec, which is not here"):
         read_results(forged)
 
 

@@ -22,8 +22,10 @@ def _corpora(paths: tuple[str, ...]) -> list[Corpus]:
 
 
 _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): every binding of the results of "
-                "that corpus is checked against its text (exit 3 naming the first stale target), and the report "
-                "shows its texts. Without it, the report uses the corpus runinfo.json records, or shows no texts.")
+                "that corpus is checked against its text (exit 3 naming the first stale target), their judgements and "
+                "gold are made again from it and their own passages.jsonl (exit 3 naming the first query that "
+                "differs), and the report shows its texts. Without it, the report uses the corpus runinfo.json "
+                "records, or shows no texts.")
 
 
 @click.command("compare")

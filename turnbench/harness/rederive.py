@@ -41,8 +41,13 @@ def rederive(document: Mapping[str, Any], files: Mapping[str, X.Content], where:
             "meeting": _run(files[X.RUN_MEETINGS], f"{where}/{X.RUN_MEETINGS}")}
     qrels = {"passage": X.parse_qrels(X.content_bytes(files[X.QRELS_PASSAGES]), f"{where}/{X.QRELS_PASSAGES}"),
              "meeting": X.parse_qrels(X.content_bytes(files[X.QRELS_MEETINGS]), f"{where}/{X.QRELS_MEETINGS}")}
+    # each passage's start and meeting: read only when a meeting or comparable measure reads them
+    starts, meeting_of = (_inventory(files) if any(m.startswith(("meeting:", "span:", "entry:"))
+                                                    for m in block["measures"]) else ({}, {}))
+    if any(m.startswith("meeting:") for m in block["measures"]):
+        _check_meeting_run(runs, meeting_of, where)
     derived = _trec_values(block, qrels, runs, where)
-    for qid, values in _comparable_values(block, files, runs["passage"], where).items():
+    for qid, values in _comparable_values(block, files, runs["passage"], starts, meeting_of).items():
         derived.setdefault(qid, {}).update(values)
     count = _same(block, derived, where, "metrics.json")
     for row in block["per_query"]:
@@ -75,8 +80,28 @@ def _trec_values(block: Mapping[str, Any], qrels: Mapping[str, Mapping[str, Mapp
     return derived
 
 
+def _inventory(files: Mapping[str, X.Content]) -> tuple[dict[str, float], dict[str, str]]:
+    """Each passage's start and meeting, from passages.jsonl."""
+    starts, meeting_of = {}, {}
+    for line in X.content_bytes(files[X.PASSAGES]).decode("utf-8").splitlines():
+        p = canonical.parse_json(line)
+        starts[p["id"]], meeting_of[p["id"]] = float(p["start"]), str(p["meeting"])
+    return starts, meeting_of
+
+
+def _check_meeting_run(runs: Mapping[str, Mapping[str, Mapping[str, float]]], meeting_of: Mapping[str, str],
+                       where: str) -> None:
+    """run.meetings.trec must be run.passages.trec collapsed to meetings by first occurrence, query by query."""
+    meetings = runs["meeting"]
+    for qid in sorted(set(runs["passage"]) | set(meetings)):
+        collapsed = list(dict.fromkeys(meeting_of.get(pid, "") for pid in runs["passage"].get(qid, {})))
+        if collapsed != list(meetings.get(qid, {})):
+            raise ResultsIntegrityError(f"{where}: query {qid}: {X.RUN_MEETINGS} is not {X.RUN_PASSAGES} collapsed to "
+                                        f"meetings by first occurrence ({X.PASSAGES} names each passage's meeting)")
+
+
 def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content], run: Mapping[str, Mapping[str, float]],
-                       where: str) -> dict[str, dict[str, float]]:
+                       starts: Mapping[str, float], meeting_of: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """The span and entry-point values spans.jsonl and passages.jsonl give, for the measures the block names."""
     names = [m for m in block["measures"] if m.startswith(("span:", "entry:"))]
     if not names:
@@ -89,10 +114,6 @@ def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content],
         else:
             words[row["passage"]] = int(row["words"])
             held[row["passage"]] = [tuple(s) for s in row.get("spans", ())]
-    starts, meeting_of = {}, {}
-    for line in X.content_bytes(files[X.PASSAGES]).decode("utf-8").splitlines():
-        p = canonical.parse_json(line)
-        starts[p["id"]], meeting_of[p["id"]] = float(p["start"]), str(p["meeting"])
     # a query's gold is a few turns: look only at the passages holding words of those turns, in file order
     position = {pid: i for i, pid in enumerate(held)}
     by_turn: dict[tuple[str, int], list[str]] = {}

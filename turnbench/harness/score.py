@@ -305,7 +305,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
                          T.Grades(p_qrels, m_qrels, *ordered.placed))
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
-                     comparable=_comparable_facts(timed, judged))
+                     comparable=S.comparable_facts(timed, judged.by_times))
     strict, strict_qrels = children[1]()
     run_sha = _run_sha256(run)
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
@@ -364,13 +364,6 @@ def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: S
     if domains:
         out["rows_by_domain"] = domains
     return out
-
-
-def _comparable_facts(timed: bool, judged: J.Judged) -> dict[str, Any]:
-    return {"span": S.SPAN_RULE,
-            "entry_points": S.ENTRY_RULE if timed else "not computed: the corpus's times were neither measured nor "
-                                                       "generated as part of its truth (an importer invented them)",
-            "passages_judged_by_times": judged.by_times}
 
 
 def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: J.RelevancePolicy,

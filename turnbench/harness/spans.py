@@ -56,6 +56,15 @@ ENTRY_RULE = ("from the gold start (the answer turn's start for a lookup, the fi
               "point (one per gold meeting) rewarding at most one passage, in rank order")
 
 
+def comparable_facts(timed: bool, by_times: int) -> dict[str, Any]:
+    """trec.json's account of the measures comparable across chunkings (``timed``: the entry points were computed;
+    ``by_times``: passages judged by their times alone)."""
+    return {"span": SPAN_RULE,
+            "entry_points": ENTRY_RULE if timed else "not computed: the corpus's times were neither measured nor "
+                                                     "generated as part of its truth (an importer invented them)",
+            "passages_judged_by_times": by_times}
+
+
 def _union(spans: Sequence[tuple[str, Span]]) -> int:
     """Words in the union of (meeting, (turn, first, end)) spans."""
     by_turn: dict[tuple[str, int], list[tuple[int, int]]] = {}

@@ -6,7 +6,8 @@ What ``compare`` and ``report`` share: pairing the sides, the statistics (``turn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness import corpora as K
 from turnbench.harness.compare import GUARD_ALPHA, RESAMPLES, SEED, Comparison, Row, compare
+from turnbench.harness.gold import check_sides
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
 from turnbench.render import view as V
@@ -115,6 +117,8 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
             if corpora or texts:
                 # texts are for the page's cards: a corpus named is checked whole, one recorded for the cards alone
                 base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
+            # both sides judged against one gold (and, with a corpus named, the gold it gives)
+            check_sides(_paired_dirs(Path(baseline), Path(candidate), base, cand), corpora)
         except Exception:
             job.result()  # a document the child refuses is what went wrong here too: its refusal is the one said
             raise
@@ -122,6 +126,16 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
         if any(v.claim not in checked for side in (base, cand) for _, v in side):
             raise ResultsIntegrityError("a results directory changed while compare read it; run it again")
     return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
+
+
+def _paired_dirs(baseline: Path, candidate: Path, base: Side, cand: Side
+                 ) -> list[tuple[tuple[Path, Mapping[str, Any]], tuple[Path, Mapping[str, Any]]]]:
+    """The (baseline, candidate) results directories compared with each other, each with its document: the two
+    directories, or each seed's pair."""
+    bdirs = dict(zip([s for s, _ in base], side_dirs(baseline), strict=True))
+    cdirs = dict(zip([s for s, _ in cand], side_dirs(candidate), strict=True))
+    bdocs, cdocs = {s: v.document for s, v in base}, {s: v.document for s, v in cand}
+    return [((bdirs[s], bdocs[s]), (cdirs[s], cdocs[s])) for s in bdirs if s in cdirs]
 
 
 @dataclass(frozen=True)
@@ -163,14 +177,11 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
     level = K.guard_level(len(pairs))
     done: list[Compared] = []
     for b, c in pairs:
-        compared = compare_dirs(b, c, corpora=[], texts=False, resamples=resamples, seed=seed, guard_level=level)
-        ids = {v.corpus_id for side in (compared.baseline, compared.candidate) for _, v in side}
-        mine = [x for x in corpora if x.id in ids]
-        if mine or (texts and not done):  # the page is the first corpus's: only its texts are drawn
-            base, cand = with_texts([compared.baseline, compared.candidate], mine,
-                                    None if mine else shown_queries(compared.candidate, compared.baseline))
-            compared = replace(compared, baseline=base, candidate=cand)
-        done.append(compared)
+        # each named corpus checks (and judges again) the pair whose results it scored
+        mine = [x for x in corpora if x.id in _corpus_ids(b) | _corpus_ids(c)]
+        # the page is the first corpus's: only its texts are drawn
+        done.append(compare_dirs(b, c, corpora=mine, texts=texts and not done, resamples=resamples, seed=seed,
+                                 guard_level=level))
     named = {x.id for x in corpora}
     unused = named - {v.corpus_id for p in done for side in (p.baseline, p.candidate) for _, v in side}
     if unused:
@@ -183,6 +194,17 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
         parts.append(K.Corpus(str(cmp.facts["corpus"]), str(doc["provenance"].get("licence_tier", "unrecorded")),
                               cmp))
     return ComparedCorpora(tuple(done), K.combine(parts))
+
+
+def _corpus_ids(path: Path) -> set[str]:
+    """The corpus ids a results directory (or set of seeds) records, read without any check (compare checks)."""
+    out = set()
+    for d in side_dirs(Path(path)):
+        try:
+            out.add(str(json.loads((d / "metrics.json").read_bytes())["provenance"]["corpus"]["id"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # compare_dirs says what is wrong with it
+    return out
 
 
 def _one_blas_thread() -> Any:
@@ -199,5 +221,7 @@ def report_page(results: Path, baseline: Path | None = None, *, corpora: Sequenc
     """report.html of ``results`` alone, or of ``results`` against ``baseline``."""
     if baseline is None:
         (side,) = with_texts([load_side(Path(results))], corpora)
+        # with a corpus named, its results' judgements and gold are the ones it gives
+        check_sides([], corpora, [(d, v.document) for d, (_, v) in zip(side_dirs(Path(results)), side, strict=True)])
         return results_html(side)
     return compare_dirs(baseline, results, corpora=corpora, texts=True, resamples=resamples, seed=seed).to_html()

@@ -182,13 +182,11 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
     relevant passage, ranked at ``rank`` among ten (a rank above 10 leaves it out: the query scores 0). Its
     per-query values are what pytrec_eval gives those files, so the directory survives re-derivation; edit a value
     afterwards and it does not."""
-    import json
 
     from turnbench.canonical import q6
     from turnbench.harness import exports as X
     from turnbench.harness import metrics as M
     from turnbench.harness.rows import aggregate_rows
-    from turnbench.resultsdir import write_digest
 
     measures = ["nDCG@10", "MRR"]
     qrels = {qid: {f"{qid}-gold": 1} for qid in ranks}
@@ -201,18 +199,128 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
     doc = {
         "schema_version": 1,
         "provenance": {"corpus": {"id": corpus, "sha256": sha, "seed": seed}, "relevance_policy": {"name": policy},
-                       "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11"}, "arm": {"name": arm}},
+                       "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11",
+                                         "semantics": "trec_eval -c", "ndcg": "ndcg_cut"},
+                       "arm": {"name": arm}, "licence_tier": "A", "stack": {}},
         "scope": {"label": "corpus", "oracle": False},
         "retrieval": {"group_by": ["corpus", "class"], "measures": measures, "per_query": per_query,
-                      "rows": aggregate_rows(corpus, per_query, measures, {})},
+                      "rows": aggregate_rows(corpus, per_query, measures, {}),
+                      "counts": {"queries_ranked": len(ranks), "queries_judged": len(ranks), "queries_unanswered": 0,
+                                 "queries_dropped_unjudgeable": 0, "judged_passages": len(ranks),
+                                 "judged_passages_by_grade": {"1": len(ranks)}}},
     }
     path.mkdir(parents=True)
-    (path / "metrics.json").write_text(json.dumps(doc))
     (path / X.QRELS_PASSAGES).write_bytes(X.qrels_text(qrels))
     (path / X.QRELS_MEETINGS).write_bytes(b"")
     (path / X.RUN_PASSAGES).write_bytes(X.scored_run_text(run, arm))
     (path / X.RUN_MEETINGS).write_bytes(b"")
-    for name in (X.QRELS_STRICT, X.SPANS, X.PASSAGES):  # no strict block, no span measures: nothing in them to read
+    for name in (X.SPANS, X.PASSAGES):  # no span measures: nothing in them to read
         (path / name).write_bytes(b"")
-    write_digest(path)
+    (path / X.QRELS_STRICT).write_bytes(X.qrels_text({}))  # grade 1 only: no strict qrels
+    seal(path, doc)
     return path
+
+
+def seal(path: Path, doc: dict) -> None:
+    """metrics.json and metrics.md written into ``path`` as turnbench writes them last: the document recording every
+    other file's sha256 (and passages.jsonl's as its inventory's), then claim.sha256."""
+    import json
+
+    from turnbench.canonical import sha256_file
+    from turnbench.harness import exports as X
+    from turnbench.harness.claimed import with_file_digests
+    from turnbench.render.markdown import render_metrics_md
+    from turnbench.resultsdir import claimed_files, write_digest
+
+    shas = {name: sha256_file(path / name) for name in claimed_files(path)
+            if name not in ("metrics.json", "metrics.md")}
+    doc["provenance"].setdefault("inputs", {}).setdefault("passages", {"sha256": shas.get(X.PASSAGES)})
+    doc = with_file_digests(doc, shas)
+    (path / "metrics.json").write_text(json.dumps(doc))
+    (path / "metrics.md").write_text(render_metrics_md(doc))
+    write_digest(path)
+
+
+# -- forgeries a forger makes consistent: every file agreeing with metrics.json, every digest rewritten ------------
+
+def reseal(path: Path, change=None) -> Path:
+    """``path``'s metrics.json (changed by ``change``, if given) written again with every file's sha256 as they now
+    are, metrics.md and answers.md made from it, and claim.sha256 rewritten: a forger's finishing touch."""
+    import json
+
+    from turnbench.harness.answers import rebuild
+    from turnbench.render.markdown import render_answers_md
+
+    doc = json.loads((path / "metrics.json").read_text())
+    if change is not None:
+        change(doc)
+    if "answers" in doc:
+        (path / "answers.md").write_text(render_answers_md(rebuild(doc["answers"])))
+    seal(path, doc)
+    return path
+
+
+def _rows_again(block: dict) -> None:
+    """Every row of a retrieval block recomputed from its per-query rows, as a consistent forger does."""
+    from turnbench.harness.rows import aggregate_rows
+
+    def dropped(rows):
+        return {r["class"]: r["dropped_unjudgeable"] for r in rows if r["class"] != "all"}
+
+    block["rows"] = aggregate_rows(block["rows"][0]["corpus"], block["per_query"], block["measures"],
+                                   dropped(block["rows"]))
+    for key in ("surface", "domain"):
+        for value, rows in block.get(f"rows_by_{key}", {}).items():
+            block[f"rows_by_{key}"][value] = aggregate_rows(
+                rows[0]["corpus"], [r for r in block["per_query"] if r.get(key) == value], block["measures"],
+                dropped(rows))
+
+
+def forge_qrels(path: Path) -> Path:
+    """A consistent forgery of the judgements: the first passage some query ranks first that is not judged (or
+    judged 1) is judged the other way round (grade 1 given or taken: the strict qrels stay as they are); that
+    query's passage values are computed again from the forged qrels, the rows from them, and every digest rewritten.
+    The directory then agrees with itself: only another side's gold, or the corpus, gives it away."""
+    from turnbench.harness import exports as X
+    from turnbench.harness.rederive import _trec_values
+
+    qrels = X.parse_qrels((path / X.QRELS_PASSAGES).read_bytes(), "qrels")
+    run = {qid: dict(docs) for qid, docs in X.parse_run((path / X.RUN_PASSAGES).read_bytes(), "run").items()}
+    qid, pid = next((q, next(iter(docs))) for q, docs in sorted(run.items())
+                    if q in qrels and docs and qrels[q].get(next(iter(docs)), 0) <= 1)
+    if qrels[qid].pop(pid, None) is None:
+        qrels[qid][pid] = 1
+    (path / X.QRELS_PASSAGES).write_bytes(X.qrels_text(qrels))
+
+    def change(doc: dict) -> None:
+        block = doc["retrieval"]
+        derived = _trec_values(block, {"passage": {qid: qrels[qid]}, "meeting": {}}, {"passage": run, "meeting": {}},
+                               "forged")
+        row = next(r for r in block["per_query"] if r["query_id"] == qid)
+        row["values"].update(derived[qid])
+        _rows_again(block)
+        counts = block["counts"]
+        counts["judged_passages"] = sum(len(d) for d in qrels.values())
+        counts["judged_passages_by_grade"] = {str(g): n for g in sorted({g for d in qrels.values() for g in d.values()})
+                                              if (n := sum(1 for d in qrels.values() for v in d.values() if v == g))}
+
+    return reseal(path, change)
+
+
+def forge_answer_gold(path: Path, count_to: int = 0) -> Path:
+    """A consistent forgery of an aggregation question's gold: the first count question's gold count set to
+    ``count_to`` (another value if it is that already), its scores and the answer rows computed again, answers.md
+    made again and every digest rewritten."""
+    from turnbench.harness.answers import rebuild
+
+    def change(doc: dict) -> None:
+        block = doc["answers"]
+        rec = next(r for r in block["per_query"] if r["gold"].get("type") == "count")
+        rec["gold"]["count"] = count_to if rec["gold"]["count"] != count_to else count_to + 6
+        again = rebuild(block)
+        by_id = {s.query_id: s.to_json(r.corpus) for r in again for s in r.scores}
+        for r in block["per_query"]:
+            r.update({k: by_id[r["query_id"]][k] for k in ("em", "partial", "set_f1", "answered")})
+        block["rows"] = [row.to_json() for r in again for row in r.rows()]
+
+    return reseal(path, change)

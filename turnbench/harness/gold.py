@@ -1,0 +1,206 @@
+"""Both sides of a comparison hold the same gold (docs/design.md §12 rule 5).
+
+Each side's values are re-derived from the qrels beside it (``turnbench.harness.rederive``), but qrels are a side's
+own claim: a candidate whose judgements were rewritten, and its values, rows and digests with them, agrees with
+itself. So compare also checks that the two sides were judged against one gold, from what both directories hold
+(results written before this check still compare):
+
+* the queries and their gold: each query's binding (its record — text, gold meetings, gold turn ranges, answer
+  turns, answer — and the text of its gold turns; ``bindings.jsonl``), its gold meetings (``qrels.meetings.txt``),
+  its gold answer (metrics.json's ``answers`` block) and, on one inventory, its gold turns' word spans, gold words
+  and gold start (``spans.jsonl``: they cover the gold meetings the inventory holds passages of) are the same on
+  both sides;
+* the judgements: on the same passage inventory (``provenance.inputs.passages``; passages.jsonl is tied to it on
+  read) ``qrels.passages.txt`` is the same; on two inventories, every passage both hold with the same record has
+  the same grade (a grade follows from the passage's record and the corpus alone).
+
+With the corpus named (``compare --corpus``), each side's judgements and gold are also made again from the corpus
+and its own passages.jsonl and must be what it holds. A difference is refused (DifferentGold, exit 3) naming the
+first query, in id order, whose gold differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from turnbench import canonical
+from turnbench.corpus.format import Corpus
+from turnbench.errors import BadInput, DifferentGold
+from turnbench.harness import bindings as B
+from turnbench.harness import exports as X
+
+_QUERY_BINDING = b'"target":"query"}'
+_SPANS_QUERY = b'{"gold":'
+
+
+@dataclass(frozen=True)
+class Gold:
+    """What one results directory holds of its gold, per query."""
+
+    inventory: Any  # provenance.inputs.passages.sha256
+    bound: Mapping[str, str]  # query -> its binding's sha256 (empty: no bindings.jsonl)
+    meetings: Mapping[str, Mapping[str, int]]  # qrels.meetings.txt
+    spans: Mapping[str, bytes]  # query -> its spans.jsonl line
+    answers: Mapping[str, str]  # query -> its gold answer, canonical JSON
+    judgements: Mapping[str, Mapping[str, int]]  # qrels.passages.txt
+    directory: Path
+
+
+def _read(directory: Path, name: str) -> bytes:
+    path = directory / name
+    return path.read_bytes() if path.is_file() else b""
+
+
+def gold_of(directory: Path, document: Mapping[str, Any]) -> Gold:
+    """``directory``'s gold (``document``: its metrics.json, read already)."""
+    directory = Path(directory)
+    where = str(directory)
+    bound = {}
+    for line in _read(directory, B.BINDINGS).splitlines():
+        if line.endswith(_QUERY_BINDING):
+            row = canonical.parse_json(line.decode("utf-8"))
+            bound[str(row["id"])] = str(row["sha256"])
+    spans = {}
+    for line in _read(directory, X.SPANS).splitlines():
+        if line.startswith(_SPANS_QUERY):
+            spans[str(canonical.parse_json(line.decode("utf-8"))["query"])] = line
+    answers = {str(r["query_id"]): canonical.dumps(r["gold"]) for r in document.get("answers", {}).get("per_query", ())}
+    inputs = (document["provenance"].get("inputs") or {}).get("passages") or {}
+    meetings = X.parse_qrels(_read(directory, X.QRELS_MEETINGS), f"{where}/{X.QRELS_MEETINGS}")
+    judgements = X.parse_qrels(_read(directory, X.QRELS_PASSAGES), f"{where}/{X.QRELS_PASSAGES}")
+    return Gold(inputs.get("sha256"), bound, meetings, spans, answers, judgements, directory)
+
+
+def check_same_gold(base: Gold, cand: Gold) -> None:
+    """Refuse (DifferentGold) unless the two sides hold the same gold, naming the first query that differs."""
+    shared = _shared_records(base, cand) if base.inventory != cand.inventory else None
+    aspects: list[tuple[str, Mapping[str, Any], Mapping[str, Any]]] = [
+        ("gold meetings (qrels.meetings.txt) differ", base.meetings, cand.meetings),
+        ("gold answer (metrics.json answers) differs", base.answers, cand.answers)]
+    if shared is None:  # a query's spans cover the gold meetings its inventory holds passages of
+        aspects.append(("gold turns' spans, words or start (spans.jsonl) differ", base.spans, cand.spans))
+    if base.bound and cand.bound:
+        aspects.insert(0, ("record or gold turns' text (bindings.jsonl) differ", base.bound, cand.bound))
+    differing = []
+    for what, b, c in aspects:
+        qid = next((q for q in sorted(set(b) | set(c)) if b.get(q) != c.get(q)), None)
+        if qid is not None:
+            differing.append((qid, f"its {what}"))
+    qid, why = _judgement_difference(base.judgements, cand.judgements, shared)
+    if qid is not None:
+        differing.append((qid, why))
+    if differing:
+        qid, why = min(differing)
+        raise DifferentGold(f"the baseline and the candidate hold different gold: query {qid}: {why}")
+
+
+def _judgement_difference(b: Mapping[str, Mapping[str, int]], c: Mapping[str, Mapping[str, int]],
+                          shared: set[str] | None, sides: tuple[str, str] = ("in the baseline", "in the candidate")
+                          ) -> tuple[str | None, str]:
+    """The first query whose judgements differ (``shared``: on two inventories, only the passages both hold with
+    the same record count; None: one inventory, every passage counts), and how."""
+    for qid in sorted(set(b) | set(c)):
+        bq, cq = b.get(qid, {}), c.get(qid, {})
+        if shared is not None:
+            bq = {p: g for p, g in bq.items() if p in shared}
+            cq = {p: g for p, g in cq.items() if p in shared}
+        if bq != cq:
+            pid = next(p for p in sorted(set(bq) | set(cq)) if bq.get(p) != cq.get(p))
+            return qid, (f"passage {pid} is graded {bq.get(pid, 0)} {sides[0]} and {cq.get(pid, 0)} {sides[1]} "
+                         f"(qrels.passages.txt{'; both inventories hold it alike' if shared is not None else ''})")
+    return None, ""
+
+
+def _shared_records(base: Gold, cand: Gold) -> set[str]:
+    """The ids of the passages whose records are the same in both inventories (as parsed: however each is written)."""
+    a, b = _records(base.directory), _records(cand.directory)
+    return {pid for pid, record in a.items() if b.get(pid) == record}
+
+
+def _records(directory: Path) -> dict[str, Any]:
+    out = {}
+    for n, line in enumerate(_read(directory, X.PASSAGES).splitlines(), 1):
+        if line.strip():
+            try:
+                record = canonical.parse_json(line.decode("utf-8"))
+                out[str(record["id"])] = record
+            except (ValueError, KeyError, TypeError):
+                raise BadInput(f"{directory / X.PASSAGES}: line {n} is not a passage record") from None
+    return out
+
+
+_Judged = tuple[dict[str, dict[str, int]], dict[str, dict[str, int]], dict[str, bytes]]
+
+
+def check_against_corpus(gold: Gold, corpus: Corpus, document: Mapping[str, Any], judged: dict[Any, _Judged]
+                         ) -> None:
+    """Refuse (DifferentGold) unless ``gold`` is what ``corpus`` gives for the side's own passages.jsonl under its
+    recorded policy (``judged``: what was made already, by inventory and policy, so a pair on one inventory is
+    judged once)."""
+    policy = document["provenance"]["relevance_policy"]["name"]
+    key = (gold.inventory, policy, corpus.sha256)
+    if key not in judged:
+        judged[key] = _judged(corpus, gold.directory / X.PASSAGES, policy)
+    p_qrels, m_qrels, spans = judged[key]
+    answers = {q.id: canonical.dumps(q.answer.to_json()) for q in corpus.queries() if q.answer is not None}
+    differing = []
+    for what, mine, given in (("gold meetings (qrels.meetings.txt)", gold.meetings, m_qrels),
+                              ("gold turns' spans, words or start (spans.jsonl)", gold.spans, spans)):
+        qid = next((q for q in sorted(set(mine) | set(given)) if mine.get(q) != given.get(q)), None)
+        if qid is not None:
+            differing.append((qid, f"its {what} are not what the corpus gives"))
+    qid = next((q for q in sorted(gold.answers) if gold.answers[q] != answers.get(q)), None)
+    if qid is not None:
+        differing.append((qid, "its gold answer (metrics.json answers) is not the corpus's"))
+    qid, why = _judgement_difference(gold.judgements, p_qrels, None, ("here", "by the corpus"))
+    if qid is not None:
+        differing.append((qid, why))
+    if differing:
+        qid, why = min(differing)
+        raise DifferentGold(f"{gold.directory}: query {qid}: {why} (corpus {corpus.id}, judged again from its "
+                            f"{X.PASSAGES})")
+
+
+def _judged(corpus: Corpus, inventory: Path, policy: str) -> _Judged:
+    """The passage and meeting qrels, and spans.jsonl's query lines, that ``corpus`` gives the passages of
+    ``inventory`` under ``policy`` (as scoring made them)."""
+    from turnbench.harness.judgements import RelevancePolicy, judge_all
+    from turnbench.passages import read_passages
+
+    queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
+    j = judge_all(queries, corpus.iter_meetings(), read_passages(inventory), RelevancePolicy.parse(policy))
+    ok = {qid: q for qid, q in j.queries.items() if q.judgeable}
+    spans = {}
+    for qid, q in ok.items():
+        if q.level == "turn" and qid in j.gold_spans:
+            line = {"gold": {m: [list(s) for s in sp] for m, sp in sorted(j.gold_spans[qid].items())},
+                    "gold_start": dict(sorted(j.gold_start.get(qid, {}).items())),
+                    "gold_words": j.gold_words.get(qid, 0), "query": qid}
+            spans[qid] = canonical.dumps(line).encode("utf-8")
+    return ({qid: dict(q.passages) for qid, q in ok.items() if q.level == "turn"},
+            {qid: dict(q.meetings) for qid, q in ok.items()}, spans)
+
+
+def check_sides(pairs: Sequence[tuple[tuple[Path, Mapping[str, Any]], tuple[Path, Mapping[str, Any]]]],
+                corpora: Iterable[Corpus] = (), alone: Sequence[tuple[Path, Mapping[str, Any]]] = ()) -> None:
+    """Every (baseline, candidate) pair of results directories (with their documents) holds the same gold; with
+    ``corpora``, each directory of a named corpus (``alone``: and each of these) holds the gold that corpus gives."""
+    by_id = {c.id: c for c in corpora}
+    judged: dict[Any, Any] = {}
+
+    def against_corpus(gold: Gold, doc: Mapping[str, Any]) -> None:
+        corpus = by_id.get(doc["provenance"]["corpus"]["id"])
+        if corpus is not None:
+            check_against_corpus(gold, corpus, doc, judged)
+
+    for directory, doc in alone:
+        if by_id:
+            against_corpus(gold_of(directory, doc), doc)
+    for (bdir, bdoc), (cdir, cdoc) in pairs:
+        b, c = gold_of(bdir, bdoc), gold_of(cdir, cdoc)
+        against_corpus(b, bdoc)
+        against_corpus(c, cdoc)
+        check_same_gold(b, c)
