@@ -70,7 +70,8 @@ class LoadResult:
         p, t = self.provenance, self.timings
         if self.reused:
             return [self.reuse_line(corpus_id), f"passages sha256 {self.passages_sha256}"]
-        return [
+        # why the stack's load was not kept, in the words bench uses
+        return ([f"load: loaded {corpus_id} into {self.index!r} ({self.not_reused})"] if self.not_reused else []) + [
             f"loaded {corpus_id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
             f"(max {p['max_words']} words) into {self.index!r}; settled in {int(t['settle_reads'])} reads",
             f"OpenSearch {p['opensearch_version']} (Lucene {p['lucene_version']}), PostgreSQL "

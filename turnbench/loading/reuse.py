@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from turnbench import canonical, settings
 from turnbench.corpus.format import Corpus
@@ -72,24 +73,11 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
     marker = record["marker"]
     if canonical.dumps(live_marker) != canonical.dumps(marker):
         return None, f"index {index!r}'s marker is not the one the state directory's record holds"
-    want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
-            "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
-    for key, value in want.items():
-        if marker.get(key) != value:
-            return None, f"index {index!r} has {key} {marker.get(key)!r}, not {value!r}"
-    n_passages = marker.get("passages")
-    if not isinstance(n_passages, int):
-        return None, f"index {index!r} records no passage count"
-    settings_, mappings = ld._definition(shards, vectors, n_passages)
-    if marker.get("definition_sha256") != ld._shaping(settings_, mappings, overlap=overlap)["definition_sha256"]:
-        return None, f"index {index!r} was created with other settings or mappings"
-    recorded_vectors = marker.get("vectors")
-    if (vectors is None) != (recorded_vectors is None):
-        return None, f"index {index!r} {'has no' if vectors is not None else 'has a'} vector field"
-    if vectors is not None and recorded_vectors is not None and (
-            [recorded_vectors.get(k) for k in ("field", "encoder", "graph", "config")]
-            != [vectors.field, vectors.encoder, vectors.graph, vectors.config()]):
-        return None, f"index {index!r} holds another vector field (encoder {recorded_vectors.get('encoder')!r})"
+    differs = _shape_differs(marker, corpus, index=index, max_words=max_words, overlap=overlap, shards=shards,
+                             vectors=vectors)
+    if differs is not None:
+        return None, differs
+    n_passages = int(marker["passages"])
     if ix.index_uuid(client, index) != record.get("index_uuid"):
         return None, f"index {index!r} is not the one the state directory's record was written for (another uuid)"
     held = tables.loaded_tables_marker(stack)
@@ -123,15 +111,49 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
         prov["vectors"] = recorded.get("vectors")
     if canonical.dumps(prov) != canonical.dumps(recorded):
         return None, f"index {index!r}'s live provenance differs from the one recorded when it settled"
-    got_tables = tables.digest(stack)
-    differing = proof.first_table_differing(record.get("tables") or {}, got_tables)
-    if differing is not None:
-        return None, f"PostgreSQL table {tables.SCHEMA}.{differing} is not what the load wrote"
-    documents = proof.combine(proof.read_documents(client, index, vectors.field if vectors is not None else None))
-    if documents != record.get("documents"):
-        meeting = proof.first_meeting_differing(record.get("documents") or {}, documents)
-        return None, (f"index {index!r}'s documents do not read back as the load wrote them"
-                      + (f" (meeting {meeting!r} first)" if meeting is not None else ""))
+    differs = _content_differs(stack, client, record, index=index, vectors=vectors)
+    if differs is not None:
+        return None, differs
     timings = {"total_s": time.perf_counter() - t_all, "reused": 1.0}
     return ld.LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
                          timings=timings, topology=topology, reused=True), "reused"
+
+
+def _shape_differs(marker: Mapping[str, Any], corpus: Corpus, *, index: str, max_words: int, overlap: int,
+                   shards: int, vectors: VectorSpec | None) -> str | None:
+    """Why the recorded load is not the one this load would build (corpus, cut, formats, definition, vector field),
+    or None."""
+    want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
+            "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
+    for key, value in want.items():
+        if marker.get(key) != value:
+            return f"index {index!r} has {key} {marker.get(key)!r}, not {value!r}"
+    n_passages = marker.get("passages")
+    if not isinstance(n_passages, int):
+        return f"index {index!r} records no passage count"
+    settings_, mappings = ld._definition(shards, vectors, n_passages)
+    if marker.get("definition_sha256") != ld._shaping(settings_, mappings, overlap=overlap)["definition_sha256"]:
+        return f"index {index!r} was created with other settings or mappings"
+    recorded_vectors = marker.get("vectors")
+    if (vectors is None) != (recorded_vectors is None):
+        return f"index {index!r} {'has no' if vectors is not None else 'has a'} vector field"
+    if vectors is not None and isinstance(recorded_vectors, Mapping) and (
+            [recorded_vectors.get(k) for k in ("field", "encoder", "graph", "config")]
+            != [vectors.field, vectors.encoder, vectors.graph, vectors.config()]):
+        return f"index {index!r} holds another vector field (encoder {recorded_vectors.get('encoder')!r})"
+    return None
+
+
+def _content_differs(stack: StackInfo, client: Any, record: Mapping[str, Any], *, index: str,
+                     vectors: VectorSpec | None) -> str | None:
+    """Why the stack's content is not what the recorded load wrote — a table of the schema, then the index's
+    documents read back (naming the first meeting that differs) — or None."""
+    differing = proof.first_table_differing(record.get("tables") or {}, tables.digest(stack))
+    if differing is not None:
+        return f"PostgreSQL table {tables.SCHEMA}.{differing} is not what the load wrote"
+    documents = proof.combine(proof.read_documents(client, index, vectors.field if vectors is not None else None))
+    if documents != record.get("documents"):
+        meeting = proof.first_meeting_differing(record.get("documents") or {}, documents)
+        return (f"index {index!r}'s documents do not read back as the load wrote them"
+                + (f" (meeting {meeting!r} first)" if meeting is not None else ""))
+    return None

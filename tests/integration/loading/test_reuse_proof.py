@@ -9,11 +9,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.integration.loading.tamper import blank_meeting, documents, first_meeting, rewrite_every_document
 from tests.integration.loading.test_reuse import _fake_vectors
 from tests.integration.tinycorpus import MAX_WORDS
 from turnbench.engines.arms import builtin
@@ -46,54 +46,12 @@ def _kept(stack, corpus, **kw) -> tuple[bool, str]:
     return kept is not None, why
 
 
-def _documents(client, index: str) -> dict[str, dict]:
-    out = {}
-    resp = client.search(index=index, scroll="1m", size=1000, body={"sort": ["_doc"]})
-    while resp["hits"]["hits"]:
-        out.update({h["_id"]: h["_source"] for h in resp["hits"]["hits"]})
-        resp = client.scroll(scroll_id=resp["_scroll_id"], scroll="1m")
-    client.clear_scroll(scroll_id=resp["_scroll_id"])
-    return out
-
-
-def _rewrite_every_document(client, index: str, change) -> None:
-    """The hostile round's rewrite: close and open the index (its indexing totals start again at 0), write every
-    document once more (``change`` edits some), force-merge to one segment (no deleted documents left): counts,
-    indexing totals, deleted documents, settings and mapping are what they were."""
-    from opensearchpy import helpers
-
-    docs = _documents(client, index)
-    client.indices.close(index=index)
-    client.indices.open(index=index, params={"wait_for_active_shards": "all"})
-    client.cluster.health(index=index, wait_for_status="yellow")
-    changed = change(docs)
-    helpers.bulk(client, [{"_index": index, "_id": pid, "_source": changed[pid]} for pid in sorted(changed)])
-    client.indices.refresh(index=index)
-    # the overwritten documents stay (soft-deleted) until the shard's retention lease moves past them, synced every
-    # 30 s: flushed and merged again until none is left
-    deadline = time.monotonic() + 120
-    while True:
-        client.indices.flush(index=index)
-        client.indices.forcemerge(index=index, max_num_segments=1)
-        client.indices.refresh(index=index)
-        if not ix.index_provenance(client, index)["docs_deleted"] or time.monotonic() > deadline:
-            break
-        time.sleep(2)
-
-
 def _statistics_match(client, index: str) -> None:
     """What the reuse of round 3 compared is equal again: the attack is the one the hostile round made."""
     live, recorded = ix.index_provenance(client, index), proof.read_record(index)["provenance"]
     keys = ("docs_count", "docs_deleted", "indexing_index_total", "settings_sha256", "mapping_sha256")
     assert [live[k] for k in keys] == [recorded[k] for k in keys]
     assert ix.index_topology(client, index)["segments_per_shard"] == [1]
-
-
-def _blank_meeting(meeting: str):
-    def change(docs):
-        return {pid: ({**src, "content": [""] * len(src["content"])} if src["meeting_id"] == meeting else src)
-                for pid, src in docs.items()}
-    return change
 
 
 def _bench(stack, out: Path, answerer: str = "skip", **kw):
@@ -119,8 +77,8 @@ def test_a_rewritten_index_whose_statistics_match_again_is_loaded_again_and_benc
     assert any(line.startswith("load: reusing the settled index") for line in said), said
     _same_claims(fresh[0], kept[0])
     client = opensearch_client(stack)
-    meeting = sorted({src["meeting_id"] for src in _documents(client, INDEX).values()})[0]
-    _rewrite_every_document(client, INDEX, _blank_meeting(meeting))
+    meeting = first_meeting(client, INDEX)
+    rewrite_every_document(client, INDEX, blank_meeting(meeting))
     _statistics_match(client, INDEX)
     again, said = _bench(stack, tmp_path / "again")
     notes = [line for line in said if line.startswith("load:")]
@@ -135,7 +93,7 @@ def test_vectors_swapped_inside_the_index_are_read_back_and_caught(stack, tiny):
     _load(stack, tiny, vectors=vectors, reload=True)
     assert _kept(stack, tiny, vectors=vectors) == (True, "reused")
     client = opensearch_client(stack)
-    docs = _documents(client, INDEX)
+    docs = documents(client, INDEX)
     a, b = next((p, q) for p in sorted(docs) for q in sorted(docs)
                 if docs[p]["embedding"] != docs[q]["embedding"] and docs[p]["meeting_id"] == docs[q]["meeting_id"])
 
@@ -143,7 +101,7 @@ def test_vectors_swapped_inside_the_index_are_read_back_and_caught(stack, tiny):
         return {**docs, a: {**docs[a], "embedding": docs[b]["embedding"]},
                 b: {**docs[b], "embedding": docs[a]["embedding"]}}
 
-    _rewrite_every_document(client, INDEX, swap)
+    rewrite_every_document(client, INDEX, swap)
     _statistics_match(client, INDEX)
     # the embeddings the encoder's cache gives are still the recorded ones: only the index changed
     assert vectors.embed([], None)[1]["encoder"] == {"id": "fake-4"}
@@ -151,7 +109,7 @@ def test_vectors_swapped_inside_the_index_are_read_back_and_caught(stack, tiny):
     assert not kept and why == (f"index {INDEX!r}'s documents do not read back as the load wrote them "
                                 f"(meeting {docs[a]['meeting_id']!r} first)")
     reloaded = _load(stack, tiny, vectors=vectors)
-    assert not reloaded.reused and _documents(client, INDEX)[a]["embedding"] == docs[a]["embedding"]
+    assert not reloaded.reused and documents(client, INDEX)[a]["embedding"] == docs[a]["embedding"]
     assert _kept(stack, tiny, vectors=vectors) == (True, "reused")
 
 
@@ -237,7 +195,7 @@ def test_an_alias_in_the_index_place_is_refused_exit_3_and_left_untouched(stack,
         client.indices.create(index=target, body={"settings": {"number_of_replicas": 0}})
         client.index(index=target, id="theirs", body={"note": "not turnbench's"}, params={"refresh": "true"})
     client.indices.put_alias(index=target, name=alias)
-    before = (_documents(client, target), client.indices.get_mapping(index=target),
+    before = (documents(client, target), client.indices.get_mapping(index=target),
               client.indices.get_alias(name=alias))
     try:
         for command in (["load"], ["bench", "--arm", "bm25", "--answerer", "skip", "--out", str(tmp_path / "out")]):
@@ -247,7 +205,7 @@ def test_an_alias_in_the_index_place_is_refused_exit_3_and_left_untouched(stack,
             assert done.returncode == 3, done.stderr
             assert len(lines) == 1 and lines[0].startswith(f"turnbench: ForeignIndex: {alias!r} is an alias (of "
                                                            f"{target})"), done.stderr
-            assert (_documents(client, target), client.indices.get_mapping(index=target),
+            assert (documents(client, target), client.indices.get_mapping(index=target),
                     client.indices.get_alias(name=alias)) == before
             assert not (tmp_path / "out").exists()
     finally:
