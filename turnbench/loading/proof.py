@@ -14,6 +14,7 @@ and the mapping, whose hashes the provenance compares; so the same sources, sett
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from array import array
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical, settings
+from turnbench.errors import TurnbenchError
 
 if TYPE_CHECKING:
     import psycopg
@@ -59,17 +61,21 @@ def read_record(index: str) -> dict[str, Any] | None:
 
 
 def forget(index: str) -> None:
-    """Remove the record before a load writes either store: from then on nothing vouches for ``index``."""
-    try:
+    """Remove the record before a load writes either store: from then on nothing vouches for ``index``. Best effort:
+    a record left behind (a state directory that cannot be written) still cannot vouch for other content, which is
+    what a reuse compares, nor for another index instance (its uuid)."""
+    with contextlib.suppress(OSError):
         os.unlink(record_path(index))
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise canonical.write_error(record_path(index), exc) from None
 
 
-def write_record(index: str, record: Mapping[str, Any]) -> None:
-    canonical.write_json(record_path(index), {**record, "format": RECORD_FORMAT, "index": index})
+def write_record(index: str, record: Mapping[str, Any]) -> bool:
+    """Keep the record of a settled load; False when the state directory cannot take it (the load stands, and the
+    next bench or load, finding no record, loads again)."""
+    try:
+        canonical.write_json(record_path(index), {**record, "format": RECORD_FORMAT, "index": index})
+    except (TurnbenchError, OSError):
+        return False
+    return True
 
 
 # -- the index's documents --------------------------------------------------------------------------------------
