@@ -131,8 +131,8 @@ def _shape_differs(marker: Mapping[str, Any], corpus: Corpus, *, index: str, max
     n_passages = marker.get("passages")
     if not isinstance(n_passages, int):
         return f"index {index!r} records no passage count"
-    settings_, mappings = ld._definition(shards, vectors, n_passages)
-    if marker.get("definition_sha256") != ld._shaping(settings_, mappings, overlap=overlap)["definition_sha256"]:
+    index_settings, mappings = ld._definition(shards, vectors, n_passages)
+    if marker.get("definition_sha256") != ld._shaping(index_settings, mappings, overlap=overlap)["definition_sha256"]:
         return f"index {index!r} was created with other settings or mappings"
     recorded_vectors = marker.get("vectors")
     if (vectors is None) != (recorded_vectors is None):
