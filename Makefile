@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms perf-power
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-reuse perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms perf-power
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -150,6 +150,10 @@ verify-answers-none: setup
 ## perf-load: load the default corpus into a fresh embedded stack; time split, passages/s, queries/s at depth 100, peak RSS
 perf-load: corpus jars
 	$(PY) -m benchmarks.load --corpus $(DEFAULT_CORPUS)
+
+## perf-reuse: what the check before a reuse costs (documents and tables read back): wall, CPU-s here and in the servers, median of 3
+perf-reuse: corpus jars
+	$(PY) -m benchmarks.reuse --corpus $(DEFAULT_CORPUS)
 
 ## perf-dense: encoding passages/s; load with vectors, index size, JVM heap and dense-exact / dense-hnsw queries/s on the default corpus; size and heap for 2,000 meetings; `make bench ARM=hybrid-rrf` end to end with a warm cache
 perf-dense: corpus jars

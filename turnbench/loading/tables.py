@@ -186,6 +186,15 @@ def read_passages(stack: StackInfo) -> list[Passage]:
     return out
 
 
+def digest(stack: StackInfo) -> dict[str, Any]:
+    """Every table of the schema digested by the server (turnbench.loading.proof.tables_digest): what a load records
+    and a reuse must find again."""
+    from turnbench.loading.proof import tables_digest
+
+    with postgres_connect(stack) as conn, conn.cursor() as cur:
+        return tables_digest(cur, SCHEMA)
+
+
 def _sql_literal(text: str) -> str:
     # COMMENT ON takes no bind parameters; the marker is our own canonical JSON, quoted the SQL way
     return "'" + text.replace("'", "''") + "'"

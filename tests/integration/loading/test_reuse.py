@@ -29,6 +29,15 @@ SMALL = ROOT / "fixtures" / "small"
 INDEX = "turnbench-reuse-test"
 
 
+@pytest.fixture(autouse=True)
+def _state_dir(tmp_path_factory, monkeypatch):
+    """One state directory for the module's tests (the records of their loads), not the working directory's."""
+    monkeypatch.setenv("TURNBENCH_STATE_DIR", str(_STATE.setdefault("dir", tmp_path_factory.mktemp("state"))))
+
+
+_STATE: dict[str, Path] = {}
+
+
 def _load(stack, corpus, **kw):
     args = {"max_words": MAX_WORDS, "index": INDEX, **kw}
     return load_or_reuse(stack, corpus, **args)
@@ -47,7 +56,9 @@ def _fake_vectors(encoder="fake-4", salt=b""):
         micro = em.round_micro(vecs)
         digest = em.digest(ids, micro)
         row = {i: [float(x) for x in vecs[k]] for k, i in enumerate(ids)}
-        prov = {"encoder": {"id": encoder}, "digest": {"of": "passages", "count": len(ids), "sha256": digest}}
+        # another salt is another model behind the same encoder name: its provenance says so, as a real one's does
+        prov = {"encoder": {"id": encoder, **({"salt": salt.hex()} if salt else {})},
+                "digest": {"of": "passages", "count": len(ids), "sha256": digest}}
         return row.__getitem__, prov
 
     return VectorSpec(field="embedding", encoder=encoder, dim=4, embed=embed, graph=False)
@@ -91,9 +102,10 @@ def test_a_settled_load_is_reused_and_any_change_of_what_shapes_it_reloads(stack
     assert _load(stack, tiny).reused
 
     # the chunking's and the tables' formats
-    monkeypatch.setattr(ld, "CHUNKING", ld.CHUNKING + "-next")
+    chunking = ld.CHUNKING
+    monkeypatch.setattr(ld, "CHUNKING", chunking + "-next")
     reloads("chunking")
-    monkeypatch.undo()
+    monkeypatch.setattr(ld, "CHUNKING", chunking)
     reloads("chunking")
     assert _load(stack, tiny).reused
 
@@ -118,7 +130,7 @@ def test_a_settled_load_is_reused_and_any_change_of_what_shapes_it_reloads(stack
     # an unsettled index (a load that never finished)
     marker = ix.index_marker(client, INDEX)
     ix.put_marker(client, INDEX, {**marker, "state": "loading"})
-    reloads("state")
+    reloads("marker is not the one the state directory")  # the index's _meta no longer what the record holds
     # --reload: loaded again although it could be kept
     forced = load_corpus(stack, tiny, max_words=MAX_WORDS, index=INDEX)
     assert not forced.reused and forced.provenance == first.provenance
@@ -136,7 +148,7 @@ def test_the_vector_field_its_encoder_and_embeddings_digest_shape_the_reuse(stac
     assert not other_encoder.reused and "another vector field" in other_encoder.not_reused
     _load(stack, tiny, vectors=_fake_vectors())
     other_vectors = _load(stack, tiny, vectors=_fake_vectors(salt=b"x"))
-    assert not other_vectors.reused and "digest" in other_vectors.not_reused
+    assert not other_vectors.reused and "another encoder" in other_vectors.not_reused
     none = _load(stack, tiny)
     assert not none.reused and none.provenance == plain.provenance
 
