@@ -632,6 +632,30 @@ CASES = [
     Case("score", "a 50 MB passage id", lambda w: score(w, run_file=trec(w, f"q00001 Q0 {'x' * 50_000_000} 1 1 x\n")),
          3, r"UnjudgedPassage: .*\(\d+ characters\)$", ("out",)),
     # compare and results -------------------------------------------------------------------------------------
+    Case("verdict", "compare --also with one directory", lambda w: ["compare", str(results(w, name="a")), str(
+        results(w, name="b")), "--also", str(w / "a")], 2, r"BadInput: .*--also.* requires 2 arguments"),
+    Case("verdict", "compare --also giving one corpus twice", lambda w: ["compare", str(results(w, name="a")), str(
+        results(w, name="b")), "--gate", "--also", str(w / "a"), str(w / "b")], 3,
+         r"UnpairedComparison: corpora 1 and 2 are one corpus"),
+    Case("verdict", "compare --rule that says nothing of undetermined", lambda w: ["compare", str(results(
+        w, name="a")), str(results(w, name="b")), "--rule", str(_file(w, "rule.txt", "lookup never down\n"))], 2,
+         r"BadInput: --rule .*say what an undetermined verdict means"),
+    Case("verdict", "compare --rule naming a measure the results lack", lambda w: ["compare", str(results(
+        w, name="a")), str(results(w, name="b")), "--rule", str(_file(
+            w, "rule.txt", "P@7 up on lookup\nundetermined fails\n"))], 2, r"BadInput: --rule .*line 1: .*'P@7'"),
+    Case("verdict", "compare --rule with a negative margin", lambda w: ["compare", str(results(
+        w, name="a")), str(results(w, name="b")), "--rule", str(_file(
+            w, "rule.txt", "lookup never down within -0.1\nundetermined fails\n"))], 2, r"BadInput: .*margin '-0.1'"),
+    Case("verdict", "compare --rule onto its own --json", lambda w: ["compare", str(results(
+        w, name="a")), str(results(w, name="b")), "--rule", str(_file(w, "rule.txt", "x")), "--json",
+        str(w / "rule.txt")], 2, r"BadInput: ", kept=("rule.txt",)),
+    Case("verdict", "plan --delta above 1", lambda w: ["plan", str(results(w, name="a")), "--delta", "2"], 2,
+         r"BadInput: --delta 2.0: a loss to detect lies between 0 and 1"),
+    Case("verdict", "plan --class aggregation", lambda w: ["plan", str(results(w, name="a")), "--delta", "0.01",
+                                                           "--class", "aggregation"], 2, r"not a ranked class"),
+    Case("verdict", "plan --check on something that is not a corpus", lambda w: [
+        "plan", str(results(w, name="a")), "--delta", "0.01", "--check", str(results(w, name="b"))], 2,
+         r"BadInput: "),
     Case("compare", "a metrics.json that is a list", lambda w: ["compare", str(results(
         w, lambda d: [d])), str(results(w, name="b"))], 2, r"holds a list, not a results document"),
     Case("compare", "NaN per-query values", lambda w: ["compare", str(results(w, name="a")), str(results(
