@@ -369,6 +369,30 @@ def _per_query(value: float) -> Callable[[dict], None]:
     return change
 
 
+def _dated(clause: str) -> str:
+    """A bench body whose query matches the question and also holds ``clause`` (a should clause)."""
+    return ('{"query": {"bool": {"must": [{"match": {"content": {{query_text}}}}], "should": [' + clause + ']}}}')
+
+
+ROUND4_H3 = [
+    # the clock and state outside the index are refused ----------------------------------------------------------
+    Case("arms", "distance_feature from now", lambda w: _bench_arm(w, _arm_file(w, _dated(
+        '{"distance_feature": {"field": "recorded_date", "origin": "now", "pivot": "7d"}}'))), 2,
+         r"BadInput: .*mine.toml: .*distance_feature has origin 'now'", ("out",)),
+    Case("arms", "query_string with now-400d", lambda w: _bench_arm(w, _arm_file(w, _dated(
+        '{"query_string": {"query": "recorded_date:[now-400d TO *]"}}'))), 2,
+         r"BadInput: .*query_string.query names now", ("out",)),
+    Case("arms", "a gauss decay on a date without an origin", lambda w: _bench_arm(w, _arm_file(
+        w, '{"query": {"function_score": {"query": {"match": {"content": {{query_text}}}}, "functions": [{"gauss": '
+           '{"recorded_date": {"scale": "30d"}}}]}}}')), 2, r"decays from origin None", ("out",)),
+    Case("arms", "a term on a date from now", lambda w: _bench_arm(w, _arm_file(w, _dated(
+        '{"term": {"recorded_date": "now/d"}}'))), 2, r"'now/d': date math that moves with the clock", ("out",)),
+    Case("arms", "a neural query's cluster model", lambda w: _bench_arm(w, _arm_file(w, _dated(
+        '{"neural": {"embedding": {"query_text": {{query_text}}, "model_id": "m1", "k": 5}}}'))), 2,
+         r"model deployed on the cluster", ("out",)),
+]
+
+
 CASES = [
     # corpus input --------------------------------------------------------------------------------------------
     Case("corpus", "missing directory", lambda w: ["validate", str(w / "nope")], 2, r"BadInput: .*no such corpus"),
@@ -512,6 +536,7 @@ CASES = [
     Case("cli", "an unknown command", lambda w: ["frobnicate"], 2, r"BadInput: No such command"),
     Case("cli", "an unknown option", lambda w: ["validate", "--frob", str(SMALL)], 2, r"BadInput: No such option"),
     *ROUND3,
+    *ROUND4_H3,
 ]
 
 
