@@ -374,7 +374,42 @@ def _dated(clause: str) -> str:
     return ('{"query": {"bool": {"must": [{"match": {"content": {{query_text}}}}], "should": [' + clause + ']}}}')
 
 
+def _qmsum_src(w: Path, edit: Callable[[Path], None]) -> str:
+    src = w / "qmsum"
+    shutil.copytree(REPO / "tests" / "fixtures" / "qmsum" / "ALL", src)
+    edit(src)
+    return str(src)
+
+
+def _nul_turn(src: Path) -> None:
+    path = src / "train" / "ES2002a.json"
+    d = json.loads(path.read_text())
+    d["meeting_transcripts"][0]["content"] = "a \u0000 b"
+    path.write_text(json.dumps(d))
+
+
+def _meetingqa_without_turns(w: Path) -> str:
+    src = w / "test"
+    shutil.copytree(REPO / "tests" / "fixtures" / "meetingqa" / "ProcessedTranscripts" / "Annotated-AMI-QA" / "test",
+                    src)
+    q = {"possible": True, "meaningful": True, "questionContext": [], "combinedQuestion": []}
+    sentences = [{"displayText": t, "speakerFaceId": str(n), "sentenceId": n, "question": {**q, "answerSpan": [1 - n]}}
+                 for n, t in enumerate(["Why?", "Why not?"])]
+    (src / "EN2098c.json").write_text(json.dumps({"displayText": "Why? Why not?", "sentences": sentences}))
+    return str(src)
+
+
 ROUND4_H3 = [
+    # importers write only corpora turnbench reads ------------------------------------------------------------------
+    Case("imports", "a QMSum meeting id with a space", lambda w: ["import", "qmsum", _qmsum_src(
+        w, lambda s: (s / "train" / "Bmr001.json").rename(s / "train" / "Bmr 001.json")), "--out", str(w / "out")], 2,
+         r"BadInput: train/Bmr 001.json: meeting 'Bmr 001': meeting id 'Bmr 001' holds ' '", ("out",)),
+    Case("imports", "a NUL in a QMSum turn", lambda w: ["import", "qmsum", _qmsum_src(w, _nul_turn), "--out",
+                                                        str(w / "out")], 2,
+         r"train/ES2002a.json: meeting 'ES2002a': turns\[0\].text holds a NUL character", ("out",)),
+    Case("imports", "a MeetingQA meeting left without turns", lambda w: [
+        "import", "meetingqa", _meetingqa_without_turns(w), "--out", str(w / "out")], 2,
+         r"test/EN2098c.json: meeting 'EN2098c': meeting EN2098c has no turns", ("out",)),
     # the clock and state outside the index are refused ----------------------------------------------------------
     Case("arms", "distance_feature from now", lambda w: _bench_arm(w, _arm_file(w, _dated(
         '{"distance_feature": {"field": "recorded_date", "origin": "now", "pivot": "7d"}}'))), 2,
