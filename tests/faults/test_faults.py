@@ -410,6 +410,11 @@ ROUND4_H3 = [
     Case("imports", "a MeetingQA meeting left without turns", lambda w: [
         "import", "meetingqa", _meetingqa_without_turns(w), "--out", str(w / "out")], 2,
          r"test/EN2098c.json: meeting 'EN2098c': meeting EN2098c has no turns", ("out",)),
+    # a sweep is staged: one ended inside its staging leaves neither OUT nor the staging ---------------------------
+    Case("sweep", "a sweep whose stack cannot be reached", lambda w: [
+        "sweep", "--corpus", str(SMALL), "--arm", "bm25", "--max-words", "30,200", "--provider", "external",
+        "--out", str(w / "out")], 3, r"StackStartError: OpenSearch at .* does not answer", ("out",),
+         env=(("TURNBENCH_OPENSEARCH_URL", "http://127.0.0.1:9"), ("TURNBENCH_POSTGRES_DSN", "host=127.0.0.1 port=9"))),
     # the clock and state outside the index are refused ----------------------------------------------------------
     Case("arms", "distance_feature from now", lambda w: _bench_arm(w, _arm_file(w, _dated(
         '{"distance_feature": {"field": "recorded_date", "origin": "now", "pivot": "7d"}}'))), 2,
