@@ -219,9 +219,10 @@ bench: $(if $(SEEDS),setup,corpus) $(STACK_NEEDS)
 	$(if $(SEEDS),$(TURNBENCH) bench --seeds $(SEEDS) --corpora $(CORPORA),$(TURNBENCH) bench --corpus $(DEFAULT_CORPUS)) \
 	  $(ARM_OPTION) --out $(RESULTS) --provider $(PROVIDER)
 
-## gate: compare $(RESULTS)/<arm> with baselines/$(CONTROL) (paired bootstrap, Holm); writes $(RESULTS)/compare.md and compare.html; exit 4 on a regression
+## gate: compare $(RESULTS)/<arm> with baselines/$(CONTROL) (paired bootstrap, Holm); writes $(RESULTS)/compare.md and (--html) compare.html; exit 4 on a regression
 gate: setup
-	$(TURNBENCH) compare baselines/$(CONTROL) $(RESULTS)/$(ARM_NAME) --gate --out $(RESULTS)/compare.md
+	$(TURNBENCH) compare baselines/$(CONTROL) $(RESULTS)/$(ARM_NAME) --gate --out $(RESULTS)/compare.md \
+	  --html $(RESULTS)/compare.html
 
 ## report: the HTML report of $(RESULTS)/<arm> against baselines/$(CONTROL), with the default corpus's texts: $(RESULTS)/report.html
 report: setup

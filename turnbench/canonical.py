@@ -391,6 +391,11 @@ def staged_directory(final: Path) -> Iterator[Path]:
 
     final = Path(final)
     _require_directories_above(final)
+    if final.is_symlink():  # the staged directory is renamed into the link's place: neither replaced nor followed
+        from turnbench.errors import BadInput
+
+        raise BadInput(f"{final} is a symbolic link (to {os.readlink(final)}); a directory is written in its place: "
+                       "name the link's target or a new path")
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         _sweep_stale_stages(final)

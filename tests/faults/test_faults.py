@@ -235,11 +235,11 @@ ROUND3 = [
     Case("outputs", "compare --json onto its own --out", lambda w: ["compare", str(results(w, name="a")), str(
         results(w, name="b")), "--out", str(w / "x.md"), "--json", str(w / "x.md")], 2,
          r"--json .*x.md is also --out", ("x.md",)),
-    Case("outputs", "compare --json onto the report beside --out", lambda w: ["compare", str(results(w, name="a")),
-                                                                              str(results(w, name="b")), "--out",
-                                                                              str(w / "x.md"), "--json",
-                                                                              str(w / "x.html")], 2,
-         r"--json .*x.html is also --out's report", ("x.md", "x.html")),
+    Case("outputs", "compare --json onto its own --html", lambda w: ["compare", str(results(w, name="a")),
+                                                                     str(results(w, name="b")), "--out",
+                                                                     str(w / "x.md"), "--html", str(w / "x.html"),
+                                                                     "--json", str(w / "x.html")], 2,
+         r"--json .*x.html is also --html", ("x.md", "x.html")),
     Case("outputs", "agreement --out into another results directory", lambda w: ["agreement", str(results(
         w, name="a")), str(results(w, name="b")), str(results(w, name="c")), "--out",
         str(results(w, name="d") / "metrics.md")], 2, r"lies inside the results directory", kept=("d/metrics.md",)),
@@ -374,6 +374,15 @@ def _dated(clause: str) -> str:
     return ('{"query": {"bool": {"must": [{"match": {"content": {{query_text}}}}], "should": [' + clause + ']}}}')
 
 
+LONG = "n" * 300
+
+
+def _link(w: Path, name: str, target: str) -> Path:
+    (w / target).mkdir()
+    (w / name).symlink_to(target)
+    return w / name
+
+
 def _qmsum_src(w: Path, edit: Callable[[Path], None]) -> str:
     src = w / "qmsum"
     shutil.copytree(REPO / "tests" / "fixtures" / "qmsum" / "ALL", src)
@@ -415,6 +424,22 @@ ROUND4_H3 = [
         "sweep", "--corpus", str(SMALL), "--arm", "bm25", "--max-words", "30,200", "--provider", "external",
         "--out", str(w / "out")], 3, r"StackStartError: OpenSearch at .* does not answer", ("out",),
          env=(("TURNBENCH_OPENSEARCH_URL", "http://127.0.0.1:9"), ("TURNBENCH_POSTGRES_DSN", "host=127.0.0.1 port=9"))),
+    # names the file system refuses are bad input; outputs are only what was named -----------------------------------
+    Case("names", "score --out of a 300-byte name", lambda w: [*score(w)[:-1], str(w / LONG)], 2,
+         r"BadInput: --out .*a name of 300 bytes, longer than the file system takes \(255\)"),
+    Case("names", "compare --out of a 300-byte name", lambda w: ["compare", str(results(w, name="a")), str(results(
+        w, name="b")), "--out", str(w / f"{LONG}.md")], 2, r"BadInput: --out .*a name of 303 bytes"),
+    Case("names", "bench --out of a 300-byte name", lambda w: ["bench", "--corpus", str(SMALL), "--arm", "bm25",
+                                                               "--out", str(w / LONG)], 2,
+         r"BadInput: --out .*a name of 300 bytes"),
+    Case("names", "export beir --out of a 300-byte name", lambda w: ["export", "beir", str(SMALL), "--out",
+                                                                     str(w / LONG)], 2,
+         r"BadInput: --out .*a name of 300 bytes"),
+    Case("names", "score --out a symbolic link to an empty directory", lambda w: [*score(w)[:-1], str(_link(
+        w, "out", "empty"))], 2, r"BadInput: .*out is a symbolic link \(to empty\)", ("empty/metrics.json",)),
+    Case("outputs", "compare --out x.md beside an x.html nobody named", lambda w: ["compare", str(results(
+        w, name="a")), str(results(w, name="b")), "--out", str(_file(w, "x.html", "mine").with_suffix(".md"))], 0, r"",
+         kept=("x.html",)),
     # the clock and state outside the index are refused ----------------------------------------------------------
     Case("arms", "distance_feature from now", lambda w: _bench_arm(w, _arm_file(w, _dated(
         '{"distance_feature": {"field": "recorded_date", "origin": "now", "pivot": "7d"}}'))), 2,
