@@ -146,7 +146,8 @@ def test_a_signalled_compare_takes_its_checking_child_with_it(tmp_path: Path, si
     side = REPO / "baselines" / "bm25"
     for attempt in range(3):
         out = tmp_path / f"compare-{attempt}.md"
-        proc = subprocess.Popen([*CLI, "compare", str(side), str(side), "--out", str(out)], cwd=REPO,
+        proc = subprocess.Popen([*CLI, "compare", str(side), str(side), "--out", str(out), "--html",
+                                 str(out.with_suffix(".html"))], cwd=REPO,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                                 preexec_fn=interruptible)
         children: list[str] = []
