@@ -440,6 +440,10 @@ ROUND4_H3 = [
     Case("outputs", "compare --out x.md beside an x.html nobody named", lambda w: ["compare", str(results(
         w, name="a")), str(results(w, name="b")), "--out", str(_file(w, "x.html", "mine").with_suffix(".md"))], 0, r"",
          kept=("x.html",)),
+    Case("outputs", "bench refused after its stack provider was chosen", lambda w: [
+        "bench", "--corpus", str(SMALL), "--arm", "bm25", "--out", str(w / "out")], 3,
+         r"^turnbench: StackStartError: OpenSearch at .* does not answer", ("out",),
+         env=(("TURNBENCH_OPENSEARCH_URL", "http://127.0.0.1:9"), ("TURNBENCH_POSTGRES_DSN", "host=127.0.0.1 port=9"))),
     # the clock and state outside the index are refused ----------------------------------------------------------
     Case("arms", "distance_feature from now", lambda w: _bench_arm(w, _arm_file(w, _dated(
         '{"distance_feature": {"field": "recorded_date", "origin": "now", "pivot": "7d"}}'))), 2,
@@ -634,11 +638,11 @@ def test_one_line_the_right_exit_code_nothing_left(case: Case, tmp_path: Path, m
     args = case.args(tmp_path)
     before = {rel: (tmp_path / rel).read_bytes() for rel in case.kept}
     out = run(args, tmp_path, dict(case.env))
-    lines = [line for line in out.stderr.strip().splitlines() if not line.startswith("turnbench: stack provider")]
+    lines = out.stderr.strip().splitlines()
     assert out.code == case.code, out.stderr[:2000]
     assert not out.stderr.startswith("Traceback") and "Traceback" not in out.stderr
-    # a refusal is exactly one line (progress notes such as "turnbench: stack provider ..." aside); a case that must
-    # succeed prints none
+    # a refusal is exactly one line, with no progress note before it (notes are --verbose ones); a case that must
+    # succeed prints no error
     if case.code == 0:
         assert not [line for line in lines if line.startswith("turnbench: ") and "Error" in line], out.stderr[:2000]
     else:
