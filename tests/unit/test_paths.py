@@ -78,3 +78,15 @@ def test_a_symbolic_link_is_not_replaced_by_a_staged_directory(tmp_path: Path) -
         with staged_directory(tmp_path / "link"):
             pass
     assert (tmp_path / "link").is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["empty", "link"]
+
+
+def test_a_name_too_long_met_by_a_writer_itself_is_bad_input(tmp_path: Path) -> None:
+    """What check_outputs would have refused on the command line, a writer called from Python refuses too."""
+    from turnbench.canonical import refuse_non_empty, staged_directory, write_bytes_atomic
+
+    long = tmp_path / ("n" * 300)
+    for write in (lambda: refuse_non_empty(long), lambda: write_bytes_atomic(long / "x", b"x"),
+                  lambda: staged_directory(long / "d").__enter__()):
+        with pytest.raises(BadInput, match="cannot write here \\(File name too long\\)"):
+            write()
+    assert list(tmp_path.iterdir()) == []
