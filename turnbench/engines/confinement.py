@@ -122,8 +122,9 @@ def _check_clock(key: str, value: Any, here: str, where: str) -> None:
                         continue
                     origin = spec.get("origin") if isinstance(spec, Mapping) else None
                     if origin is None or (isinstance(origin, str) and CLOCK.match(origin)):
-                        raise BadInput(f"{where}: {at}.{field_name} decays from origin {origin!r}, on a date the "
-                                       "clock: it gives other results another day; give a fixed origin")
+                        raise BadInput(f"{where}: {at}.{field_name} decays from origin {origin!r}: now (or, on a "
+                                       "date field, no origin) is the clock and gives other results another day; "
+                                       "give a fixed origin")
     if key in QUERY_STRINGS and isinstance(value, Mapping) and isinstance(value.get("query"), str) \
             and CLOCK_TOKEN.search(value["query"]):
         raise BadInput(f"{where}: {here}.query names now, which a date field reads as the clock: it gives other "
