@@ -231,7 +231,7 @@ bench: $(if $(SEEDS),setup,corpus) $(STACK_NEEDS)
 	$(if $(SEEDS),$(TURNBENCH) bench --seeds $(SEEDS) --corpora $(CORPORA),$(TURNBENCH) bench --corpus $(DEFAULT_CORPUS)) \
 	  $(ARM_OPTION) --out $(RESULTS) --provider $(PROVIDER)
 
-## gate: compare $(RESULTS)/<arm> with baselines/$(CONTROL) (paired bootstrap, Holm, the lookup guard); writes $(RESULTS)/compare.md and compare.html; exit 4 on a regression. REAL=corpora/qmsum also benches $(CONTROL) and the arm on that corpus (into $(RESULTS)/real/<corpus>/) and gates over both corpora (compare --also)
+## gate: compare $(RESULTS)/<arm> with baselines/$(CONTROL) (paired bootstrap, Holm, the lookup guard); writes $(RESULTS)/compare.md and (--html) compare.html; exit 4 on a regression. REAL=corpora/qmsum also benches $(CONTROL) and the arm on that corpus (into $(RESULTS)/real/<corpus>/) and gates over both corpora (compare --also)
 REAL ?=
 REAL_RESULTS = $(RESULTS)/real/$(notdir $(patsubst %/,%,$(REAL)))
 gate: setup $(if $(REAL),$(STACK_NEEDS))
@@ -239,7 +239,7 @@ gate: setup $(if $(REAL),$(STACK_NEEDS))
 	  $(TURNBENCH) bench --corpus $(REAL) --arm $(CONTROL) --out $(REAL_RESULTS) --provider $(PROVIDER) && \
 	  $(TURNBENCH) bench --corpus $(REAL) $(ARM_OPTION) --out $(REAL_RESULTS) --provider $(PROVIDER))
 	$(TURNBENCH) compare baselines/$(CONTROL) $(RESULTS)/$(ARM_NAME) --gate --out $(RESULTS)/compare.md \
-	  $(if $(REAL),--also $(REAL_RESULTS)/$(CONTROL) $(REAL_RESULTS)/$(ARM_NAME))
+	  --html $(RESULTS)/compare.html $(if $(REAL),--also $(REAL_RESULTS)/$(CONTROL) $(REAL_RESULTS)/$(ARM_NAME))
 
 ## report: the HTML report of $(RESULTS)/<arm> against baselines/$(CONTROL), with the default corpus's texts: $(RESULTS)/report.html
 report: setup

@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
             before = {rel: (work / rel).read_bytes() for rel in case.kept}
             out = F.run(args, work, dict(case.env))
             lines = out.stderr.strip().splitlines()
-            errors = [ln for ln in lines if not ln.startswith("turnbench: stack provider")]
-            one_line = (not errors) if case.code == 0 else (len(errors) == 1 and len(errors[0]) <= 400)
+            errors = [ln for ln in lines if ln.startswith("turnbench: ") and "Error" in ln]
+            one_line = (not errors) if case.code == 0 else (len(lines) == 1 and len(lines[0]) <= 400)
             held = (out.code == case.code and one_line and case.held(out) and "Traceback" not in out.stderr
                     and not any((work / rel).exists() for rel in case.left)
                     and not any(text in out.stderr for text in case.absent)

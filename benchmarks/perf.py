@@ -167,7 +167,8 @@ def measure_alone(corpus_dir: Path, work: Path, repeat: int) -> dict[str, tuple[
     quiet()
     pairs = []
     for i in range(repeat):
-        a = _wall([exe, "compare", str(results), str(results), "--out", str(work / f"c{i}.md")])
+        a = _wall([exe, "compare", str(results), str(results), "--out", str(work / f"c{i}.md"),
+                   "--html", str(work / f"c{i}.html")])
         b = _wall([sys.executable, "-c", BARE_STATS, str(results)])
         pairs.append((a, b))
     out["compare"] = _best(pairs)

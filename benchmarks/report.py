@@ -47,14 +47,14 @@ def main(argv: list[str] | None = None) -> None:
         report = [_timed([turnbench, "report", args.candidate, "--baseline", args.baseline, "--corpus", args.corpus,
                           "--out", str(out / f"r{i}.html")]) for i in range(args.repeat)]
         compare = [_timed([turnbench, "compare", args.baseline, args.candidate]) for _ in range(args.repeat)]
-        with_page = [_timed([turnbench, "compare", args.baseline, args.candidate, "--out", str(out / f"c{i}.md")])
-                     for i in range(args.repeat)]
+        with_page = [_timed([turnbench, "compare", args.baseline, args.candidate, "--out", str(out / f"c{i}.md"),
+                             "--html", str(out / f"c{i}.html")]) for i in range(args.repeat)]
         pages = {(out / f"r{i}.html").read_bytes() for i in range(args.repeat)}
         size = (out / "r0.html").stat().st_size
     print(f"baseline {args.baseline} vs candidate {args.candidate}, corpus {args.corpus}")
     print(_line("report (comparison, texts)", report, 3))
     print(_line("compare (markdown)", compare, 2))
-    print(_line("compare --out (markdown + html)", with_page, 3))
+    print(_line("compare --out --html (markdown + html)", with_page, 3))
     print(f"report.html: {size:,} bytes; byte-identical across {args.repeat} runs: {len(pages) == 1}")
     print(f"(load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; cores: {os.cpu_count()})")
 

@@ -95,7 +95,8 @@ def bench_size(work: Path, meetings: int, heap: str) -> dict[str, float]:
     total, rss, _ = rss_of(["bench", "--corpus", str(corpus), "--arm", "bm25", "--provider", "embedded",
                             "--out", str(out)], heap)
     info = json.loads((out / "bm25" / "runinfo.json").read_text())
-    compare_s, _, _ = rss_of(["compare", str(out / "bm25"), str(out / "bm25"), "--out", str(work / "c.md")])
+    compare_s, _, _ = rss_of(["compare", str(out / "bm25"), str(out / "bm25"), "--out", str(work / "c.md"),
+                              "--html", str(work / "c.html")])
     counts = json.loads((corpus / "manifest.json").read_text())["counts"]
     row: dict[str, float] = {"meetings": meetings, "words": counts["words"], "end_to_end": total,
                              "peak_rss": rss, "compare": compare_s,

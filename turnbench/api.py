@@ -13,16 +13,17 @@ Scoring another engine's output needs no stack:
 
 Every function refuses what the command line refuses, with the same exceptions (``turnbench.errors``): the command
 line only adds exit codes. A path is accepted wherever a corpus, a passage inventory, a run or a results directory
-is, and so is the object itself.
+is, and so is the object itself. Every argument's type is checked before anything is done: a wrong one is BadInput
+naming the argument and what it takes (``bench(corpus, "bm25", out)`` is refused: ``arms`` is a list of arms).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from turnbench.corpus.checks import CheckResult
 from turnbench.corpus.format import Corpus
@@ -34,7 +35,7 @@ from turnbench.harness.score import UNKNOWN, Scored
 from turnbench.passages import Passage
 from turnbench.pipeline.bench import BenchOptions
 from turnbench.pipeline.comparing import Compared, ComparedCorpora
-from turnbench.rankings import RankedPassage
+from turnbench.rankings import RankedPassage, Ranking
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import ScopeName
 
@@ -109,6 +110,8 @@ class Results:
 
     def mean(self, measure: str, cls: str = ALL) -> float | None:
         """The row's mean of ``measure`` (e.g. ``nDCG@10``, ``meeting:R@10``) for class ``cls``."""
+        _typed(measure, str, "measure", "a measure's name (str)")
+        _typed(cls, str, "cls", "a class's name (str)")
         if measure not in self.measures:
             raise BadInput(f"unknown measure {measure!r}; measures: {', '.join(self.measures)}")
         for row in self.rows:
@@ -126,7 +129,7 @@ class Results:
         """Write a results directory at ``out`` (which must not exist or be empty); returns it, located there."""
         from turnbench.resultsdir import runinfo, write_results
 
-        write_results(Path(out), self.scored, runinfo({}))
+        write_results(_path(out, "out"), self.scored, runinfo({}))
         return Results(self.scored, Path(out))
 
     @classmethod
@@ -134,23 +137,88 @@ class Results:
         """A results directory, refused unless its digest and its numbers hold."""
         from turnbench.resultsdir import read_results
 
-        return cls(Scored(read_results(Path(directory))), Path(directory))
+        return cls(Scored(read_results(_path(directory, "directory"))), Path(directory))
 
 
-def _corpus(corpus: CorpusLike) -> Corpus:
+# -- argument checks: a wrong type is BadInput naming the argument, never a TypeError from deep inside -------------
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:40] + '…'}"
+
+
+def _refuse(name: str, what: str, value: Any) -> BadInput:
+    return BadInput(f"{name} must be {what}, not {_shown(value)}")
+
+
+def _is_path(value: object) -> TypeGuard[str | os.PathLike[str]]:
+    return isinstance(value, (str, os.PathLike)) and not isinstance(os.fspath(value), bytes)
+
+
+def _path(value: Any, name: str) -> Path:
+    if not _is_path(value):
+        raise _refuse(name, "a path (str or os.PathLike)", value)
+    return Path(value)
+
+
+def _int(value: Any, name: str, *, optional: bool = False) -> Any:
+    if (value is None and optional) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise _refuse(name, "a whole number" + (" or None" if optional else ""), value)
+
+
+def _typed(value: Any, types: type | tuple[type, ...], name: str, what: str, *, optional: bool = False) -> Any:
+    if (value is None and optional) or (isinstance(value, types) and not (types is int and isinstance(value, bool))):
+        return value
+    raise _refuse(name, what + (" or None" if optional else ""), value)
+
+
+def _list(value: Any, name: str, what: str, item: Callable[[Any], bool] | None = None, one: str = "") -> list[Any]:
+    """``value`` as a list, refused when it is no list (a string is one value, not a list of its characters) or an
+    item is not ``one`` of ``what``."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise _refuse(name, f"a list of {what}", value)
+    items = list(value)
+    for i, x in enumerate(items):
+        if item is not None and not item(x):
+            raise _refuse(f"{name}[{i}]", one, x)
+    return items
+
+
+def _stack(value: Any, *, optional: bool = False) -> Any:
+    return _typed(value, StackInfo, "stack", "a StackInfo (what open_stack() yields)", optional=optional)
+
+
+def _corpus(corpus: Any, name: str = "corpus") -> Corpus:
     from turnbench.corpus.format import open_corpus
 
-    return corpus if isinstance(corpus, Corpus) else open_corpus(Path(corpus))
+    if isinstance(corpus, Corpus):
+        return corpus
+    return open_corpus(_path(corpus, f"{name} (a Corpus or its directory)"))
+
+
+def _corpora(corpora: Any) -> list[Corpus]:
+    items = _list(corpora, "corpora", "corpora (a Corpus or its directory)", lambda c: isinstance(c, Corpus)
+                  or _is_path(c), "a Corpus or its directory")
+    return [_corpus(c, f"corpora[{i}]") for i, c in enumerate(items)]
 
 
 def generate(out: PathLike, *, seed: int = 20261130, meetings: int = 200, workers: int = 1,
              **config: Any) -> Corpus:
     """Generate a synthetic corpus into ``out`` (which must not exist or be empty) and open it. ``config`` takes
     the rest of ``GeneratorConfig`` (words_per_meeting, near_duplicate_rate, register, ...)."""
+    import dataclasses
+
     from turnbench.generator.config import GeneratorConfig
     from turnbench.generator.generate import generate as write_corpus
 
-    write_corpus(GeneratorConfig(seed=seed, meetings=meetings, **config), Path(out), workers=workers)
+    target = _path(out, "out")
+    known = {f.name for f in dataclasses.fields(GeneratorConfig)} - {"seed", "meetings"}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise BadInput(f"generate() takes no setting {', '.join(unknown)}; GeneratorConfig's: "
+                       f"{', '.join(sorted(known))}")
+    write_corpus(GeneratorConfig(seed=seed, meetings=meetings, **config), target, workers=workers)
     return _corpus(out)
 
 
@@ -159,7 +227,8 @@ def validate(corpus: CorpusLike) -> list[CheckResult]:
     check whose ``ok`` is False failed."""
     from turnbench.generator.validate import validate_corpus
 
-    return validate_corpus(corpus.root if isinstance(corpus, Corpus) else Path(corpus))
+    return validate_corpus(corpus.root if isinstance(corpus, Corpus) else _path(corpus, "corpus (a Corpus or its "
+                                                                                      "directory)"))
 
 
 def open_stack(provider: str = "auto", **options: Any) -> Any:
@@ -167,6 +236,7 @@ def open_stack(provider: str = "auto", **options: Any) -> Any:
     whatever happens (``turnbench.stack.open_stack``)."""
     from turnbench.stack import open_stack as opened
 
+    _typed(provider, str, "provider", "a provider's name (str)")
     return opened(provider, **options)
 
 
@@ -180,6 +250,14 @@ def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap:
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.reuse import load_or_reuse
 
+    _stack(stack)
+    _int(max_words, "max_words")
+    _int(overlap, "overlap")
+    _int(shards, "shards")
+    _typed(encoder, str, "encoder", "an encoder's name (str)", optional=True)
+    _typed(index, str, "index", "an index name (str)", optional=True)
+    _typed(graph, bool, "graph", "True or False")
+    _typed(reload, bool, "reload", "True or False")
     vectors = vector_spec(encoder, graph=graph) if encoder else None
     return load_or_reuse(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
                          shards=shards, vectors=vectors, reload=reload)
@@ -191,6 +269,11 @@ def run(stack: StackInfo, corpus: CorpusLike, arm: Arm | str, *, scope: str = Sc
     corpus: the passages it ranked and the run, with the engine's raw scores."""
     from turnbench.engines.retrieval import run_arm
 
+    _stack(stack)
+    _typed(arm, (Arm, str), "arm", "an Arm or a built-in arm's name (str)")
+    _typed(scope, str, "scope", "a scope's name (str)")
+    _typed(index, str, "index", "an index name (str)", optional=True)
+    _int(depth, "depth", optional=True)
     return run_arm(stack, _corpus(corpus), arm, scope=scope, index=index, depth=depth)
 
 
@@ -203,9 +286,18 @@ def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: P
     from turnbench.pipeline.scoring import score_passages
     from turnbench.runfiles import read_run
 
-    inventory = read_passages(Path(passages)) if isinstance(passages, (str, os.PathLike)) else list(passages)
-    entries = read_run(Path(ranking)) if isinstance(ranking, (str, os.PathLike)) else ranking
-    scored = score_passages(_corpus(corpus), inventory, entries, policy=policy, scope=scope,
+    the_corpus = _corpus(corpus)
+    _typed(policy, RelevancePolicy, "policy", "a RelevancePolicy")
+    _typed(scope, str, "scope", "a scope's name (str)")
+    _typed(arm, Mapping, "arm", "a mapping describing the engine", optional=True)
+    inventory = read_passages(Path(passages)) if _is_path(passages) else _list(
+        passages, "passages", "Passage records (or a passages.jsonl path)", lambda p: isinstance(p, Passage),
+        "a Passage")
+    entries: Iterable[RankedPassage] = (
+        read_run(Path(ranking)) if _is_path(ranking) else ranking if isinstance(ranking, Ranking) else _list(
+            ranking, "ranking", "RankedPassage records (or a run file's path)",
+            lambda r: isinstance(r, RankedPassage), "a RankedPassage"))
+    scored = score_passages(the_corpus, inventory, entries, policy=policy, scope=scope,
                             arm=dict(arm) if arm is not None else UNKNOWN)
     return Results(scored)
 
@@ -218,17 +310,23 @@ def bench(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, options:
     ``"module:factory"`` string; their results go to ``OUT/<engine name>/``."""
     from turnbench.pipeline.bench import bench as run_bench
 
-    root = corpus.root if isinstance(corpus, Corpus) else Path(corpus)
+    root = corpus.root if isinstance(corpus, Corpus) else _path(corpus, "corpus (a Corpus or its directory)")
+    names = _list(arms, "arms", "arms (an Arm or a built-in arm's name)", lambda a: isinstance(a, (Arm, str)),
+                  "an Arm or a built-in arm's name (str)")
+    target = _path(out, "out")
+    _typed(options, BenchOptions, "options", "a BenchOptions")
+    _stack(stack, optional=True)
+    python_engines = _list(engines, "engines", "engines (an engine object or a \"module:factory\" string)")
     return [Results(o.results, o.out_dir)
-            for o in run_bench(root, list(arms), Path(out), options, stack=stack, engines=list(engines))]
+            for o in run_bench(root, names, target, options, stack=stack, engines=python_engines)]
 
 
-def _results_dir(side: Results | PathLike) -> Path:
+def _results_dir(side: Results | PathLike, name: str) -> Path:
     if isinstance(side, Results):
         if side.out_dir is None:
             raise BadInput("these results were never written: write() them, then compare the directory")
         return side.out_dir
-    return Path(side)
+    return _path(side, f"{name} (Results or a results directory)")
 
 
 def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
@@ -241,13 +339,18 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
     from turnbench.harness.compare import SEED
     from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
-    if also:
-        return compare_corpora([(_results_dir(baseline), _results_dir(candidate)),
-                                *((_results_dir(b), _results_dir(c)) for b, c in also)],
-                               corpora=[_corpus(c) for c in corpora], resamples=resamples,
-                               seed=SEED if seed is None else seed)
-    return compare_dirs(_results_dir(baseline), _results_dir(candidate), corpora=[_corpus(c) for c in corpora],
-                        resamples=resamples, seed=SEED if seed is None else seed)
+    base, cand = _results_dir(baseline, "baseline"), _results_dir(candidate, "candidate")
+    _int(resamples, "resamples")
+    _int(seed, "seed", optional=True)
+    if not 100 <= resamples <= 1_000_000 or not (seed is None or 0 <= seed < 2**32):
+        raise BadInput(f"resamples must be from 100 to 1000000 and seed from 0 to 2^32-1, not {resamples}, {seed}")
+    pairs = _list(also, "also", "(baseline, candidate) pairs", lambda p: isinstance(p, (tuple, list)) and len(p) == 2,
+                  "a (baseline, candidate) pair")
+    if pairs:
+        return compare_corpora([(base, cand), *((_results_dir(b, "also baseline"), _results_dir(c, "also candidate"))
+                                                for b, c in pairs)],
+                               corpora=_corpora(corpora), resamples=resamples, seed=SEED if seed is None else seed)
+    return compare_dirs(base, cand, corpora=_corpora(corpora), resamples=resamples, seed=SEED if seed is None else seed)
 
 
 def plan(pilot: Results | PathLike, candidate: Results | PathLike | None = None, *, delta: float,
@@ -255,8 +358,12 @@ def plan(pilot: Results | PathLike, candidate: Results | PathLike | None = None,
     """How many questions, meetings or seeds a comparison needs to find a loss of ``delta`` (``turnbench plan``)."""
     from turnbench.pipeline.planning import plan as make_plan
 
-    return make_plan(_results_dir(pilot), None if candidate is None else _results_dir(candidate), delta=delta,
-                     cls=cls, measure=measure, power=power)
+    _typed(delta, (int, float), "delta", "a number")
+    _typed(power, (int, float), "power", "a number")
+    _typed(cls, str, "cls", "a class name")
+    _typed(measure, str, "measure", "a measure name")
+    return make_plan(_results_dir(pilot, "pilot"), None if candidate is None else _results_dir(candidate, "candidate"),
+                     delta=float(delta), cls=cls, measure=measure, power=float(power))
 
 
 def report(results: Results | PathLike, baseline: Results | PathLike | None = None, *,
@@ -264,6 +371,6 @@ def report(results: Results | PathLike, baseline: Results | PathLike | None = No
     """report.html of ``results`` alone, or against ``baseline``: one self-contained page."""
     from turnbench.pipeline.comparing import report_page
 
-    return report_page(_results_dir(results), None if baseline is None else _results_dir(baseline),
-                       corpora=[_corpus(c) for c in corpora])
+    return report_page(_results_dir(results, "results"),
+                       None if baseline is None else _results_dir(baseline, "baseline"), corpora=_corpora(corpora))
 

@@ -178,7 +178,11 @@ def refuse_non_empty(path: Path, what: str = "output directory", hint: str = "ch
     with a new one."""
     path = Path(path)
     _require_directories_above(path)
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+    try:
+        taken = path.exists() and (not path.is_dir() or any(path.iterdir()))
+    except OSError as exc:  # a name too long, a loop of links: the user's to fix, said in one line
+        raise write_error(path, exc) from None
+    if taken:
         from turnbench.errors import BadInput
 
         raise BadInput(f"{path}: {what} exists and is not empty; {hint}")
@@ -373,7 +377,11 @@ def _sweep_stale_stages(final: Path) -> None:
 def _require_directories_above(path: Path) -> None:
     """BadInput when something on the way to ``path`` exists but is not a directory (``--out notes.txt/x``)."""
     for parent in reversed(path.parents):
-        if parent.exists() and not parent.is_dir():
+        try:
+            a_file = parent.exists() and not parent.is_dir()
+        except OSError as exc:  # a name too long, a loop of links: the user's to fix, said in one line
+            raise write_error(path, exc) from None
+        if a_file:
             from turnbench.errors import BadInput
 
             raise BadInput(f"{path}: cannot write here, {parent} is a file")
@@ -391,6 +399,11 @@ def staged_directory(final: Path) -> Iterator[Path]:
 
     final = Path(final)
     _require_directories_above(final)
+    if final.is_symlink():  # the staged directory is renamed into the link's place: neither replaced nor followed
+        from turnbench.errors import BadInput
+
+        raise BadInput(f"{final} is a symbolic link (to {os.readlink(final)}); a directory is written in its place: "
+                       "name the link's target or a new path")
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         _sweep_stale_stages(final)

@@ -48,10 +48,42 @@ def _inside(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
 
 
+NAME_MAX, PATH_MAX = 255, 4096  # Linux's limits in bytes (pathconf says when a file system differs)
+
+
+def _name_max(path: Path) -> int:
+    """The longest name (bytes) the file system holding ``path``'s nearest existing directory takes."""
+    for directory in path.parents:
+        try:
+            if directory.is_dir():
+                return int(os.pathconf(directory, "PC_NAME_MAX"))
+        except (OSError, ValueError):
+            continue
+    return NAME_MAX
+
+
+def check_writable_name(what: str, given: str | os.PathLike[str]) -> None:
+    """BadInput when the file system would refuse the name ``given`` itself: a name longer than it takes, a path
+    longer than PATH_MAX (the kernel's ENAMETOOLONG, met by the first stat of the path, is no bug of turnbench's)."""
+    path = Path(given).expanduser()
+    shown = str(given) if len(str(given)) <= 80 else f"{str(given)[:60]}…"
+    if len(os.fsencode(path)) >= PATH_MAX:
+        raise BadInput(f"{what} {shown}: a path of {len(os.fsencode(path))} bytes, longer than the file system takes "
+                       f"({PATH_MAX - 1}); name a shorter one")
+    limit = _name_max(path.absolute())
+    for part in path.parts:
+        if len(os.fsencode(part)) > limit:
+            raise BadInput(f"{what} {shown}: a name of {len(os.fsencode(part))} bytes, longer than the file system "
+                           f"takes ({limit}); name a shorter one")
+
+
 def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str]]],
                   inputs: Iterable[str | os.PathLike[str]] = ()) -> list[Path]:
     """The outputs resolved, in order, after refusing any that would clobber: ``outputs`` are (option, path) pairs
-    (``("--out", "compare.md")``), ``inputs`` every file or directory the command reads."""
+    (``("--out", "compare.md")``), ``inputs`` every file or directory the command reads. A name the file system
+    refuses is refused first (``check_writable_name``)."""
+    for what, p in outputs:
+        check_writable_name(what, p)
     outs = [(what, resolved(p)) for what, p in outputs]
     ins = [resolved(p) for p in inputs]
     seen: dict[Path, str] = {}

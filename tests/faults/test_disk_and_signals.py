@@ -146,7 +146,8 @@ def test_a_signalled_compare_takes_its_checking_child_with_it(tmp_path: Path, si
     side = REPO / "baselines" / "bm25"
     for attempt in range(3):
         out = tmp_path / f"compare-{attempt}.md"
-        proc = subprocess.Popen([*CLI, "compare", str(side), str(side), "--out", str(out)], cwd=REPO,
+        proc = subprocess.Popen([*CLI, "compare", str(side), str(side), "--out", str(out), "--html",
+                                 str(out.with_suffix(".html"))], cwd=REPO,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                                 preexec_fn=interruptible)
         children: list[str] = []
@@ -170,3 +171,81 @@ def test_a_signalled_compare_takes_its_checking_child_with_it(tmp_path: Path, si
         time.sleep(0.05)
     assert not any(is_running(int(pid)) for pid in children)
     assert not out.exists() and not out.with_suffix(".html").exists()
+
+
+# A sweep driven through its real command line, signal handling and staging, with the stack and each cell's bench
+# stubbed (a cell's results directory written as bench would, then the second cell hangs): what is under test is
+# what a signal leaves of OUT, not the numbers. tests/integration/test_sweep.py runs the real thing.
+SWEEP_CHILD = r"""
+import contextlib, sys, time
+from turnbench.pipeline import bench as B, sweep as P
+from turnbench.render import sweep as R
+
+HANG = sys.argv[1] == "hang"
+
+@contextlib.contextmanager
+def no_stack(stack, opts, st, say):
+    yield None
+
+def cells(open_, job, resolved, opts, st, *, tag, say):
+    for arm, out_dir in job[2]:
+        out_dir.mkdir(parents=True)
+        (out_dir / "metrics.json").write_text("{}")
+    if HANG and tag != " w30-o0":
+        time.sleep(120)
+    return []
+
+B._stack_stage, B._bench_corpus = no_stack, cells
+P.summary = lambda *args: {"cells": []}
+P.write_summary = lambda out, doc: (out / "sweep.json").write_text("{}")
+R.sweep_md = lambda doc: ""
+from turnbench.cli import main
+sys.argv = ["turnbench", *sys.argv[2:]]
+main()
+"""
+
+
+def _sweep(out: Path, mode: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", SWEEP_CHILD, mode, "sweep", "--corpus", str(REPO / "fixtures" /
+                                                                                              "small"),
+                             "--arm", "bm25", "--max-words", "30,200", "--out", str(out)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=interruptible)
+
+
+def _first_cell_staged(parent: Path, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while not list(parent.glob(".*.partial/w30-o0/bm25/metrics.json")) and time.monotonic() < deadline \
+            and proc.poll() is None:
+        time.sleep(0.05)
+    assert list(parent.glob(".*.partial/w30-o0/bm25/metrics.json")), "the sweep never staged its first cell"
+    time.sleep(0.3)  # into the second cell
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signalled_sweep_leaves_no_cell_and_its_rerun_goes_through(tmp_path: Path, sig: int) -> None:
+    out = tmp_path / "sweep"
+    proc = _sweep(out, "hang")
+    _first_cell_staged(tmp_path, proc)
+    proc.send_signal(sig)
+    assert proc.wait(timeout=60) in (128 + sig, 130)
+    # no cell without sweep.json: no OUT at all, and no staging
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    again = _sweep(out, "finish")
+    assert again.wait(timeout=120) == 0, again.stderr.read() if again.stderr else b""
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
+        "sweep.json", "w200-o0/bm25/metrics.json", "w30-o0/bm25/metrics.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep"]
+
+
+def test_a_killed_sweep_s_staging_is_swept_by_its_rerun(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    proc = _sweep(out, "hang")
+    _first_cell_staged(tmp_path, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    stale = _staging(tmp_path)
+    assert stale and not out.exists()  # SIGKILL gives no chance to clean up; OUT itself was never made
+    again = _sweep(out, "finish")
+    assert again.wait(timeout=120) == 0, again.stderr.read() if again.stderr else b""
+    assert (out / "sweep.json").is_file() and not any(p.exists() for p in stale)

@@ -41,3 +41,36 @@ def test_a_sweep_writes_each_cell_and_one_summary_byte_identically(stack, tmp_pa
     md = (tmp_path / "a" / "sweep.md").read_text()
     assert "span:R@10 ⇄" in md and "nDCG@10 †" in md and "Decision rule, fixed before the numbers" in md
     assert json.loads((tmp_path / "a" / "sweep.json").read_text()) == doc
+
+
+def test_a_sweep_ended_by_sigterm_on_the_real_stack_leaves_nothing_and_its_rerun_completes(stack, tmp_path):
+    """The staged sweep against real servers: SIGTERM once the first cell's results are written leaves neither OUT
+    nor its staging; the same command again writes every cell and the summary."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.childproc import interruptible
+
+    out = tmp_path / "sweep"
+    env = {**os.environ, "TURNBENCH_STATE_DIR": str(tmp_path / "state"),
+           "TURNBENCH_OPENSEARCH_URL": stack.opensearch_url, "TURNBENCH_POSTGRES_DSN": stack.postgres_dsn}
+    args = [sys.executable, "-c", "from turnbench.cli import main; main()", "sweep", "--corpus", str(SMALL), "--arm",
+            "bm25", "--max-words", "30,200", "--provider", "external", "--index", "turnbench-sweep-signal", "--out",
+            str(out)]
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True, preexec_fn=interruptible)
+    deadline = time.monotonic() + 300
+    while not list(tmp_path.glob(".sweep.*.partial/w30-o0/bm25/metrics.json")) and proc.poll() is None \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 128 + signal.SIGTERM
+    assert not out.exists() and not list(tmp_path.glob(".sweep.*"))
+    again = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert (out / "sweep.json").is_file() and (out / "w30-o0" / "bm25" / "metrics.json").is_file()
+    assert (out / "w200-o0" / "bm25" / "metrics.json").is_file()

@@ -3,6 +3,7 @@ corpus is refused before anything is read, whatever spelling (a symbolic link, `
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,37 @@ def test_names_that_can_name_a_directory(name: str) -> None:
 def test_names_that_cannot_are_refused_as_full_matches(name: str) -> None:
     with pytest.raises(BadInput, match="cannot name a directory"):
         check_name(name, "--control-name")
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("n" * 256, "a name of 256 bytes, longer than the file system takes (255)"),
+    ("é" * 128, "a name of 256 bytes"),  # bytes, not characters
+    ("d/" * 2100 + "x", "a path of 4"),
+])
+def test_a_name_the_file_system_refuses_is_bad_input_before_any_stat(tmp_path: Path, given: str, said: str) -> None:
+    with pytest.raises(BadInput, match=f"--out .*{re.escape(said)}"):
+        check_outputs([("--out", tmp_path / given)])
+    check_outputs([("--out", tmp_path / ("n" * 255))])  # the longest name it takes
+
+
+def test_a_symbolic_link_is_not_replaced_by_a_staged_directory(tmp_path: Path) -> None:
+    from turnbench.canonical import staged_directory
+
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to("empty")
+    with pytest.raises(BadInput, match="link is a symbolic link \\(to empty\\); a directory is written in its place"):
+        with staged_directory(tmp_path / "link"):
+            pass
+    assert (tmp_path / "link").is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["empty", "link"]
+
+
+def test_a_name_too_long_met_by_a_writer_itself_is_bad_input(tmp_path: Path) -> None:
+    """What check_outputs would have refused on the command line, a writer called from Python refuses too."""
+    from turnbench.canonical import refuse_non_empty, staged_directory, write_bytes_atomic
+
+    long = tmp_path / ("n" * 300)
+    for write in (lambda: refuse_non_empty(long), lambda: write_bytes_atomic(long / "x", b"x"),
+                  lambda: staged_directory(long / "d").__enter__()):
+        with pytest.raises(BadInput, match="cannot write here \\(File name too long\\)"):
+            write()
+    assert list(tmp_path.iterdir()) == []

@@ -11,6 +11,7 @@ import os
 
 import click
 
+from turnbench import settings
 from turnbench.cli import compare, corpus, evaluate, export, stack, sweep
 from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors, quick_exit
 from turnbench.version import __version__
@@ -23,10 +24,18 @@ def _debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
         os.environ[DEBUG_ENV] = "1"
 
 
+def _verbose(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        os.environ[settings.VERBOSE.name] = "1"
+
+
 @click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="turnbench")
 @click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_debug,
               help="Show the traceback of an error as well as its one line.")
+@click.option("--verbose", is_flag=True, expose_value=False, is_eager=True, callback=_verbose,
+              help="Print progress notes on stderr (the stack provider chosen, each load, seed and sweep cell); "
+                   "without it a refused command prints one line, its refusal.")
 def main() -> None:
     """Reproducible evaluation of meeting-transcript search.
 

@@ -137,5 +137,12 @@ def quick_exit(code: str | int | None) -> NoReturn:
 
 
 def say(line: str) -> None:
-    """A progress or diagnostic line: stderr, so stdout stays the command's result."""
+    """A line of the command's outcome (what was written, what it cost): stderr, so stdout stays the result."""
     click.echo(line, err=True)
+
+
+def note(line: str) -> None:
+    """A progress note (the stack provider chosen, a load, a seed): on stderr only with --verbose
+    (TURNBENCH_VERBOSE=1), so that a command that is refused prints exactly one line, its refusal."""
+    if settings.verbose():
+        click.echo(line, err=True)

@@ -38,8 +38,9 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
               help="The same two arms on another corpus (repeatable; e.g. a real corpus you imported): one Holm family "
                    "over every corpus, lookup guarded on each, a regression on any corpus fails the gate and a win "
                    "must hold on every one.")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Also write the markdown here, and the HTML report beside it (same name, .html).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Also write the markdown here.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+              help="Also write the HTML report here (compare writes no file you did not name).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None,
               help="Also write every row (delta, interval, p-values, verdicts) and the gate's failures as JSON here.")
 @click.option("--rule", "rule_file", type=click.Path(dir_okay=False), default=None,
@@ -52,7 +53,7 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
-                json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
+                html_out: str | None, json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
                 corpus_dirs: tuple[str, ...]) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
@@ -60,27 +61,25 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     from turnbench.harness.compare import SEED
     from turnbench.pipeline.comparing import Compared, ComparedCorpora, compare_corpora, compare_dirs
 
-    if out and Path(out).suffix == ".html":
-        raise errors.BadInput(f"--out {out}: the markdown goes there and the report beside it as .html; "
-                              "give a .md name")
-    outputs: list[tuple[str, str | Path]] = []
-    if out:
-        outputs += [("--out", out), ("--out's report", Path(out).with_suffix(".html"))]
-    if json_out:
-        outputs.append(("--json", json_out))
+    if out and Path(out).suffix in (".html", ".htm"):
+        raise errors.BadInput(f"--out {out}: the markdown goes there; give a .md name (the HTML report is --html)")
+    if html_out and Path(html_out).suffix not in (".html", ".htm"):
+        raise errors.BadInput(f"--html {html_out}: the report is HTML; give a .html name")
+    outputs = [(option, path) for option, path in (("--out", out), ("--html", html_out), ("--json", json_out))
+               if path]
     check_outputs(outputs, [baseline, candidate, *corpus_dirs, *(p for pair in also for p in pair),
                             *([rule_file] if rule_file else [])])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared: Compared | ComparedCorpora
     if also:
         compared = compare_corpora([(Path(baseline), Path(candidate)), *((Path(b), Path(c)) for b, c in also)],
-                                   corpora=_corpora(corpus_dirs), texts=bool(out), resamples=resamples,
+                                   corpora=_corpora(corpus_dirs), texts=bool(html_out), resamples=resamples,
                                    seed=SEED if seed is None else seed)
     else:
-        compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(out),
+        compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(html_out),
                                 resamples=resamples, seed=SEED if seed is None else seed)
     text = compared.to_markdown(gate=gate if gate else None)
-    page = compared.to_html(gate=gate) if out else None
+    page = compared.to_html(gate=gate) if html_out else None
     document = compared.to_json()
     decision = None
     if rule_file:
@@ -94,12 +93,14 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
         document = document | {"rule": {"file": rule.source, **decision.to_json()}}
     if json_out:
         canonical.write_json(Path(json_out), document)
-    if out and page is not None:
-        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
-        canonical.write_bytes_atomic(Path(out).with_suffix(".html"), page)
-    click.echo(text, nl=False)
     if out:
-        say(f"wrote {out} and {Path(out).with_suffix('.html')}")
+        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+    if html_out and page is not None:
+        canonical.write_bytes_atomic(Path(html_out), page)
+    click.echo(text, nl=False)
+    written = [p for p in (out, html_out) if p]
+    if written:
+        say(f"wrote {' and '.join(written)}")
     failures = compared.gate_failures()
     if gate and failures:
         raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")

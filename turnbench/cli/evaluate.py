@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import click
 
 from turnbench import errors
-from turnbench.cli.base import handle_errors, say
+from turnbench.cli.base import handle_errors, note, say
 from turnbench.cli.options import (
     answerer_option,
     fusion_method_option,
@@ -280,7 +280,7 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     check_outputs([("--out", out)], [*([corpus_dir] if corpus_dir else []), *arm_files])
     resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
-    echo = None if tty else say
+    echo = None if tty else note
     if seeds:
         outcomes = bench_seeds(seeds, resolved, Path(out), options, corpora=Path(corpora), workers=workers,
                                show_progress=tty, echo=echo, engines=engines)

@@ -9,7 +9,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from turnbench import errors
-from turnbench.cli.base import debugging, handle_errors, say
+from turnbench.cli.base import debugging, handle_errors, note, say
 from turnbench.cli.options import knn_engine_option, provider_option, reload_option, vector_index_option
 
 P = ParamSpec("P")
@@ -94,7 +94,7 @@ def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: i
         options = {**{k: v for k, v in given.items() if v is not None},
                    **image_choice(opensearch_image, postgres_image, provider), **nodes_choice(nodes, provider)}
     try:
-        info = lifecycle.up(provider, echo=say, **options)
+        info = lifecycle.up(provider, echo=note, **options)
     except errors.StackStartError as exc:
         # one line is the promise (it names where the log is kept); the server's own last words only on request
         if debugging():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from turnbench import errors
-from turnbench.cli.base import handle_errors, say
+from turnbench.cli.base import handle_errors, note, say
 from turnbench.cli.evaluate import sweep_options
 from turnbench.paths import check_outputs
 
@@ -53,6 +53,6 @@ def sweep_cmd(corpus_dir: str, max_words_text: str, overlap_text: str, arms: tup
         raise errors.BadInput("a rule over one arm compares cells with the first: give at least two chunkings")
     tty = sys.stderr.isatty()
     doc = sweep(Path(corpus_dir), resolved, Path(out), cells, options, rule=rule, show_progress=tty,
-                echo=None if tty else say)
+                echo=None if tty else note)
     click.echo(sweep_md(doc), nl=False)
     say(f"wrote {out}/{SWEEP_MD}, {out}/{SWEEP_HTML} and sweep.json; each cell's results in {out}/w<W>-o<O>/")

@@ -148,6 +148,35 @@ def self_overlaps(m: Meeting) -> list[str]:
     return out
 
 
+# -- rules a single record must meet (the importers check each record by these before writing) --------
+
+# An id is a column of a TREC run line (split at any whitespace), the head of a passage id and a name in the files
+# turnbench writes, so it is 1..MAX_ID printable characters with no space and no path separator.
+MAX_ID = 200
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a meeting or query id, or None when it can."""
+    if not value:
+        return "is empty"
+    if len(value) > MAX_ID:
+        return f"is {len(value)} characters long, more than {MAX_ID}"
+    bad = next((c for c in value if not c.isprintable() or c in " /\\"), None)
+    if bad is not None:
+        return (f"holds {bad!r}, which a TREC run line (whitespace-separated columns) or a file name cannot carry; "
+                "an id is printable characters with no space, '/' or '\\'")
+    return None
+
+
+def meeting_problems(m: Meeting) -> list[str]:
+    """What is wrong with one meeting by the rules of a single record: its id, and at least one turn (a meeting
+    without turns yields no passage, and the loader refuses a corpus holding one)."""
+    problems = [f"meeting id {m.id!r} {why}" for why in [id_problem(m.id)] if why]
+    if not m.turns:
+        problems.append(f"meeting {m.id} has no turns")
+    return problems
+
+
 # -- the checks --------------------------------------------------------------------------------------
 
 def check_manifest_hashes(scan: CorpusScan) -> CheckResult:
@@ -184,6 +213,17 @@ def check_query_ids_unique(scan: CorpusScan) -> CheckResult:
             dup.append(f"{q.id} repeated")
         seen.add(q.id)
     return result_of("query_ids_unique", dup, f"{len(seen)} distinct query ids")
+
+
+def check_ids_portable(scan: CorpusScan) -> CheckResult:
+    problems = [f"meeting id {mid!r} {why}" for mid in scan.meeting_order for why in [id_problem(mid)] if why]
+    problems += [f"query id {q.id!r} {why}" for q in scan.queries for why in [id_problem(q.id)] if why]
+    return result_of("ids_portable", problems, "every meeting and query id can be a TREC run column and a file name")
+
+
+def check_meetings_have_turns(scan: CorpusScan) -> CheckResult:
+    empty = [f"meeting {mid} has no turns" for mid in scan.meeting_order if scan.turn_count(mid) == 0]
+    return result_of("meetings_have_turns", empty, "every meeting has at least one turn")
 
 
 def check_turn_indices_dense(scan: CorpusScan) -> CheckResult:
@@ -241,8 +281,8 @@ def check_gold_spans_cover_answers(scan: CorpusScan) -> CheckResult:
 GenericCheck = Callable[[CorpusScan], CheckResult]
 GENERIC: tuple[GenericCheck, ...] = (
     check_manifest_hashes, check_manifest_counts, check_meeting_ids_unique, check_query_ids_unique,
-    check_turn_indices_dense, check_times_ordered, check_speaker_turns_disjoint, check_gold_refs_real,
-    check_gold_spans_cover_answers,
+    check_ids_portable, check_meetings_have_turns, check_turn_indices_dense, check_times_ordered,
+    check_speaker_turns_disjoint, check_gold_refs_real, check_gold_spans_cover_answers,
 )
 
 

@@ -12,8 +12,13 @@ every time:
 * nothing reads another index or another document: no ``index`` or ``_index`` key anywhere (terms lookup,
   more_like_this documents, percolate, indexed shapes), no terms lookup, no more_like_this document, no
   ``wrapper`` query (its base64 body would escape every check here);
-* nothing depends on the clock or an unseeded generator: no ``now`` in a range, ``random_score`` only with both a
-  seed and a field;
+* nothing depends on the clock or an unseeded generator: no string value that is date math from the clock (``now``,
+  ``now-30d``, ``now/d``: a range bound, a term on a date field, an origin), no ``now`` token in the text of a
+  ``query_string`` or ``simple_query_string`` (``recorded_date:[now-400d TO *]``), no ``distance_feature`` and no
+  decay function (``gauss``, ``exp``, ``linear`` in a ``function_score``) without an explicit origin (on a date
+  field a missing origin is the clock), ``random_score`` only with both a seed and a field;
+* nothing reads state the cluster keeps beside the index: no ``model_id`` (a model deployed on the cluster), no
+  ``neural`` or ``neural_sparse`` query, no ``indexed_shape`` (a shape stored in another index);
 * a search pipeline holds exactly one phase-results processor of a kind whose effect turnbench verifies on the
   server's own answers (``turnbench.engines.pipelines``); no request or response processor.
 
@@ -22,6 +27,7 @@ Each refusal is one line naming the arm file and the construct (BadInput, exit 2
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -34,7 +40,16 @@ PIPELINE_KEYS = ("phase_results_processors", "description")
 FORBIDDEN_QUERIES = {
     "wrapper": "a wrapper query carries its body base64-encoded, past every check",
     "percolate": "a percolate query reads documents of another index",
+    "indexed_shape": "an indexed shape is read from another index",
+    "neural": "a neural query embeds with a model deployed on the cluster, state outside the index",
+    "neural_sparse": "a neural_sparse query encodes with a model deployed on the cluster, state outside the index",
+    "model_id": "a model_id names a model deployed on the cluster, state outside the index",
 }
+CLOCK = re.compile(r"\s*now\s*(?:$|[-+/|])", re.IGNORECASE)  # date math anchored at the clock: now, now-30d, now/d
+CLOCK_TOKEN = re.compile(r"(?<![A-Za-z0-9_])now(?![A-Za-z0-9_])", re.IGNORECASE)  # ``now`` inside query-string text
+QUERY_STRINGS = ("query_string", "simple_query_string")
+DECAY_FUNCTIONS = ("gauss", "exp", "linear")
+DECAY_KEYS = frozenset({"multi_value_mode"})  # a decay function's own keys beside its one field
 
 
 def _walk(value: Any, path: str) -> Iterator[tuple[str, str, Any]]:
@@ -83,12 +98,41 @@ def check_body(body: Mapping[str, Any], where: str) -> None:
                                        "give the text")
         if key == "random_score" and isinstance(value, Mapping) and not ("seed" in value and "field" in value):
             raise BadInput(f"{where}: {here} without both a seed and a field differs from run to run")
-        if key == "range" and isinstance(value, Mapping):
-            for bounds in value.values():
-                for v in (bounds.values() if isinstance(bounds, Mapping) else ()):
-                    if isinstance(v, str) and v.strip().lower().startswith("now"):
-                        raise BadInput(f"{where}: {here} compares with {v!r}: a bound that moves with the clock "
-                                       "gives other results another day")
+        _check_clock(key, value, here, where)
+
+
+def _check_clock(key: str, value: Any, here: str, where: str) -> None:
+    """Refuse what reads the clock: date math from ``now``, a query string naming ``now``, a distance or decay
+    function with no fixed origin. A literal date (``2024-01-01``, ``2024-01-01||-30d``) or a geo point is fixed."""
+    if key == "distance_feature" and isinstance(value, Mapping):
+        origin = value.get("origin")
+        if origin is None or (isinstance(origin, str) and CLOCK.match(origin)):
+            raise BadInput(f"{where}: {here} has origin {origin!r}: a distance from the clock gives other results "
+                           "another day; give a fixed origin (a date or a point)")
+    if key == "function_score" and isinstance(value, Mapping):
+        functions = value.get("functions")
+        for i, function in enumerate([value, *(functions if isinstance(functions, list) else ())]):
+            for name in DECAY_FUNCTIONS:
+                decay = function.get(name) if isinstance(function, Mapping) else None
+                if not isinstance(decay, Mapping):
+                    continue
+                at = f"{here}.{name}" if i == 0 else f"{here}.functions[{i - 1}].{name}"
+                for field_name, spec in decay.items():
+                    if field_name in DECAY_KEYS:
+                        continue
+                    origin = spec.get("origin") if isinstance(spec, Mapping) else None
+                    if origin is None or (isinstance(origin, str) and CLOCK.match(origin)):
+                        raise BadInput(f"{where}: {at}.{field_name} decays from origin {origin!r}: now (or, on a "
+                                       "date field, no origin) is the clock and gives other results another day; "
+                                       "give a fixed origin")
+    if key in QUERY_STRINGS and isinstance(value, Mapping) and isinstance(value.get("query"), str) \
+            and CLOCK_TOKEN.search(value["query"]):
+        raise BadInput(f"{where}: {here}.query names now, which a date field reads as the clock: it gives other "
+                       "results another day")
+    for v in value if isinstance(value, list) else [value]:
+        if isinstance(v, str) and CLOCK.match(v):
+            raise BadInput(f"{where}: {here} is {v!r}: date math that moves with the clock gives other "
+                           "results another day")
 
 
 def _check_script(script: Mapping[str, Any] | str, here: str, where: str) -> None:

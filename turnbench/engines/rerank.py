@@ -162,7 +162,7 @@ class CrossEncoderScorer:
         self.scale = 10 ** 6
         self._where, self._name = where, spec.model.path.name
         self._runtime = rt.runtime_provenance()
-        self._pair("a sample question", "a sample passage")  # a model of another shape is refused before any query
+        self._pair("a sample question", "a sample passage", "a sample pair")  # another shape: refused before any query
 
     def config(self) -> dict[str, Any]:
         return {"runtime": self._runtime, "inputs": list(self._inputs),
@@ -170,20 +170,24 @@ class CrossEncoderScorer:
                            "padding": "none: each pair runs alone"},
                 "score": "the model's one output per pair, rounded to 6 decimals"}
 
-    def _pair(self, question: str, text: str) -> int:
+    def _pair(self, question: str, text: str, pair: str) -> int:
+        """The model's score of one pair, ``pair`` naming it (its query and passage) in a refusal."""
         import numpy as np
 
         enc = self._tokenizer.encode(question, text)
         columns = {"input_ids": enc.ids, "attention_mask": enc.attention_mask, "token_type_ids": enc.type_ids}
         feeds = {name: np.asarray([columns[name]], dtype=np.int64) for name in self._inputs}
         out = np.asarray(self._session.run(None, feeds)[0], dtype=np.float64)
-        if out.size != 1 or not np.isfinite(out).all():
-            raise BadInput(f"{self._where}: [rerank] model {self._name} answers a pair with {out.size} value(s) "
+        if out.size != 1:
+            raise BadInput(f"{self._where}: [rerank] model {self._name} answers {pair} with {out.size} value(s) "
                            f"of shape {list(out.shape)}; a cross-encoder gives one finite score per pair")
+        if not np.isfinite(out).all():
+            raise BadInput(f"{self._where}: [rerank] model {self._name} scores {pair} {float(out.reshape(-1)[0])}; "
+                           "a cross-encoder gives one finite score per pair")
         return int(np.rint(float(out.reshape(-1)[0]) * self.scale))
 
     def score(self, query: Query, passages: Sequence[Passage]) -> list[int]:
-        return [self._pair(query.text, p.text or "") for p in passages]
+        return [self._pair(query.text, p.text or "", f"query {query.id} and passage {p.id}") for p in passages]
 
 
 def _pinned_bytes(pinned: Any, key: str, where: str) -> bytes:

@@ -134,7 +134,10 @@ class _Stages:
         return advance
 
     def log(self, line: str) -> None:
-        if self._progress is not None:
+        """A progress note above the bar: only with --verbose (TURNBENCH_VERBOSE), as off a terminal."""
+        from turnbench import settings
+
+        if self._progress is not None and settings.verbose():
             self._progress.console.print(line, markup=False, highlight=False)
 
 

@@ -3,7 +3,8 @@ stack, every arm run and scored on each against the same turn gold; one table an
 the decision rule, fixed before the numbers, evaluated in every cell (``turnbench.harness.sweep``).
 
 Layout: ``OUT/w<W>-o<O>/<arm>/`` is each cell's results directory (complete, as ``bench`` writes it, so any two
-can be compared); ``OUT/sweep.json``, ``OUT/sweep.md`` and ``OUT/sweep.html`` are the summary. Retrieval only:
+can be compared); ``OUT/sweep.json``, ``OUT/sweep.md`` and ``OUT/sweep.html`` are the summary. OUT is written
+staged, as a results directory is: it appears whole, summary included, or not at all. Retrieval only:
 the answer engine reads the index the same way whatever the cut, so a sweep would measure it once per cell for
 nothing.
 """
@@ -71,20 +72,24 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
     across_cells = len(resolved) == 1
     clauses = S.parse_rule(rule, measures(), across_cells=across_cells) if rule else ()
     corpus = open_corpus(Path(corpus_dir))
-    jobs = [(c, [(a.name, out / c.name / a.name) for a in resolved]) for c in cells]
     opts = dataclasses.replace(options, answerer=Answerer.SKIP)
     docs: dict[tuple[str, str], Mapping[str, Any]] = {}
-    with B._Stages(1 + 5 * len(resolved) * len(cells), show_progress) as st:
-        say = echo or st.log
-        with B._stack_stage(stack, opts, st, say) as open_:
-            for cell, dirs in jobs:
-                say(f"sweep: {cell.name} (max {cell.max_words} words, overlap {cell.overlap})")
-                cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
-                for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
-                                         tag=f" {cell.name}", say=say):
-                    docs[(cell.name, o.arm)] = o.results.document
-    document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
-    write_summary(out, document)
+    # the whole sweep is written into a staged sibling of OUT, renamed into place with its summary: a sweep ended
+    # short (a refusal, SIGTERM, SIGINT) leaves neither OUT nor its staging, so nothing is there for a rerun to trip
+    # over; a SIGKILLed sweep's staging is swept by the next run writing to OUT
+    with canonical.staged_directory(out) as staged:
+        jobs = [(c, [(a.name, staged / c.name / a.name) for a in resolved]) for c in cells]
+        with B._Stages(1 + 5 * len(resolved) * len(cells), show_progress) as st:
+            say = echo or st.log
+            with B._stack_stage(stack, opts, st, say) as open_:
+                for cell, dirs in jobs:
+                    say(f"sweep: {cell.name} (max {cell.max_words} words, overlap {cell.overlap})")
+                    cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
+                    for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
+                                             tag=f" {cell.name}", say=say):
+                        docs[(cell.name, o.arm)] = o.results.document
+        document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
+        write_summary(staged, document)
     return document
 
 

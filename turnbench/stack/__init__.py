@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from turnbench import settings
 from turnbench.errors import StackStartError, StackStateError
 from turnbench.signals import blocked, terminating_raises
 from turnbench.stack.info import StackInfo
@@ -58,7 +59,7 @@ def open_stack(provider: str = "auto", *, echo: Callable[[str], None] | None = N
     ``options`` go to the provider: embedded takes heap, java, cache, postgres_bin, opensearch_port,
     postgres_port, timeout, ...; external takes opensearch_url and postgres_dsn.
     """
-    say = echo or (lambda line: print(line, file=sys.stderr))
+    say = echo or (lambda line: print(line, file=sys.stderr) if settings.verbose() else None)
     with terminating_raises():
         choice = choose(provider, options, detached=False)
         if provider == "auto":

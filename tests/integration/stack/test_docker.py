@@ -145,7 +145,7 @@ def test_cli_up_status_down_through_compose_removes_exactly_what_up_made(engine,
     ports = [str(free_port()), str(free_port())]
     runner = CliRunner()
     up = runner.invoke(main, ["stack", "up", "--provider", "docker", "--opensearch-port", ports[0],
-                              "--postgres-port", ports[1], "--heap", "512m"])
+                              "--postgres-port", ports[1], "--heap", "512m"], env={"TURNBENCH_VERBOSE": "1"})
     assert up.exit_code == 0, up.stderr
     recorded = json.loads(up.stdout)
     details = recorded["details"]

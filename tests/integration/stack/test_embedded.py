@@ -104,7 +104,8 @@ def test_signal_tears_the_stack_down(workdir, sig):
 
 def test_cli_up_status_down(tmp_path):
     runner = CliRunner()
-    up = runner.invoke(main, ["stack", "up", "--provider", "embedded", "--heap", "512m"])
+    up = runner.invoke(main, ["stack", "up", "--provider", "embedded", "--heap", "512m"],
+                       env={"TURNBENCH_VERBOSE": "1"})  # the provider note is a --verbose one
     assert up.exit_code == 0, up.stderr
     recorded = json.loads(up.stdout)
     pids = [p["pid"] for p in recorded["details"]["processes"]]

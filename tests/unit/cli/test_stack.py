@@ -264,8 +264,10 @@ def test_cli_explicit_docker_without_compose_v2_exits_3_and_auto_says_why_it_fal
     # auto names the same reason before it starts the embedded stack (stopped here by a missing PostgreSQL)
     (tmp_path / "empty").mkdir()
     monkeypatch.setenv("TURNBENCH_PG_BIN", str(tmp_path / "empty"))
-    auto = CliRunner().invoke(main, ["stack", "up"])
+    auto = CliRunner().invoke(main, ["stack", "up"], env={"TURNBENCH_VERBOSE": "1"})  # the note is a --verbose one
     assert f"turnbench: stack provider embedded: {missing}" in auto.stderr
+    quiet = CliRunner().invoke(main, ["stack", "up"])
+    assert len(quiet.stderr.strip().splitlines()) == 1 and "stack provider" not in quiet.stderr
     assert not state.state_path().exists()
 
 

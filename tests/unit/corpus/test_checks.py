@@ -29,10 +29,22 @@ def validate(root: Path) -> list[CheckResult]:
 def test_generic_checks_pass_in_their_fixed_order(tmp_path):
     results = validate(write(tmp_path / "c", GOOD, QUERIES))
     assert [r.name for r in results] == [check_name(c) for c in GENERIC] == [
-        "manifest_hashes", "manifest_counts", "meeting_ids_unique", "query_ids_unique", "turn_indices_dense",
-        "times_ordered", "speaker_turns_disjoint", "gold_refs_real", "gold_spans_cover_answers"]
+        "manifest_hashes", "manifest_counts", "meeting_ids_unique", "query_ids_unique", "ids_portable",
+        "meetings_have_turns", "turn_indices_dense", "times_ordered", "speaker_turns_disjoint", "gold_refs_real",
+        "gold_spans_cover_answers"]
     assert [r.status for r in results] == ["pass"] * len(GENERIC)
     assert results[1].detail == "2 meetings, 4 turns, 2 queries"
+
+
+def test_ids_a_run_line_cannot_carry_and_meetings_without_turns_fail(tmp_path):
+    bad = [m("a b", [Turn(0, "x", 0.0, 1.0, "t")]), m("c/d", [Turn(0, "x", 0.0, 1.0, "t")]), m("e", [])]
+    queries = [Query("q\t1", "summarize", "R8", "qmsum", "sum", "retrieval", ("e",), gold_level="meeting")]
+    results = {r.name: r for r in validate(write(tmp_path / "c", bad, queries))}
+    assert failures(results.values()) == ["ids_portable", "meetings_have_turns"]
+    assert results["ids_portable"].detail.startswith("3 problem(s): meeting id 'a b' holds ' '")
+    assert "meeting id 'c/d' holds '/'" in results["ids_portable"].detail
+    assert "query id 'q\\t1' holds '\\t'" in results["ids_portable"].detail
+    assert results["meetings_have_turns"].detail == "1 problem(s): meeting e has no turns"
 
 
 def test_times_out_of_order_or_beyond_the_meeting_fail(tmp_path):

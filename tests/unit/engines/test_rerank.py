@@ -137,3 +137,41 @@ def test_an_arm_file_names_its_bad_stage_and_a_cross_encoder_that_onnxruntime_ca
     (tmp_path / "t.json").write_text("changed after the declaration")
     with pytest.raises(BadInput, match="changed after it was declared"):
         rerank.scorer(arm.rerank, "a.toml")
+
+
+def _nan_for_short_passages(path: Path) -> None:
+    """An ONNX cross-encoder whose score is sqrt(passage tokens - 3): finite for the sample pair a scorer is built
+    with, NaN for a passage of one word."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
+              for n in ("input_ids", "attention_mask", "token_type_ids")]
+    nodes = [helper.make_node("Cast", ["token_type_ids"], ["types"], to=TensorProto.FLOAT),
+             helper.make_node("ReduceSum", ["types"], ["passage"], axes=[1], keepdims=1),
+             helper.make_node("Constant", [], ["three"], value=helper.make_tensor("c", TensorProto.FLOAT, [], [3.0])),
+             helper.make_node("Sub", ["passage", "three"], ["left"]),
+             helper.make_node("Sqrt", ["left"], ["logits"])]
+    out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])
+    model = helper.make_model(helper.make_graph(nodes, "nan", inputs, [out]),
+                              opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = 7
+    onnx.save(model, str(path))
+
+
+def test_a_cross_encoder_nan_names_the_query_and_the_passage(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from turnbench.engines.encoders import minilm
+
+    _nan_for_short_passages(tmp_path / "nan.onnx")
+    (tmp_path / "t.json").write_bytes(minilm.snapshot_file(minilm.TOKENIZER).read_bytes())
+    text = ARM + '[rerank]\nscorer = "cross-encoder"\ntop = 5\nmodel = "nan.onnx"\ntokenizer = "t.json"\n'
+    arm = parse_arm(text.encode(), str(tmp_path / "a.toml"), builtin=False)
+    scorer = rerank.scorer(arm.rerank, "a.toml")
+    long = SimpleNamespace(id="m1:00000", text="a passage of several words")
+    assert scorer.score(QUERIES[0], [long])[0] > 0
+    with pytest.raises(BadInput) as caught:
+        scorer.score(QUERIES[0], [long, SimpleNamespace(id="m1:00007", text="yes")])
+    assert str(caught.value) == ("a.toml: [rerank] model nan.onnx scores query q1 and passage m1:00007 nan; a "
+                                 "cross-encoder gives one finite score per pair")

@@ -92,7 +92,8 @@ def test_compare_also_on_results_directories(tmp_path):
     assert r.exit_code == 0, r.output
     out = tmp_path / "c.md"
     r = runner.invoke(main, ["compare", str(syn_b), str(syn_c), "--gate", "--also", str(real_b), str(real_c),
-                             "--out", str(out), "--json", str(tmp_path / "c.json")])
+                             "--out", str(out), "--html", str(out.with_suffix(".html")), "--json",
+                             str(tmp_path / "c.json")])
     assert r.exit_code == 4, r.output
     assert "real: retrieval real lookup nDCG@10 is worse" in r.output
     doc = json.loads((tmp_path / "c.json").read_text())
@@ -102,8 +103,9 @@ def test_compare_also_on_results_directories(tmp_path):
     for f in (out, out.with_suffix(".html")):
         f.unlink()
     r = runner.invoke(main, ["compare", str(syn_b), str(syn_c), "--gate", "--also", str(syn_b), str(real_c),
-                             "--out", str(out)])
-    assert r.exit_code == 3 and "corpora (id) differ" in r.output and not out.exists()
+                             "--out", str(out), "--html", str(out.with_suffix(".html"))])
+    assert r.exit_code == 3 and "corpora (id) differ" in r.output
+    assert not out.exists() and not out.with_suffix(".html").exists()
     r = runner.invoke(main, ["compare", str(syn_b), str(syn_c), "--also", str(syn_b), str(syn_c)])
     assert r.exit_code == 3 and "are one corpus" in r.output
     r = runner.invoke(main, ["compare", str(syn_b), str(syn_c), "--also", str(real_b)])

@@ -90,7 +90,8 @@ def test_latency_quantiles_show_on_pages_made_on_demand_never_in_a_claimed_one(t
     assert "latency" not in (cand / "report.html").read_text()
     # compare --gate draws the gate on its page too: one lookup lost is a loss no corpus this size can tell from
     # noise, so the gate passes and the page warns
-    r = CliRunner().invoke(main, ["compare", str(base), str(cand), "--gate", "--out", str(tmp_path / "c.md")])
+    r = CliRunner().invoke(main, ["compare", str(base), str(cand), "--gate", "--out", str(tmp_path / "c.md"), "--html",
+                                  str(tmp_path / "c.html")])
     page = (tmp_path / "c.html").read_text()
     assert r.exit_code == 0 and "gate PASS" in page and "warning: tiny lookup nDCG@10" in page
     assert "below zero but within noise" in page
@@ -114,7 +115,7 @@ def test_without_a_corpus_the_page_says_so_and_a_stale_corpus_is_refused(tmp_pat
     assert not (tmp_path / "s.html").exists()
     # compare checks the same bindings against a named corpus, before it writes anything
     r = runner.invoke(main, ["compare", str(base), str(cand), "--corpus", str(moved), "--out", str(tmp_path / "c.md"),
-                             "--json", str(tmp_path / "c.json")])
+                             "--html", str(tmp_path / "c.html"), "--json", str(tmp_path / "c.json")])
     assert r.exit_code == 3 and r.output.count("StaleBinding") == 1 and "passage m1:00000 is stale" in r.output
     assert not any((tmp_path / n).exists() for n in ("c.md", "c.html", "c.json"))
 
@@ -148,6 +149,7 @@ def test_report_cli_hostile_inputs(tmp_path, pair):
         (["report", str(cand), "--out", str(tmp_path / "x.html"), "--corpus", str(other)], 2,
          "corpus cli-refusals is not the corpus of any results given (tiny)"),
         (["compare", str(base), str(cand), "--out", str(tmp_path / "c.html")], 2, "give a .md name"),
+        (["compare", str(base), str(cand), "--html", str(tmp_path / "c.md")], 2, "give a .html name"),
         (["compare", str(base), str(cand), "--corpus", str(other)], 2, "is not the corpus of any results given"),
     ]
     for args, code, text in cases:
@@ -156,8 +158,21 @@ def test_report_cli_hostile_inputs(tmp_path, pair):
         assert text in r.output
         assert len([x for x in r.output.splitlines() if x.startswith("turnbench:")]) <= 1
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "c.html").exists()
-    ok = runner.invoke(main, ["compare", str(base), str(cand), "--out", str(tmp_path / "c.md")])
+    ok = runner.invoke(main, ["compare", str(base), str(cand), "--out", str(tmp_path / "c.md"), "--html",
+                              str(tmp_path / "c.html")])
     assert ok.exit_code == 0 and (tmp_path / "c.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_compare_writes_only_the_files_named(tmp_path, pair):
+    """--out X.md writes X.md alone: an X.html beside it that the user did not name is never touched."""
+    _, base, cand = pair
+    mine = tmp_path / "c.html"
+    mine.write_text("my own page")
+    ok = CliRunner().invoke(main, ["compare", str(base), str(cand), "--out", str(tmp_path / "c.md")])
+    assert ok.exit_code == 0, ok.output
+    assert (tmp_path / "c.md").read_text().startswith("## turnbench compare")
+    assert mine.read_text() == "my own page"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".md", ".html")) == ["c.html", "c.md"]
 
 
 # -- a real browser ---------------------------------------------------------------------------------------------
