@@ -22,12 +22,14 @@ docs/design.md §3 rule 5, as for any run. An empty list is a question the engin
 is counted.
 
 What is refused, each in one line: a factory that cannot be imported or called, or an object without the protocol
-(BadInput, exit 2); an engine that raises or returns what the protocol does not allow — a score that is not a finite
-number, a passage twice, more than ``depth`` passages, answers that do not match the questions — (EngineFailed, a
-BadInput: exit 2, naming the engine: its own bug is not turnbench's InternalError; ``--debug`` shows its traceback);
-a passage not in the inventory (UnjudgedPassage, exit 3); an engine whose first answers change when asked again
-(NondeterministicRun, exit 3). A turnbench error an engine raises (an unknown encoder, a stack that stopped
-answering) passes through as itself.
+(BadInput, exit 2); an engine that raises anything (``SystemExit(0)`` and ``GeneratorExit`` included), forks
+turnbench's process, or returns what the protocol does not allow — a score that is not a finite number or that no
+float holds, a passage twice, more than ``depth`` passages, answers that do not match the questions — (EngineFailed,
+a BadInput: exit 2, naming the engine: its own bug is not turnbench's InternalError; ``--debug`` shows its
+traceback); a passage not in the inventory (UnjudgedPassage, exit 3); an engine whose first answers, asked again, are
+other (passage, score) pairs (NondeterministicRun, exit 3; tied hits in another order are the same answer). A
+turnbench error an engine raises (an unknown encoder, a stack that stopped answering) passes through as itself. Every
+call into engine code goes through turnbench.engines.fence.
 """
 
 from __future__ import annotations
