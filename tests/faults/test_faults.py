@@ -332,11 +332,12 @@ ROUND3 = [
          r"BadInput: .*the user cache cannot be made there", env=(("TURNBENCH_CACHE_DIR", "/proc/1/turnbench"),)),
     Case("cache", "embeddings rewritten with recomputed digests", lambda w: _poisoned_embeddings(w), 0, r"",
          env=(("TURNBENCH_CACHE_DIR", "cache"),), same=(("clean.json", "corpus/stats.json"),)),
-    # engine code is fenced: it cannot end, interrupt or fork a bench, nor hand it a number no float holds ---------------
+    # engine code is fenced: it cannot end, interrupt or fork a bench, nor hand it a number no float holds -------------
     Case("engines", "the factory raises SystemExit(0)", lambda w: _bench_engine(w, factory="raise SystemExit(0)"), 2,
          r"EngineFailed: --engine .*: the factory raised SystemExit: 0 \(engine code may not end", ("out",)),
     Case("engines", "importing the module raises KeyboardInterrupt", lambda w: _bench_engine(
-        w, top="raise KeyboardInterrupt"), 2, r"EngineFailed: --engine .*: importing raised KeyboardInterrupt", ("out",)),
+        w, top="raise KeyboardInterrupt"), 2, r"EngineFailed: --engine .*: importing raised KeyboardInterrupt",
+         ("out",)),
     Case("engines", "reading its name raises GeneratorExit", lambda w: _bench_engine(
         w, body="@property\n    def name(self):\n        raise GeneratorExit"), 2,
          r"EngineFailed: --engine .*: reading the protocol's attributes raised GeneratorExit", ("out",)),
@@ -380,8 +381,9 @@ def _bench_engine(w: Path, *, top: str = "", body: str = "", search: str = "pass
 
 def _poisoned_embeddings(w: Path) -> list[str]:
     """`measure` (whose surface cosines embed 840 texts of fixtures/small) once on a cache of the work dir's own, its
-    stats kept as clean.json (the pinned model files read from the user cache); then 60 of the cache's entries swapped for other texts' vectors, each with its digest
-    recomputed as anyone can (sha256 of key and vector). Measured again, the stats must be the clean ones."""
+    stats kept as clean.json (the pinned model files read from the user cache); then 60 of the cache's entries
+    swapped for other texts' vectors, each with its digest recomputed as anyone can (sha256 of key and vector).
+    Measured again, the stats must be the clean ones."""
     import hashlib
 
     from turnbench.settings import cache_dir
