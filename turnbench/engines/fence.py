@@ -57,9 +57,9 @@ def call(where: str, method: str, fn: Callable[[], T]) -> T:
         finally:
             if os.getpid() != pid:  # a child the engine forked, back in turnbench's code: it ends here, silently
                 os._exit(70)
-            forked = _kill_forks(pid, before, reap=_FORKS[0] != forks)
-            if (forked or _FORKS[0] != forks) and not signalled:
-                what = f"pid {', '.join(map(str, forked[:3]))}: killed" if forked else "the child had ended"
+            forked = _kill_forks(pid, before, counted=_FORKS[0] != forks)
+            if forked and not signalled:
+                what = f"pid {', '.join(map(str, forked[:3]))}: killed"
                 raise EngineFailed(f"{where}: {method} forked turnbench's process ({what}); an engine runs inside "
                                    "turnbench and may not fork it — start another program with subprocess instead")
 
@@ -86,14 +86,15 @@ def shown(value: Any, limit: int = 80) -> str:
 
 def children(pid: int) -> set[int]:
     """The pids of ``pid``'s child processes (Linux /proc: each thread's ``children`` list, else a scan)."""
-    tasks = Path(f"/proc/{pid}/task")
+    tasks = f"/proc/{pid}/task"
     out: set[int] = set()
     try:
-        for task in tasks.iterdir():
-            out.update(int(x) for x in (task / "children").read_text().split())
+        for task in os.listdir(tasks):
+            with open(f"{tasks}/{task}/children", "rb") as f:
+                out.update(map(int, f.read().split()))
         return out
     except (OSError, ValueError):
-        pass
+        out.clear()
     for entry in Path("/proc").iterdir():  # no per-thread children lists: every process's parent, read once
         if entry.name.isdigit():
             try:
@@ -115,27 +116,25 @@ def _count_forks() -> None:
         _COUNTING.append(True)
 
 
-def _kill_forks(pid: int, before: set[int], *, reap: bool) -> list[int]:
-    """Kill and reap the children that were not there before the call and still run this process's own command
-    line (forks that did not exec: those made in C, past os.register_at_fork, too); their pids. ``reap``: a fork
-    was counted, so a new child that already ended (a zombie) is one too, and is reaped."""
-    from turnbench.processes import cmdline, is_running
+def _kill_forks(pid: int, before: set[int], *, counted: bool) -> list[int]:
+    """Kill and reap the children that were not there before the call and still run this process's own command line
+    (forks that did not exec: those made in C, past os.register_at_fork, too); when a fork was ``counted``, a new
+    child with no command line (one ending, or ended: a zombie) as well. Their pids."""
+    from turnbench.processes import cmdline
 
     new = children(pid) - before
     if not new:
         return []
-    if reap:
-        for child in new:
-            if not is_running(child):
-                with contextlib.suppress(OSError):
-                    os.waitpid(child, os.WNOHANG)
     own = cmdline(pid)
-    forks = sorted(c for c in new if is_running(c) and cmdline(c) == own)
-    for child in forks:
-        with contextlib.suppress(OSError):
-            os.kill(child, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.waitpid(child, 0)
+    forks = []
+    for child in sorted(new):
+        argv = cmdline(child)
+        if argv == own or (counted and not argv):
+            forks.append(child)
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(child, 0)
     return forks
 
 

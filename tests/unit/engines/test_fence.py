@@ -73,12 +73,13 @@ def test_a_fork_is_killed_and_refused_and_a_fork_that_already_ended_is_refused_t
 def test_a_subprocess_of_another_program_is_the_engines_own():
     import subprocess
 
-    proc = fence.call("engine e", "index", lambda: subprocess.Popen(["sleep", "30"]))
-    try:
-        assert proc.poll() is None
-    finally:
-        proc.kill()
-        proc.wait()
+    for kw in ({}, {"preexec_fn": os.getpid}):  # a preexec_fn runs Python's fork hooks: still not a fork of ours
+        proc = fence.call("engine e", "index", lambda kw=kw: subprocess.Popen(["sleep", "30"], **kw))
+        try:
+            assert proc.poll() is None
+        finally:
+            proc.kill()
+            proc.wait()
 
 
 def test_a_score_too_long_to_print_is_said_by_its_size():
