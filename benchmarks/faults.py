@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
                     and not any((work / rel).exists() for rel in case.left)
                     and not any(text in out.stderr for text in case.absent)
                     and all((work / rel).read_bytes() == data for rel, data in before.items())
+                    and all((work / a).read_bytes() == (work / b).read_bytes() for a, b in case.same)
                     and not list(work.rglob(".*.partial")))
         except Exception as exc:  # a case that cannot even be set up against this version counts as broken
             held, out = False, F.Outcome(-1, f"{type(exc).__name__}: {exc}")

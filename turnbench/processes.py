@@ -197,6 +197,20 @@ def outlive(*objects: Any) -> None:
         _KEPT.extend(objects)
 
 
+_ABANDONED: set[Any] = set()
+
+
+def abandon(threads: Sequence[Any]) -> None:
+    """Threads the process does not wait for when it exits (``cli.base.quick_exit``): those a Python engine left
+    running (turnbench.engines.fence), reported in a note; they end with the process."""
+    _ABANDONED.update(threads)
+
+
+def abandoned_alive() -> bool:
+    """Whether a thread handed to ``abandon`` still runs."""
+    return any(t.is_alive() for t in _ABANDONED)
+
+
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic collector off for the block, as it was after. Scoring builds millions of records that hold no

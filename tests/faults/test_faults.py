@@ -180,6 +180,7 @@ class Case:
     kept: tuple[str, ...] = ()  # files (relative to the work dir) whose bytes must be unchanged afterwards
     env: tuple[tuple[str, str], ...] = ()  # environment the command runs with
     says: str = ""  # a regular expression a line of what it printed must match (what a case that succeeds says)
+    same: tuple[tuple[str, str], ...] = ()  # pairs of files (relative to the work dir) that must hold the same bytes
 
     def held(self, out: Outcome) -> bool:
         return not self.says or re.search(self.says, out.stdout + "\n" + out.stderr, re.M) is not None
@@ -477,7 +478,75 @@ ROUND3 = [
     # caches -----------------------------------------------------------------------------------------------------------
     Case("cache", "a user cache that cannot be made", lambda w: ["jars"], 2,
          r"BadInput: .*the user cache cannot be made there", env=(("TURNBENCH_CACHE_DIR", "/proc/1/turnbench"),)),
+    Case("cache", "embeddings rewritten with recomputed digests", lambda w: _poisoned_embeddings(w), 0, r"",
+         env=(("TURNBENCH_CACHE_DIR", "cache"),), same=(("clean.json", "corpus/stats.json"),)),
+    # engine code is fenced: it cannot end, interrupt or fork a bench, nor hand it a number no float holds -------------
+    Case("engines", "the factory raises SystemExit(0)", lambda w: _bench_engine(w, factory="raise SystemExit(0)"), 2,
+         r"EngineFailed: --engine .*: the factory raised SystemExit: 0 \(engine code may not end", ("out",)),
+    Case("engines", "importing the module raises KeyboardInterrupt", lambda w: _bench_engine(
+        w, top="raise KeyboardInterrupt"), 2, r"EngineFailed: --engine .*: importing raised KeyboardInterrupt",
+         ("out",)),
+    Case("engines", "reading its name raises GeneratorExit", lambda w: _bench_engine(
+        w, body="@property\n    def name(self):\n        raise GeneratorExit"), 2,
+         r"EngineFailed: --engine .*: reading the protocol's attributes raised GeneratorExit", ("out",)),
+    Case("engines", "the factory forks, the child stays", lambda w: _bench_engine(
+        w, factory="import os, time\n    if os.fork() == 0:\n        time.sleep(600)"), 2,
+         r"EngineFailed: --engine .*: the factory forked turnbench's process \(pid \d+: killed\)", ("out",)),
+    Case("engines", "SystemExit(0) in search", lambda w: _bench_engine(w, search="raise SystemExit(0)"), 2,
+         r"EngineFailed: engine e: search raised SystemExit: 0", ("out/e",)),
+    Case("engines", "a score of 10**400", lambda w: _bench_engine(
+        w, search="return [[(self.ids[0], 10 ** 400)] for q in questions]"), 2,
+         r"EngineFailed: engine e: question q00001: hit 1 .* beyond a float's range", ("out/e",)),
 ]
+
+ENGINE = """{top}
+class E:
+    name, version, config = "e", "1", {{}}
+    {body}
+
+    def index(self, passages, context):
+        self.ids = [p.id for p in passages]
+
+    def search(self, questions, depth):
+        {search}
+        return [[(p, 1.0) for p in self.ids[:3]] for q in questions]
+
+
+def engine():
+    {factory}
+    return E()
+"""
+
+
+def _bench_engine(w: Path, *, top: str = "", body: str = "", search: str = "pass", factory: str = "pass"
+                  ) -> list[str]:
+    """`bench` of a tiny engine module (written into the work dir) on fixtures/small; an engine that gets as far as
+    search runs on a stack of its own (embedded: the case's state directory records none)."""
+    _file(w, "eng.py", ENGINE.format(top=top, body=body, search=search, factory=factory))
+    return ["bench", "--corpus", str(SMALL), "--engine", f"{w / 'eng.py'}:engine", "--answerer", "skip", "--out",
+            str(w / "out")]
+
+
+def _poisoned_embeddings(w: Path) -> list[str]:
+    """`measure` (whose surface cosines embed 840 texts of fixtures/small) once on a cache of the work dir's own, its
+    stats kept as clean.json (the pinned model files read from the user cache); then 60 of the cache's entries
+    swapped for other texts' vectors, each with its digest recomputed as anyone can (sha256 of key and vector).
+    Measured again, the stats must be the clean ones."""
+    import hashlib
+
+    from turnbench.settings import cache_dir
+
+    (w / "cache").mkdir()
+    (w / "cache" / "sha256").symlink_to(cache_dir() / "sha256")  # the model's pinned files: the user's, not fetched
+    root = corpus(w)
+    out = run(["measure", str(root)], w, {"TURNBENCH_CACHE_DIR": str(w / "cache")})
+    assert out.code == 0, out.stderr
+    (root / "stats.json").rename(w / "clean.json")
+    entries = sorted((w / "cache").rglob("*.f32d"))[:60]
+    payloads = [e.read_bytes()[:-32] for e in entries]
+    for e, payload in zip(entries, payloads[1:] + payloads[:1], strict=True):
+        e.write_bytes(payload + hashlib.sha256(e.stem.encode("ascii") + b"\0" + payload).digest())
+    return ["measure", str(root)]
 
 
 def _forged_consistently(doc: dict) -> None:
@@ -862,4 +931,6 @@ def test_one_line_the_right_exit_code_nothing_left(case: Case, tmp_path: Path, m
         assert text not in out.stderr, f"{text!r} was printed"
     for rel, data in before.items():
         assert (tmp_path / rel).read_bytes() == data, f"{rel} was overwritten"
+    for a, b in case.same:
+        assert (tmp_path / a).read_bytes() == (tmp_path / b).read_bytes(), f"{b} differs from {a}"
     assert not list(tmp_path.rglob(".*.partial")), "a staging directory was left behind"

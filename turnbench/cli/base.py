@@ -114,11 +114,14 @@ def quick_exit(code: str | int | None) -> NoReturn:
     """End the process with ``code`` (as ``sys.exit`` reads it) once its work is done and written: the exit handlers
     run and the standard streams are flushed, then the process ends without the interpreter freeing every object
     one by one (a score of 2,000 meetings holds millions; freeing them took a second and a half, after the last
-    file was closed). With a thread still running, the interpreter's own exit waits for it as usual."""
+    file was closed). With a thread of its own still running, the interpreter's own exit waits for it as usual; the
+    threads a Python engine left running (``processes.abandon``, said in a note) are not waited for."""
     import atexit
     import threading
 
-    if threading.active_count() > 1:
+    from turnbench.processes import abandoned_alive
+
+    if threading.active_count() > 1 and not abandoned_alive():
         sys.exit(code)
     if code is None:
         status = 0

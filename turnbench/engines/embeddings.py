@@ -6,10 +6,16 @@ sha256 of the text's UTF-8 bytes, the fingerprint the first 12 hex digits of the
 provenance (model and tokenizer hashes, settings, runtime versions), so a changed model never reads another's
 vectors. Questions are embedded as queries and kept apart, under ``query/`` in the same directory: an asymmetric
 encoder (bge-small's retrieval instruction) gives a question another vector than the same words as a passage. A
-file holds the encoder's float32 output, little-endian, exactly ``dim`` values, then the 32-byte sha256 of the key
-and those values: an entry whose bytes do not give its digest — of another size, tampered with, or another key's
-vector copied under this name — is removed and the text encoded again (and counted as repaired), so a cache is
-never trusted beyond what it can prove. Files are written atomically.
+file holds the encoder's float32 output, little-endian, exactly ``dim`` values, then the 32-byte HMAC-SHA256 of the
+key and those values under the cache's own secret: an entry whose bytes do not give its digest — of another size,
+tampered with, another key's vector copied under this name, or rewritten with a digest recomputed by anyone who does
+not hold the secret — is removed and the text encoded again (and counted as repaired), so a cache is never trusted
+beyond what it can prove. Files are written atomically.
+
+The secret is 32 random bytes in ``embeddings/cache.key`` of the same cache (one per cache, beside the entries it
+signs, so a cache kept between CI runs keeps its key, and a fresh clone encodes once, then reads), created on first
+use with mode 0600. A key that is missing, not 32 bytes, not the user's, or readable by others is replaced by a new
+one: every entry it signed fails its digest and is encoded again, once.
 
 Vectors are made reproducible before they reach an index: each component is rounded to 6 decimals, kept as the
 integer ``rint(x * 10**6)`` (half to even) and sent as that integer / 10**6, so last-bit differences between CPUs
@@ -107,8 +113,9 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, role: Role, roo
     keys = [canonical.sha256_bytes(text.encode("utf-8")) for _, text in pairs]
     todo: dict[str, list[int]] = {}
     repaired = 0
+    secret = cache_secret((root or cache_dir()) / "embeddings")
     for n, key in enumerate(keys):
-        vec, damaged = _read(directory, key, encoder.dim)
+        vec, damaged = _read(directory, key, encoder.dim, secret)
         repaired += damaged
         if vec is None:
             todo.setdefault(key, []).append(n)
@@ -119,7 +126,7 @@ def embed(encoder: Encoder, items: Iterable[tuple[str, str]], *, role: Role, roo
         chunk = fresh[lo:lo + ENCODE_CHUNK]
         vectors = encoder.encode([pairs[todo[k][0]][1] for k in chunk], role)
         for key, vec in zip(chunk, vectors, strict=True):
-            _write(directory, key, vec)
+            _write(directory, key, vec, secret)
             out[todo[key]] = vec
         if progress is not None:
             progress(len(chunk), len(fresh))
@@ -134,15 +141,75 @@ def _path(directory: Path, key: str) -> Path:
     return directory / key[:2] / f"{key}.f32d"
 
 
-def _entry_digest(key: str, payload: bytes) -> bytes:
+KEY_FILE = "cache.key"
+KEY_BYTES = 32
+
+
+def cache_secret(embeddings: Path) -> bytes:
+    """The secret the entries under ``embeddings`` are signed with (``embeddings/cache.key``), created on first use
+    with mode 0600; replaced by a new one when it is missing, not ``KEY_BYTES`` long, not this user's, or open to
+    others (every entry the old one signed is then encoded again, once)."""
+    path = embeddings / KEY_FILE
+    found = _read_secret(path)
+    if found is not None:
+        return found
+    secret = os.urandom(KEY_BYTES)
+    tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.tmp")
+    try:
+        embeddings.mkdir(parents=True, exist_ok=True)
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(secret)
+        try:
+            os.link(tmp, path)  # a key another process made first is kept, and read back
+        except FileExistsError:
+            again = _read_secret(path)
+            if again is not None:
+                return again
+            os.replace(tmp, path)  # the one there is no key: replaced
+        except OSError:  # a file system without hard links: the last writer's key wins
+            os.replace(tmp, path)
+    except OSError as exc:
+        raise canonical.write_error(path, exc) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return secret
+
+
+def _read_secret(path: Path) -> bytes | None:
+    """The key at ``path`` when it is one this user made and no one else can read; else None."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or st.st_uid != os.geteuid()
+                or st.st_size != KEY_BYTES):
+            return None
+        data = os.read(fd, KEY_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) == KEY_BYTES else None
+
+
+def _entry_digest(key: str, payload: bytes, secret: bytes) -> bytes:
     import hashlib
+    import hmac
 
-    return hashlib.sha256(key.encode("ascii") + b"\0" + payload).digest()
+    return hmac.new(secret, key.encode("ascii") + b"\0" + payload, hashlib.sha256).digest()
 
 
-def _read(directory: Path, key: str, dim: int) -> tuple[np.ndarray | None, bool]:
+def _read(directory: Path, key: str, dim: int, secret: bytes) -> tuple[np.ndarray | None, bool]:
     """The cached vector of ``key`` (None when absent), and whether an entry was there but failed its digest (it is
     removed: the caller encodes the text again)."""
+    import hmac
+
     import numpy as np
 
     path = _path(directory, key)
@@ -151,7 +218,7 @@ def _read(directory: Path, key: str, dim: int) -> tuple[np.ndarray | None, bool]
     except OSError:
         return None, False
     payload, mark = data[:4 * dim], data[4 * dim:]
-    if len(data) != 4 * dim + 32 or mark != _entry_digest(key, payload):
+    if len(data) != 4 * dim + 32 or not hmac.compare_digest(mark, _entry_digest(key, payload, secret)):
         try:
             path.unlink()
         except OSError:
@@ -160,13 +227,13 @@ def _read(directory: Path, key: str, dim: int) -> tuple[np.ndarray | None, bool]
     return np.frombuffer(payload, dtype="<f4"), False
 
 
-def _write(directory: Path, key: str, vector: np.ndarray) -> None:
+def _write(directory: Path, key: str, vector: np.ndarray, secret: bytes) -> None:
     path = _path(directory, key)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     payload = vector.astype("<f4").tobytes()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(payload + _entry_digest(key, payload))
+        tmp.write_bytes(payload + _entry_digest(key, payload, secret))
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -19,10 +19,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from turnbench.corpus.format import Corpus
+from turnbench.engines import fence
 from turnbench.engines.protocol import EngineContext, EngineRef, Question, read_answers
 from turnbench.engines.rerank import with_rerank
 from turnbench.engines.retrieval import RunResult
-from turnbench.errors import BadInput, EngineFailed, NondeterministicRun, TurnbenchError
+from turnbench.errors import BadInput, NondeterministicRun, TurnbenchError
 from turnbench.passages import Passage
 from turnbench.rankings import Ranking
 from turnbench.stack.info import StackInfo
@@ -71,7 +72,7 @@ def _run_engine(stack: StackInfo, corpus: Corpus, ref: EngineRef, scope: str, in
     timings["texts_s"] = time.perf_counter() - t0
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
     questions = [Question(q.id, q.text) for q in queries]
-    per_query, latencies, repeat = _index_and_ask(ref, handed, questions, progress, timings, EngineContext(
+    per_query, latencies, repeat, notes = _index_and_ask(ref, handed, questions, progress, timings, EngineContext(
         corpus.id, ref.depth, stack.postgres_dsn, stack.opensearch_url, stack))
     entries = Ranking.build(per_query)
 
@@ -85,7 +86,8 @@ def _run_engine(stack: StackInfo, corpus: Corpus, ref: EngineRef, scope: str, in
     }
     result = RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
                        passages_sha256=sha, entries=entries,
-                       client={"client": "in-process Python engine", "batch": ref.batch, "latency": LATENCY})
+                       client={"client": "in-process Python engine", "batch": ref.batch, "latency": LATENCY,
+                               **({"notes": notes} if notes else {})}, notes=tuple(notes))
     if ref.rerank is None:
         return result
     return with_rerank(result, ref.rerank, handed, queries, f"engine {ref.name}")
@@ -93,9 +95,12 @@ def _run_engine(stack: StackInfo, corpus: Corpus, ref: EngineRef, scope: str, in
 
 def _index_and_ask(ref: EngineRef, handed: Sequence[Passage], questions: Sequence[Question],
                    progress: Callable[[int, int], None] | None, timings: dict[str, float], context: EngineContext
-                   ) -> tuple[list[tuple[str, list[str], list[float]]], list[float], dict[str, Any]]:
+                   ) -> tuple[list[tuple[str, list[str], list[float]]], list[float], dict[str, Any], list[str]]:
     """Index, ask every question, ask the first ones again; the engine's ``close`` (if it has one) is called at the
-    end whatever happened, so an engine holding a connection or a temporary table leaves nothing behind."""
+    end whatever happened, so an engine holding a connection or a temporary table leaves nothing behind. Every call
+    is fenced (turnbench.engines.fence); the non-daemon threads the engine left running are named in the notes and
+    not waited for when the process exits."""
+    running = fence.threads()
     t0 = time.perf_counter()
     try:
         _call(ref, "index", lambda: ref.engine.index(handed, context))
@@ -111,33 +116,29 @@ def _index_and_ask(ref: EngineRef, handed: Sequence[Passage], questions: Sequenc
         timings["checks_s"] = time.perf_counter() - t0
     except BaseException:
         _close(ref, quiet=True)
+        fence.threads_left(running)
         raise
     _close(ref, quiet=False)
-    return per_query, latencies, repeat
+    left = fence.threads_left(running)
+    notes = [f"engine {ref.name} left {len(left)} thread(s) running ({', '.join(t.name for t in left[:3])}"
+             f"{', …' if len(left) > 3 else ''}); turnbench does not wait for them"] if left else []
+    return per_query, latencies, repeat, notes
 
 
 def _close(ref: EngineRef, *, quiet: bool) -> None:
-    close = getattr(ref.engine, "close", None)
-    if not callable(close):
-        return
     try:
-        _call(ref, "close", close)
+        close = _call(ref, "close", lambda: getattr(ref.engine, "close", None))
+        if callable(close):
+            _call(ref, "close", close)
     except TurnbenchError:
         if not quiet:  # a failure already on its way is the one to report
             raise
 
 
 def _call(ref: EngineRef, method: str, fn: Callable[[], Any]) -> Any:
-    """``fn()``, an engine's own failure named as the engine's (a turnbench error it raises passes through)."""
-    try:
-        return fn()
-    except TurnbenchError:
-        raise
-    except Exception as exc:
-        lines = str(exc).strip().splitlines()
-        said = f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
-        raise EngineFailed(f"engine {ref.name}: {method} raised {said} (the engine's own error; --debug shows its "
-                           "traceback)") from exc
+    """``fn()`` fenced (turnbench.engines.fence): an engine's own failure, whatever it raises, named as the engine's
+    (a turnbench error it raises passes through); a fork it made killed and refused."""
+    return fence.call(f"engine {ref.name}", method, fn)
 
 
 def _ask(ref: EngineRef, questions: Sequence[Question], known: dict[str, str],
@@ -147,23 +148,34 @@ def _ask(ref: EngineRef, questions: Sequence[Question], known: dict[str, str],
     latencies: list[float] = []
     for lo in range(0, len(questions), ref.batch):
         part = questions[lo:lo + ref.batch]
-        t0 = time.perf_counter()
-        answer = _call(ref, "search", functools.partial(ref.engine.search, list(part), ref.depth))
-        took = time.perf_counter() - t0
-        per_query.extend(read_answers(ref, part, answer, known))
+        # one fence around the call and the reading of what it returned (the engine's objects: len, iteration and
+        # float are its code too); timed inside, so the latency is the engine's own, not the fence's checks
+        read, took = _call(ref, "search", functools.partial(_search, ref, part, known))
+        per_query.extend(read)
         latencies.extend([took / len(part)] * len(part))
         if progress is not None:
             progress(len(part), len(questions))
     return per_query, latencies
 
 
+def _search(ref: EngineRef, part: Sequence[Question], known: dict[str, str]
+            ) -> tuple[list[tuple[str, list[str], list[float]]], float]:
+    """One ``search`` call's answers, read and checked, and the call's own time."""
+    t0 = time.perf_counter()
+    answer = ref.engine.search(list(part), ref.depth)
+    took = time.perf_counter() - t0
+    return read_answers(ref, part, answer, known), took
+
+
 def _repeat_check(ref: EngineRef, questions: Sequence[Question], known: dict[str, str],
                   first: Sequence[tuple[str, list[str], list[float]]]) -> dict[str, Any]:
-    """Refuse (NondeterministicRun) unless the first questions, asked again, get the same hits with the same scores."""
+    """Refuse (NondeterministicRun) unless the first questions, asked again, get the same hits with the same scores:
+    compared as sets of (passage, score), so tied hits returned in another order are the same answer (their order
+    is rule 5's, never the engine's: docs/engines.md)."""
     sample = list(questions[:REPEATED_QUESTIONS])
     again, _ = _ask(ref, sample, known, None)
     for (qid, pids, scores), (_, pids2, scores2) in zip(first, again, strict=False):
-        if (pids, scores) != (pids2, scores2):
+        if set(zip(pids, scores, strict=True)) != set(zip(pids2, scores2, strict=True)):
             raise NondeterministicRun(f"engine {ref.name}: question {qid} asked twice got different hits; a run whose "
                                       "answers change cannot be reproduced or compared")
     return {"rule": f"the first {len(sample)} questions asked twice give the same hits and scores",

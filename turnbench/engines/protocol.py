@@ -22,12 +22,14 @@ docs/design.md §3 rule 5, as for any run. An empty list is a question the engin
 is counted.
 
 What is refused, each in one line: a factory that cannot be imported or called, or an object without the protocol
-(BadInput, exit 2); an engine that raises or returns what the protocol does not allow — a score that is not a finite
-number, a passage twice, more than ``depth`` passages, answers that do not match the questions — (EngineFailed, a
-BadInput: exit 2, naming the engine: its own bug is not turnbench's InternalError; ``--debug`` shows its traceback);
-a passage not in the inventory (UnjudgedPassage, exit 3); an engine whose first answers change when asked again
-(NondeterministicRun, exit 3). A turnbench error an engine raises (an unknown encoder, a stack that stopped
-answering) passes through as itself.
+(BadInput, exit 2); an engine that raises anything (``SystemExit(0)`` and ``GeneratorExit`` included), forks
+turnbench's process, or returns what the protocol does not allow — a score that is not a finite number or that no
+float holds, a passage twice, more than ``depth`` passages, answers that do not match the questions — (EngineFailed,
+a BadInput: exit 2, naming the engine: its own bug is not turnbench's InternalError; ``--debug`` shows its
+traceback); a passage not in the inventory (UnjudgedPassage, exit 3); an engine whose first answers, asked again, are
+other (passage, score) pairs (NondeterministicRun, exit 3; tied hits in another order are the same answer). A
+turnbench error an engine raises (an unknown encoder, a stack that stopped answering) passes through as itself. Every
+call into engine code goes through turnbench.engines.fence.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from turnbench import canonical
+from turnbench.engines import fence
 from turnbench.engines.stages import RerankSpec, parse_rerank
-from turnbench.errors import BadInput, EngineFailed, TurnbenchError, UnjudgedPassage
+from turnbench.errors import BadInput, EngineFailed, UnjudgedPassage
 from turnbench.passages import Passage
 from turnbench.stack.info import StackInfo
 
@@ -114,23 +117,21 @@ def resolve(text: str) -> EngineRef:
     if not sep or not target or not attr.isidentifier():
         raise BadInput(f"--engine {text!r}: give MODULE:FACTORY (e.g. turnbench.engines.examples.bm25:engine) or "
                        "FILE.py:FACTORY")
-    module, source, shown = _import(target, text)
-    factory = getattr(module, attr, None)
+    # importing runs the module's code, and the factory and the attributes read are the engine's: all fenced
+    module, source, shown = fence.call(f"--engine {text!r}", "importing", lambda: _import(target, text))
+    factory = fence.call(f"--engine {text!r}", "reading the factory", lambda: getattr(module, attr, None))
     if factory is None or not callable(factory):
         raise BadInput(f"--engine {text!r}: {shown} has no callable {attr!r}")
-    try:
-        engine = factory()
-    except TurnbenchError:
-        raise
-    except Exception as exc:
-        raise EngineFailed(f"--engine {text!r}: the factory raised {_what(exc)}") from exc
-    return checked(engine, f"{shown}:{attr}", source)
+    engine = fence.call(f"--engine {text!r}", "the factory", factory)
+    return fence.call(f"--engine {text!r}", "reading the protocol's attributes",
+                      lambda: checked(engine, f"{shown}:{attr}", source))
 
 
 def from_object(engine: Any) -> EngineRef:
     """An engine object handed over in Python (``turnbench.bench(..., engines=[obj])``), checked."""
     module = sys.modules.get(type(engine).__module__)
-    return checked(engine, f"{type(engine).__module__}:{type(engine).__qualname__}", _source(module))
+    return fence.call("engine object", "reading the protocol's attributes", lambda: checked(
+        engine, f"{type(engine).__module__}:{type(engine).__qualname__}", _source(module)))
 
 
 def _import(target: str, text: str) -> tuple[Any, dict[str, str], str]:
@@ -253,7 +254,15 @@ def _pair(where: str, qid: str, rank: int, pair: Any) -> tuple[str, float]:
     pid, score = pair
     if not isinstance(pid, str):
         raise EngineFailed(f"{where}: question {qid}: hit {rank}'s passage id is a {type(pid).__name__}, not a string")
-    if isinstance(score, bool) or not isinstance(score, numbers.Real) or not math.isfinite(float(score)):
-        raise EngineFailed(f"{where}: question {qid}: hit {rank} ({pid[:80]}) has score {score!r}, not a finite "
-                           "number")
-    return pid, float(score)
+    if isinstance(score, bool) or not isinstance(score, numbers.Real):
+        raise EngineFailed(f"{where}: question {qid}: hit {rank} ({pid[:80]}) has score {fence.shown(score)}, not a "
+                           "finite number")
+    try:
+        value = float(score)  # an int (or a Fraction) beyond ±1.8e308 has no float: said, never an OverflowError
+    except OverflowError:
+        raise EngineFailed(f"{where}: question {qid}: hit {rank} ({pid[:80]}) has score {fence.shown(score)}, "
+                           "beyond a float's range (±1.8e308)") from None
+    if not math.isfinite(value):
+        raise EngineFailed(f"{where}: question {qid}: hit {rank} ({pid[:80]}) has score {fence.shown(score)}, not a "
+                           "finite number")
+    return pid, value

@@ -30,6 +30,7 @@ is refused (NondeterministicRun), as a first stage is.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -184,7 +185,10 @@ class CrossEncoderScorer:
         if not np.isfinite(out).all():
             raise BadInput(f"{self._where}: [rerank] model {self._name} scores {pair} {float(out.reshape(-1)[0])}; "
                            "a cross-encoder gives one finite score per pair")
-        return int(np.rint(float(out.reshape(-1)[0]) * self.scale))
+        value = float(out.reshape(-1)[0])
+        scaled = value * self.scale
+        # a finite score beyond ±1.8e302 has no float times the scale: it is a whole number already, scaled exactly
+        return int(np.rint(scaled)) if math.isfinite(scaled) else int(value) * self.scale
 
     def score(self, query: Query, passages: Sequence[Passage]) -> list[int]:
         return [self._pair(query.text, p.text or "", f"query {query.id} and passage {p.id}") for p in passages]

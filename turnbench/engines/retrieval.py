@@ -87,6 +87,7 @@ class RunResult:
     plan: SearchPlan = field(default_factory=lambda: SearchPlan(1, None, None))
     rerank: Reranked | None = None  # the second stage, when the arm or engine declares one (entries are its output)
     client: Mapping[str, Any] | None = None  # how the queries were sent, when not by _msearch (runinfo.json)
+    notes: tuple[str, ...] = ()  # what the run has to say besides its results (a Python engine's threads left)
 
     @property
     def run(self) -> dict[str, list[RankedPassage]]:

@@ -359,6 +359,8 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
         with st.stage(f"run {arm}{tag}"):
             rr = _run(stack, corpus, by_name[arm], loaded, options, texts, concurrency,
                       st.counter(f"queries {arm}{tag}"))
+        for note in rr.notes:  # a Python engine's threads left running, say
+            (say or st.log)(f"note: {note}")
         # the page's child is forked before scoring, and draws while this process writes the claim files
         with page_drawer(corpus) as drawing:
             with st.stage(f"judge + score {arm}{tag}"):

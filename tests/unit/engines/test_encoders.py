@@ -137,3 +137,59 @@ def test_a_tampered_cache_entry_of_the_right_size_is_caught_and_encoded_again(en
 def test_the_reference_weights_are_the_pinned_snapshot():
     path = minilm.reference_weights()
     assert path.name == "model.safetensors" and path.parent.name == minilm.REFERENCE_WEIGHTS.sha256
+
+
+def _plain_digest(path: Path, payload: bytes) -> bytes:
+    """The digest an entry carried before entries were signed: what anyone can recompute, no secret needed."""
+    import hashlib
+
+    return hashlib.sha256(path.stem.encode("ascii") + b"\0" + payload).digest()
+
+
+def test_an_entry_rewritten_with_a_recomputed_digest_is_encoded_again_not_trusted(encoder, tmp_path):
+    """A poisoned cache: another text's vector under this key, its digest recomputed by hand as sha256 (and even
+    as HMAC under a guessed secret). Neither holds without the cache's own secret: the entry is removed, the text
+    encoded again, and the vectors' digest is the clean run's."""
+    import hashlib
+    import hmac
+
+    items = [("p1", "we ship on friday"), ("p2", "the budget is approved")]
+    clean = embed(encoder, items, role="passage", root=tmp_path)
+    a, b = sorted(store(encoder, tmp_path).rglob("*.f32d"))
+    payload = b.read_bytes()[:4 * 384]
+    a.write_bytes(payload + _plain_digest(a, payload))
+    again = embed(encoder, items, role="passage", root=tmp_path)
+    assert (again.repaired, again.encoded, again.cached) == (1, 1, 1) and again.digest == clean.digest
+    guessed = hmac.new(b"\0" * 32, a.stem.encode() + b"\0" + payload, hashlib.sha256).digest()
+    a.write_bytes(payload + guessed)
+    assert embed(encoder, items, role="passage", root=tmp_path).digest == clean.digest
+
+
+def test_an_untouched_cache_is_read_not_encoded_again(encoder, tmp_path):
+    items = [("p1", "we ship on friday"), ("q", "when do we ship?")]
+    first = embed(encoder, items, role="query", root=tmp_path)
+    key = tmp_path / "embeddings" / "cache.key"
+    assert first.encoded == 2 and key.stat().st_size == 32 and key.stat().st_mode & 0o777 == 0o600
+    secret = key.read_bytes()
+    second = embed(encoder, items, role="query", root=tmp_path)
+    assert (second.encoded, second.cached, second.repaired) == (0, 2, 0) and second.digest == first.digest
+    assert key.read_bytes() == secret  # the key is kept, not made again
+
+
+@pytest.mark.parametrize("damage", ["missing", "short", "open to others"])
+def test_a_key_missing_or_unusable_is_made_again_and_the_cache_encoded_again_once(encoder, tmp_path, damage):
+    items = [("p1", "we ship on friday"), ("p2", "the budget is approved")]
+    first = embed(encoder, items, role="passage", root=tmp_path)
+    key = tmp_path / "embeddings" / "cache.key"
+    old = key.read_bytes()
+    if damage == "missing":
+        key.unlink()
+    elif damage == "short":
+        key.write_bytes(old[:16])
+    else:
+        key.chmod(0o644)
+    again = embed(encoder, items, role="passage", root=tmp_path)
+    assert (again.repaired, again.encoded) == (2, 2) and again.digest == first.digest
+    assert key.read_bytes() != old and len(key.read_bytes()) == 32 and key.stat().st_mode & 0o777 == 0o600
+    third = embed(encoder, items, role="passage", root=tmp_path)
+    assert (third.repaired, third.encoded, third.cached) == (0, 0, 2)  # once: then read

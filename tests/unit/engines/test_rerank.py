@@ -175,3 +175,30 @@ def test_a_cross_encoder_nan_names_the_query_and_the_passage(tmp_path: Path) -> 
         scorer.score(QUERIES[0], [long, SimpleNamespace(id="m1:00007", text="yes")])
     assert str(caught.value) == ("a.toml: [rerank] model nan.onnx scores query q1 and passage m1:00007 nan; a "
                                  "cross-encoder gives one finite score per pair")
+
+
+@pytest.mark.parametrize("value", [1e300, -1e300, 1.7976931348623157e308, 0.1234565, 2.5e-7])
+def test_a_cross_encoders_finite_score_of_any_size_is_kept_in_millionths_exactly(value: float) -> None:
+    """A finite score beyond 1.8e302 has no float times 10**6: it is a whole number already, scaled exactly (it used
+    to end the bench with OverflowError, exit 5); a small one is rounded as before."""
+    import numpy as np
+
+    from turnbench.engines.rerank import CrossEncoderScorer
+
+    class Encoded:
+        ids, attention_mask, type_ids = [1, 2], [1, 1], [0, 1]
+
+    class Tokenizer:
+        def encode(self, *_: str) -> Encoded:
+            return Encoded()
+
+    class Session:
+        def run(self, _names: object, _feeds: object) -> list[np.ndarray]:
+            return [np.array([[value]], dtype=np.float64)]
+
+    stage = object.__new__(CrossEncoderScorer)
+    stage._tokenizer, stage._session, stage._inputs = Tokenizer(), Session(), ["input_ids", "attention_mask"]
+    stage.scale, stage._where, stage._name = 10 ** 6, "a.toml", "ce.onnx"
+    units = stage._pair("q", "p", "query q and passage p")
+    assert isinstance(units, int)
+    assert units / stage.scale == (value if abs(value) > 1e302 else round(value, 6))
