@@ -6,8 +6,7 @@ the hits — the same way for every arm, so nothing here depends on what an arm 
 
 Scopes: ``corpus`` searches every passage (what a product does); ``gold-meetings`` fills the arm's
 ``{{filter}}`` with each query's own gold meetings — an ORACLE: it knows the answer's meetings, so its figures
-are an upper bound on ranking within meetings, never a product figure. The label travels in the resolved
-configuration.
+are an upper bound on ranking within meetings, never a product figure. The label travels in the configuration.
 
 Queries go out in ``_msearch`` batches (the first query alone, then from ``concurrency`` threads), answered
 independently and collected in query-id order, so the run is the same bytes at any concurrency. On one shard the

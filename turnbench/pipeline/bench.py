@@ -18,6 +18,7 @@ to runinfo.json.
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -79,20 +80,12 @@ class _Stages:
 
     def __enter__(self) -> _Stages:
         if self.show:
+            import rich.progress as rp
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                SpinnerColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
 
-            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<34}"), BarColumn(),
-                                      MofNCompleteColumn(), _rate_column(), TimeRemainingColumn(),
-                                      TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+            self._progress = rp.Progress(rp.SpinnerColumn(), rp.TextColumn("{task.description:<34}"), rp.BarColumn(),
+                                         rp.MofNCompleteColumn(), _rate_column(), rp.TimeRemainingColumn(),
+                                         rp.TimeElapsedColumn(), console=Console(stderr=True), transient=False)
             self._progress.__enter__()
             self._task = self._progress.add_task("bench", total=self.total)
         return self
@@ -133,12 +126,14 @@ class _Stages:
 
         return advance
 
-    def log(self, line: str) -> None:
-        """A progress note above the bar: only with --verbose (TURNBENCH_VERBOSE), as off a terminal."""
+    def log(self, line: str, *, always: bool = False) -> None:
+        """A progress note above the bar, only with --verbose; ``always``: a warning, shown whatever it says."""
         from turnbench import settings
 
-        if self._progress is not None and settings.verbose():
+        if self._progress is not None and (always or settings.verbose()):
             self._progress.console.print(line, markup=False, highlight=False)
+        elif always:
+            print(line, file=sys.stderr, flush=True)
 
 
 def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> list[tuple[str, Path]]:
@@ -359,8 +354,8 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
         with st.stage(f"run {arm}{tag}"):
             rr = _run(stack, corpus, by_name[arm], loaded, options, texts, concurrency,
                       st.counter(f"queries {arm}{tag}"))
-        for note in rr.notes:  # a Python engine's threads left running, say
-            (say or st.log)(f"note: {note}")
+        for note in rr.notes:  # a Python engine's threads left running, say: a warning, never hidden
+            st.log(f"note: {note}", always=True)
         # the page's child is forked before scoring, and draws while this process writes the claim files
         with page_drawer(corpus) as drawing:
             with st.stage(f"judge + score {arm}{tag}"):
