@@ -71,10 +71,10 @@ class CorporaComparison:
         return self.corpora[0].comparison.candidate
 
     def gate_failures(self) -> list[str]:
-        return [f"{c.name}: {f}" for c in self.corpora for f in c.comparison.gate_failures()]
+        return [_named(c.name, f) for c in self.corpora for f in c.comparison.gate_failures()]
 
     def warnings(self) -> list[str]:
-        return [f"{c.name}: {w}" for c in self.corpora for w in c.comparison.warnings()]
+        return [_named(c.name, w) for c in self.corpora for w in c.comparison.warnings()]
 
     def family(self) -> int:
         return gated([r for c in self.corpora for r in c.comparison.rows])
@@ -101,6 +101,11 @@ class CorporaComparison:
                                            for c, r in zip(self.corpora, x.rows, strict=True)}}
                            for x in self.cells()],
                 "gate_failures": self.gate_failures(), "warnings": self.warnings()}
+
+
+def _named(corpus: str, line: str) -> str:
+    """``line`` with the corpus it is about, unless its row names it already (pooled seeds' rows do not)."""
+    return line if corpus in line else f"{corpus}: {line}"
 
 
 def _cell(r: Row) -> tuple[str, tuple[tuple[str, str], ...], str]:

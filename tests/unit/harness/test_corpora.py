@@ -30,7 +30,7 @@ def test_a_regression_on_the_real_corpus_vetoes_what_the_synthetic_one_passes():
     assert compare(*synthetic).gate_failures() == []  # alone, the synthetic corpus passes the change
     cc = _over(synthetic, real)
     failures = cc.gate_failures()
-    assert failures and all(f.startswith("c1: retrieval c lookup") for f in failures)
+    assert failures and all(f.startswith("c1: retrieval c lookup") for f in failures)  # the rows name no corpus
     cell = next(x for x in cc.cells() if x.measure == "nDCG@10" and dict(x.groups) == {"class": "lookup"})
     assert cell.verdict == WORSE and [r.verdict for r in cell.rows] == [SAME, WORSE]
     # the better multi-file rows hold on both corpora: a win
@@ -95,7 +95,7 @@ def test_compare_also_on_results_directories(tmp_path):
                              "--out", str(out), "--html", str(out.with_suffix(".html")), "--json",
                              str(tmp_path / "c.json")])
     assert r.exit_code == 4, r.output
-    assert "real: retrieval real lookup nDCG@10 is worse" in r.output
+    assert "retrieval real lookup nDCG@10 is worse" in r.output
     doc = json.loads((tmp_path / "c.json").read_text())
     assert [c["corpus"] for c in doc["corpora"]] == ["syn", "real"] and doc["verdicts"]["guard_level"] == 0.0125
     assert "Across 2 corpora" in out.with_suffix(".html").read_text()
