@@ -260,12 +260,27 @@ def shared_stack() -> Any:
 
 
 def _on_stack(w: Path) -> Any:
-    """The shared stack, recorded as ``w``'s current stack (as `stack up --provider external` records one)."""
+    """The shared stack, recorded as ``w``'s current stack (as `stack up --provider external` records one); one whose
+    endpoints carry a password (the docker leg's) is not recorded: ``stack_env`` gives them to each command."""
     s = shared_stack()
+    if stack_env():
+        return s
     out = run(["stack", "up", "--provider", "external", "--opensearch-url", s.opensearch_url, "--postgres-dsn",
                s.postgres_dsn], w)
     assert out.code == 0, out.stderr
     return s
+
+
+def stack_env() -> dict[str, str]:
+    """The shared stack's endpoints as the environment names them, when they cannot be recorded (a password)."""
+    from turnbench.stack.external import redact
+
+    if not _SHARED:
+        return {}
+    s = _SHARED[0]
+    if redact(s.opensearch_url) == s.opensearch_url and redact(s.postgres_dsn) == s.postgres_dsn:
+        return {}
+    return {"TURNBENCH_OPENSEARCH_URL": s.opensearch_url, "TURNBENCH_POSTGRES_DSN": s.postgres_dsn}
 
 
 def _client(w: Path) -> Any:
@@ -278,7 +293,7 @@ def _alias(w: Path, alias: str, target: str, *, turnbench_made: bool = False) ->
     """An alias of someone else's index, or (``turnbench_made``) of an index a turnbench load made."""
     client = _client(w)
     if turnbench_made:
-        assert run(["load", "--corpus", str(SMALL), "--index", target], w).code == 0
+        assert run(["load", "--corpus", str(SMALL), "--index", target], w, stack_env()).code == 0
     elif not client.indices.exists(index=target):
         client.indices.create(index=target, body={"settings": {"number_of_replicas": 0}})
         client.index(index=target, id="theirs", body={"note": "not turnbench's"}, params={"refresh": "true"})
@@ -304,7 +319,7 @@ def _loaded_then(w: Path, index: str, tamper: Callable[[Any, Any], None]) -> lis
 
     s = _on_stack(w)
     args = ["load", "--corpus", str(SMALL), "--index", index]
-    out = run(args, w)
+    out = run(args, w, stack_env())
     assert out.code == 0, out.stderr
     tamper(s, opensearch_client(s))
     return args
@@ -914,7 +929,7 @@ def test_one_line_the_right_exit_code_nothing_left(case: Case, tmp_path: Path, m
         _SHARED.append(request.getfixturevalue("stack"))
     args = case.args(tmp_path)
     before = {rel: (tmp_path / rel).read_bytes() for rel in case.kept}
-    out = run(args, tmp_path, dict(case.env))
+    out = run(args, tmp_path, dict(case.env) | (stack_env() if case.area == "reuse" else {}))
     lines = out.stderr.strip().splitlines()
     assert out.code == case.code, out.stderr[:2000]
     assert case.held(out), (out.stdout + out.stderr)[:2000]

@@ -55,9 +55,14 @@ def engine():
 
 @pytest.fixture
 def recorded(stack, tmp_path):
-    """A state directory recording the session's stack (as `stack up --provider external` does)."""
+    """A state directory recording the session's stack (as `stack up --provider external` does); a stack whose
+    endpoints carry a password (the docker leg's) cannot be recorded, so its endpoints go in the environment."""
+    from turnbench.stack.external import redact
+
     state = tmp_path / "state"
     env = {**os.environ, "TURNBENCH_STATE_DIR": str(state)}
+    if redact(stack.opensearch_url) != stack.opensearch_url or redact(stack.postgres_dsn) != stack.postgres_dsn:
+        return env | {"TURNBENCH_OPENSEARCH_URL": stack.opensearch_url, "TURNBENCH_POSTGRES_DSN": stack.postgres_dsn}
     done = subprocess.run([*CLI, "stack", "up", "--provider", "external", "--opensearch-url", stack.opensearch_url,
                            "--postgres-dsn", stack.postgres_dsn], capture_output=True, text=True, env=env,
                           timeout=120, cwd=tmp_path)
