@@ -23,7 +23,7 @@ from turnbench.harness.compare import REPORT_ONLY, SAME, Comparison, Row
 from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.seeds import SeedsComparison
 from turnbench.render import plots
-from turnbench.render.markdown import detectable_cell, relative_text
+from turnbench.render.markdown import detectable_cell, per_corpus_cells, relative_text
 from turnbench.render.view import Side, View
 
 PRIMARY = ("nDCG@10", "meeting:nDCG@10")  # the measure a class is shown by: passage level where it has one
@@ -373,11 +373,9 @@ def _across_section(cc: CorporaComparison) -> str:
     for x in cc.cells():
         if x.block in REPORT_ONLY:
             continue
-        per = []
-        for r in x.rows:
-            per += (["—"] * 3 if r is None else [f"{r.delta:+.4f}", relative_text(r.relative), detectable_cell(r)])
         verdict = x.verdict if x.verdict == SAME else f"<span class={x.verdict.split()[0]}>{esc(x.verdict)}</span>"
-        cells.append([esc(x.block), esc(" ".join(v for _, v in x.groups)), esc(x.measure), *per, verdict])
+        cells.append([esc(x.block), esc(" ".join(v for _, v in x.groups)), esc(x.measure), *per_corpus_cells(x),
+                      verdict])
     tiers = " · ".join(f"{esc(c.name)} (licence tier {esc(c.tier)})" for c in cc.corpora)
     return (f"<h2>Across {len(names)} corpora</h2>\n<p class=meta>{tiers}; Holm over the {cc.family()} gated rows "
             f"of every corpus, lookup guarded on each at {cc.guard_level:g}; worse when worse on any corpus, better "

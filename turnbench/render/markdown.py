@@ -13,6 +13,7 @@ from turnbench.harness import power, ties
 from turnbench.harness.agreement import INERT_MEAN, LEVEL, RESAMPLES, Cell
 from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
 from turnbench.harness.compare import ALPHA, BETTER, GUARD_ALPHA, REPORT_ONLY, SAME, WORSE, Comparison, Row
+from turnbench.harness.corpora import Cell as AcrossCell
 from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.rows import ALL
 from turnbench.harness.rules import Decision
@@ -355,11 +356,7 @@ def render_corpora_md(cc: CorporaComparison, *, gate: bool | None = None) -> str
     for x in cc.cells():
         if x.block in REPORT_ONLY:
             continue
-        per = []
-        for r in x.rows:
-            per += ([DASH] * 3 if r is None else
-                    [f"{r.delta:+.4f}" if r.delta else "0.0000", relative_text(r.relative), detectable_cell(r)])
-        cells.append([x.block, " ".join(v for _, v in x.groups), x.measure, *per,
+        cells.append([x.block, " ".join(v for _, v in x.groups), x.measure, *per_corpus_cells(x),
                       x.verdict if x.verdict == SAME else f"**{x.verdict}**"])
     lines += ["### Across corpora (gated rows)", ""]
     lines += table(header, cells, "lll" + "r" * (len(header) - 4) + "l")
@@ -376,6 +373,15 @@ def render_decision_md(decision: Decision, source: str, undetermined_passes: boo
                  f"{'passes' if undetermined_passes else 'fails'})", "", f"decided by: {decision.deciding}", ""]
     lines += table(["clause", "verdict", "deciding row (95% interval)"], [list(c) for c in decision.clauses], "lll")
     return "\n".join(lines) + "\n"
+
+
+def per_corpus_cells(x: AcrossCell) -> list[str]:
+    """One cell's Δ, relative Δ and detectable effect on each corpus (— where a corpus has no such row)."""
+    per = []
+    for r in x.rows:
+        per += ([DASH] * 3 if r is None else
+                [f"{r.delta:+.4f}" if r.delta else "0.0000", relative_text(r.relative), detectable_cell(r)])
+    return per
 
 
 def render_comparison_md(result: Comparison | SeedsComparison, *, gate: bool | None = None) -> str:
