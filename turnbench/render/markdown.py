@@ -158,19 +158,22 @@ def _levels_note(rows: Sequence[Mapping[str, Any]]) -> str:
     return "".join(notes)
 
 
+def _gate_lines(failures: Sequence[str] | None, warnings: Sequence[str]) -> list[str]:
+    """The gate's verdict and failures (``failures`` None: the gate was not asked for), then the lookup warnings."""
+    lines = []
+    if failures is not None:
+        lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
+                                                                    else ""), ""]
+        lines += [f"- {x}" for x in failures] + ([""] if failures else [])
+    return lines + [f"> warning: {w}" for w in warnings] + ([""] if warnings else [])
+
+
 def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
     """A markdown report fit for a pull-request description."""
     counts = cmp.counts()
     f = cmp.facts
     lines = [f"## turnbench compare: `{cmp.candidate}` vs baseline `{cmp.baseline}`", ""]
-    if gate is not None:
-        failures = cmp.gate_failures()
-        lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
-                                                                    else ""), ""]
-        lines += [f"- {x}" for x in failures] + ([""] if failures else [])
-    warnings = cmp.warnings()
-    if warnings:
-        lines += [f"> warning: {w}" for w in warnings] + [""]
+    lines += _gate_lines(cmp.gate_failures() if gate is not None else None, cmp.warnings())
     if f["oracle"]:
         lines += [f"**ORACLE scope `{f['scope']}`: an upper bound, not a system result.**", ""]
     queries = ", ".join(f"{n} {name}" for name, n in f["queries"].items())
@@ -336,12 +339,7 @@ def render_corpora_md(cc: CorporaComparison, *, gate: bool | None = None) -> str
     """compare.md of one change over several corpora: the verdict across them, then each corpus's rows."""
     names = [c.name for c in cc.corpora]
     lines = [f"## turnbench compare over {len(names)} corpora: `{cc.candidate}` vs baseline `{cc.baseline}`", ""]
-    if gate is not None:
-        failures = cc.gate_failures()
-        lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
-                                                                    else ""), ""]
-        lines += [f"- {x}" for x in failures] + ([""] if failures else [])
-    lines += [f"> warning: {w}" for w in cc.warnings()] + ([""] if cc.warnings() else [])
+    lines += _gate_lines(cc.gate_failures() if gate is not None else None, cc.warnings())
     lines += [
         "corpora: " + " · ".join(f"`{c.name}` (licence tier {c.tier})" for c in cc.corpora),
         f"verdicts Holm-adjusted over the {cc.family()} gated rows of every corpus together at α = {ALPHA}; lookup "
