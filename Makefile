@@ -326,14 +326,16 @@ meetingqa: setup
 	$(TURNBENCH) measure $(MEETINGQA_CORPUS)
 
 AGREEMENT_ARMS ?= arms/agreement
+AGREEMENT_DECISIONS ?= arms/decisions/decisions.toml
 AGREEMENT_OUT ?= results/agreement
 # the real corpora agreement is measured against: every one of these that is present (imported)
 AGREEMENT_CORPORA ?= $(QMSUM_CORPUS) $(MEETINGQA_CORPUS)
 AGREEMENT_RESAMPLE ?= queries
-## agreement: bench the $(AGREEMENT_ARMS) family on the default corpus and on every real corpus present (AGREEMENT_CORPORA: $(QMSUM_CORPUS), $(MEETINGQA_CORPUS); make qmsum / make meetingqa import them) and print Kendall tau-b per class x measure with a bootstrap interval (AGREEMENT_RESAMPLE=queries|meetings), inert arms apart; results reused while fresh
+## agreement: bench the $(AGREEMENT_ARMS) family on the default corpus and on every real corpus present (AGREEMENT_CORPORA: $(QMSUM_CORPUS), $(MEETINGQA_CORPUS); make qmsum / make meetingqa import them) and print Kendall tau-b per class x measure with a bootstrap interval (AGREEMENT_RESAMPLE=queries|meetings), inert arms apart; with the arms of $(AGREEMENT_DECISIONS), each decision's verdict on the synthetic and on each real corpus (agree, opposite, synthetic-only, real-only); results reused while fresh
 agreement: corpus $(STACK_NEEDS)
 	$(PY) -m benchmarks.agreement --synthetic $(DEFAULT_CORPUS) $(foreach c,$(AGREEMENT_CORPORA),--real $(c)) \
-	  --arms $(AGREEMENT_ARMS) --out $(AGREEMENT_OUT) --provider $(PROVIDER) --resample $(AGREEMENT_RESAMPLE)
+	  --arms $(AGREEMENT_ARMS) --decisions $(AGREEMENT_DECISIONS) --out $(AGREEMENT_OUT) --provider $(PROVIDER) \
+	  --resample $(AGREEMENT_RESAMPLE)
 
 ## bench-qmsum: bench the imported QMSum corpus end to end (after `make qmsum`; PROVIDER, ARM as for bench); results in $(RESULTS)/qmsum/<arm>
 bench-qmsum: $(STACK_NEEDS)

@@ -4,9 +4,12 @@ Benches every arm file of a family (default ``arms/agreement/``) on the syntheti
 given (QMSum, MeetingQA imports), one stack, one load per corpus, results under OUT/<corpus id>/<arm>/ (reused when
 they are that corpus and those arm files). Then, per real corpus: Kendall's tau-b per class × measure with its
 bootstrap interval, inert arms apart and the swaps both corpora can tell apart (turnbench.harness.agreement; tables
-in OUT/agreement-<real id>.md and .json); and the regimes the family is built to show — nDCG@10 of the plain
-lexical and the exact dense arm by terciles of the lookup questions' overlap with their evidence, and the strict
-arms against the lexical one. Nothing here is a test; figures go to stdout.
+in OUT/agreement-<real id>.md and .json); the verdict table of the decisions file (default
+``arms/decisions/decisions.toml``: pairs of arms a team decides between, named arms benched with the family) —
+per decision, better / worse / no measurable difference on the synthetic and on the real corpus, and whether they
+agree (turnbench.harness.decisions; OUT/decisions-<real id>.md and .json); and the regimes the family is built to
+show — nDCG@10 of the plain lexical and the exact dense arm by terciles of the lookup questions' overlap with their
+evidence, and the strict arms against the lexical one. Nothing here is a test; figures go to stdout.
 """
 
 from __future__ import annotations
@@ -27,43 +30,65 @@ LEXICAL, DENSE = "lex-bm25", "dense-exact-cos"
 STRICT = ("strict-and", "strict-msm75")
 
 
+DECISIONS_FILE = "decisions.toml"  # in arms/decisions/, beside the arm files it names
+
+
 def arm_files(family: Path) -> list[Path]:
-    files = sorted(family.glob("*.toml"))
+    files = sorted(f for f in family.glob("*.toml") if f.name != DECISIONS_FILE)
     if not files:
         raise SystemExit(f"{family}: no arm files")
     return files
 
 
-def _fresh(out: Path, corpus: Any, arms: Sequence[Path]) -> bool:
-    """Whether OUT holds results of every arm file, as they are now, on this corpus."""
+def decision_arms(decisions: Sequence[Any], where: Path, family: Sequence[Path]) -> list[Path]:
+    """The arm files the decisions name that the family does not hold: each found by its name in the decisions
+    file's directory (a name the family holds too must be the same file there)."""
+    from turnbench.harness.decisions import arms_of
+
+    have = {f.stem: f for f in family}
+    out = []
+    for name in arms_of(decisions):
+        own = where.parent / f"{name}.toml"
+        if name in have:
+            if own.is_file() and own.read_bytes() != have[name].read_bytes():
+                raise SystemExit(f"{where}: arm {name} is both {own} and {have[name]}, and they differ")
+            continue
+        if not own.is_file():
+            raise SystemExit(f"{where}: a decision names arm {name}, but neither {where.parent} nor the family "
+                             "holds a file of that name")
+        out.append(own)
+    return out
+
+
+def _fresh(out: Path, corpus: Any, arm: Path) -> bool:
+    """Whether OUT holds results of the arm file, as it is now, on this corpus."""
     from turnbench import canonical
 
-    for f in arms:
-        metrics = out / f.stem / "metrics.json"
-        if not metrics.is_file():
-            return False
-        doc = json.loads(metrics.read_bytes())
-        prov = doc["provenance"]
-        arm = prov.get("arm", {}).get("arm", prov.get("arm", {}))
-        if prov["corpus"]["sha256"] != corpus.sha256 or arm.get("file", {}).get("sha256") != \
-                canonical.sha256_file(f):
-            return False
-    return True
+    metrics = out / arm.stem / "metrics.json"
+    if not metrics.is_file():
+        return False
+    doc = json.loads(metrics.read_bytes())
+    prov = doc["provenance"]
+    declared = prov.get("arm", {}).get("arm", prov.get("arm", {}))
+    return bool(prov["corpus"]["sha256"] == corpus.sha256
+                and declared.get("file", {}).get("sha256") == canonical.sha256_file(arm))
 
 
 def bench(corpus_dir: Path, arms: Sequence[Path], out: Path, provider: str) -> Path:
+    """Bench the arms whose results in OUT/<corpus id>/ are not fresh, in one bench (one load)."""
     from turnbench.corpus.format import open_corpus
 
     corpus = open_corpus(corpus_dir)
     where = out / corpus.id
-    if _fresh(where, corpus, arms):
+    stale = [f for f in arms if not _fresh(where, corpus, f)]
+    if not stale:
         print(f"{corpus.id}: results of {len(arms)} arms are fresh in {where}", flush=True)
         return where
     cmd = [*TURNBENCH, "bench", "--corpus", str(corpus_dir), "--out", str(where), "--answerer", "skip",
            "--provider", provider]
-    for f in arms:
+    for f in stale:
         cmd += ["--arm-file", str(f)]
-    print(f"{corpus.id}: benching {len(arms)} arms into {where}", flush=True)
+    print(f"{corpus.id}: benching {len(stale)} of {len(arms)} arms into {where} (the others are fresh)", flush=True)
     subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     return where
 
@@ -111,6 +136,22 @@ def agree(synthetic: Path, real: Path, arms: Sequence[str], out: Path, unit: str
     print(f"(every measure: {out / f'agreement-{name}.md'})")
 
 
+def verdicts(synthetic: Path, reals: Sequence[Path], decisions: Sequence[Any], out: Path, resamples: int) -> None:
+    """Each decision's verdict on the synthetic corpus and on every real corpus, a table per real corpus."""
+    from turnbench import canonical
+    from turnbench.harness.decisions import arms_of, decision_tables
+    from turnbench.render.markdown import render_decisions_md
+
+    names = arms_of(decisions)
+    docs = documents(synthetic, names) + [d for r in reals for d in documents(r, names)]
+    for t in decision_tables(docs, decisions, synthetic=docs[0]["provenance"]["corpus"]["id"], resamples=resamples):
+        text = render_decisions_md(t, resamples=resamples)
+        canonical.write_bytes_atomic(out / f"decisions-{t.real}.md", text.encode("utf-8"))
+        canonical.write_json(out / f"decisions-{t.real}.json", {"resamples": resamples, **t.to_json()})
+        print("\n" + text.split("\nWhat each decision asks:")[0].rstrip())
+        print(f"(with what each decision asks: {out / f'decisions-{t.real}.md'})")
+
+
 def _per_query(results: Path, arm: str) -> dict[str, float]:
     doc = json.loads((results / arm / "metrics.json").read_bytes())
     return {r["query_id"]: r["values"]["nDCG@10"] for r in doc["retrieval"]["per_query"]
@@ -154,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--synthetic", type=Path, required=True, help="the synthetic corpus (the default corpus)")
     ap.add_argument("--real", type=Path, action="append", default=[], help="a real corpus (repeatable)")
     ap.add_argument("--arms", type=Path, default=REPO / "arms" / "agreement", help="the family of arm files")
+    ap.add_argument("--decisions", type=Path, default=REPO / "arms" / "decisions" / DECISIONS_FILE,
+                    help="the decisions file (pairs of arms, named; its arms beside it or in the family)")
     ap.add_argument("--out", type=Path, default=REPO / "results" / "agreement")
     ap.add_argument("--provider", default="auto")
     ap.add_argument("--resample", choices=("queries", "meetings"), default="queries")
@@ -164,8 +207,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     reals = [r for r in args.real if (r / "manifest.json").is_file()]
     if not reals:
         raise SystemExit("no real corpus present: import QMSum or MeetingQA first (make qmsum / make meetingqa)")
-    files = arm_files(args.arms)
-    names = [f.stem for f in files]
+    family = arm_files(args.arms)
+    names = [f.stem for f in family]
+    from turnbench.errors import BadInput
+    from turnbench.harness.decisions import read_decisions
+
+    try:
+        decisions = read_decisions(args.decisions)
+    except BadInput as exc:
+        raise SystemExit(str(exc)) from None
+    files = family + decision_arms(decisions, args.decisions, family)
     dirs: Mapping[Path, Path]
     if args.results_only:
         from turnbench.corpus.format import open_corpus
@@ -175,6 +226,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         dirs = {c: bench(c, files, args.out, args.provider) for c in (args.synthetic, *reals)}
     for r in reals:
         agree(dirs[args.synthetic], dirs[r], names, args.out, args.resample, args.resamples)
+    verdicts(dirs[args.synthetic], [dirs[r] for r in reals], decisions, args.out, args.resamples)
     for c in (args.synthetic, *reals):
         regimes(c, dirs[c], names)
 

@@ -726,6 +726,65 @@ ROUND4_H3 = [
 ]
 
 
+# -- decisions (issue 42 item 3): agreement --decisions ----------------------------------------------------------
+
+_ONE_DECISION = '[[decision]]\nname = "d1"\nasks = "swap x for y?"\ncontrol = "x"\ntreatment = "y"\n'
+
+
+def _arm_results(w: Path, arm: str, corpus_id: str, producer: str, *, rename_query: bool = False) -> Path:
+    """fixtures/small's scored results, relabelled as arm ``arm`` on corpus ``corpus_id`` (digest rewritten)."""
+    def relabel(doc: dict) -> None:
+        doc["provenance"]["arm"] = {"name": arm}
+        doc["provenance"]["corpus"].update(id=corpus_id, producer=producer)
+        if rename_query:  # one question's row under another id: the class means still hold
+            doc["retrieval"]["per_query"][0]["query_id"] = "q-elsewhere"
+        sidecar = canonical.pretty(sidecar_of(doc))  # trec.json names the arm: made again, as scoring would
+        (w / f"{corpus_id}-{arm}" / "trec.json").write_bytes(sidecar)
+        doc["provenance"]["files"]["trec.json"] = hashlib.sha256(sidecar).hexdigest()
+    import hashlib
+
+    from turnbench import canonical
+    from turnbench.harness.claimed import sidecar_of
+
+    return results(w, relabel, name=f"{corpus_id}-{arm}")
+
+
+def _decision_args(w: Path, *, missing: bool = False, uneven: bool = False, decisions: str = _ONE_DECISION,
+                   extra: tuple[str, ...] = ()) -> list[str]:
+    dirs = [_arm_results(w, "x", "syn", "turnbench.generator"), _arm_results(w, "y", "syn", "turnbench.generator"),
+            _arm_results(w, "x", "real", "turnbench.qmsum")]
+    if not missing:
+        dirs.append(_arm_results(w, "y", "real", "turnbench.qmsum", rename_query=uneven))
+    return ["agreement", "--decisions", str(_file(w, "d.toml", decisions)), *map(str, dirs), *extra]
+
+
+DECISIONS = [
+    Case("decisions", "a decision naming an arm the results lack", lambda w: _decision_args(w, missing=True, extra=(
+        "--out", str(w / "v.md"))), 2, r"^turnbench: BadInput: decision d1: no results of arm y on corpus real$",
+         ("v.md",)),
+    # results that pass the claim check score every question of their corpus, so two sides on different questions
+    # reach the CLI only forged, and the claim check refuses them (the library's own refusal: tests/unit/harness/
+    # test_decisions.py)
+    Case("decisions", "a decision whose two sides scored different questions", lambda w: _decision_args(
+        w, uneven=True, extra=("--json", str(w / "v.json"))), 3,
+         r"ResultsIntegrityError: .*real-y: q\S+ is judged in the exported passage qrels but has no per-query row",
+         ("v.json",)),
+    Case("decisions", "a decision without a treatment", lambda w: _decision_args(
+        w, decisions=_ONE_DECISION.replace('treatment = "y"\n', "")), 2,
+         r"BadInput: .*d.toml: decision 1: missing 'treatment'"),
+    Case("decisions", "--decisions with --resample meetings", lambda w: _decision_args(
+        w, extra=("--resample", "meetings")), 2, r"BadInput: --decisions resamples questions"),
+    Case("decisions", "--synthetic without --decisions", lambda w: ["agreement", "--synthetic", "syn", str(results(
+        w, name="a")), str(results(w, name="b")), str(results(w, name="c"))], 2,
+         r"BadInput: --synthetic names the synthetic corpus of --decisions"),
+    Case("decisions", "no generated corpus among the results", lambda w: ["agreement", "--decisions", str(_file(
+        w, "d.toml", _ONE_DECISION)), *(str(_arm_results(w, a, c, "turnbench.qmsum")) for c in ("r1", "r2")
+                                        for a in "xy")], 2, r"no single generated corpus .*--synthetic ID"),
+    Case("decisions", "a verdict table written", lambda w: _decision_args(w, extra=("--out", str(w / "v.md"))), 0,
+         r"", says=r"^agree 1 · opposite 0 · synthetic-only 0 · real-only 0"),
+]
+
+
 CASES = [
     # corpus input --------------------------------------------------------------------------------------------
     Case("corpus", "missing directory", lambda w: ["validate", str(w / "nope")], 2, r"BadInput: .*no such corpus"),
@@ -895,6 +954,7 @@ CASES = [
     *ROUND3,
     *REUSE,
     *ROUND4_H3,
+    *DECISIONS,
 ]
 
 

@@ -343,16 +343,30 @@ def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: st
                    "results' qrels.meetings.txt).")
 @click.option("--resamples", type=click.IntRange(100, 100_000), default=1000, show_default=True,
               help="Bootstrap resamples of each corpus.")
+@click.option("--decisions", "decisions_file", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="A decisions file (arms/decisions/decisions.toml): instead of tau-b, each decision's verdict on "
+                   "the synthetic corpus and on every other corpus of RESULTS, and whether they agree.")
+@click.option("--synthetic", default=None, metavar="CORPUS_ID",
+              help="--decisions: the synthetic corpus's id [default: the one corpus turnbench's generator made].")
 @handle_errors
-def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | None, unit: str, resamples: int) -> None:
+def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | None, unit: str, resamples: int,
+                  decisions_file: str | None, synthetic: str | None) -> None:
     """Do two corpora rank the same arms alike? Per class and measure: both orderings (ties as ties), Kendall's tau-b
-    with a bootstrap interval, inert arms apart, and the pairs both corpora tell apart in opposite directions."""
+    with a bootstrap interval, inert arms apart, and the pairs both corpora tell apart in opposite directions. With
+    --decisions: does the synthetic corpus give each decision (a pair of arms) the verdict a real corpus gives?"""
     from turnbench import canonical
     from turnbench.harness.agreement import agreement
     from turnbench.render.markdown import render_agreement_md as render_md
     from turnbench.resultsdir import read_metrics
 
-    check_outputs([*([("--out", out)] if out else []), *([("--json", json_out)] if json_out else [])], results)
+    outputs = [*([("--out", out)] if out else []), *([("--json", json_out)] if json_out else [])]
+    check_outputs(outputs, [*results, *([decisions_file] if decisions_file else [])])
+    if decisions_file is None:
+        if synthetic is not None:
+            raise errors.BadInput("--synthetic names the synthetic corpus of --decisions; give --decisions FILE")
+    else:
+        _decisions(results, Path(decisions_file), out, json_out, unit, resamples, synthetic)
+        return
     documents = [read_metrics(Path(r)) for r in results]
     clusters = _first_gold_meetings(results, documents) if unit == "meetings" else None
     cells = agreement(documents, resamples=resamples, unit=unit, clusters=clusters)
@@ -362,6 +376,28 @@ def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | Non
     if json_out:
         canonical.write_json(Path(json_out), {"unit": unit, "resamples": resamples,
                                               "cells": [c.to_json() for c in cells]})
+    click.echo(text, nl=False)
+
+
+def _decisions(results: tuple[str, ...], path: Path, out: str | None, json_out: str | None, unit: str,
+               resamples: int, synthetic: str | None) -> None:
+    """agreement --decisions: the verdict table against each real corpus."""
+    from turnbench import canonical
+    from turnbench.harness.decisions import decision_tables, read_decisions
+    from turnbench.render.markdown import render_decisions_md
+    from turnbench.resultsdir import read_metrics
+
+    if unit != "queries":
+        raise errors.BadInput("--decisions resamples questions (a decision's paired bootstrap); --resample meetings "
+                              "does not apply")
+    decisions = read_decisions(path)
+    tables = decision_tables([read_metrics(Path(r)) for r in results], decisions, synthetic=synthetic,
+                             resamples=resamples)
+    text = "\n".join(render_decisions_md(t, resamples=resamples) for t in tables)
+    if out:
+        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+    if json_out:
+        canonical.write_json(Path(json_out), {"resamples": resamples, "tables": [t.to_json() for t in tables]})
     click.echo(text, nl=False)
 
 
