@@ -772,6 +772,9 @@ DECISIONS = [
     Case("decisions", "a decision without a treatment", lambda w: _decision_args(
         w, decisions=_ONE_DECISION.replace('treatment = "y"\n', "")), 2,
          r"BadInput: .*d.toml: decision 1: missing 'treatment'"),
+    Case("decisions", "a deeply nested decisions file", lambda w: _decision_args(
+        w, decisions="decision = " + "[" * 50_000 + "]" * 50_000 + "\n", extra=("--out", str(w / "v.md"))), 2,
+         r"BadInput: .*d.toml: not TOML this reader can take \(nested too deeply\)", ("v.md",)),
     Case("decisions", "--decisions with --resample meetings", lambda w: _decision_args(
         w, extra=("--resample", "meetings")), 2, r"BadInput: --decisions resamples questions"),
     Case("decisions", "--synthetic without --decisions", lambda w: ["agreement", "--synthetic", "syn", str(results(

@@ -118,6 +118,8 @@ def parse_decisions(data: bytes, where: str) -> tuple[TeamDecision, ...]:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BadInput(f"{where}: not a UTF-8 TOML decisions file ({exc})") from None
+    except RecursionError:
+        raise BadInput(f"{where}: not TOML this reader can take (nested too deeply)") from None
     extra = sorted(set(doc) - {"decision"})
     if extra:
         raise BadInput(f"{where}: unknown key {extra[0]!r}; a decisions file holds [[decision]] tables only")
@@ -127,6 +129,8 @@ def parse_decisions(data: bytes, where: str) -> tuple[TeamDecision, ...]:
     out: list[TeamDecision] = []
     for n, t in enumerate(tables, 1):
         what = f"{where}: decision {n}"
+        if not isinstance(t, dict):
+            raise BadInput(f"{what}: not a table of name, asks, control and treatment")
         keys = set(t)
         if keys != _KEYS:
             missing, unknown = sorted(_KEYS - keys), sorted(keys - _KEYS)

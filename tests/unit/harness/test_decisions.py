@@ -167,6 +167,8 @@ def test_refusals_a_missing_arm_and_sides_on_different_questions() -> None:
     (b"[[decision]\n", "not a UTF-8 TOML decisions file"),
     (b"\xff", "not a UTF-8 TOML decisions file"),
     (b'title = "x"\n', "unknown key 'title'"),
+    (b"decision = [1]\n", "decision 1: not a table"),
+    (b"decision = " + b"[" * 50_000 + b"]" * 50_000 + b"\n", "nested too deeply"),
     (b'[[decision]]\nname = "a"\nasks = "?"\ncontrol = "x"\n', "decision 1: missing 'treatment'"),
     (b'[[decision]]\nname = "a"\nasks = "?"\ncontrol = "x"\ntreatment = "y"\nweight = 1\n',
      "decision 1: unknown key 'weight'"),
