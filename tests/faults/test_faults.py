@@ -726,6 +726,35 @@ ROUND4_H3 = [
 ]
 
 
+FTS5_ARM = 'name = "mine"\nengine = "sqlite-fts5"\nbody = "BODY"\n[fts5]\ntokenizer = "TOKENIZER"\ncolumns = COLUMNS\n'
+
+
+def _fts5(w: Path, body: str = "{{query_terms}}", tokenizer: str = "porter unicode61",
+          columns: str = "{ text = 1.0 }") -> Path:
+    return _file(w, "mine.toml", FTS5_ARM.replace("BODY", body).replace("TOKENIZER", tokenizer).replace(
+        "COLUMNS", columns))
+
+
+FAMILIES = [
+    Case("families", "an arm naming an engine turnbench does not know", lambda w: _bench_arm(w, _file(
+        w, "mine.toml", 'name = "mine"\nengine = "elasticsearch"\nbody = "{{query_terms}}"\n')), 2,
+         r"^turnbench: BadInput: .*mine.toml: engine 'elasticsearch' is not one of opensearch, qdrant, sqlite-fts5$",
+         ("out",)),
+    Case("families", "an FTS5 body FTS5 cannot parse", lambda w: _bench_arm(w, _fts5(w, body='{{query_terms}} AND (')),
+         2, r"BadInput: .*mine.toml: the body is not an FTS5 query", ("out",)),
+    Case("families", "an FTS5 body searching a column the table lacks", lambda w: _bench_arm(w, _fts5(
+        w, body="title : {{query_terms}}")), 2, r"not an FTS5 query .*no such column: title", ("out",)),
+    Case("families", "SQL in the FTS5 tokenizer", lambda w: _bench_arm(w, _fts5(
+        w, tokenizer="unicode61'); DROP TABLE passages; --")), 2, r"BadInput: .*tokenizer .* is not", ("out",)),
+    Case("families", "a negative bm25() weight", lambda w: _bench_arm(w, _fts5(w, columns="{ text = -1.0 }")), 2,
+         r"the weight of text must be a finite number >= 0", ("out",)),
+    Case("families", "an FTS5 arm without its query terms", lambda w: _bench_arm(w, _fts5(w, body='\\"budget\\"')),
+         2, r"has no \{\{query_terms\}\}", ("out",)),
+    Case("families", "turnbench run given an FTS5 arm", lambda w: ["run", "--corpus", str(SMALL), "--arm",
+                                                                   "fts5-bm25", "--out", str(w / "out")], 2,
+         r"BadInput: arm fts5-bm25 runs on sqlite-fts5, not on OpenSearch", ("out",)),
+]
+
 CASES = [
     # corpus input --------------------------------------------------------------------------------------------
     Case("corpus", "missing directory", lambda w: ["validate", str(w / "nope")], 2, r"BadInput: .*no such corpus"),
@@ -895,6 +924,7 @@ CASES = [
     *ROUND3,
     *REUSE,
     *ROUND4_H3,
+    *FAMILIES,
 ]
 
 

@@ -68,6 +68,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     if (arm_name is None) == (arm_file is None):
         raise errors.BadInput("give one arm: --arm NAME (built-in) or --arm-file PATH")
     (arm,) = resolve([arm_name] if arm_name else [], [Path(arm_file)] if arm_file else [])
+    arm.on_opensearch()
     check_outputs([("--out", out)], [corpus_dir, *([arm_file] if arm_file else [])])
     canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
     corpus = open_corpus(Path(corpus_dir))
