@@ -149,3 +149,10 @@ def test_the_probe_expects_what_each_declared_tokenizer_does() -> None:
         store.load(_passages())
         assert store.verify()["tokenizer"] == tokenizer
         store.close()
+
+
+def test_the_fts5_arm_in_the_docs_parses_as_written() -> None:
+    text = (Path(__file__).resolve().parents[3] / "docs" / "engines.md").read_text()
+    (code,) = re.findall(r"<!-- fts5-arm-example -->\n```toml\n(.*?)```", text, re.S)
+    arm = parse_arm(code.encode(), "fts5-text-speaker.toml", builtin=False)
+    assert arm.engine == "sqlite-fts5" and arm.settings["columns"] == {"text": 1.0, "speaker": 0.5}
