@@ -755,6 +755,24 @@ FAMILIES = [
          r"BadInput: arm fts5-bm25 runs on sqlite-fts5, not on OpenSearch", ("out",)),
 ]
 
+TRANSCRIPTS = [
+    Case("transcripts", "export transcripts in a format that does not exist", lambda w: [
+        "export", "transcripts", str(SMALL), "--format", "docx", "--out", str(w / "out")], 2,
+         r"BadInput: Invalid value for '--format'", ("out",)),
+    Case("transcripts", "export transcripts into the corpus", lambda w: [
+        "export", "transcripts", str(corpus(w)), "--format", "srt", "--out", str(w / "corpus" / "x")], 2,
+         r"BadInput: ", ("corpus/x",)),
+    Case("transcripts", "import transcripts of a caption without a speaker", lambda w: [
+        "import", "transcripts", str(_file(w, "src/m1.vtt", "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nhi\n").parent),
+        "--out", str(w / "out")], 2, r"BadInput: .*m1.vtt: cue 1 has no voice span", ("out",)),
+    Case("transcripts", "import transcripts of a subtitle running backwards", lambda w: [
+        "import", "transcripts", str(_file(w, "src/m1.srt", "1\n00:00:05,000 --> 00:00:01,000\nAnn: hi\n").parent),
+        "--out", str(w / "out")], 2, r"m1.srt: cue 1 ends \(1.0\) before it starts \(5.0\)", ("out",)),
+    Case("transcripts", "import transcripts of a file whose name is no meeting id", lambda w: [
+        "import", "transcripts", str(_file(w, "src/m 1.json", '{"segments": []}').parent), "--out", str(w / "out")],
+         2, r"BadInput: .*the file's name is the meeting's id", ("out",)),
+]
+
 CASES = [
     # corpus input --------------------------------------------------------------------------------------------
     Case("corpus", "missing directory", lambda w: ["validate", str(w / "nope")], 2, r"BadInput: .*no such corpus"),
@@ -925,6 +943,7 @@ CASES = [
     *REUSE,
     *ROUND4_H3,
     *FAMILIES,
+    *TRANSCRIPTS,
 ]
 
 
