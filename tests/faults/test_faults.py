@@ -735,6 +735,12 @@ def _fts5(w: Path, body: str = "{{query_terms}}", tokenizer: str = "porter unico
         "COLUMNS", columns))
 
 
+def _qdrant(w: Path, body: str = '{"query": {"text": {{query_text}}}, "using": "bm25"}',
+            bm25: str = '{ language = "english" }') -> Path:
+    return _file(w, "mine.toml", f'name = "mine"\nengine = "qdrant"\nbody = \'\'\'{body}\'\'\'\n[qdrant]\n'
+                                 f"bm25 = {bm25}\n")
+
+
 FAMILIES = [
     Case("families", "an arm naming an engine turnbench does not know", lambda w: _bench_arm(w, _file(
         w, "mine.toml", 'name = "mine"\nengine = "elasticsearch"\nbody = "{{query_terms}}"\n')), 2,
@@ -750,6 +756,16 @@ FAMILIES = [
          r"the weight of text must be a finite number >= 0", ("out",)),
     Case("families", "an FTS5 arm without its query terms", lambda w: _bench_arm(w, _fts5(w, body='\\"budget\\"')),
          2, r"has no \{\{query_terms\}\}", ("out",)),
+    Case("families", "a Qdrant request setting the limit turnbench owns", lambda w: _bench_arm(w, _qdrant(
+        w, '{"query": {"text": {{query_text}}}, "using": "bm25", "limit": 5}')), 2,
+         r"BadInput: .*mine.toml: the request sets limit", ("out",)),
+    Case("families", "a Qdrant query on a vector the shard does not declare", lambda w: _bench_arm(w, _qdrant(
+        w, '{"query": {{query_vector}}, "using": "dense"}')), 2, r"using 'dense' names no vector", ("out",)),
+    Case("families", "a Qdrant arm with a language qdrant-edge lacks", lambda w: _bench_arm(w, _qdrant(
+        w, bm25='{ language = "klingon" }')), 2, r"BadInput: .*mine.toml: qdrant-edge refuses the arm", ("out",)),
+    Case("families", "a Qdrant RRF weight below zero", lambda w: _bench_arm(w, _qdrant(
+        w, '{"prefetch": [{"query": {"text": {{query_text}}}, "using": "bm25", "limit": 10}], '
+           '"query": {"rrf": {"k": 60, "weights": [-1]}}}')), 2, r"rrf weights are numbers > 0", ("out",)),
     Case("families", "turnbench run given an FTS5 arm", lambda w: ["run", "--corpus", str(SMALL), "--arm",
                                                                    "fts5-bm25", "--out", str(w / "out")], 2,
          r"BadInput: arm fts5-bm25 runs on sqlite-fts5, not on OpenSearch", ("out",)),

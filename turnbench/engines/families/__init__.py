@@ -12,6 +12,7 @@ A family (a module named in :data:`FAMILIES`) has:
     PLACEHOLDERS: tuple[str, ...]               # the placeholders its body may hold
     def parse(raw, body, where) -> dict         # the family's settings from the arm file, every one checked
     def versions() -> dict[str, str]            # what ran: the engine's own versions, for provenance
+    def check(arm) -> None                      # optional: the engine's own objects built from sample values
     def open(arm) -> Store                      # a store for one run
 
 and a store:
@@ -116,6 +117,8 @@ class ArmEngine:
         self.arm = arm
         self.family = family(arm.engine)
         versions = self.family.versions()
+        if hasattr(self.family, "check"):  # what the engine itself would refuse, refused before any stack starts
+            self.family.check(arm)
         self.name = arm.name
         self.depth = arm.depth
         self.version = ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
