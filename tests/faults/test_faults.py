@@ -784,6 +784,18 @@ TRANSCRIPTS = [
     Case("transcripts", "import transcripts of a subtitle running backwards", lambda w: [
         "import", "transcripts", str(_file(w, "src/m1.srt", "1\n00:00:05,000 --> 00:00:01,000\nAnn: hi\n").parent),
         "--out", str(w / "out")], 2, r"m1.srt: cue 1 ends \(1.0\) before it starts \(5.0\)", ("out",)),
+    Case("transcripts", "score --hits with a hit that is no span", lambda w: [
+        "score", "--corpus", str(SMALL), "--hits", str(_file(w, "hits.jsonl", '{"query": "q00001", "meeting": '
+                                                            '"m0001", "start": 9, "end": 1}\n')),
+        "--out", str(w / "out")], 2, r"BadInput: .*hits.jsonl: line 1: not a span of a meeting", ("out",)),
+    Case("transcripts", "score --hits beside --passages", lambda w: [
+        "score", "--corpus", str(SMALL), "--hits", str(_file(w, "hits.jsonl", "")), "--passages",
+        str(_file(w, "p.jsonl", "")), "--out", str(w / "out")], 2, r"give --passages and --run, or --hits",
+         ("out",)),
+    Case("transcripts", "score --hits whose text nobody said", lambda w: [
+        "score", "--corpus", str(SMALL), "--hits", str(_file(w, "hits.jsonl", '{"query": "q00001", "meeting": '
+                                                            '"m0001", "start": 0, "end": 30, "text": "not said"}\n')),
+        "--out", str(w / "out")], 3, r"StaleBinding: ", ("out",)),
     Case("transcripts", "import transcripts of a file whose name is no meeting id", lambda w: [
         "import", "transcripts", str(_file(w, "src/m 1.json", '{"segments": []}').parent), "--out", str(w / "out")],
          2, r"BadInput: .*the file's name is the meeting's id", ("out",)),

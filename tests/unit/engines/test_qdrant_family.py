@@ -160,7 +160,8 @@ def test_turnbenchs_rrf_is_qdrant_edges_own_on_a_shard_without_ties(tmp_path: Pa
     import qdrant_edge as q
 
     shard = q.EdgeShard.create(str(tmp_path / "s"), q.EdgeConfig(
-        vectors={"d": q.EdgeVectorParams(size=2, distance=q.Distance.Dot)}, sparse_vectors={"s": q.EdgeSparseVectorParams()}))
+        vectors={"d": q.EdgeVectorParams(size=2, distance=q.Distance.Dot)},
+        sparse_vectors={"s": q.EdgeSparseVectorParams()}))
     shard.update(q.UpdateOperation.upsert_points([q.Point(i, {"d": [float(10 - i), 0.0], "s": q.SparseVector(
         [1], [float((7 * i) % 11 + 1)])}) for i in range(11)]))
     legs = [q.Query.Nearest([1.0, 0.0], using="d"), q.Query.Nearest(q.SparseVector([1], [1.0]), using="s")]

@@ -20,7 +20,10 @@ EXT = {"webvtt": ".vtt", "srt": ".srt", "json": ".json"}
 
 
 def _turns(corpus: Path) -> dict[str, list[tuple[str, float, float, str]]]:
-    return {m.id: [(t.speaker, t.start, t.end, t.text) for t in m.turns] for m in open_corpus(corpus).iter_meetings()}
+    """Each meeting's turns in time order (start, end, index): the order an export writes them in."""
+    return {m.id: [(t.speaker, t.start, t.end, t.text) for t in sorted(m.turns, key=lambda t: (t.start, t.end,
+                                                                                              t.index))]
+            for m in open_corpus(corpus).iter_meetings()}
 
 
 @pytest.mark.parametrize("fmt", ["webvtt", "srt", "json"])
