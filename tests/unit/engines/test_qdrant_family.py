@@ -147,6 +147,12 @@ def test_the_build_record_names_encoder_tokenizer_and_settings() -> None:
     assert record["sparse"]["config"] == {"language": "english"} and record["sparse"]["modifier"] == "idf"
     assert record["dense"]["encoder"]["id"] == "minilm-l6-v2-int8"
     assert record["dense"]["dim"] == 384 and record["qdrant_edge"] == "0.9.0"
+    # the defaults the arm did not declare, written out as qdrant-edge reads them back
+    assert record["sparse"]["effective"] == {
+        "k": 1.2, "b": 0.75, "avg_len": 256.0, "tokenizer": "Word", "language": "english", "lowercase": True,
+        "ascii_folding": False, "stopwords": "english's", "stemmer": "english's", "min_token_len": None,
+        "max_token_len": None}
+    assert engine_ref(builtin("qdrant-hybrid-rrf")).config["build"]["sparse"]["effective"]["avg_len"] == 32.0
 
 
 def test_the_qdrant_arm_in_the_docs_parses_as_written() -> None:

@@ -13,6 +13,7 @@ A family (a module named in :data:`FAMILIES`) has:
     def parse(raw, body, where) -> dict         # the family's settings from the arm file, every one checked
     def versions() -> dict[str, str]            # what ran: the engine's own versions, for provenance
     def check(arm) -> None                      # optional: the engine's own objects built from sample values
+    def build_record(settings) -> dict          # optional: what the engine builds under, defaults written out
     def open(arm) -> Store                      # a store for one run
 
 and a store:
@@ -124,7 +125,10 @@ class ArmEngine:
         self.version = ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
         self.batch = int(self.family.BATCH)
         self.config = {"engine": arm.engine, "arm": arm.config(), "versions": versions,
-                       "verified": self.family.VERIFIED}
+                       "verified": self.family.VERIFIED,
+                       # what the engine builds under, every default written out, where the family says
+                       **({"build": self.family.build_record(arm.settings)}
+                          if hasattr(self.family, "build_record") else {})}
         self.store: Store | None = None
         self.read_back: dict[str, Any] = {}
 

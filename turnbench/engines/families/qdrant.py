@@ -216,7 +216,7 @@ def build_record(settings: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"qdrant_edge": versions()[PACKAGE]}
     if SPARSE in settings:
         out["sparse"] = {"name": SPARSE, "model": "qdrant_edge.Bm25", "config": dict(settings[SPARSE]),
-                         "modifier": settings["modifier"]}
+                         "effective": bm25_effective(settings[SPARSE]), "modifier": settings["modifier"]}
     if DENSE in settings:
         from turnbench.engines import encoders
 
@@ -224,6 +224,21 @@ def build_record(settings: Mapping[str, Any]) -> dict[str, Any]:
         out["dense"] = {"name": DENSE, "encoder": enc.provenance(), "dim": enc.dim,
                         "distance": settings[DENSE]["distance"], "rounding": "6 decimals (turnbench's cache)"}
     return out
+
+
+def bm25_effective(declared: Mapping[str, Any]) -> dict[str, Any]:
+    """The Bm25 model's settings as qdrant-edge reads them back, each default written out (docs/design.md §3 rule 1):
+    what the tokenizer, stop words and stemmer are when the arm does not say."""
+    import qdrant_edge as q
+
+    c = q.Bm25Config(**declared)
+    language = c.language or "english"
+    return {"k": c.k, "b": c.b, "avg_len": c.avg_len, "tokenizer": str(c.tokenizer).rsplit(".", 1)[-1],
+            "language": language, "lowercase": True if c.lowercase is None else c.lowercase,
+            "ascii_folding": False if c.ascii_folding is None else c.ascii_folding,
+            "stopwords": f"{language}'s" if c.stopwords is None else repr(c.stopwords),
+            "stemmer": f"{language}'s" if c.stemmer is None else repr(c.stemmer),
+            "min_token_len": c.min_token_len, "max_token_len": c.max_token_len}
 
 
 def check(arm: Any) -> None:
