@@ -205,3 +205,25 @@ def test_ties_are_ranked_in_inventory_order_the_same_in_every_process() -> None:
     tied = [pid for pid, score in got if score == got[0][1]]
     assert tied == sorted(tied, key=lambda pid: [p.id for p in _passages()].index(pid) if pid.startswith("m1")
                           else 10 + int(pid[3:]))
+
+
+def test_a_shard_left_by_a_killed_run_is_swept_by_the_next_one_and_no_other() -> None:
+    import os
+    import tempfile
+
+    from turnbench.canonical import OWNER
+
+    root = Path(tempfile.gettempdir())
+    dead = Path(tempfile.mkdtemp(prefix=qdrant.SHARD_PREFIX, dir=root))
+    (dead / OWNER).write_text(json.dumps({"pid": 2 ** 22 + 12345, "ticks": None}))  # no such process
+    alive = Path(tempfile.mkdtemp(prefix=qdrant.SHARD_PREFIX, dir=root))
+    (alive / OWNER).write_text(json.dumps({"pid": os.getpid(), "ticks": None}))  # a bench running beside
+    foreign = Path(tempfile.mkdtemp(prefix=qdrant.SHARD_PREFIX, dir=root))  # not one turnbench wrote
+    try:
+        store = qdrant.open(parse_arm(SPARSE, "mine.toml", builtin=False))
+        assert not dead.exists() and alive.exists() and foreign.exists() and store.dir.exists()
+        store.close()
+        assert not store.dir.exists()
+    finally:
+        for d in (dead, alive, foreign):
+            __import__("shutil").rmtree(d, ignore_errors=True)
