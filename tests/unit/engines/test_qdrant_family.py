@@ -64,6 +64,9 @@ def _passages() -> list[Passage]:
                                                             "on qdrant"),
     (HYBRID.replace(b"[2.0, 1.0]", b"[2.0, -1.0]"), "rrf weights are numbers > 0"),
     (HYBRID.replace(b'"k": 60', b'"k": 0'), r"rrf takes k"),
+    (HYBRID.replace(b'"query": {"rrf"', b'"params": {"exact": true}, "query": {"rrf"'), "give them to its prefetches"),
+    (HYBRID.replace(b'"query": {"rrf": {"k": 60, "weights": [2.0, 1.0]}}', b'"query": {{query_vector}}, "using": '
+                                                                         b'"dense"'), "not nested|fusion of them"),
     (HYBRID.replace(b'"limit": 20', b'"limit": 0'), "a prefetch's limit is a whole number"),
     (HYBRID.replace(b'dense = { encoder = "minilm-l6-v2-int8" }', b""), r"using 'dense' names no vector"),
     (SPARSE.replace(b'{"query": {"text": {{query_text}}}, "using": "bm25"}',

@@ -111,6 +111,8 @@ def _check_request(req: Any, settings: Mapping[str, Any], where: str, *, top: bo
         raise BadInput(f"{where}: prefetch is a list of prefetches, each a query on one vector (not nested)")
     for p in prefetch:
         _check_request(p, settings, where, top=False)
+    if prefetch and "params" in req:
+        raise BadInput(f"{where}: params of an rrf request would search nothing: give them to its prefetches")
     params = req.get("params", {})
     if not isinstance(params, dict) or set(params) - PARAMS_KEYS or not isinstance(params.get("exact", False), bool) \
             or ("hnsw_ef" in params and (isinstance(params["hnsw_ef"], bool) or not isinstance(params["hnsw_ef"], int)
