@@ -17,6 +17,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput
+from turnbench.passages import Passage
 from turnbench.rankings import Coded, RankedPassage, Ranking
 
 
@@ -237,3 +238,69 @@ def write_trec_run(path: Path, run: Mapping[str, Sequence[RankedPassage]], tag: 
 def write_jsonl_run(path: Path, run: Mapping[str, Sequence[RankedPassage]]) -> str:
     return canonical.write_jsonl(Path(path), ({"query": qid, "passages": [[e.passage_id, e.score] for e in run[qid]]}
                                               for qid in sorted(run)))
+
+
+HIT_KEYS = {"query", "meeting", "start", "end", "speaker", "text", "score"}
+
+
+def read_hits(path: Path) -> tuple[list[Passage], list[RankedPassage]]:
+    """A product's hits — JSON lines ``{"query", "meeting", "start", "end"[, "speaker"][, "text"][, "score"]}``, each
+    query's in rank order — as a passage inventory and a run: one passage per distinct span (meeting, times, speaker,
+    text), named ``hit-`` and the first 16 hex of the sha256 of its span, indexed within its meeting by (start, end,
+    id); no speaker is any speaker (``"unknown"``); a query's hits score their order (1, 1/2, 1/3, …) unless every
+    one gives its score. Refused in one line naming the line (BadInput): anything else."""
+    import hashlib
+
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: hits file not found")
+    spans: dict[str, dict[str, Any]] = {}
+    by_query: dict[str, list[tuple[str, float | None, int]]] = {}
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: the hits file is not UTF-8 text") from None
+    for n, line in enumerate(lines, 1):
+        where = f"{path}: line {n}"
+        try:
+            hit = canonical.parse_json(line, max_nesting=4)
+        except ValueError as exc:
+            raise BadInput(f"{where}: not a JSON hit ({exc})") from None
+        if not isinstance(hit, dict) or set(hit) - HIT_KEYS or not {"query", "meeting", "start", "end"} <= set(hit):
+            raise BadInput(f"{where}: a hit is {{query, meeting, start, end[, speaker][, text][, score]}}")
+        if not isinstance(hit["query"], str) or not hit["query"]:
+            raise BadInput(f"{where}: query is a non-empty string")
+        span = {"meeting": hit["meeting"], "start": hit["start"], "end": hit["end"],
+                **({"speaker": hit["speaker"]} if "speaker" in hit else {"speakers": "unknown"}),
+                **({"text": hit["text"]} if "text" in hit else {})}
+        key = canonical.dumps(span)
+        pid = "hit-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+        try:
+            Passage.from_json({**span, "id": pid, "index": 0})
+        except (TypeError, ValueError, KeyError) as exc:
+            raise BadInput(f"{where}: not a span of a meeting ({exc})") from None
+        spans.setdefault(pid, span)
+        score = None if "score" not in hit else _score(hit["score"], where)
+        hits = by_query.setdefault(hit["query"], [])
+        if any(p == pid for p, _, _ in hits):
+            raise BadInput(f"{where}: query {hit['query']}'s hit repeats an earlier hit's span")
+        hits.append((pid, score, n))
+    if not by_query:
+        raise BadInput(f"{path}: holds no hit")
+    order = sorted(spans, key=lambda p: (spans[p]["meeting"], spans[p]["start"], spans[p]["end"], p))
+    index: dict[str, int] = {}
+    passages = []
+    for pid in order:
+        m = spans[pid]["meeting"]
+        index[m] = index.get(m, -1) + 1
+        text = spans[pid].get("text")
+        passages.append(Passage.from_json({**spans[pid], "id": pid, "index": index[m],
+                                           "words": len(text.split()) if isinstance(text, str) else 0}))
+    run = []
+    for qid, hits in by_query.items():
+        given = [s for _, s, _ in hits if s is not None]
+        if given and len(given) != len(hits):
+            raise BadInput(f"{path}: line {hits[0][2]}: query {qid} gives a score on some hits and not on others")
+        for rank, (pid, s, _) in enumerate(hits, 1):
+            run.append(RankedPassage(qid, pid, rank, s if s is not None else 1.0 / rank))
+    return passages, run

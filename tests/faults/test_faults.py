@@ -787,6 +787,80 @@ DECISIONS = [
          r"", says=r"^agree 1 · opposite 0 · synthetic-only 0 · real-only 0"),
 ]
 
+FTS5_ARM = 'name = "mine"\nengine = "sqlite-fts5"\nbody = "BODY"\n[fts5]\ntokenizer = "TOKENIZER"\ncolumns = COLUMNS\n'
+
+
+def _fts5(w: Path, body: str = "{{query_terms}}", tokenizer: str = "porter unicode61",
+          columns: str = "{ text = 1.0 }") -> Path:
+    return _file(w, "mine.toml", FTS5_ARM.replace("BODY", body).replace("TOKENIZER", tokenizer).replace(
+        "COLUMNS", columns))
+
+
+def _qdrant(w: Path, body: str = '{"query": {"text": {{query_text}}}, "using": "bm25"}',
+            bm25: str = '{ language = "english" }') -> Path:
+    return _file(w, "mine.toml", f'name = "mine"\nengine = "qdrant"\nbody = \'\'\'{body}\'\'\'\n[qdrant]\n'
+                                 f"bm25 = {bm25}\n")
+
+
+FAMILIES = [
+    Case("families", "an arm naming an engine turnbench does not know", lambda w: _bench_arm(w, _file(
+        w, "mine.toml", 'name = "mine"\nengine = "elasticsearch"\nbody = "{{query_terms}}"\n')), 2,
+         r"^turnbench: BadInput: .*mine.toml: engine 'elasticsearch' is not one of opensearch, qdrant, sqlite-fts5$",
+         ("out",)),
+    Case("families", "an FTS5 body FTS5 cannot parse", lambda w: _bench_arm(w, _fts5(w, body='{{query_terms}} AND (')),
+         2, r"BadInput: .*mine.toml: the body is not an FTS5 query", ("out",)),
+    Case("families", "an FTS5 body searching a column the table lacks", lambda w: _bench_arm(w, _fts5(
+        w, body="title : {{query_terms}}")), 2, r"not an FTS5 query .*no such column: title", ("out",)),
+    Case("families", "SQL in the FTS5 tokenizer", lambda w: _bench_arm(w, _fts5(
+        w, tokenizer="unicode61'); DROP TABLE passages; --")), 2, r"BadInput: .*tokenizer .* is not", ("out",)),
+    Case("families", "a negative bm25() weight", lambda w: _bench_arm(w, _fts5(w, columns="{ text = -1.0 }")), 2,
+         r"the weight of text must be a finite number >= 0", ("out",)),
+    Case("families", "an FTS5 arm without its query terms", lambda w: _bench_arm(w, _fts5(w, body='\\"budget\\"')),
+         2, r"has no \{\{query_terms\}\}", ("out",)),
+    Case("families", "a Qdrant request setting the limit turnbench owns", lambda w: _bench_arm(w, _qdrant(
+        w, '{"query": {"text": {{query_text}}}, "using": "bm25", "limit": 5}')), 2,
+         r"BadInput: .*mine.toml: the request sets limit", ("out",)),
+    Case("families", "a Qdrant query on a vector the shard does not declare", lambda w: _bench_arm(w, _qdrant(
+        w, '{"query": {{query_vector}}, "using": "dense"}')), 2, r"using 'dense' names no vector", ("out",)),
+    Case("families", "a Qdrant arm with a language qdrant-edge lacks", lambda w: _bench_arm(w, _qdrant(
+        w, bm25='{ language = "klingon" }')), 2, r"BadInput: .*mine.toml: qdrant-edge refuses the arm", ("out",)),
+    Case("families", "a Qdrant RRF weight below zero", lambda w: _bench_arm(w, _qdrant(
+        w, '{"prefetch": [{"query": {"text": {{query_text}}}, "using": "bm25", "limit": 10}], '
+           '"query": {"rrf": {"k": 60, "weights": [-1]}}}')), 2, r"rrf weights are numbers > 0", ("out",)),
+    Case("families", "turnbench run given an FTS5 arm", lambda w: ["run", "--corpus", str(SMALL), "--arm",
+                                                                   "fts5-bm25", "--out", str(w / "out")], 2,
+         r"BadInput: arm fts5-bm25 runs on sqlite-fts5, not on OpenSearch", ("out",)),
+]
+
+TRANSCRIPTS = [
+    Case("transcripts", "export transcripts in a format that does not exist", lambda w: [
+        "export", "transcripts", str(SMALL), "--format", "docx", "--out", str(w / "out")], 2,
+         r"BadInput: Invalid value for '--format'", ("out",)),
+    Case("transcripts", "export transcripts into the corpus", lambda w: [
+        "export", "transcripts", str(corpus(w)), "--format", "srt", "--out", str(w / "corpus" / "x")], 2,
+         r"BadInput: ", ("corpus/x",)),
+    Case("transcripts", "import transcripts of a caption without a speaker", lambda w: [
+        "import", "transcripts", str(_file(w, "src/m1.vtt", "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nhi\n").parent),
+        "--out", str(w / "out")], 2, r"BadInput: .*m1.vtt: cue 1 has no voice span", ("out",)),
+    Case("transcripts", "import transcripts of a subtitle running backwards", lambda w: [
+        "import", "transcripts", str(_file(w, "src/m1.srt", "1\n00:00:05,000 --> 00:00:01,000\nAnn: hi\n").parent),
+        "--out", str(w / "out")], 2, r"m1.srt: cue 1 ends \(1.0\) before it starts \(5.0\)", ("out",)),
+    Case("transcripts", "score --hits with a hit that is no span", lambda w: [
+        "score", "--corpus", str(SMALL), "--hits", str(_file(w, "hits.jsonl", '{"query": "q00001", "meeting": '
+                                                            '"m0001", "start": 9, "end": 1}\n')),
+        "--out", str(w / "out")], 2, r"BadInput: .*hits.jsonl: line 1: not a span of a meeting", ("out",)),
+    Case("transcripts", "score --hits beside --passages", lambda w: [
+        "score", "--corpus", str(SMALL), "--hits", str(_file(w, "hits.jsonl", "")), "--passages",
+        str(_file(w, "p.jsonl", "")), "--out", str(w / "out")], 2, r"give --passages and --run, or --hits",
+         ("out",)),
+    Case("transcripts", "score --hits whose text nobody said", lambda w: [
+        "score", "--corpus", str(SMALL), "--hits", str(_file(w, "hits.jsonl", '{"query": "q00001", "meeting": '
+                                                            '"m0001", "start": 0, "end": 30, "text": "not said"}\n')),
+        "--out", str(w / "out")], 3, r"StaleBinding: ", ("out",)),
+    Case("transcripts", "import transcripts of a file whose name is no meeting id", lambda w: [
+        "import", "transcripts", str(_file(w, "src/m 1.json", '{"segments": []}').parent), "--out", str(w / "out")],
+         2, r"BadInput: .*the file's name is the meeting's id", ("out",)),
+]
 
 CASES = [
     # corpus input --------------------------------------------------------------------------------------------
@@ -958,6 +1032,8 @@ CASES = [
     *REUSE,
     *ROUND4_H3,
     *DECISIONS,
+    *FAMILIES,
+    *TRANSCRIPTS,
 ]
 
 

@@ -155,6 +155,23 @@ def import_meetingqa_cmd(sources: tuple[str, ...], out: str) -> None:
     )
 
 
+@import_group.command("transcripts")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=str))
+@click.option("--out", required=True, type=click.Path(path_type=str),
+              help="New corpus directory (must not exist or be empty).")
+@handle_errors
+def import_transcripts_cmd(directory: str, out: str) -> None:
+    """Import a directory of transcripts (.vtt, .srt, .json; or an export's meetings/) as a corpus of meetings
+    without questions, one meeting per file: for `turnbench measure --against`."""
+    from turnbench.corpus.transcripts import import_transcripts
+
+    check_outputs([("--out", out)], [directory])
+    manifest = import_transcripts(Path(directory), Path(out))
+    c = manifest["counts"]
+    click.echo(f"{manifest['corpus_id']}: {c['meetings']} meetings, {c['turns']} turns, {c['words']} words "
+               f"{c['files_by_format']}, no questions → {out}")
+
+
 @click.command("measure")
 @click.argument("corpus_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str))
 @click.option("--against", "against", metavar="OTHER", multiple=True,

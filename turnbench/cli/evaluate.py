@@ -68,6 +68,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     if (arm_name is None) == (arm_file is None):
         raise errors.BadInput("give one arm: --arm NAME (built-in) or --arm-file PATH")
     (arm,) = resolve([arm_name] if arm_name else [], [Path(arm_file)] if arm_file else [])
+    arm.on_opensearch()
     check_outputs([("--out", out)], [corpus_dir, *([arm_file] if arm_file else [])])
     canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
     corpus = open_corpus(Path(corpus_dir))
@@ -142,10 +143,13 @@ def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
 
 @click.command("score")
 @click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
-@click.option("--passages", "passages_file", required=True, type=click.Path(dir_okay=False),
-              help="The engine's passage inventory (passages.jsonl).")
-@click.option("--run", "run_file", required=True, type=click.Path(dir_okay=False),
-              help="The engine's run: six-column TREC, or run.jsonl.")
+@click.option("--passages", "passages_file", default=None, type=click.Path(dir_okay=False),
+              help="The engine's passage inventory (passages.jsonl); with --run.")
+@click.option("--run", "run_file", default=None, type=click.Path(dir_okay=False),
+              help="The engine's run: six-column TREC, or run.jsonl; with --passages.")
+@click.option("--hits", "hits_file", default=None, type=click.Path(dir_okay=False),
+              help="Instead of --passages and --run: a product's hits, JSON lines {query, meeting, start, end[, "
+                   "speaker][, text][, score]} in rank order, judged by the words their spans hold (docs/formats.md).")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="New results directory.")
 @_relevance_options
 @scope_option("What the run searched; gold-meetings is recorded as an ORACLE upper bound.")
@@ -153,18 +157,24 @@ def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
               help="JSON describing the engine or arm (e.g. the arm.json `turnbench run` writes); recorded verbatim. "
                    "Without it the arm is recorded as external/unknown.")
 @handle_errors
-def score_cmd(corpus_dir: str, passages_file: str, run_file: str, out: str, relevance_high: float,
-              relevance_low: float, binary_relevance: bool, relevance_answer: float, scope: str,
+def score_cmd(corpus_dir: str, passages_file: str | None, run_file: str | None, hits_file: str | None, out: str,
+              relevance_high: float, relevance_low: float, binary_relevance: bool, relevance_answer: float, scope: str,
               arm_config: str | None) -> None:
     """Score another engine's output (or ours): judge its passages, evaluate its run, write a results directory."""
     from turnbench.harness.judgements import RelevancePolicy
-    from turnbench.pipeline.scoring import score_files
+    from turnbench.pipeline.scoring import score_files, score_hits
     from turnbench.render.markdown import render_metrics_md
 
-    check_outputs([("--out", out)], [corpus_dir, passages_file, run_file, *([arm_config] if arm_config else [])])
+    if (hits_file is None) == (passages_file is None and run_file is None) or \
+            (hits_file is None and (passages_file is None or run_file is None)):
+        raise errors.BadInput("give --passages and --run, or --hits")
+    inputs = [f for f in (passages_file, run_file, hits_file, arm_config) if f]
+    check_outputs([("--out", out)], [corpus_dir, *inputs])
     policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer)
-    results = score_files(Path(corpus_dir), Path(passages_file), Path(run_file), Path(out), policy=policy,
-                          scope=scope, arm_config=Path(arm_config) if arm_config else None)
+    arm = Path(arm_config) if arm_config else None
+    results = (score_hits(Path(corpus_dir), Path(hits_file), Path(out), policy=policy, scope=scope, arm_config=arm)
+               if hits_file else score_files(Path(corpus_dir), Path(str(passages_file)), Path(str(run_file)),
+                                             Path(out), policy=policy, scope=scope, arm_config=arm))
     click.echo(render_metrics_md(results.document), nl=False)
     click.echo(f"wrote {out}/: metrics.json, metrics.md, report.html, the TREC qrels and runs, runinfo.json")
 

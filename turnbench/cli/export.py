@@ -1,4 +1,4 @@
-"""Commands that write a corpus for other tools: ``export beir``."""
+"""Commands that write a corpus for other tools: ``export beir``, ``export transcripts``."""
 
 from __future__ import annotations
 
@@ -33,3 +33,21 @@ def export_beir_cmd(corpus_dir: str, out: str, max_words: int) -> None:
     click.echo(f"{c.passages} passages of {c.meetings} meetings, {c.queries} queries ({c.queries_turn_level} "
                f"turn-level, {c.queries_meeting_level} meeting-level), {c.passage_qrels} passage qrels for "
                f"{c.queries_with_passage_qrels} queries (grades {grades}), {c.meeting_qrels} meeting qrels -> {out}")
+
+
+@export_group.command("transcripts")
+@click.argument("corpus_dir", metavar="CORPUS", type=click.Path(path_type=str))
+@click.option("--format", "fmt", required=True, type=click.Choice(["webvtt", "srt", "json"]),
+              help="webvtt: a cue per turn, the speaker as a voice span; srt: the speaker as a 'Speaker: ' prefix; "
+                   "json: a segments list.")
+@click.option("--out", required=True, type=click.Path(path_type=str),
+              help="New export directory (must not exist or be empty).")
+@handle_errors
+def export_transcripts_cmd(corpus_dir: str, fmt: str, out: str) -> None:
+    """Write CORPUS as transcripts a product ingests: meetings/<id>.vtt|.srt|.json with speakers and times, the
+    questions without their gold (questions.jsonl) and transcripts.json (docs/export.md)."""
+    from turnbench.export.transcripts import export_transcripts
+
+    check_outputs([("--out", out)], [corpus_dir])
+    w = export_transcripts(Path(corpus_dir), Path(out), fmt)
+    click.echo(f"{w.meetings} meetings ({w.turns} turns) as {fmt}, {w.questions} questions without gold -> {out}")

@@ -30,6 +30,10 @@ turnbench owns to read hits the same way for every arm: size, from, sort, _sourc
 docvalue_fields, track_total_hits — nor search_pipeline, which ``[pipeline]`` declares. Everything is checked
 when the file is read, before any query is sent; a bad file is refused in one line naming it and the reason.
 
+An arm may declare the engine it runs on: ``engine = "opensearch"`` (the default: everything above), ``"qdrant"`` or
+``"sqlite-fts5"``. An arm on another engine keeps name, description, depth, body and ``[rerank]``; its body is that
+engine's query template and its settings sit in the engine's own table (turnbench.engines.families, docs/engines.md).
+
 Built-in arms ship as files in ``turnbench/engines/builtin_arms/``; ``--arm NAME`` finds one, ``--arm-file PATH`` takes
 anyone's. A results file records the resolved arm in full: its fields, its file's name and sha256, its pipeline.
 """
@@ -55,7 +59,7 @@ PLACEHOLDERS = ("query_text", "query_vector", "filter", "depth")
 OWNED_BY_TURNBENCH = ("size", "from", "sort", "_source", "stored_fields", "docvalue_fields", "track_total_hits",
                       "search_after", "timeout", "terminate_after", "search_pipeline")
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates", "rerank"}
+KEYS = {"name", "description", "depth", "body", "pipeline", "requires", "approximates", "rerank", "engine"}
 REQUIRES_KEYS = {"vector_field", "encoder", "vector_index", "shards"}
 VECTOR_INDEXES = ("exact", "hnsw")  # exact: stored vectors scored by a script; hnsw: a graph for the knn query
 BUILTIN_PACKAGE = "turnbench.engines.builtin_arms"
@@ -76,6 +80,8 @@ class Arm:
     requires: Mapping[str, str] = field(default_factory=dict)
     approximates: str | None = None  # a built-in arm whose results this one approximates (recall recorded)
     rerank: RerankSpec | None = None  # a second stage over the first stage's top passages
+    engine: str = "opensearch"  # the engine the arm runs on (turnbench.engines.families.ENGINES)
+    settings: Mapping[str, Any] = field(default_factory=dict)  # an engine family's own settings, checked
 
     @property
     def placeholders(self) -> frozenset[str]:
@@ -102,6 +108,13 @@ class Arm:
         return (self.requires.get("shards") == "one" or self.pipeline is not None or self.needs_graph
                 or '"hybrid"' in self.body)
 
+    def on_opensearch(self) -> Arm:
+        """The arm, refused (BadInput, one line) unless it runs on OpenSearch: what ``run_arm`` sends queries to."""
+        if self.engine != "opensearch":
+            raise BadInput(f"arm {self.name} runs on {self.engine}, not on OpenSearch: bench it (turnbench bench --arm "
+                           "or --arm-file), which runs it in-process on the loaded passages")
+        return self
+
     def request(self, *, query_text: str, filters: Sequence[Mapping[str, Any]], depth: int,
                 query_vector: Sequence[float] | None = None) -> dict[str, Any]:
         """The search body for one query: every placeholder replaced by its JSON value."""
@@ -123,6 +136,8 @@ class Arm:
             "file": {"name": self.file_name, "sha256": self.file_sha256, "builtin": self.builtin},
             **({"approximates": self.approximates} if self.approximates else {}),
             **({"rerank": self.rerank.config()} if self.rerank is not None else {}),
+            # an OpenSearch arm's record is as it always was; an arm on another engine names it and its settings
+            **({"engine": self.engine, "settings": dict(self.settings)} if self.engine != "opensearch" else {}),
         }
 
 
@@ -161,17 +176,15 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
         raise BadInput(f"{file_name}: not TOML this reader can take (nested too deeply)") from None
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{file_name}: not TOML ({exc})") from None
+    from turnbench.engines import families
+
+    engine = families.check_engine(raw.get("engine", families.OPENSEARCH), file_name)
+    if engine != families.OPENSEARCH:
+        return _family_arm(raw, data, file_name, builtin, engine)
     unknown = sorted(set(raw) - KEYS)
     if unknown:
         raise BadInput(f"{file_name}: unknown key(s) {', '.join(unknown)}; an arm has {', '.join(sorted(KEYS))}")
-    name, description = raw.get("name"), raw.get("description", "")
-    if not isinstance(name, str) or not NAME.fullmatch(name):
-        raise BadInput(f"{file_name}: name {name!r} must be lowercase letters, digits, '.', '_' or '-'")
-    if not isinstance(description, str):
-        raise BadInput(f"{file_name}: description must be a string")
-    depth = raw.get("depth", DEFAULT_DEPTH)
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 10000:
-        raise BadInput(f"{file_name}: depth must be a whole number from 1 to 10000, not {depth!r}")
+    name, description, depth = _common(raw, file_name)
     body = raw.get("body")
     if not isinstance(body, str) or not body.strip():
         raise BadInput(f"{file_name}: body must be the search body as JSON text")
@@ -196,8 +209,9 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
         check_name(requires["encoder"], file_name)
     approximates = raw.get("approximates")
     if approximates is not None and (not isinstance(approximates, str) or approximates not in builtin_names()
-                                     or approximates == name):
-        raise BadInput(f"{file_name}: approximates must name another built-in arm ({', '.join(builtin_names())}), "
+                                     or approximates == name or _engine_of(approximates) != "opensearch"):
+        raise BadInput(f"{file_name}: approximates must name another built-in arm on OpenSearch "
+                       f"({', '.join(n for n in builtin_names() if _engine_of(n) == 'opensearch')}), "
                        f"not {approximates!r}")
     rerank = None if "rerank" not in raw else parse_rerank(raw["rerank"], file_name, depth=depth,
                                                            base=None if builtin else Path(file_name).parent)
@@ -208,6 +222,40 @@ def parse_arm(data: bytes, file_name: str, *, builtin: bool) -> Arm:
               dict(requires), approximates, rerank)
     _check(arm, file_name)
     return arm
+
+
+def _common(raw: Mapping[str, Any], file_name: str) -> tuple[str, str, int]:
+    """Name, description and depth: what every arm has, whatever its engine."""
+    name, description = raw.get("name"), raw.get("description", "")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise BadInput(f"{file_name}: name {name!r} must be lowercase letters, digits, '.', '_' or '-'")
+    if not isinstance(description, str):
+        raise BadInput(f"{file_name}: description must be a string")
+    depth = raw.get("depth", DEFAULT_DEPTH)
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 10000:
+        raise BadInput(f"{file_name}: depth must be a whole number from 1 to 10000, not {depth!r}")
+    return name, description, depth
+
+
+def _family_arm(raw: Mapping[str, Any], data: bytes, file_name: str, builtin: bool, engine: str) -> Arm:
+    """An arm on an engine family's engine (turnbench.engines.families): the common keys, then the family's own
+    table and body, each checked by the family."""
+    from turnbench.engines import families
+
+    name, description, depth = _common(raw, file_name)
+    body = raw.get("body")
+    if not isinstance(body, str) or not body.strip():
+        raise BadInput(f"{file_name}: body must be the {engine} query template as text")
+    fam = families.family(engine)
+    unknown = sorted(set(PLACEHOLDER.findall(body)) - set(fam.PLACEHOLDERS))
+    if unknown:
+        raise BadInput(f"{file_name}: unknown placeholder {{{{{unknown[0]}}}}} for an arm on {engine}; known: "
+                       f"{', '.join('{{' + p + '}}' for p in fam.PLACEHOLDERS)}")
+    settings = families.parse_settings(engine, raw, body, file_name)
+    rerank = None if "rerank" not in raw else parse_rerank(raw["rerank"], file_name, depth=depth,
+                                                           base=None if builtin else Path(file_name).parent)
+    return Arm(name, description, depth, body, Path(file_name).name, canonical.sha256_bytes(data), builtin,
+               rerank=rerank, engine=engine, settings=settings)
 
 
 def _check(arm: Arm, where: str) -> None:
@@ -246,6 +294,11 @@ def _check(arm: Arm, where: str) -> None:
 def builtin_names() -> list[str]:
     return sorted(p.name.removesuffix(".toml") for p in resources.files(BUILTIN_PACKAGE).iterdir()
                   if p.name.endswith(".toml"))
+
+
+def _engine_of(name: str) -> str:
+    """The engine a built-in arm runs on."""
+    return builtin(name).engine
 
 
 def builtin(name: str) -> Arm:

@@ -77,7 +77,7 @@ def _run_engine(stack: StackInfo, corpus: Corpus, ref: EngineRef, scope: str, in
     entries = Ranking.build(per_query)
 
     config = {
-        "arm": {"name": ref.name, "description": "a Python engine behind the engine protocol (docs/engines.md)",
+        "arm": {"name": ref.name, "description": ref.description,
                 "depth": ref.depth, "engine": ref.describe()},
         "scope": {"name": scope, "oracle": False, "label": get_scope(scope).label},
         "queries": {"scored_on": "retrieval", "count": len(questions)},

@@ -104,6 +104,8 @@ class EngineRef:
     depth: int
     batch: int
     rerank: RerankSpec | None
+    # what the results say the arm is: an arm file of an engine family (turnbench.engines.families) gives its own
+    description: str = "a Python engine behind the engine protocol (docs/engines.md)"
 
     def describe(self) -> dict[str, Any]:
         """What a results file records about the engine: enough to know what ran, and to run it again."""

@@ -253,7 +253,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     from turnbench.loading.vectors import require_plugins
     from turnbench.stack.clients import opensearch_client
 
-    arm = builtin(arm) if isinstance(arm, str) else arm
+    arm = (builtin(arm) if isinstance(arm, str) else arm).on_opensearch()
     sc = get_scope(scope)
     depth = arm.depth if depth is None else depth
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 10000:

@@ -258,10 +258,13 @@ def _check(arms: Sequence[Arm | str], engines: Sequence[EngineRef | str | Any] =
     before anything starts — a rerank stage's model is loaded here too."""
     from turnbench.engines import protocol, rerank
     from turnbench.engines.arms import builtin
+    from turnbench.engines.families import OPENSEARCH, engine_ref
 
     if not arms and not engines:
         raise BadInput("give at least one --arm, --arm-file or --engine")
     out: list[Entrant] = [builtin(a) if isinstance(a, str) else a for a in arms]
+    # an arm on another engine than OpenSearch runs through the engine protocol's path (turnbench.engines.families)
+    out = [engine_ref(e) if isinstance(e, Arm) and e.engine != OPENSEARCH else e for e in out]
     out += [e if isinstance(e, EngineRef) else protocol.resolve(e) if isinstance(e, str) else protocol.from_object(e)
             for e in engines]
     for e in out:

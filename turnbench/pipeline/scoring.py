@@ -99,6 +99,28 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
 
+def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: J.RelevancePolicy, scope: str = "corpus",
+               arm_config: Path | None = None) -> Scored:
+    """``turnbench score --hits``: a product's hits (meeting, start, end[, speaker][, text] per query:
+    ``runfiles.read_hits``) as an inventory and a run, judged by the words their spans hold and scored as
+    ``score_files`` scores any engine's."""
+    import tempfile
+
+    from turnbench.passages import write_passages
+    from turnbench.runfiles import read_hits, write_trec_run
+
+    canonical.refuse_non_empty(out, "results directory")
+    passages, run = read_hits(Path(hits_file))
+    with tempfile.TemporaryDirectory(prefix="turnbench-hits-") as tmp:
+        write_passages(Path(tmp) / "passages.jsonl", passages)
+        grouped: dict[str, list[RankedPassage]] = {}
+        for e in run:
+            grouped.setdefault(e.query_id, []).append(e)
+        write_trec_run(Path(tmp) / "run.trec", grouped, "hits")
+        return score_files(corpus_dir, Path(tmp) / "passages.jsonl", Path(tmp) / "run.trec", out, policy=policy,
+                           scope=scope, arm_config=arm_config)
+
+
 def _arm(arm_config: Path | None) -> object:
     """The arm description a team hands in with its run, recorded verbatim; ``UNKNOWN`` without one."""
     if arm_config is None:
