@@ -41,13 +41,15 @@ from turnbench.vocab import ScopeName
 
 if TYPE_CHECKING:
     from turnbench.engines.retrieval import RunResult
+    from turnbench.loading.graph_recall import GraphRecall
     from turnbench.loading.load import LoadResult
     from turnbench.pipeline.planning import Plan
 
 PathLike = str | os.PathLike[str]
 CorpusLike = Corpus | PathLike
 
-__all__ = ["generate", "validate", "open_stack", "load", "run", "score", "bench", "compare", "plan", "report",
+__all__ = ["generate", "validate", "graph_recall", "open_stack", "load", "run", "score", "bench", "compare", "plan",
+           "report",
            "Results", "Row", "QueryValues", "Compared", "ComparedCorpora", "BenchOptions", "RelevancePolicy", "Passage",
            "RankedPassage"]
 
@@ -229,6 +231,25 @@ def validate(corpus: CorpusLike) -> list[CheckResult]:
 
     return validate_corpus(corpus.root if isinstance(corpus, Corpus) else _path(corpus, "corpus (a Corpus or its "
                                                                                       "directory)"))
+
+
+def graph_recall(corpora: Sequence[CorpusLike], *, orders: int = 3, efs: Sequence[int] = (16, 40, 100),
+                 max_words: int = 200, provider: str = "auto", stack: StackInfo | None = None,
+                 say: Callable[[str], None] = lambda _: None) -> list[GraphRecall]:
+    """Per corpus, recall@10 of HNSW graphs of its passages (MiniLM vectors, the load's mapping) against exact
+    search at each ef_search of ``efs``: the load's insertion order first, then ``orders - 1`` others
+    (turnbench.loading.graph_recall). On ``stack``, or one ``provider`` starts and stops."""
+    from turnbench.loading.graph_recall import check, probe
+    from turnbench.stack import open_stack as opened
+
+    opened_corpora = _corpora(corpora)
+    check(list(efs), orders)
+    _int(max_words, "max_words")
+    if stack is not None:
+        return [probe(_stack(stack), c, max_words=max_words, efs=efs, orders=orders, say=say) for c in opened_corpora]
+    _typed(provider, str, "provider", "a provider's name (str)")
+    with opened(provider) as running:
+        return [probe(running, c, max_words=max_words, efs=efs, orders=orders, say=say) for c in opened_corpora]
 
 
 def open_stack(provider: str = "auto", **options: Any) -> Any:

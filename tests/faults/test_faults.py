@@ -862,6 +862,16 @@ TRANSCRIPTS = [
          2, r"BadInput: .*the file's name is the meeting's id", ("out",)),
 ]
 
+# -- the HNSW probe (issue 42 item 1): measure --hnsw -------------------------------------------------------------
+HNSW = [
+    Case("hnsw", "no build order", lambda w: ["measure", str(SMALL), "--hnsw", "--orders", "0"], 2,
+         r"BadInput: .*--orders.*0 is not in the range"),
+    Case("hnsw", "build orders that are not a number", lambda w: ["measure", str(SMALL), "--hnsw", "--orders", "x"],
+         2, r"BadInput: .*--orders.*'x' is not a valid integer"),
+    Case("hnsw", "an unknown provider", lambda w: ["measure", str(SMALL), "--hnsw", "--provider", "cloud"], 2,
+         r"BadInput: .*--provider.*'cloud' is not one of"),
+]
+
 CASES = [
     # corpus input --------------------------------------------------------------------------------------------
     Case("corpus", "missing directory", lambda w: ["validate", str(w / "nope")], 2, r"BadInput: .*no such corpus"),
@@ -1033,6 +1043,7 @@ CASES = [
     *ROUND4_H3,
     *DECISIONS,
     *FAMILIES,
+    *HNSW,
     *TRANSCRIPTS,
 ]
 

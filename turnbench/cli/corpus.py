@@ -9,6 +9,7 @@ import click
 
 from turnbench import errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.cli.options import provider_option
 from turnbench.paths import check_outputs
 
 
@@ -177,8 +178,15 @@ def import_transcripts_cmd(directory: str, out: str) -> None:
 @click.option("--against", "against", metavar="OTHER", multiple=True,
               help="Another corpus (e.g. an imported QMSum) to set beside DIR, figure by figure and domain by "
                    "domain; repeatable. Nothing is written into it.")
+@click.option("--hnsw", is_flag=True,
+              help="Also build HNSW graphs of every corpus's passages on a stack (the load's mapping; all-MiniLM "
+                   "vectors) and print recall@10 against exact search at ef_search 16, 40 and 100, in the load's "
+                   "insertion order and in other orders (a graph's recall can hang on its order).")
+@click.option("--orders", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="With --hnsw: graphs built per corpus, the load's order first.")
+@provider_option("With --hnsw: the stack; auto uses a recorded running stack, else docker, else embedded.")
 @handle_errors
-def measure_cmd(corpus_dir: str, against: tuple[str, ...]) -> None:
+def measure_cmd(corpus_dir: str, against: tuple[str, ...], hnsw: bool, orders: int, provider: str) -> None:
     """How hard a corpus is for BM25 with meetings as documents, and how much it sounds like real meetings;
     writes DIR/stats.json.
 
@@ -219,3 +227,9 @@ def measure_cmd(corpus_dir: str, against: tuple[str, ...]) -> None:
     console.print(render_overlap([stats, *other_stats]))
     console.print(render_against([stats, *other_stats]))
     click.echo(f"wrote {corpus_dir.rstrip('/')}/stats.json")
+    if hnsw:
+        from turnbench.api import graph_recall
+        from turnbench.generator.measure_report import render_graph_recall
+
+        console.print(render_graph_recall(graph_recall([corpus, *others], orders=orders, provider=provider,
+                                                       say=say)))
