@@ -262,11 +262,13 @@ def open_stack(provider: str = "auto", **options: Any) -> Any:
 
 
 def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap: int = 0, encoder: str | None = None,
-         graph: bool = False, shards: int = 1, index: str | None = None, reload: bool = False) -> LoadResult:
+         graph: bool = False, shards: int = 1, index: str | None = None, reload: bool = False,
+         graph_order: int = 0) -> LoadResult:
     """Load a corpus into the stack: PostgreSQL rows, OpenSearch passages (with a vector field when ``encoder`` is
     given; ``graph`` builds its HNSW graph), settled, with the provenance every result records. ``overlap``: words
     neighbouring passages of one speaker's run share. A settled load of exactly this corpus, cut and index already
-    in the stack is kept (``LoadResult.reused``) unless ``reload``."""
+    in the stack is kept (``LoadResult.reused``) unless ``reload``. ``graph_order``: which reproducible HNSW graph
+    (vectors inserted by sha256 of the passage id, or of str(n) and the id)."""
     from turnbench.engines.embeddings import vector_spec
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.reuse import load_or_reuse
@@ -279,7 +281,8 @@ def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap:
     _typed(index, str, "index", "an index name (str)", optional=True)
     _typed(graph, bool, "graph", "True or False")
     _typed(reload, bool, "reload", "True or False")
-    vectors = vector_spec(encoder, graph=graph) if encoder else None
+    _int(graph_order, "graph_order")
+    vectors = vector_spec(encoder, graph=graph, graph_order=graph_order) if encoder else None
     return load_or_reuse(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
                          shards=shards, vectors=vectors, reload=reload)
 

@@ -868,6 +868,9 @@ HNSW = [
          r"BadInput: .*--orders.*0 is not in the range"),
     Case("hnsw", "build orders that are not a number", lambda w: ["measure", str(SMALL), "--hnsw", "--orders", "x"],
          2, r"BadInput: .*--orders.*'x' is not a valid integer"),
+    Case("hnsw", "a negative graph order", lambda w: ["bench", "--corpus", str(SMALL), "--arm", "dense-hnsw",
+                                                     "--graph-order", "-1", "--out", str(w / "out")], 2,
+         r"BadInput: .*--graph-order.*-1 is not in the range", ("out",)),
     Case("hnsw", "an unknown provider", lambda w: ["measure", str(SMALL), "--hnsw", "--provider", "cloud"], 2,
          r"BadInput: .*--provider.*'cloud' is not one of"),
 ]

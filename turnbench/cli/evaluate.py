@@ -215,7 +215,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
     def gathered(*, control_name: str | None, scope: str, provider: str, answerer: str, index: str | None,
                  opensearch_image: str | None, postgres_image: str | None, nodes: int | None, shards: int,
                  concurrency: int, knn_engine: str, relevance_high: float, relevance_low: float,
-                 binary_relevance: bool, relevance_answer: float, reload: bool, **rest: Any) -> R:
+                 binary_relevance: bool, relevance_answer: float, reload: bool, graph_order: int, **rest: Any) -> R:
         from turnbench.harness.judgements import RelevancePolicy
         from turnbench.pipeline.bench import BenchOptions
 
@@ -225,6 +225,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
             policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer),
             control_name=control_name, max_words=max_words, overlap=overlap,
             index=index, shards=shards, concurrency=concurrency, knn_engine=KnnEngine(knn_engine), reload=reload,
+            graph_order=graph_order,
             stack_options={**image_choice(opensearch_image, postgres_image, provider),
                            **nodes_choice(nodes, provider)})
         return fn(options=options, **rest)
@@ -246,6 +247,10 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
         _concurrency_option,
         knn_engine_option("The k-NN engine of the vector field, when an arm needs one (faiss, nmslib: docker or "
                           "external)."),
+        click.option("--graph-order", default=0, show_default=True, type=click.IntRange(0, 1_000_000),
+                     help="Which reproducible HNSW graph approximate arms search: vectors inserted by sha256 of the "
+                          "passage id (0) or of N and the id. A graph's recall can hang on its order "
+                          "(docs/agreement.md): ask an approximate-search decision of several."),
         _relevance_options,
         *(_cut_options if cut else ()),
     )):

@@ -241,7 +241,7 @@ def _write(directory: Path, key: str, vector: np.ndarray, secret: bytes) -> None
 
 
 def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = True, engine: str = "lucene",
-                root: Path | None = None) -> VectorSpec:
+                root: Path | None = None, graph_order: int = 0) -> VectorSpec:
     """What ``load`` needs to give the index a vector field filled by ``encoder_name`` (cached embeddings)."""
     from turnbench.engines import encoders
     from turnbench.loading.vectors import VectorSpec
@@ -253,10 +253,11 @@ def vector_spec(encoder_name: str, field: str = "embedding", *, graph: bool = Tr
         found = embed(encoder, items, role="passage", root=root, progress=progress)
         return found.vector, found.provenance("passages")
 
-    return VectorSpec(field=field, encoder=encoder.id, dim=encoder.dim, embed=run, graph=graph, engine=engine)
+    return VectorSpec(field=field, encoder=encoder.id, dim=encoder.dim, embed=run, graph=graph, engine=engine,
+                      graph_order=graph_order)
 
 
-def spec_for_arms(arms: Sequence[Arm], *, engine: str = "lucene") -> VectorSpec | None:
+def spec_for_arms(arms: Sequence[Arm], *, engine: str = "lucene", graph_order: int = 0) -> VectorSpec | None:
     """The vector field the arms need (None when none needs one), with a graph when one of them (or the arm one
     approximates) searches it; arms needing different fields or encoders are refused."""
     from turnbench.errors import BadInput
@@ -266,4 +267,5 @@ def spec_for_arms(arms: Sequence[Arm], *, engine: str = "lucene") -> VectorSpec 
         raise BadInput("the arms need different vector fields or encoders "
                        f"({'; '.join(f'{f} by {e}' for f, e in needed)}): one index holds one; bench them apart")
     graph = any(a.needs_graph for a in arms)
-    return vector_spec(needed[0][1], needed[0][0], graph=graph, engine=engine) if needed else None
+    return (vector_spec(needed[0][1], needed[0][0], graph=graph, engine=engine, graph_order=graph_order)
+            if needed else None)

@@ -17,7 +17,6 @@ is numpy over the same rounded vectors, a tie at the 10th counting as found. Que
 
 from __future__ import annotations
 
-import hashlib
 import math
 import secrets
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from opensearchpy import OpenSearch, helpers
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
 from turnbench.loading.chunking import chunk_meeting
+from turnbench.loading.vectors import build_order
 from turnbench.stack.info import StackInfo
 
 EFS = (16, 40, 100)
@@ -121,9 +121,8 @@ def probe(stack: StackInfo, corpus: Corpus, *, max_words: int, efs: Sequence[int
     graphs = []
     try:
         for n in range(orders):
-            salt = "" if n == 0 else str(n)
             say(f"  {corpus.id}: graph {n + 1} of {orders} ({len(items)} vectors)")
-            _build(client, index, spec.mapping(), got.ids, vectors, salt)
+            _build(client, index, spec.mapping(), got.ids, vectors, n)
             graphs.append(OrderRecall(n,
                                       tuple((ef, recall_of(_search(client, index, qvecs, ef), exact)) for ef in efs)))
     finally:
@@ -133,13 +132,14 @@ def probe(stack: StackInfo, corpus: Corpus, *, max_words: int, efs: Sequence[int
 
 
 def _build(client: OpenSearch, index: str, mapping: dict[str, Any], ids: Sequence[str], vectors: np.ndarray,
-           salt: str) -> None:
+           graph_order: int) -> None:
     client.indices.delete(index=index, ignore_unavailable=True)
     client.indices.create(index=index, body={
         "settings": {"index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": -1,
                                "merge.policy.segments_per_tier": 10_000, "translog.flush_threshold_size": "16gb"}},
         "mappings": {"dynamic": "strict", "properties": {"v": mapping}}})
-    order = sorted(range(len(ids)), key=lambda i: hashlib.sha256((salt + ids[i]).encode()).digest())
+    row = {pid: i for i, pid in enumerate(ids)}
+    order = [row[pid] for pid in build_order(ids, graph_order)]
     for lo in range(0, len(order), BULK):
         helpers.bulk(client, ({"_index": index, "_id": str(i), "v": vectors[i].tolist()} for i in order[lo:lo + BULK]),
                      chunk_size=BULK, request_timeout=3600)

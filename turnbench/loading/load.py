@@ -347,7 +347,7 @@ def _index_graph(client: OpenSearch, index: str, held: Sequence[tuple[Chunk, str
     from turnbench.loading import vectors as vx
 
     docs = {c.passage.id: (c, title, date) for c, title, date in held}
-    actions = [a for pid in vx.build_order(list(docs))
+    actions = [a for pid in vx.build_order(list(docs), vectors.graph_order)
                for a in _bulk_actions(index, [docs[pid]], (vectors.field, vector_of), sent)]
     indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
     if segments_before != vx.expected_segments(len(actions)):

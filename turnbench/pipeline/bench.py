@@ -173,6 +173,7 @@ class BenchOptions:
     max_words: int = 200  # the most words in one passage (turnbench.loading.chunking)
     overlap: int = 0  # words neighbouring passages of one speaker's run share
     reload: bool = False  # load again even when the stack holds a settled load of exactly this (load.settled_load)
+    graph_order: int = 0  # which reproducible HNSW graph an approximate arm searches (loading.vectors)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scope", parse(ScopeName, self.scope, "scope"))
@@ -184,6 +185,9 @@ class BenchOptions:
         from turnbench.loading.chunking import check_cut
 
         check_cut(self.max_words, self.overlap)
+        from turnbench.loading.vectors import check_graph_order
+
+        check_graph_order(self.graph_order)
         if self.knn_engine != KnnEngine.LUCENE and self.provider == ProviderName.EMBEDDED:
             raise BadInput(f"k-NN engine {self.knn_engine}: the embedded node has no native k-NN libraries; use "
                            "lucene, or a docker or external stack")
@@ -333,7 +337,8 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     corpus_dir, corpus, dirs = job
     by_name = {a.name: a for a in arms}
     concurrency = DEFAULT_CONCURRENCY if options.concurrency is None else options.concurrency
-    vectors = spec_for_arms([a for a in arms if isinstance(a, Arm)], engine=options.knn_engine)
+    vectors = spec_for_arms([a for a in arms if isinstance(a, Arm)], engine=options.knn_engine,
+                            graph_order=options.graph_order)
     with st.stage(f"load{tag}"):
         loaded = load_or_reuse(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
                              max_words=options.max_words, overlap=options.overlap, vectors=vectors,

@@ -43,7 +43,7 @@ def _load(stack, corpus, **kw):
     return load_or_reuse(stack, corpus, **args)
 
 
-def _fake_vectors(encoder="fake-4", salt=b""):
+def _fake_vectors(encoder="fake-4", salt=b"", graph_order=None):
     """A vector field without a model: each passage's vector from the sha256 of its text (and ``salt``)."""
     from turnbench.engines import embeddings as em
 
@@ -61,7 +61,8 @@ def _fake_vectors(encoder="fake-4", salt=b""):
                 "digest": {"of": "passages", "count": len(ids), "sha256": digest}}
         return row.__getitem__, prov
 
-    return VectorSpec(field="embedding", encoder=encoder, dim=4, embed=embed, graph=False)
+    return VectorSpec(field="embedding", encoder=encoder, dim=4, embed=embed, graph=graph_order is not None,
+                      graph_order=graph_order or 0)
 
 
 def test_a_settled_load_is_reused_and_any_change_of_what_shapes_it_reloads(stack, tiny, tiny_other, monkeypatch):
@@ -151,6 +152,15 @@ def test_the_vector_field_its_encoder_and_embeddings_digest_shape_the_reuse(stac
     assert not other_vectors.reused and "another encoder" in other_vectors.not_reused
     none = _load(stack, tiny)
     assert not none.reused and none.provenance == plain.provenance
+
+
+def test_another_graph_order_is_another_graph_and_is_recorded(stack, tiny):
+    first = _load(stack, tiny, vectors=_fake_vectors(graph_order=0))
+    assert first.provenance["vectors"]["build"]["order"] == "sha256 of the passage id"
+    assert _load(stack, tiny, vectors=_fake_vectors(graph_order=0)).reused
+    other = _load(stack, tiny, vectors=_fake_vectors(graph_order=1))
+    assert not other.reused
+    assert other.provenance["vectors"]["build"]["order"] == "sha256 of '1' followed by the passage id"
 
 
 def _bench(stack, out: Path, **kw):

@@ -34,3 +34,18 @@ def test_a_corpus_smaller_than_k_is_recalled_whole() -> None:
 def test_bad_settings_are_refused(efs: tuple, orders: object, says: str) -> None:
     with pytest.raises(BadInput, match=says):
         check(efs, orders)  # type: ignore[arg-type]
+
+
+def test_graph_order_zero_is_the_loads_order_and_another_is_a_salted_one() -> None:
+    import hashlib
+
+    from turnbench.loading.vectors import build_order, check_graph_order
+
+    ids = [f"m1:{n:05d}" for n in range(50)]
+    assert build_order(ids) == sorted(ids, key=lambda i: hashlib.sha256(i.encode()).hexdigest())
+    assert build_order(ids, 0) == build_order(ids)
+    assert build_order(ids, 3) == sorted(ids, key=lambda i: hashlib.sha256(("3" + i).encode()).hexdigest())
+    assert build_order(ids, 3) != build_order(ids)
+    for bad in (-1, 1_000_001, True, 1.0):
+        with pytest.raises(BadInput, match="graph order"):
+            check_graph_order(bad)  # type: ignore[arg-type]
