@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from turnbench.generator import vocab
 from turnbench.generator.config import GeneratorConfig, rng_for
+from turnbench.generator.subjects import reserved_for_aggregation
 
 if TYPE_CHECKING:
     from faker import Faker
@@ -69,11 +70,16 @@ def _faker(seed: int) -> Faker:
 def _people(fake: Faker, n: int) -> list[str]:
     names: list[str] = []
     seen: set[str] = set()
+    # a person called Amber or Hazel would put a marker's word at the start or end of every turn that addresses
+    # them by name, where a phrase could be made across two turns: no name uses a word aggregation phrases use
+    reserved = reserved_for_aggregation()
     while len(names) < n:
         first, last = fake.first_name(), fake.last_name()
         full = f"{first} {last}"
         # plain ASCII names only: tokenisers then agree on them and no apostrophe reaches the text
         if not (_PLAIN_NAME.match(first) and _PLAIN_NAME.match(last)) or full in seen:
+            continue
+        if first.lower() in reserved or last.lower() in reserved:
             continue
         seen.add(full)
         names.append(full)
