@@ -61,6 +61,7 @@ class TargetFact(TypedDict, total=False):
     item: str  # R5
     team: str  # R6
     kind: str  # R6
+    slot: str  # R6 when the question names the series by the weekday it meets on
     month: str  # R7, "{Month} {year}"
 
 

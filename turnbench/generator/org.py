@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from faker import Faker
 
 _PLAIN_NAME = re.compile(r"^[A-Z][a-z]+$")
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Series:
     roster: tuple[str, ...]  # the template roster, chair first
     agenda: tuple[int, ...]  # the template agenda (topic indices)
     dates: tuple[str, ...]  # ISO date of each session, non-decreasing
+    slot: str = ""  # the weekday every session falls on ("Monday"); empty when the series meets more than weekly
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,21 @@ def _weekday(d: datetime.date) -> datetime.date:
     return d
 
 
+def _slot_dates(start: datetime.date, offset: int, cadence: int, n: int, span: int,
+                day: int) -> tuple[str, tuple[str, ...]]:
+    """A series' slot and session dates: a series that meets at most weekly keeps one weekday (``day``) every
+    ``cadence`` days rounded down to whole weeks, inside the span; one that meets more often has no slot."""
+    if cadence < 7:
+        return "", tuple(_weekday(start + datetime.timedelta(days=offset + k * cadence)).isoformat()
+                         for k in range(n))
+    step = cadence - cadence % 7
+    window = span - (n - 1) * step  # at least ``cadence``, so at least a week: every weekday starts in it
+    first = offset + (day - (start + datetime.timedelta(days=offset)).weekday()) % 7
+    if first >= window:
+        first -= 7
+    return WEEKDAYS[day], tuple((start + datetime.timedelta(days=first + k * step)).isoformat() for k in range(n))
+
+
 def build_organisation(cfg: GeneratorConfig) -> Organisation:
     rng = rng_for(cfg.seed, "org")
     fake = _faker(cfg.seed)
@@ -122,6 +139,7 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
             sessions[j] += 1
 
     kind_order = rng.sample(vocab.KINDS, n_kinds)
+    slot_rng = rng_for(cfg.seed, "slots")
     start = datetime.date.fromisoformat(cfg.start_date)
     series = []
     for j in range(n_series):
@@ -137,10 +155,9 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
         n = sessions[j]
         cadence = max(1, cfg.span_days // n)
         offset = rng.randrange(cadence)
-        dates = tuple(_weekday(start + datetime.timedelta(days=offset + k * cadence)).isoformat()
-                      for k in range(n))
+        slot, dates = _slot_dates(start, offset, cadence, n, cfg.span_days, slot_rng.randrange(len(WEEKDAYS)))
         series.append(Series(id=f"s{j + 1:03d}", team=team.name, kind=kind, chair=chair, roster=roster,
-                             agenda=agenda, dates=dates))
+                             agenda=agenda, dates=dates, slot=slot))
     tokens = sorted({tok.lower() for p in people for tok in p.split()})
     return Organisation(teams=tuple(teams), series=tuple(series), cities=tuple(cities),
                         name_tokens=tuple(tokens))
