@@ -12,8 +12,8 @@ from turnbench.corpus.records import AGGREGATION_RULES, MONTHS
 from turnbench.generator.contracts import (
     INVITEE_TRAP_SHARE,
     MAX_PLANTED_TURN_WORDS,
-    contains_tokens,
     TargetFact,
+    contains_tokens,
     deferral_pattern,
     series_name,
     tokens,

@@ -3,8 +3,9 @@
 ``{S}`` is a fact's subject (generator/subjects.py), ``{V}`` its value, ``{T}`` and ``{K}`` a series' team and kind;
 a bracketed ``[word]`` in a question form is one the question may say another way (generator/lexicon.py).
 Aggregation templates take ``{x}`` (the phrase or item), ``{verb}``, ``{noun}``, ``{month}``, ``{team}``,
-``{kind}`` and ``{series}`` (a series named as people name it: by its weekday slot, or as the team's); docs/question-grammar.md is the grammar the ``in`` families follow, and the ``out``
-families are deliberately outside it.
+``{kind}`` and ``{series}`` (a series named as people name it: by its weekday slot, or as the team's);
+docs/question-grammar.md is the grammar the ``in`` families follow, and the ``out`` families are deliberately
+outside it.
 """
 
 from __future__ import annotations
