@@ -73,8 +73,10 @@ def _people(fake: Faker, n: int) -> list[str]:
     names: list[str] = []
     seen: set[str] = set()
     # a person called Amber or Hazel would put a marker's word at the start or end of every turn that addresses
-    # them by name, where a phrase could be made across two turns: no name uses a word aggregation phrases use
-    reserved = reserved_for_aggregation()
+    # them by name, where a phrase could be made across two turns, and one called Austin would state a fact whose
+    # value is the city ("Austin has a point about the Calgary plant lease"): no name uses a word aggregation
+    # phrases use or a city's
+    reserved = reserved_for_aggregation() | {w.lower() for c in vocab.CITIES for w in c.split()}
     while len(names) < n:
         first, last = fake.first_name(), fake.last_name()
         full = f"{first} {last}"

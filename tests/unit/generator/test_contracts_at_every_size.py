@@ -1,7 +1,8 @@
 """The generator keeps its contracts at every size (issue 42 item 4): no seed at 8 or 16 meetings writes a corpus its
 own validator fails (``make generator-contracts`` adds 200 meetings). Before the fix, seed 7 at 16 meetings wrote a
-discussion block of two speakers where the contract wants three, and a person called Amber put a marker's word at
-the start of the turns that addressed her."""
+discussion block of two speakers where the contract wants three, a person called Amber put a marker's word at
+the start of the turns that addressed her, and one called Austin said a fact whose value was the city a second time.
+"""
 
 from __future__ import annotations
 
@@ -52,13 +53,15 @@ def test_every_participant_of_a_discussion_speaks_in_its_block():
     assert checked >= 20 * 16
 
 
-def test_no_person_is_named_with_a_word_of_an_aggregation_phrase():
-    """The cause of the phrases that could cross turns: "Amber, what do you make of it?" starts with a marker's
-    word. No name of any seed uses one."""
+def test_no_person_is_named_with_a_word_of_an_aggregation_phrase_or_a_city():
+    """The causes of the phrases that could cross turns ("Amber, what do you make of it?" starts with a marker's
+    word) and of a fact said twice ("Austin has a point about the Calgary plant" beside "the Calgary plant offsite
+    will be in Austin"). No name of any seed uses such a word."""
     reserved = reserved_for_aggregation()
     for seed in range(1, 51):
         org = build_organisation(GeneratorConfig(seed=seed, meetings=200))
         assert reserved.isdisjoint(org.name_tokens), seed
+        assert {c.lower() for c in org.cities}.isdisjoint(org.name_tokens), seed
 
 
 def test_the_sweep_reports_a_failing_corpus_and_exits_1(monkeypatch, capsys):
