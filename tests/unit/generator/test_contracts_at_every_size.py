@@ -67,10 +67,10 @@ def test_no_person_is_named_with_a_word_of_an_aggregation_phrase_or_a_city():
 def test_the_sweep_reports_a_failing_corpus_and_exits_1(monkeypatch, capsys):
     """The sweep itself can fail: a corpus whose check fails is listed and the exit code is 1."""
     contracts = _script()
-    monkeypatch.setattr(contracts, "contract_failures",
-                        lambda seed, meetings: ["discussion_blocks: q1: the block has 2 speakers"] if seed == 2 else [])
+    failing = ["discussion_blocks: q1: the block has 2 speakers"]
+    monkeypatch.setattr(contracts, "contract_failures", lambda seed, meetings, cosine: failing if seed == 2 else [])
     assert contracts.main(["--seeds", "1-3", "--meetings", "8"]) == 1
     out = capsys.readouterr().out
     assert "FAIL  seed 2, 8 meetings: discussion_blocks" in out and "2/3 seeds pass" in out
-    monkeypatch.setattr(contracts, "contract_failures", lambda seed, meetings: [])
+    monkeypatch.setattr(contracts, "contract_failures", lambda seed, meetings, cosine: [])
     assert contracts.main(["--seeds", "1-3", "--meetings", "8"]) == 0
