@@ -117,8 +117,10 @@ def plan_deferrals(p: Planting, cfg: GeneratorConfig, n_rule: int) -> None:
 
 def attendance_series(p: Planting, rng: random.Random, n_rule: int) -> list[Series]:
     """The series R6 asks about: series with at least two sessions and one leader, at most ``ANNOUNCED_SHARE`` of
-    all series and never all of them (those left say what they are only some of the time, generator/speech.py), and
-    none when fewer than three can be asked (a rule needs its three phrasing families).
+    all series, rounded down (those left say what they are only some of the time, generator/speech.py), and none
+    when fewer than three can be asked (a rule needs its three phrasing families). Every session of theirs opens
+    with the series' name, and a question that names its series ("... in the Growth weekly sync") finds that
+    opening close by meaning: more of them would let random turns beat the evidence (``surface_cosine``).
 
     Half the questions (or as many as there are) are about a series whose invitee list names someone else
     or another count: an engine that takes attendance from invitations instead of speech gets them wrong.
@@ -128,8 +130,7 @@ def attendance_series(p: Planting, rng: random.Random, n_rule: int) -> list[Seri
     eligible = [s for s in p.org.series if len(s.dates) >= 2 and len(leaders(spoke[s.id])) == 1]
     traps = [s for s in eligible if leaders(spoke[s.id])[0] not in leaders(invited[s.id])]
     plain = [s for s in eligible if s not in traps]
-    cap = min(len(p.org.series) - 1, max(3, math.floor(len(p.org.series) * ANNOUNCED_SHARE)))
-    n = min(n_rule, len(eligible), cap)
+    n = min(n_rule, len(eligible), math.floor(len(p.org.series) * ANNOUNCED_SHARE))
     if n < 3:
         return []
     k = min(len(traps), max(math.ceil(n * TRAP_QUESTION_SHARE), n - len(plain)))
