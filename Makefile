@@ -1,6 +1,6 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-reuse perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms perf-power
+.PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check generator-contracts perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-reuse perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms perf-power
 PY ?= .venv/bin/python
 TURNBENCH ?= .venv/bin/turnbench
 DEFAULT_CORPUS ?= corpora/default
@@ -9,7 +9,7 @@ DEFAULT_CORPUS ?= corpora/default
 ##@ Set up: setup lint jars launcher launcher-check help
 ##@ The main job: bench report report-screenshot stack stack-down
 ##@ Gate, verify and baselines: gate verify verify-answers-none baseline baselines baseline-answers-none
-##@ Corpora: corpus regen-check measure qmsum meetingqa bench-qmsum agreement
+##@ Corpora: corpus regen-check generator-contracts measure qmsum meetingqa bench-qmsum agreement
 ##@ Tests: test test-cluster faults
 ##@ Docker: images compose-plugin docker-engine docker-engine-stop test-docker
 ##@ Timing (perf-*, print figures): perf perf-*
@@ -119,6 +119,10 @@ regen-check: setup
 	diff -r -x stats.json fixtures/small "$$tmp/small" && echo "fixtures/small: byte-identical" && \
 	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/default" --workers 2 && \
 	cmp fixtures/default.manifest.json "$$tmp/default/manifest.json" && echo "default corpus: manifest byte-identical"
+
+## generator-contracts: generate seeds 1-50 at 8, 16 and 200 meetings and validate each (no encoder); prints a summary, fails when one corpus fails
+generator-contracts: setup
+	$(PY) scripts/generator_contracts.py --seeds 1-50 --meetings 8,16,200
 
 ## perf-generator: wall time, words/s and peak RSS for 200 and 2,000 meetings, and the 2-worker/1-worker ratio
 perf-generator: setup

@@ -874,8 +874,78 @@ HNSW = [
     Case("hnsw", "an unknown provider", lambda w: ["measure", str(SMALL), "--hnsw", "--provider", "cloud"], 2,
          r"BadInput: .*--provider.*'cloud' is not one of"),
 ]
+# -- the generator's contracts and R6 proved from the talk (issue 42 items 2 and 4) -----------------------------
+
+def _facts(root: Path) -> list[dict]:
+    return [json.loads(x) for x in (root / "facts.jsonl").read_text().splitlines()]
+
+
+def _meetings_edit(change: Callable[[list[dict], list[dict]], None]) -> Callable[[Path], None]:
+    """Edit the meetings (every one, in order) given the facts."""
+    def edit(root: Path) -> None:
+        rows = [json.loads(x) for x in part(root).read_text().splitlines()]
+        change(rows, _facts(root))
+        write_lines(part(root), rows)
+    return edit
+
+
+def _silent_participants(rows: list[dict], facts: list[dict]) -> None:
+    """A discussion block left with two speakers: every other participant's turns given to its opener."""
+    f = next(f for f in facts if f["type"] == "discussion" and "query" in f)
+    turns = next(m for m in rows if m["id"] == f["meeting"])["turns"][f["turn"]:f["last"] + 1]
+    keep = {turns[0]["speaker"], next(t["speaker"] for t in turns if t["speaker"] != turns[0]["speaker"])}
+    for t in turns:
+        if t["speaker"] not in keep:
+            t["speaker"] = turns[0]["speaker"]
+
+
+def _addressed_by_a_marker_word(rows: list[dict], facts: list[dict]) -> None:
+    """A turn that ends with a person addressed by a name that is a marker's first word ("..., Amber?")."""
+    phrase = next(f["phrase"] for f in facts if f["type"] == "aggregation_target" and f["rule"] == "R3")
+    rows[0]["turns"][0]["text"] += f" What do you think, {phrase.split()[0].capitalize()}?"
+
+
+def _fact_said_twice(rows: list[dict], facts: list[dict]) -> None:
+    """A fact's subject and value said together in a second turn ("Austin has a point about the Calgary plant")."""
+    f = next(f for f in facts if f["type"] == "lookup_answer")
+    other = next(m for m in rows if m["id"] != f["meeting"])
+    other["turns"][0]["text"] += f" {f['value']} has a point about the {f['subject']}."
+
+
+def _r6_session_unnamed(rows: list[dict], facts: list[dict]) -> None:
+    """The last session of an R6 series no longer says the series' name anywhere in its talk."""
+    f = next(f for f in facts if f["type"] == "aggregation_target" and f["rule"] == "R6")
+    name = f"{f['team']} {f['kind']}"
+    last = [m for m in rows if m["title"].startswith(f"{f['team']} — {f['kind']} #")][-1]
+    for t in last["turns"]:
+        t["text"] = t["text"].replace(name, "weekly catch-up")
+
+
+def _r6_slot_day_moved(rows: list[dict], facts: list[dict]) -> None:
+    """A session of a series an R6 question names by its weekday moved to the next day (same month)."""
+    import datetime
+
+    f = next(f for f in facts if f["type"] == "aggregation_target" and f["rule"] == "R6" and "slot" in f)
+    m = next(m for m in rows if m["title"].startswith(f"{f['team']} — {f['kind']} #"))
+    day = datetime.date.fromisoformat(m["recorded_date"])
+    m["recorded_date"] = (day + datetime.timedelta(days=1 if day.day < 28 else -1)).isoformat()
+
 
 CASES = [
+    # the generator's contracts, each class of corpus that failed its own validate (issue 42 item 4) -------------
+    Case("contracts", "a discussion block left with two speakers", lambda w: ["validate", "--skip-cosine", str(corpus(
+        w, _meetings_edit(_silent_participants)))], 1, r"CheckFailed: .*discussion_blocks"),
+    Case("contracts", "a turn ending with a marker's first word as a name", lambda w: ["validate", "--skip-cosine",
+         str(corpus(w, _meetings_edit(_addressed_by_a_marker_word)))], 1,
+         r"CheckFailed: 1 check\(s\) failed: planted_in_short_turns$"),
+    Case("contracts", "a fact's subject and value said in a second turn", lambda w: ["validate", "--skip-cosine",
+         str(corpus(w, _meetings_edit(_fact_said_twice)))], 1, r"CheckFailed: 1 check\(s\) failed: fact_unique$"),
+    # R6 proved from the talk (issue 42 item 2) -----------------------------------------------------------------
+    Case("attendance", "a session of an R6 series that stops saying its name", lambda w: ["validate", "--skip-cosine",
+         str(corpus(w, _meetings_edit(_r6_session_unnamed)))], 1, r"CheckFailed: .*attendance_max_unique"),
+    Case("attendance", "a session of a series asked by its weekday moved a day", lambda w: ["validate",
+         "--skip-cosine", str(corpus(w, _meetings_edit(_r6_slot_day_moved)))], 1,
+         r"CheckFailed: 1 check\(s\) failed: attendance_max_unique$"),
     # corpus input --------------------------------------------------------------------------------------------
     Case("corpus", "missing directory", lambda w: ["validate", str(w / "nope")], 2, r"BadInput: .*no such corpus"),
     Case("corpus", "a file, not a directory", lambda w: ["validate", str(trec(w, "x"))], 2, r"BadInput: .*not a dir"),

@@ -24,8 +24,8 @@ from turnbench.paths import check_outputs
                    "committee meetings); sets --words-per-meeting unless it is given.")
 @click.option("--titles", type=click.Choice(["series", "opaque"]), default=None,
               help="series: titles name the series (\"Payments — design review #3\"); opaque: recordings named like "
-                   "files (\"rec-2026-03-14-0930.m4a\"), as real recordings often are (no R6 questions then: their "
-                   "contract reads titles). Default opaque.")
+                   "files (\"rec-2026-03-14-0930.m4a\"), as real recordings often are (R6 is asked of both: its "
+                   "series say their name in every session). Default opaque.")
 @click.option("--asr-wer", type=float, default=None,
               help="The ASR preset: free talk misrecognised at this word error rate (0..0.5; 0.18 is a reference "
                    "figure for conversational speech); default 0, none.")

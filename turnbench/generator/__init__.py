@@ -16,8 +16,8 @@ real meetings, ``measure_report`` prints them. (The check that needs an encoder,
 ``turnbench.engines.surfaces``.)
 """
 
-# Bump whenever the same seed and options would produce different bytes. 3: corpus v3 (docs/generator.md, Versions).
-GENERATOR_VERSION = 3
+# Bump whenever the same seed and options would produce different bytes. 4: corpus v4 (docs/generator.md, Versions).
+GENERATOR_VERSION = 4
 PRODUCER_NAME = "turnbench.generator"
 
 

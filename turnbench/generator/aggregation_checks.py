@@ -12,9 +12,10 @@ from turnbench.corpus.records import AGGREGATION_RULES, MONTHS
 from turnbench.generator.contracts import (
     INVITEE_TRAP_SHARE,
     MAX_PLANTED_TURN_WORDS,
+    TargetFact,
     contains_tokens,
     deferral_pattern,
-    series_of_title,
+    series_name,
     tokens,
 )
 from turnbench.generator.scan import SyntheticScan
@@ -101,17 +102,39 @@ def check_deferral_counts_exact(scan: SyntheticScan) -> CheckResult:
     return result_of("deferral_counts_exact", problems, f"{len(targets)} R5 answers recomputed by the deferral pattern")
 
 
+def _sessions(scan: SyntheticScan, f: TargetFact, problems: list[str]) -> list[str]:
+    """The sessions of an R6 question's series as the transcripts show them: the meetings in which a turn says the
+    series' full name (docs/question-grammar.md §1). Where that is not every session the generator recorded (by title
+    or ``meta``), or a slot it names is not the weekday every session fell on, a problem says so."""
+    team, kind = f["team"], f["kind"]
+    spoken = scan.said_in(series_name(team, kind))
+    recorded = [m for m in scan.corpus.meeting_order if scan.series_of_meeting(m) == (team, kind)]
+    if spoken != recorded:
+        problems.append(f"{f['query']}: the {team} {kind} is named in {len(spoken)} meetings, it has "
+                        f"{len(recorded)} sessions (differ: {sorted(set(spoken) ^ set(recorded))[:4]})")
+    slot = f.get("slot")
+    if slot:
+        days = {datetime.date.fromisoformat(d).strftime("%A") for d in
+                (scan.corpus.meetings[m].recorded_date for m in spoken) if d}
+        if days != {slot}:
+            problems.append(f"{f['query']}: the {team} {kind} meets on {', '.join(sorted(days))}, not {slot}s")
+        if not set(scan.said_in(tuple(tokens(f"{slot} {team} {kind}")))) & set(spoken):
+            problems.append(f"{f['query']}: no session of the {team} {kind} says it is the {slot} one")
+    return spoken
+
+
 def check_attendance_max_unique(scan: SyntheticScan) -> CheckResult:
-    problems = []
+    """Every R6 answer recomputed from the transcripts alone: the series' sessions are the meetings that say its
+    full name, attendance is speaking in one, and the person with the most is unique."""
+    problems: list[str] = []
     qs = scan.queries_by_id()
     targets = scan.targets_of("R6")
     for f in targets:
         q = qs.get(f["query"])
         counts: dict[str, int] = {}
-        for mid in scan.corpus.meeting_order:
-            if series_of_title(scan.corpus.meetings[mid].title) == (f["team"], f["kind"]):
-                for p in scan.spoke[mid]:
-                    counts[p] = counts.get(p, 0) + 1
+        for mid in _sessions(scan, f, problems):
+            for p in scan.spoke[mid]:
+                counts[p] = counts.get(p, 0) + 1
         top = max(counts.values(), default=0)
         leaders = sorted(p for p, c in counts.items() if c == top)
         if len(leaders) != 1:
@@ -119,7 +142,8 @@ def check_attendance_max_unique(scan: SyntheticScan) -> CheckResult:
         elif q is None or q.answer is None or (q.answer.speaker, q.answer.count) != (leaders[0], top):
             got = (q.answer.speaker, q.answer.count) if q and q.answer else None
             problems.append(f"{f['query']}: answer {got}, text says ({leaders[0]!r}, {top})")
-    return result_of("attendance_max_unique", problems, f"{len(targets)} R6 answers recomputed from who spoke")
+    return result_of("attendance_max_unique", problems,
+                     f"{len(targets)} R6 answers recomputed from who spoke in the sessions that name their series")
 
 
 def check_no_phrase_inside_another(scan: SyntheticScan) -> CheckResult:
@@ -218,8 +242,7 @@ def check_invitee_trap_share(scan: SyntheticScan) -> CheckResult:
     trappable = changed = 0
     for f in targets:
         q = qs.get(f["query"])
-        sessions = [m for m in scan.corpus.meeting_order
-                    if series_of_title(scan.corpus.meetings[m].title) == (f["team"], f["kind"])]
+        sessions = _sessions(scan, f, [])
         invited: dict[str, int] = {}
         for mid in sessions:
             for p in scan.invited.get(mid, frozenset()):

@@ -11,6 +11,9 @@ text on disk (docs/question-grammar.md states the lexical ones for the answer en
 - a session's title is ``{team} — {kind} #{session}``, so the titles name every series; sessions also
   name their series in speech (``series_mention`` facts): the full name is the tokens of ``{team} {kind}``
   in a row, and no session says another series' full name;
+- every session of a series an R6 question asks about says its full name, so its sessions are the meetings
+  whose talk says it, titles or none; a question that names the series by its weekday ``slot`` means sessions
+  that all fall on that weekday, one of which says ``{slot} {team} {kind}``;
 - the invitee list (``Meeting.attendees``) holds everyone who spoke and some who never did;
 - the *content words* of a text are its tokens minus ``STOPWORDS``; a paraphrased question shares at most
   ``PARAPHRASE_MAX_OVERLAP`` of them with its answer turns;
@@ -61,6 +64,7 @@ class TargetFact(TypedDict, total=False):
     item: str  # R5
     team: str  # R6
     kind: str  # R6
+    slot: str  # R6 when the question names the series by the weekday it meets on
     month: str  # R7, "{Month} {year}"
 
 

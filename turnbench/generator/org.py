@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 
 from turnbench.generator import vocab
 from turnbench.generator.config import GeneratorConfig, rng_for
+from turnbench.generator.subjects import reserved_for_aggregation
 
 if TYPE_CHECKING:
     from faker import Faker
 
 _PLAIN_NAME = re.compile(r"^[A-Z][a-z]+$")
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Series:
     roster: tuple[str, ...]  # the template roster, chair first
     agenda: tuple[int, ...]  # the template agenda (topic indices)
     dates: tuple[str, ...]  # ISO date of each session, non-decreasing
+    slot: str = ""  # the weekday every session falls on ("Monday"); empty when the series meets more than weekly
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,18 @@ def _faker(seed: int) -> Faker:
 def _people(fake: Faker, n: int) -> list[str]:
     names: list[str] = []
     seen: set[str] = set()
+    # a person called Amber or Hazel would put a marker's word at the start or end of every turn that addresses
+    # them by name, where a phrase could be made across two turns, and one called Austin would state a fact whose
+    # value is the city ("Austin has a point about the Calgary plant lease"): no name uses a word aggregation
+    # phrases use or a city's
+    reserved = reserved_for_aggregation() | {w.lower() for c in vocab.CITIES for w in c.split()}
     while len(names) < n:
         first, last = fake.first_name(), fake.last_name()
         full = f"{first} {last}"
         # plain ASCII names only: tokenisers then agree on them and no apostrophe reaches the text
         if not (_PLAIN_NAME.match(first) and _PLAIN_NAME.match(last)) or full in seen:
+            continue
+        if first.lower() in reserved or last.lower() in reserved:
             continue
         seen.add(full)
         names.append(full)
@@ -84,6 +94,21 @@ def _weekday(d: datetime.date) -> datetime.date:
     while d.weekday() >= 5:
         d += datetime.timedelta(days=1)
     return d
+
+
+def _slot_dates(start: datetime.date, offset: int, cadence: int, n: int, span: int,
+                day: int) -> tuple[str, tuple[str, ...]]:
+    """A series' slot and session dates: a series that meets at most weekly keeps one weekday (``day``) every
+    ``cadence`` days rounded down to whole weeks, inside the span; one that meets more often has no slot."""
+    if cadence < 7:
+        return "", tuple(_weekday(start + datetime.timedelta(days=offset + k * cadence)).isoformat()
+                         for k in range(n))
+    step = cadence - cadence % 7
+    window = span - (n - 1) * step  # at least ``cadence``, so at least a week: every weekday starts in it
+    first = offset + (day - (start + datetime.timedelta(days=offset)).weekday()) % 7
+    if first >= window:
+        first -= 7
+    return WEEKDAYS[day], tuple((start + datetime.timedelta(days=first + k * step)).isoformat() for k in range(n))
 
 
 def build_organisation(cfg: GeneratorConfig) -> Organisation:
@@ -116,6 +141,7 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
             sessions[j] += 1
 
     kind_order = rng.sample(vocab.KINDS, n_kinds)
+    slot_rng = rng_for(cfg.seed, "slots")
     start = datetime.date.fromisoformat(cfg.start_date)
     series = []
     for j in range(n_series):
@@ -131,10 +157,9 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
         n = sessions[j]
         cadence = max(1, cfg.span_days // n)
         offset = rng.randrange(cadence)
-        dates = tuple(_weekday(start + datetime.timedelta(days=offset + k * cadence)).isoformat()
-                      for k in range(n))
+        slot, dates = _slot_dates(start, offset, cadence, n, cfg.span_days, slot_rng.randrange(len(WEEKDAYS)))
         series.append(Series(id=f"s{j + 1:03d}", team=team.name, kind=kind, chair=chair, roster=roster,
-                             agenda=agenda, dates=dates))
+                             agenda=agenda, dates=dates, slot=slot))
     tokens = sorted({tok.lower() for p in people for tok in p.split()})
     return Organisation(teams=tuple(teams), series=tuple(series), cities=tuple(cities),
                         name_tokens=tuple(tokens))

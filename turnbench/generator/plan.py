@@ -7,7 +7,8 @@ Rendering then only places these sentences into turns, so meetings can be render
 any process.
 
 One planner per query class draws from its own seeded generator, in a fixed order (lookup, multi_file,
-summarize, R3/R4/R7 markers, R5 deferrals, R6 attendance), so query ids are sequential across classes
+summarize, R3/R4/R7 markers, R5 deferrals, R6 attendance; R6's series are chosen before the series mentions are
+planted, its questions asked last), so query ids are sequential across classes
 and the bytes of a corpus depend only on the seed and options. The ranked planners are here, the
 aggregation planners in ``plan_aggregation``, the records and shared state in ``planting``.
 """
@@ -24,7 +25,7 @@ from turnbench.generator.contracts import content_words, recording_name, session
 from turnbench.generator.lexicon import closest, draw_target
 from turnbench.generator.names import InventedNames, reserved_words
 from turnbench.generator.org import Organisation, build_organisation
-from turnbench.generator.plan_aggregation import plan_attendance, plan_deferrals, plan_markers
+from turnbench.generator.plan_aggregation import attendance_series, plan_attendance, plan_deferrals, plan_markers
 from turnbench.generator.planting import (
     VENDOR_WORDS,
     Discussion,
@@ -293,9 +294,10 @@ def _plan_multi_file(p: Planting, cfg: GeneratorConfig) -> None:
                                      about=subject.said, talk=m_tpl.talk))
 
 
-def _plan_summaries(p: Planting, cfg: GeneratorConfig) -> None:
-    """R8: every session of a series, one query per phrasing; sessions name their series in speech."""
-    for mid, plant in series_mentions(p.schedule, rng_for(cfg.seed, "series_mentions")):
+def _plan_summaries(p: Planting, cfg: GeneratorConfig, announced: frozenset[str]) -> None:
+    """R8: every session of a series, one query per phrasing; sessions name their series in speech (every session of
+    an ``announced`` series opens with its name)."""
+    for mid, plant in series_mentions(p.schedule, rng_for(cfg.seed, "series_mentions"), announced):
         p.plant(mid, plant)
     for s in p.org.series:
         for surface, tpl in SUMMARY_TEMPLATES:
@@ -335,12 +337,13 @@ def build_plan(cfg: GeneratorConfig) -> Plan:
     _plan_lookups(p, cfg)
     _plan_discussions(p, cfg)
     _plan_multi_file(p, cfg)
-    _plan_summaries(p, cfg)
     n_rule = per_rule_count(cfg.meetings)
+    # R6's series are chosen first: every session of theirs says what it is (generator/speech.py), so the answer is
+    # in the transcripts whatever the titles say
+    attendance_rng = rng_for(cfg.seed, "attendance_queries")
+    asked = attendance_series(p, attendance_rng, n_rule)
+    _plan_summaries(p, cfg, frozenset(s.id for s in asked))
     plan_markers(p, cfg, n_rule)
     plan_deferrals(p, cfg, n_rule)
-    if cfg.titles == "series":
-        # R6's contract reads team and kind from titles (docs/question-grammar.md): recordings named like files say
-        # neither, so the rule is not asked of such a corpus
-        plan_attendance(p, cfg, n_rule)
+    plan_attendance(p, attendance_rng, asked)
     return Plan(config=cfg, org=org, meetings=_meeting_plans(cfg, p), queries=tuple(p.queries))

@@ -10,11 +10,16 @@ import random
 from turnbench.corpus.records import MONTHS, Answer
 from turnbench.generator import vocab
 from turnbench.generator.config import GeneratorConfig, rng_for
+from turnbench.generator.contracts import TargetFact
+from turnbench.generator.org import Series
 from turnbench.generator.planting import Plant, Planting, month_label, plural
 from turnbench.generator.sessions import invitee_counts, leaders, speaker_counts
+from turnbench.generator.templates import AGG_SURFACES
 
 # R6: at least this share of questions is about a series where counting invitees gives another answer.
 TRAP_QUESTION_SHARE = 0.5
+# R6 asks about at most this share of the series: theirs are the sessions that always say what they are.
+ANNOUNCED_SHARE = 0.6
 
 
 def plan_markers(p: Planting, cfg: GeneratorConfig, n_rule: int) -> None:
@@ -110,23 +115,42 @@ def plan_deferrals(p: Planting, cfg: GeneratorConfig, n_rule: int) -> None:
                                {"query": q, "item": item, "variant": variant}))
 
 
-def plan_attendance(p: Planting, cfg: GeneratorConfig, n_rule: int) -> None:
-    """R6: who attended the most sessions of a series, for series with at least two sessions and one leader.
+def attendance_series(p: Planting, rng: random.Random, n_rule: int) -> list[Series]:
+    """The series R6 asks about: series with at least two sessions and one leader, at most ``ANNOUNCED_SHARE`` of
+    all series, rounded down (those left say what they are only some of the time, generator/speech.py), and none
+    when fewer than three can be asked (a rule needs its three phrasing families). Every session of theirs opens
+    with the series' name, and a question that names its series ("... in the Growth weekly sync") finds that
+    opening close by meaning: more of them would let random turns beat the evidence (``surface_cosine``).
 
     Half the questions (or as many as there are) are about a series whose invitee list names someone else
     or another count: an engine that takes attendance from invitations instead of speech gets them wrong.
     """
-    rng = rng_for(cfg.seed, "attendance_queries")
     spoke = speaker_counts(p.schedule.sessions)
     invited = invitee_counts(p.schedule.sessions)
     eligible = [s for s in p.org.series if len(s.dates) >= 2 and len(leaders(spoke[s.id])) == 1]
     traps = [s for s in eligible if leaders(spoke[s.id])[0] not in leaders(invited[s.id])]
     plain = [s for s in eligible if s not in traps]
-    n = min(n_rule, len(eligible))
+    n = min(n_rule, len(eligible), math.floor(len(p.org.series) * ANNOUNCED_SHARE))
+    if n < 3:
+        return []
     k = min(len(traps), max(math.ceil(n * TRAP_QUESTION_SHARE), n - len(plain)))
     chosen = rng.sample(traps, k) + rng.sample(plain, n - k)
     rng.shuffle(chosen)
+    return chosen
+
+
+def plan_attendance(p: Planting, rng: random.Random, chosen: list[Series]) -> None:
+    """R6: who attended the most sessions of each chosen series (``attendance_series``). The sessions say what
+    they are (generator/speech.py), so the series is named as people name it: by team and kind, by its weekday
+    slot ("the Payments design review meetings on Mondays") or as the team's ("the design review meetings the
+    Payments team holds")."""
+    spoke = speaker_counts(p.schedule.sessions)
     for i, s in enumerate(chosen):
         ((speaker, count),) = leaders(spoke[s.id])
-        p.aggregation(rng, "R6", i, Answer("speaker_count", count=count, speaker=speaker),
-                      {"team": s.team, "kind": s.kind}, team=s.team, kind=s.kind)
+        # the families that name the series as people do take it by slot and as the team's, in turn
+        by_slot = "{series}" in AGG_SURFACES["R6"][i % 3].template and bool(s.slot) and (i // 3) % 2 == 0
+        named = (f"{s.team} {s.kind} meetings on {s.slot}s" if by_slot
+                 else f"{s.kind} meetings the {s.team} team holds")
+        target: TargetFact = {"team": s.team, "kind": s.kind, **({"slot": s.slot} if by_slot else {})}
+        p.aggregation(rng, "R6", i, Answer("speaker_count", count=count, speaker=speaker), target,
+                      team=s.team, kind=s.kind, series=named)

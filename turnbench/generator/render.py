@@ -199,6 +199,7 @@ def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.R
     # the person an opinion question names is asked by first name once, and answers
     ask_at = rng.randrange(1, max(2, d.turns - 2)) if d.addressed else -1
     addressed = next((x for x in people if x.split(" ")[0] == d.addressed), None)
+    heard = {people[0]}
     k = 1
     while k < d.turns - 1:
         if k == ask_at and addressed is not None:
@@ -207,16 +208,24 @@ def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.R
             question = talk.draw(talk.ADDRESSING, rng, d.talk, d.avoid, **slots, p=d.addressed) or \
                 f"{d.addressed}, what do you think?"
             drafts.append(_Draft(question, question.count(" ") + 1, "discussion", asker, None))
+            heard.add(asker)
             speaker = addressed
         else:
             speaker = rng.choice([x for x in people if x != prev])
+            # everyone taking part speaks: once the turns left are only enough for those not heard yet, they speak
+            unheard = [x for x in people if x not in heard and x != prev]
+            if unheard and d.turns - 1 - k <= len(set(people) - heard) and speaker not in unheard:
+                speaker = unheard[0]
         lo, hi = voice.discussion_sentences
         short = rng.random() < voice.discussion_reactions
         said = _said(bulk, rng, talk.REACTIONS if short else talk.OPINIONS, d, slots, people, speaker,
                      1 if short else lo, 1 if short else hi)
+        if not said and speaker not in heard:
+            said = [rng.choice(vocab.BACKCHANNELS)]  # every draw said a word the question avoids: a reaction instead
         if said:
             text = " ".join(said)
             drafts.append(_Draft(text, text.count(" ") + 1, "discussion", speaker, None))
+            heard.add(speaker)
             prev = speaker
         if rng.random() < voice.backchannel_rate / 2:
             drafts.append(_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel",

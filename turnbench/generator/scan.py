@@ -64,6 +64,7 @@ class SyntheticScan:
     fact_hits: Mapping[tuple[Phrase, Phrase], tuple[TurnKey, ...]]  # (subject, value) -> turns saying both
     topic_hits: Mapping[Phrase, tuple[TurnKey, ...]]  # a discussion's "{subject} {aspect}" -> turns saying it
     series_hits: Mapping[Phrase, tuple[TurnKey, ...]]  # every series' full name -> turns that say it
+    slot_hits: Mapping[Phrase, tuple[TurnKey, ...]]  # an R6 question's "{slot} {team} {kind}" -> turns that say it
     words: Mapping[TurnKey, frozenset[str]]  # the content words of every turn a turn-level query takes as evidence
     series_meta: Mapping[str, tuple[str, str]]  # meeting id -> (team, kind) its meta records
 
@@ -79,6 +80,12 @@ class SyntheticScan:
         files), what the generator recorded in its ``meta``; None for a meeting that is not a session."""
         info = self.corpus.meetings.get(meeting_id)
         return series_of_title(info.title if info is not None else "") or self.series_meta.get(meeting_id)
+
+    def said_in(self, name: Phrase) -> list[str]:
+        """The meetings in which some turn says ``name`` (a series' full name, or its slot and name), in meeting
+        order."""
+        said = {mid for mid, _ in (*self.series_hits.get(name, ()), *self.slot_hits.get(name, ()))}
+        return [mid for mid in self.corpus.meeting_order if mid in said]
 
     def targets_of(self, rule: str | None = None) -> list[TargetFact]:
         return [f for f in self.targets if rule is None or f.get("rule") == rule]
@@ -149,7 +156,13 @@ class _TextScanner:
                     self.evidence.update((mid, t) for mid, rs in q.gold_turns.items() for a, b in rs
                                          for t in range(a, b + 1))
         names = {series_name(f["team"], f["kind"]) for f in located if f.get("type") == "series_mention"}
+        names |= {series_name(f["team"], f["kind"]) for f in targets if f.get("rule") == "R6" and "kind" in f}
         names.discard(())
+        # an R6 question that names a series by its slot: the slot said with the series' name ("Monday Payments ...")
+        slots = {tuple(tokens(f"{f['slot']} {f['team']} {f['kind']}")) for f in targets
+                 if f.get("rule") == "R6" and "slot" in f}
+        slots.discard(())
+        self.slot_hits: dict[Phrase, list[TurnKey]] = {name: [] for name in sorted(slots)}
         self.series_by_first: dict[str, list[Phrase]] = {}
         for name in sorted(names):
             self.series_by_first.setdefault(name[0], []).append(name)
@@ -185,6 +198,9 @@ class _TextScanner:
                         if tuple(toks[i:i + len(n)]) == n}
                 for n in sorted(said):
                     self.series_hits[n].append(key)
+                for n in self.slot_hits:
+                    if n[0] in toks and contains_tokens(toks, n):
+                        self.slot_hits[n].append(key)
             n_words = word_count(t.text)
             if self.by_first:
                 self._phrases(m.id, t.index, toks, n_words)
@@ -225,7 +241,8 @@ class _TextScanner:
             deferral_hits={i: tuple(h) for i, h in self.deferral_hits.items()},
             fact_hits={p: tuple(h) for p, h in self.fact_hits.items()},
             topic_hits={p: tuple(h) for p, h in self.topic_hits.items()},
-            series_hits={n: tuple(h) for n, h in self.series_hits.items()}, words=self.words,
+            series_hits={n: tuple(h) for n, h in self.series_hits.items()},
+            slot_hits={n: tuple(h) for n, h in self.slot_hits.items()}, words=self.words,
             series_meta=self.series_meta)
 
 

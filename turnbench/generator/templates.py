@@ -2,9 +2,10 @@
 
 ``{S}`` is a fact's subject (generator/subjects.py), ``{V}`` its value, ``{T}`` and ``{K}`` a series' team and kind;
 a bracketed ``[word]`` in a question form is one the question may say another way (generator/lexicon.py).
-Aggregation templates take ``{x}`` (the phrase or item), ``{verb}``, ``{noun}``, ``{month}``, ``{team}``
-and ``{kind}``; docs/question-grammar.md is the grammar the ``in`` families follow, and the ``out``
-families are deliberately outside it.
+Aggregation templates take ``{x}`` (the phrase or item), ``{verb}``, ``{noun}``, ``{month}``, ``{team}``,
+``{kind}`` and ``{series}`` (a series named as people name it: by its weekday slot, or as the team's);
+docs/question-grammar.md is the grammar the ``in`` families follow, and the ``out`` families are deliberately
+outside it.
 """
 
 from __future__ import annotations
@@ -202,8 +203,7 @@ AGG_SURFACES = {
            Surface("casual", "out", "Tally up how often the {x} got pushed to a later date.")),
     "R6": (Surface("who_most", "in", "Who attended the most {kind} sessions for the {team} team?"),
            Surface("which_person", "in", "Which person attended the most {team} {kind} meetings?"),
-           Surface("casual", "out",
-                   "Of everyone at the {team} {kind} meetings, who showed up most often, and how many times?")),
+           Surface("casual", "out", "Of everyone at the {series}, who showed up most often, and how many times?")),
     "R7": (Surface("how_many_in_month", "in", "How many {noun} in {month} {verb} the {x}?"),
            Surface("month_first", "in", 'In {month}, how many {noun} {verb} "{x}"?'),
            Surface("casual", "out", "Back in {month}, on how many calls did the {x} come up?")),

@@ -179,13 +179,13 @@ def test_huge_finite_scores_are_scored_like_any_other(recorded, tmp_path, scores
 
 
 def test_the_repeat_check_takes_tied_hits_in_another_order_and_refuses_other_hits(recorded, tmp_path):
-    # the 104 questions of fixtures/small, then the first 10 again: those get the same tied passages reversed
-    tied = ("ids = self.ids[:5] if self.asked <= 104 else self.ids[4::-1]\n"
+    # the 103 questions of fixtures/small, then the first 10 again: those get the same tied passages reversed
+    tied = ("ids = self.ids[:5] if self.asked <= 103 else self.ids[4::-1]\n"
             "        return [[(p, 1.0) for p in ids] for q in questions]")
     done = _bench(recorded, tmp_path, _engine(tmp_path, search=tied))
     assert done.returncode == 0, done.stderr
     # another passage at the same score is another answer: refused
-    other = ("ids = self.ids[:5] if self.asked <= 104 else self.ids[1:6]\n"
+    other = ("ids = self.ids[:5] if self.asked <= 103 else self.ids[1:6]\n"
              "        return [[(p, 1.0) for p in ids] for q in questions]")
     (tmp_path / "b").mkdir()
     done = _bench(recorded, tmp_path / "b", _engine(tmp_path / "b", search=other))

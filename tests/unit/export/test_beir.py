@@ -1,9 +1,9 @@
 """`turnbench export beir`: read back by a reader written here (json and csv only, none of turnbench's readers), a
 BEIR-style retriever's run over it scored back by `turnbench score`, byte-identical exports, and one-line refusals.
 
-Hand-derived figures for fixtures/small (its manifest, corpus v3): 134 queries, of which 30 aggregation (scored on
-answers, left out), 72 lookup + 8 multi_file + 8 summary requests about one discussion (turn level) and 16
-summarize (meeting level): 104 exported, 88 of them judged on passages. 805 passages at 200 words (the load's
+Hand-derived figures for fixtures/small (its manifest, corpus v4): 131 queries, of which 28 aggregation (scored on
+answers, left out), 72 lookup + 8 multi_file + 7 summary requests about one discussion (turn level) and 16
+summarize (meeting level): 103 exported, 87 of them judged on passages. 783 passages at 200 words (the load's
 count, tests/integration/engines/test_dense.py).
 """
 
@@ -65,17 +65,17 @@ def test_an_independent_reader_finds_turnbenchs_passages_queries_and_grades(expo
     meetings = read_qrels(exported / "qrels" / "meetings.tsv")
     source = read_jsonl(SMALL / "queries.jsonl")
 
-    assert len(corpus) == 805 and len({d["_id"] for d in corpus}) == 805
+    assert len(corpus) == 783 and len({d["_id"] for d in corpus}) == 783
     assert all(set(d) == {"_id", "title", "text", "metadata"} and d["text"] and d["title"] for d in corpus)
     assert [d["_id"] for d in corpus] == sorted(d["_id"] for d in corpus)
     inventory = read_jsonl(exported / "passages.jsonl")
     assert [p["id"] for p in inventory] == [d["_id"] for d in corpus]  # the ids `turnbench score` is given
 
     retrieval = {q["id"]: q for q in source if q["scored_on"] == "retrieval"}
-    assert len(source) == 134 and len(retrieval) == 104
+    assert len(source) == 131 and len(retrieval) == 103
     assert {q["_id"]: q["text"] for q in queries} == {i: q["text"] for i, q in retrieval.items()}
     by_level = {lvl: {q["_id"] for q in queries if q["metadata"]["level"] == lvl} for lvl in ("turn", "meeting")}
-    assert len(by_level["turn"]) == 88 and len(by_level["meeting"]) == 16
+    assert len(by_level["turn"]) == 87 and len(by_level["meeting"]) == 16
     assert {retrieval[q]["class"] for q in by_level["meeting"]} == {"summarize"}
 
     assert set(qrels) == by_level["turn"]  # every turn-level query of this corpus is judgeable; summarize has none
@@ -124,7 +124,7 @@ def test_a_beir_style_run_is_scored_back_by_turnbench_score_unchanged(tmp_path, 
     assert read_trec_qrels(results / "qrels.passages.txt") == read_qrels(out / "qrels" / "test.tsv")
     assert read_trec_qrels(results / "qrels.meetings.txt") == read_qrels(out / "qrels" / "meetings.tsv")
     if max_words == 40:  # long turns are cut into windows: more passages than at 200 words
-        assert len(read_jsonl(out / "corpus.jsonl")) > 805
+        assert len(read_jsonl(out / "corpus.jsonl")) > 783
 
 
 def test_two_exports_are_byte_identical(exported, tmp_path):

@@ -7,7 +7,16 @@ import pytest
 from click.testing import CliRunner
 
 from tests.unit.corpus.helpers import GOOD, QMSUM_FIXTURE, QUERIES, REPO, write
-from tests.unit.generator.helpers import edit_meeting, facts, meeting_id_first, read_lines, rehash, write_lines
+from tests.unit.generator.helpers import (
+    copy_corpus,
+    edit_meeting,
+    facts,
+    meeting,
+    meeting_id_first,
+    read_lines,
+    rehash,
+    write_lines,
+)
 from turnbench.cli import main
 from turnbench.corpus.checks import GENERIC
 from turnbench.errors import CorpusIntegrityError
@@ -120,17 +129,64 @@ def test_generate_then_validate_passes(tmp_path):
     assert lines[-1] == f"all {len(CHECK_NAMES) - len(ENCODER_CHECKS)} applicable checks pass (1 n/a)"
 
 
-def test_an_opaque_titled_corpus_validates_reading_series_from_meta(tmp_path):
+def test_an_opaque_titled_corpus_validates_reading_series_from_meta(opaque):
     """Recordings named like files: summarize and series mentions are checked against what the generator recorded
-    (Meeting.meta), and R6, whose contract reads titles, is not asked."""
+    (Meeting.meta), and R6 is asked all the same, its answers proved from the sessions that say their series' name."""
+    results = {r.name: r for r in validate_corpus(opaque)}
+    assert failures(results.values()) == []
+    assert results["summarize_covers_series"].status == "pass"
+    n = len([f for f in facts(opaque) if f["type"] == "aggregation_target" and f["rule"] == "R6"])
+    assert n >= 3 and results["attendance_max_unique"].detail.startswith(f"{n} R6 answers recomputed from who spoke")
+
+
+@pytest.fixture(scope="module")
+def opaque(tmp_path_factory):
     from turnbench.generator.config import GeneratorConfig
     from turnbench.generator.generate import generate
 
-    generate(GeneratorConfig(seed=5, meetings=24, words_per_meeting=700, titles="opaque"), tmp_path / "c")
-    results = {r.name: r for r in validate_corpus(tmp_path / "c")}
-    assert failures(results.values()) == []
-    assert results["summarize_covers_series"].status == "pass"
-    assert results["attendance_max_unique"].detail.startswith("0 R6 answers")
+    root = tmp_path_factory.mktemp("opaque") / "c"
+    generate(GeneratorConfig(seed=5, meetings=24, words_per_meeting=700, titles="opaque"), root)
+    return root
+
+
+def _r6(root, slot: bool):
+    """An R6 target (one that names its series by slot, or one that does not) and its sessions, by meta."""
+    target = next(f for f in facts(root) if f["type"] == "aggregation_target" and f["rule"] == "R6"
+                  and ("slot" in f) == slot)
+    sessions = [m["id"] for part in sorted((root / "meetings").glob("part-*.jsonl")) for m in read_lines(part)
+                if (m["meta"].get("team"), m["meta"].get("kind")) == (target["team"], target["kind"])]
+    return target, sessions
+
+
+def test_a_session_that_stops_saying_its_series_name_fails_the_r6_answer(opaque, tmp_path):
+    """Under opaque titles nothing but the talk says which meetings are a series' sessions: a session of an R6 series
+    whose name is no longer said drops out of the count, and the check says which."""
+    root = copy_corpus(opaque, tmp_path / "c")
+    target, sessions = _r6(root, slot=False)
+    name = f"{target['team']} {target['kind']}"
+    mid = sessions[-1]
+    edit_meeting(root, mid, lambda m: [t.__setitem__("text", t["text"].replace(name, "weekly catch-up"))
+                                       for t in m["turns"]])
+    rehash(root)
+    results = {r.name: r for r in validate_corpus(root)}
+    assert "attendance_max_unique" in failures(results.values())
+    assert f"{target['query']}: the {name} is named in {len(sessions) - 1} meetings, it has {len(sessions)} " \
+           f"sessions (differ: ['{mid}'])" in results["attendance_max_unique"].detail
+
+
+def test_a_slot_session_moved_to_another_weekday_fails_the_r6_answer(opaque, tmp_path):
+    """A question that names a series by its weekday is answerable only if every session falls on that day."""
+    import datetime
+
+    root = copy_corpus(opaque, tmp_path / "c")
+    target, sessions = _r6(root, slot=True)
+    day = datetime.date.fromisoformat(meeting(root, sessions[0])["recorded_date"])
+    moved = day + datetime.timedelta(days=1 if day.day < 28 else -1)  # same month: R7 is left alone
+    edit_meeting(root, sessions[0], lambda m: m.__setitem__("recorded_date", moved.isoformat()))
+    rehash(root)
+    results = {r.name: r for r in validate_corpus(root)}
+    assert failures(results.values()) == ["attendance_max_unique"]
+    assert f"not {target['slot']}s" in results["attendance_max_unique"].detail
 
 
 def test_validate_refuses_missing_or_extra_files_with_exit_3(tmp_path):

@@ -24,11 +24,12 @@ A question is read as a *frame* (what is asked) plus *slots* (what it is asked a
 
 Team and kind are resolved against the series named in meeting titles ("{Team} — {kind} #{n}"); in the
 adjacent form "the Payments design review meetings" the split between team and kind is the one that names
-exactly one series. Phrases are taken verbatim: a quoted span when the question quotes one, otherwise the words the
-frame leaves over, with one leading article ("the", "a", "an") removed, because the article is not part of a
-name and the mention contract is on the name's words. Anything the grammar does not cover — relative
-dates, paraphrased subjects, comparisons, questions with no recognisable frame — is declined with a
-reason, never guessed.
+exactly one series. Where no title names a series, the answerer looks for the series' name in the talk instead
+(engines/answer/mechanisms.py). Phrases are taken verbatim: a quoted span when the question quotes one,
+otherwise the words the frame leaves over, with one leading article ("the", "a", "an") removed, because the
+article is not part of a name and the mention contract is on the name's words. Anything the grammar does not
+cover — relative dates, paraphrased subjects, comparisons, questions with no recognisable frame — is declined
+with a reason, never guessed.
 
 The parser is pure: it sees only the question text.
 """

@@ -12,7 +12,8 @@ R3, R4  ``match_phrase`` on ``content.exact`` + a ``terms`` aggregation over ``m
 R5      PostgreSQL ``regexp_count`` over segment text, word-bounded and case-insensitive — passages are
         not used, because an occurrence near a passage edge could be counted twice or not at all
 R6      PostgreSQL: distinct meetings per speaker over segments (attendance = spoke at least once) in
-        the meetings whose title ``"{Team} — {kind} #{n}"`` names the team and kind
+        the meetings whose title ``"{Team} — {kind} #{n}"`` names the team and kind; where no title names a
+        series, in the meetings whose talk says ``"{team} {kind}"`` (``match_phrase`` + ``terms``, as R3)
 R7      the R3 meeting set ∩ PostgreSQL meetings whose ``recorded_date`` falls in the month
 ======  ============================================================================================
 
@@ -47,7 +48,8 @@ MECHANISMS = {
     "R3": "opensearch match_phrase(content.exact) + terms(meeting_id) -> count",
     "R4": "opensearch match_phrase(content.exact) + terms(meeting_id) -> meeting set",
     "R5": "postgres regexp_count(segments.text, word-bounded, case-insensitive) -> sum",
-    "R6": "postgres titles -> series meetings; count(distinct meeting) per segments.speaker -> max",
+    "R6": "postgres titles (none: opensearch match_phrase '<team> <kind>') -> series meetings; "
+          "count(distinct meeting) per segments.speaker -> max",
     "R7": "opensearch match_phrase(content.exact) + terms(meeting_id) ∩ postgres meetings.recorded_date in month",
 }
 
@@ -188,6 +190,8 @@ class ReferenceAnswerer:
 
     def _r6(self, intent: Intent) -> Answer | str:
         series = sorted({s for s in (series_of(m.title) for m in self.meetings()) if s is not None})
+        if not series:
+            return self._r6_spoken(intent)
         if intent.series is not None:
             found = split_series(intent.series, series)
             if found is None:
@@ -201,7 +205,22 @@ class ReferenceAnswerer:
             if found_kind is None:
                 return f"team {found_team!r} has no {intent.kind!r} series in the meeting titles"
             team, kind = found_team, found_kind
-        ids = sorted(m.id for m in self.meetings() if series_of(m.title) == (team, kind))
+        return self._most_attended(sorted(m.id for m in self.meetings() if series_of(m.title) == (team, kind)))
+
+    def _r6_spoken(self, intent: Intent) -> Answer | str:
+        """R6 where no title names a series (recordings named like files): the sessions are the meetings whose talk
+        says the series' name, ``"{team} {kind}"`` as a phrase (the chair opens with it)."""
+        if intent.series is not None:
+            name = _fold(intent.series).removeprefix("the ")
+        else:
+            team = _fold(_slot(intent.team, "team")).removeprefix("the ").removesuffix(" team")
+            name = f"{team} {_fold(_slot(intent.kind, 'kind'))}"
+        ids = self.meetings_mentioning(name)
+        if not ids:
+            return f"no meeting title or talk names the {name!r} series"
+        return self._most_attended(ids)
+
+    def _most_attended(self, ids: Sequence[str]) -> Answer | str:
         ranked = self.attendance(ids)
         if not ranked:
             return "nobody spoke in those sessions"

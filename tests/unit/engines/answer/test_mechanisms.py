@@ -64,3 +64,73 @@ def test_split_series_finds_the_one_team_kind_split():
     assert split_series("Payments team weekly sync", series) == ("Payments", "weekly sync")
     assert split_series("Payments planning", series) is None
     assert split_series("design review", series) is None
+
+
+class _Cursor:
+    def __init__(self, conn):
+        self.conn = conn
+        self.rows: list = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, sql, params=()):
+        self.conn.sql.append((sql, params))
+        if "FROM turnbench.meetings" in sql:
+            self.rows = self.conn.meetings
+        else:  # attendance over the meetings asked for
+            counts: dict[str, int] = {}
+            for mid in params[0]:
+                for speaker in self.conn.spoke[mid]:
+                    counts[speaker] = counts.get(speaker, 0) + 1
+            self.rows = sorted(counts.items(), key=lambda pc: (-pc[1], pc[0]))
+
+    def fetchall(self):
+        return self.rows
+
+
+class _Conn:
+    def __init__(self, meetings, spoke):
+        self.meetings, self.spoke, self.sql = meetings, spoke, []
+
+    def cursor(self):
+        return _Cursor(self)
+
+
+class _Client:
+    """OpenSearch's answer to a phrase aggregation: the meetings whose text holds the phrase."""
+
+    def __init__(self, said):
+        self.said, self.phrases = said, []
+
+    def search(self, index, body):
+        phrase = body["query"]["match_phrase"]["content.exact"]["query"]
+        self.phrases.append(phrase)
+        keys = sorted(m for m, text in self.said.items() if phrase.lower() in text.lower())
+        return {"_shards": {"total": 1, "successful": 1, "failed": 0},
+                "aggregations": {"meetings": {"buckets": [{"key": k} for k in keys], "sum_other_doc_count": 0}}}
+
+
+def test_r6_under_opaque_titles_takes_the_series_from_the_talk():
+    """Recordings named like files name no series: the sessions are the meetings whose talk says the series' name,
+    and the answer is who spoke in most of them; the invitee list is never read."""
+    from turnbench.engines.answer.mechanisms import ReferenceAnswerer
+
+    meetings = [(m, f"rec-2026-01-0{i + 1}-0930.m4a", dt.date(2026, 1, i + 1)) for i, m in enumerate("abcd")]
+    said = {"a": "Okay, welcome everyone to the Monday Payments design review.",
+            "b": "Hi all, this is the Payments design review, so let us get going.",
+            "c": "Right, let us get this design review started.",  # not a session of the series, by its talk
+            "d": "Okay, welcome everyone to the Payments design review."}
+    spoke = {"a": ["Ann Lee", "Bo Park"], "b": ["Bo Park"], "c": ["Ann Lee"], "d": ["Ann Lee", "Bo Park"]}
+    client = _Client(said)
+    ref = ReferenceAnswerer(client, _Conn(meetings, spoke), index="passages", schema="turnbench")
+    for text in ("Who attended the most design review sessions for the Payments team?",
+                 "Which person attended the most Payments design review meetings?"):
+        got = ref.answer("q1", text)
+        assert (got.answer.speaker, got.answer.count) == ("Bo Park", 3), text
+    assert client.phrases == ["payments design review"] * 2
+    declined = ref.answer("q2", "Which person attended the most Search planning meetings?")
+    assert declined.answer is None and "'search planning'" in declined.intent["reason"]
