@@ -175,7 +175,7 @@ def _lookup_block(mp: MeetingPlan, plant: Plant, bulk: _Bulk, rng: random.Random
             text = " ".join(said)
             block.append(_Draft(text, text.count(" ") + 1, "context", None, None))
     for _ in range(rng.choice(voice.answer_backchannels)):
-        block.append(_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None))
+        block.append(_Draft(_backchannel(rng), 1, "backchannel", None, None))
     block.append(_Draft(a_text, a_w, "lookup_answer", answerer, plant))
     return block
 
@@ -228,7 +228,7 @@ def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.R
             heard.add(speaker)
             prev = speaker
         if rng.random() < voice.backchannel_rate / 2:
-            drafts.append(_Draft(rng.choice(vocab.BACKCHANNELS), 1, "backchannel",
+            drafts.append(_Draft(_backchannel(rng), 1, "backchannel",
                                  rng.choice([x for x in people if x != prev]), None))
         k += 1
     close = talk.draw(talk.CLOSINGS, rng, d.talk, d.avoid, **slots, p="") or f"Okay, that is the {slots['X']}."
@@ -249,12 +249,16 @@ def _said(bulk: _Bulk, rng: random.Random, table: tuple[str, ...], d: Discussion
     return out
 
 
+def _backchannel(rng: random.Random) -> str:
+    return rng.choices(vocab.BACKCHANNELS, vocab.BACKCHANNEL_WEIGHTS)[0]
+
+
 def _bulk_block(bulk: _Bulk, rng: random.Random, voice: Register) -> _Draft:
     """One unplanted block: a backchannel, a fragment or a turn of talk, in the register's proportions."""
     r = rng.random()
     if r < voice.backchannel_rate:
         sound = rng.random() < voice.markers / 3
-        return _Draft(VOCALSOUND if sound else rng.choice(vocab.BACKCHANNELS), 1, "backchannel", None, None)
+        return _Draft(VOCALSOUND if sound else _backchannel(rng), 1, "backchannel", None, None)
     r -= voice.backchannel_rate
     if r < voice.fragment_rate:
         text, w = bulk.fragment()
