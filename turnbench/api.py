@@ -40,8 +40,8 @@ from turnbench.stack.info import StackInfo
 from turnbench.vocab import ScopeName
 
 if TYPE_CHECKING:
+    from turnbench.engines.graph_recall import GraphRecall
     from turnbench.engines.retrieval import RunResult
-    from turnbench.loading.graph_recall import GraphRecall
     from turnbench.loading.load import LoadResult
     from turnbench.pipeline.planning import Plan
 
@@ -238,8 +238,8 @@ def graph_recall(corpora: Sequence[CorpusLike], *, orders: int = 3, efs: Sequenc
                  say: Callable[[str], None] = lambda _: None) -> list[GraphRecall]:
     """Per corpus, recall@10 of HNSW graphs of its passages (MiniLM vectors, the load's mapping) against exact
     search at each ef_search of ``efs``: the load's insertion order first, then ``orders - 1`` others
-    (turnbench.loading.graph_recall). On ``stack``, or one ``provider`` starts and stops."""
-    from turnbench.loading.graph_recall import check, probe
+    (turnbench.engines.graph_recall). On ``stack``, or one ``provider`` starts and stops."""
+    from turnbench.engines.graph_recall import check, probe
     from turnbench.stack import open_stack as opened
 
     opened_corpora = _corpora(corpora)

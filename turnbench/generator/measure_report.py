@@ -14,8 +14,6 @@ from turnbench.generator.realism import QUANTILES
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from turnbench.loading.graph_recall import GraphRecall
-
 TABLE_COLUMNS = (
     ("n", "n"),
     ("R@1", "recall_at_1"),
@@ -192,22 +190,3 @@ def render_against(all_stats: Sequence[Mapping[str, Any]]) -> Table:
         table.add_row(label, *cells)
     return table
 
-
-def render_graph_recall(recalls: Sequence[GraphRecall]) -> Table:
-    """Recall@10 of each corpus's HNSW graphs against exact search: a row per graph, a column per ef_search."""
-    from rich.table import Table
-
-    efs = [ef for ef, _ in recalls[0].graphs[0].recall] if recalls and recalls[0].graphs else []
-    table = Table(title="HNSW recall@10 against exact search (m 16, ef_construction 100; k 10, ef_search e)",
-                  caption="order: vectors inserted by sha256 of the passage id (0, the load's order) or of n and the "
-                          "id; distinct: passages whose vector is the first of its kind")
-    for heading in ("corpus", "passages", "distinct", "largest group", "order"):
-        table.add_column(heading, justify="left" if heading == "corpus" else "right")
-    for ef in efs:
-        table.add_column(f"ef {ef}", justify="right")
-    for r in recalls:
-        for n, g in enumerate(r.graphs):
-            head = (r.corpus_id, str(r.passages), f"{r.distinct_share:.3f}", str(r.largest_group)) if n == 0 else \
-                ("", "", "", "")
-            table.add_row(*head, str(g.order), *(f"{g.at(ef):.3f}" for ef in efs))
-    return table

@@ -67,7 +67,7 @@ REGISTERS: dict[str, Register] = {
         Register(
             name="default", words_per_meeting=3000, team_size=(6, 9), template_others=(3, 5),
             session_others=(2, 5), guest_rate=0.15, guests=(1, 1), backchannel_rate=0.40, fragment_rate=0.20,
-            turns=(TurnBand(0.47, 6, 25), TurnBand(0.28, 25, 80), TurnBand(0.07, 80, 180)),
+            turns=(TurnBand(0.23, 6, 25), TurnBand(0.136, 25, 80), TurnBand(0.034, 80, 180)),
             words_per_monologue=2500, padding=45, shared_start_rate=0.04, overlap_rate=0.08,
             backchannel_inside_rate=0.35, discussion_reactions=0.0,
         ),

@@ -3,16 +3,14 @@
 ``bench`` is one readable function over the rooms that own each stage; ``answer`` runs the answer stage alone
 and ``write_run`` writes what a run hands another engine's scorer. Nothing here computes a number itself.
 
-Layout: one results directory per arm, ``OUT/<arm>/`` — or ``OUT/<control-name>/`` when a single arm is
-benched as a named control (``baselines/bm25`` is ``--out baselines --control-name bm25``). Each holds
-metrics.json (retrieval block, plus the answers block when an answerer ran), metrics.md, answers.md and
-runinfo.json. Aggregation questions are answered once per bench and attached to every arm's results, so
-any arm's directory is complete on its own and ``compare`` pairs them without other files.
+Layout: one results directory per arm, ``OUT/<arm>/`` — or ``OUT/<control-name>/`` for a single arm benched as a
+named control (``baselines/bm25`` is ``--out baselines --control-name bm25``). Each holds metrics.json (retrieval
+block, plus the answers block when an answerer ran), metrics.md, answers.md and runinfo.json. Aggregation questions
+are answered once per bench and attached to every arm's results: any arm's directory is complete on its own.
 
-What goes into the claim: the server versions (not the provider: embedded, docker and external stacks with
-the same versions must produce the same bytes), the index provenance from the load, the arm's resolved
-configuration, the corpus, policy and metric engine. Provider, endpoints, timings and latency quantiles go
-to runinfo.json.
+What goes into the claim: the server versions (not the provider: embedded, docker and external stacks with the
+same versions must produce the same bytes), the index provenance from the load, the arm's resolved configuration,
+the corpus, policy and metric engine. Provider, endpoints, timings and latency quantiles go to runinfo.json.
 """
 
 from __future__ import annotations
@@ -154,11 +152,8 @@ def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> lis
 
 @dataclass(frozen=True)
 class BenchOptions:
-    """How to bench, besides which corpus, which arms and where to write: one value, written out in full.
-
-    Strings are accepted where a vocabulary is expected (``BenchOptions(scope="gold-meetings")``) and parsed into
-    it; an unknown one is refused in one line before anything starts.
-    """
+    """How to bench, besides which corpus, which arms and where to write: one value, written out in full. Strings
+    are accepted where a vocabulary is expected (``scope="gold-meetings"``) and parsed; an unknown one is refused."""
 
     scope: ScopeName = ScopeName.CORPUS
     provider: ProviderName = ProviderName.AUTO
@@ -183,10 +178,9 @@ class BenchOptions:
         if not isinstance(self.policy, RelevancePolicy):
             raise BadInput(f"policy must be a RelevancePolicy, not {type(self.policy).__name__}")
         from turnbench.loading.chunking import check_cut
-
-        check_cut(self.max_words, self.overlap)
         from turnbench.loading.vectors import check_graph_order
 
+        check_cut(self.max_words, self.overlap)
         check_graph_order(self.graph_order)
         if self.knn_engine != KnnEngine.LUCENE and self.provider == ProviderName.EMBEDDED:
             raise BadInput(f"k-NN engine {self.knn_engine}: the embedded node has no native k-NN libraries; use "

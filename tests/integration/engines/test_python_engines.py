@@ -30,7 +30,7 @@ INDEX = "turnbench-engines-test"
 EXAMPLES = ("turnbench.engines.examples.bm25:engine", "turnbench.engines.examples.dense:engine",
             "turnbench.engines.examples.pg_fulltext:engine")
 # run.raw.trec of pg-fulltext on fixtures/small: PostgreSQL's own float4 ranks, the same on every provider leg
-PG_FULLTEXT_RAW_SHA256 = "937e5ecee5e83314c945e13ca10fded60233f52ce218d02dac9f633da456c3f2"
+PG_FULLTEXT_RAW_SHA256 = "6f036db0b1f8d9cf7ddfe487f019a9e00ebb8423a3871b2cbfb96a1f3864aaf3"
 
 
 def docs_engine() -> str:

@@ -3,7 +3,7 @@ BEIR-style retriever's run over it scored back by `turnbench score`, byte-identi
 
 Hand-derived figures for fixtures/small (its manifest, corpus v4): 131 queries, of which 28 aggregation (scored on
 answers, left out), 72 lookup + 8 multi_file + 7 summary requests about one discussion (turn level) and 16
-summarize (meeting level): 103 exported, 87 of them judged on passages. 783 passages at 200 words (the load's
+summarize (meeting level): 103 exported, 87 of them judged on passages. 779 passages at 200 words (the load's
 count, tests/integration/engines/test_dense.py).
 """
 
@@ -65,7 +65,7 @@ def test_an_independent_reader_finds_turnbenchs_passages_queries_and_grades(expo
     meetings = read_qrels(exported / "qrels" / "meetings.tsv")
     source = read_jsonl(SMALL / "queries.jsonl")
 
-    assert len(corpus) == 783 and len({d["_id"] for d in corpus}) == 783
+    assert len(corpus) == 779 and len({d["_id"] for d in corpus}) == 779
     assert all(set(d) == {"_id", "title", "text", "metadata"} and d["text"] and d["title"] for d in corpus)
     assert [d["_id"] for d in corpus] == sorted(d["_id"] for d in corpus)
     inventory = read_jsonl(exported / "passages.jsonl")
@@ -124,7 +124,7 @@ def test_a_beir_style_run_is_scored_back_by_turnbench_score_unchanged(tmp_path, 
     assert read_trec_qrels(results / "qrels.passages.txt") == read_qrels(out / "qrels" / "test.tsv")
     assert read_trec_qrels(results / "qrels.meetings.txt") == read_qrels(out / "qrels" / "meetings.tsv")
     if max_words == 40:  # long turns are cut into windows: more passages than at 200 words
-        assert len(read_jsonl(out / "corpus.jsonl")) > 783
+        assert len(read_jsonl(out / "corpus.jsonl")) > 779
 
 
 def test_two_exports_are_byte_identical(exported, tmp_path):

@@ -189,7 +189,8 @@ DIR = REPO / "arms" / "decisions"
 
 
 def _arm_file(name: str) -> Path:
-    found = [p for p in (DIR / f"{name}.toml", REPO / "arms" / "agreement" / f"{name}.toml") if p.is_file()]
+    found = [p for p in (DIR / f"{name}.toml", REPO / "arms" / "agreement" / f"{name}.toml",
+                         REPO / "turnbench" / "engines" / "builtin_arms" / f"{name}.toml") if p.is_file()]
     assert len(found) == 1, name
     return found[0]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from turnbench.engines.graph_recall import check, exact_found, recall_of
 from turnbench.errors import BadInput
-from turnbench.loading.graph_recall import check, exact_found, recall_of
 
 
 def test_exact_top_k_takes_every_tie_at_the_kth() -> None:
