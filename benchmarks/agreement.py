@@ -30,6 +30,7 @@ LEXICAL, DENSE = "lex-bm25", "dense-exact-cos"
 STRICT = ("strict-and", "strict-msm75")
 
 
+BUILTIN_ARMS = REPO / "turnbench" / "engines" / "builtin_arms"
 DECISIONS_FILE = "decisions.toml"  # in arms/decisions/, beside the arm files it names
 
 
@@ -42,7 +43,7 @@ def arm_files(family: Path) -> list[Path]:
 
 def decision_arms(decisions: Sequence[Any], where: Path, family: Sequence[Path]) -> list[Path]:
     """The arm files the decisions name that the family does not hold: each found by its name in the decisions
-    file's directory (a name the family holds too must be the same file there)."""
+    file's directory, else among the built-in arms (a name the family holds too must be the same file there)."""
     from turnbench.harness.decisions import arms_of
 
     have = {f.stem: f for f in family}
@@ -54,8 +55,10 @@ def decision_arms(decisions: Sequence[Any], where: Path, family: Sequence[Path])
                 raise SystemExit(f"{where}: arm {name} is both {own} and {have[name]}, and they differ")
             continue
         if not own.is_file():
-            raise SystemExit(f"{where}: a decision names arm {name}, but neither {where.parent} nor the family "
-                             "holds a file of that name")
+            own = BUILTIN_ARMS / f"{name}.toml"  # a built-in arm: another engine family's, say
+        if not own.is_file():
+            raise SystemExit(f"{where}: a decision names arm {name}, but neither {where.parent}, the family nor the "
+                             "built-in arms hold a file of that name")
         out.append(own)
     return out
 
