@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -92,7 +93,12 @@ def bench(corpus_dir: Path, arms: Sequence[Path], out: Path, provider: str) -> P
     for f in stale:
         cmd += ["--arm-file", str(f)]
     print(f"{corpus.id}: benching {len(stale)} of {len(arms)} arms into {where} (the others are fresh)", flush=True)
-    subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    for f in stale:
+        # results of another corpus of the same id (an older generator's) or of another arm file: this benchmark's
+        # own output, replaced, never read
+        shutil.rmtree(where / f.stem, ignore_errors=True)
+    if subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL).returncode != 0:
+        raise SystemExit(f"{corpus.id}: the bench of its stale arms failed (its one line is above)")
     return where
 
 
