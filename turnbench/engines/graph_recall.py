@@ -3,16 +3,16 @@ build order (docs/agreement.md, "Why approximate search loses on real meetings")
 
 An arm's `approximates` figure (engines/approximation.py) is measured on the one graph a bench builds. That is
 not enough to say whether a corpus is like real meetings for approximate search: on QMSum and MeetingQA the same
-vectors inserted in another order give graphs whose recall@10 at 100 candidates ranges from 0.80 to 0.99, because
-thousands of identical backchannel vectors ("Yeah.") leave the graph badly connected around them whenever the
+vectors inserted in another order give graphs whose recall@10 at 100 candidates ranges from a third to nine
+tenths, because thousands of identical backchannel vectors ("Yeah.") leave the graph badly connected whenever the
 insertion order puts them high in it, and a graph that fragile moves with anything else about the build too. So
 the probe builds graphs by the load's recipe (its mapping, 500 per bulk request, a refresh every 1,000,
 force-merged to one segment) in ``orders`` insertion orders (order 0: sha256 of the passage id, the load's; order
 n: sha256 of "n" and the id) and reports each: a sample of the graphs a load could have built. The bench's own
 graph is one more draw (its documents carry more fields and its merges run otherwise, so even order 0 is not
-guaranteed to be the same graph). Exact search
-is numpy over the same rounded vectors, a tie at the 10th counting as found. Queries ask k = 10 with
-``method_parameters.ef_search`` = ef, so ef sets the candidate count (at k ≥ ef, Lucene searches k candidates).
+guaranteed to be the same graph). Exact search is numpy over the same rounded vectors, a tie at the 10th counting
+as found. Queries ask k = 10 with ``method_parameters.ef_search`` = ef, so ef sets the candidate count (at k ≥ ef,
+Lucene searches k candidates).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
 from turnbench.loading.chunking import chunk_meeting
 from turnbench.loading.vectors import build_order
+from turnbench.stack.clients import opensearch_client
 from turnbench.stack.info import StackInfo
 
 EFS = (16, 40, 100)
@@ -116,7 +117,7 @@ def probe(stack: StackInfo, corpus: Corpus, *, max_words: int, efs: Sequence[int
     exact = exact_found(vectors, qvecs)
     _, counts = np.unique(got.micro, axis=0, return_counts=True)
     spec = vector_spec(ENCODER, "v")
-    client = OpenSearch(stack.opensearch_url, timeout=3600)
+    client = opensearch_client(stack)
     index = f"turnbench-graph-probe-{secrets.token_hex(4)}"
     graphs = []
     try:
