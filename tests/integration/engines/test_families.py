@@ -81,8 +81,20 @@ def test_a_tokenizer_sqlite_did_not_store_refuses_the_arm_in_one_line_and_writes
     assert not (tmp_path / "out" / "fts5-bm25").exists()
 
 
-def test_qdrant_arms_the_built_ins_and_the_one_in_the_docs_bench_byte_identical_twice(stack, tmp_path):
+def _private_tmp(monkeypatch, tmp_path: Path) -> Path:
+    """The shards' temporary directory, this test's own: another bench on the machine may hold shards in /tmp."""
+    import tempfile
+
+    where = tmp_path / "tmp"
+    where.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(where))
+    return where
+
+
+def test_qdrant_arms_the_built_ins_and_the_one_in_the_docs_bench_byte_identical_twice(stack, tmp_path, monkeypatch):
     from turnbench.engines.arms import from_file
+
+    shards = _private_tmp(monkeypatch, tmp_path)
 
     (tmp_path / "mine.toml").write_bytes(docs_arm("qdrant-arm-example"))
     runs = []
@@ -105,13 +117,14 @@ def test_qdrant_arms_the_built_ins_and_the_one_in_the_docs_bench_byte_identical_
     assert engine["config"]["arm"]["settings"]["dense"] == {"encoder": "minilm-l6-v2-int8", "distance": "cosine"}
     # the fused arms differ by their weights alone
     assert (runs[0][2].out_dir / "run.raw.trec").read_bytes() != (runs[0][3].out_dir / "run.raw.trec").read_bytes()
-    assert not list(Path(__import__("tempfile").gettempdir()).glob("turnbench-qdrant-*"))  # every shard removed
+    assert not list(shards.glob("turnbench-qdrant-*"))  # every shard removed
 
 
 def test_a_qdrant_setting_the_engine_drops_refuses_the_arm_in_one_line_and_writes_nothing(stack, tmp_path,
                                                                                           monkeypatch):
     import qdrant_edge as q
 
+    shards = _private_tmp(monkeypatch, tmp_path)
     real = q.EdgeSparseVectorParams  # the engine storing the sparse vector without its IDF modifier
     monkeypatch.setattr(q, "EdgeSparseVectorParams", lambda modifier=None, **kw: real(**kw))
     monkeypatch.setenv("TURNBENCH_OPENSEARCH_URL", stack.opensearch_url)
@@ -123,4 +136,4 @@ def test_a_qdrant_setting_the_engine_drops_refuses_the_arm_in_one_line_and_write
     assert line == ("turnbench: SettingIgnored: arm qdrant-bm25 (qdrant): the shard stored sparse_vectors 'bm25' with "
                     "modifier None, not 'idf' as declared (a dropped setting)")
     assert not (tmp_path / "out" / "qdrant-bm25").exists()
-    assert not list(Path(__import__("tempfile").gettempdir()).glob("turnbench-qdrant-*"))
+    assert not list(shards.glob("turnbench-qdrant-*"))
