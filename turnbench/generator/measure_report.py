@@ -189,4 +189,3 @@ def render_against(all_stats: Sequence[Mapping[str, Any]]) -> Table:
             cells.append(_cell(source.get(key), fmt))
         table.add_row(label, *cells)
     return table
-
