@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from opensearchpy import OpenSearch, helpers
+from opensearchpy import OpenSearch
 
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
 from turnbench.loading.chunking import chunk_meeting
-from turnbench.loading.vectors import build_order
+from turnbench.loading.vectors import build_order, sequential_bulk
 from turnbench.stack.clients import opensearch_client
 from turnbench.stack.info import StackInfo
 
@@ -37,7 +37,6 @@ EFS = (16, 40, 100)
 K = 10
 ORDERS = 3
 ENCODER = "minilm-l6-v2-int8"
-BULK, REFRESH_EVERY = 500, 1000
 
 
 @dataclass(frozen=True)
@@ -140,13 +139,9 @@ def _build(client: OpenSearch, index: str, mapping: dict[str, Any], ids: Sequenc
                                "merge.policy.segments_per_tier": 10_000, "translog.flush_threshold_size": "16gb"}},
         "mappings": {"dynamic": "strict", "properties": {"v": mapping}}})
     row = {pid: i for i, pid in enumerate(ids)}
-    order = [row[pid] for pid in build_order(ids, graph_order)]
-    for lo in range(0, len(order), BULK):
-        helpers.bulk(client, ({"_index": index, "_id": str(i), "v": vectors[i].tolist()} for i in order[lo:lo + BULK]),
-                     chunk_size=BULK, request_timeout=3600)
-        if (lo + BULK) % REFRESH_EVERY == 0:
-            client.indices.refresh(index=index)
-    client.indices.refresh(index=index)
+    # the load's own bulk and refresh rhythm, so the segments merged are the ones a load would merge
+    sequential_bulk(client, index, [{"_index": index, "_id": str(row[pid]), "v": vectors[row[pid]].tolist()}
+                                    for pid in build_order(ids, graph_order)])
     client.indices.forcemerge(index=index, max_num_segments=1, params={"request_timeout": 3600})
     client.indices.refresh(index=index)
 
