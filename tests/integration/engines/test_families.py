@@ -33,15 +33,13 @@ def _options(stack, **kw):
         "opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn}, **kw)
 
 
-def test_fts5_arms_the_built_in_and_the_one_in_the_docs_bench_beside_bm25_byte_identical_twice(stack, tmp_path):
-    from turnbench.engines.arms import from_file
-
-    (tmp_path / "mine.toml").write_bytes(docs_arm("fts5-arm-example"))
+def _bench_twice(stack, tmp_path: Path, arms: list, names: list[str]) -> tuple[list, dict]:
+    """The arms benched twice: every claimed file the same bytes both times, every arm over the same passages,
+    each ranking the fixture's 103 questions with nDCG@10 above 0.3; the first run's outcomes and documents."""
     runs = []
     for name in ("a", "b"):
-        arms = ["bm25", "fts5-bm25", from_file(tmp_path / "mine.toml")]
         out = pipeline.bench(SMALL, arms, tmp_path / name, _options(stack))
-        assert [o.name for o in out] == ["bm25", "fts5-bm25", "fts5-text-speaker"]
+        assert [o.name for o in out] == names
         runs.append(out)
     for first, second in zip(*runs, strict=True):
         for f in SAME:
@@ -49,8 +47,17 @@ def test_fts5_arms_the_built_in_and_the_one_in_the_docs_bench_beside_bm25_byte_i
     docs = {o.name: read_metrics(o.out_dir) for o in runs[0]}
     for name, doc in docs.items():
         assert doc["retrieval"]["counts"]["queries_ranked"] == 103, name
-        assert doc["provenance"]["index"] == docs["bm25"]["provenance"]["index"], name  # the same passages
+        assert doc["provenance"]["index"] == docs[names[0]]["provenance"]["index"], name  # the same passages
         assert doc["retrieval"]["rows"][-1]["means"]["nDCG@10"] > 0.3, name
+    return runs[0], docs
+
+
+def test_fts5_arms_the_built_in_and_the_one_in_the_docs_bench_beside_bm25_byte_identical_twice(stack, tmp_path):
+    from turnbench.engines.arms import from_file
+
+    (tmp_path / "mine.toml").write_bytes(docs_arm("fts5-arm-example"))
+    first, docs = _bench_twice(stack, tmp_path, ["bm25", "fts5-bm25", from_file(tmp_path / "mine.toml")],
+                           ["bm25", "fts5-bm25", "fts5-text-speaker"])
     arm = docs["fts5-bm25"]["provenance"]["arm"]["arm"]
     assert arm["description"].startswith("SQLite FTS5 bm25()")
     engine = arm["engine"]
@@ -60,7 +67,7 @@ def test_fts5_arms_the_built_in_and_the_one_in_the_docs_bench_beside_bm25_byte_i
                                                   "join": "OR"}
     assert engine["config"]["arm"]["file"]["name"] == "fts5-bm25.toml"
     # the two FTS5 arms rank differently: the tokenizer and the speaker column are settings that matter
-    assert (runs[0][1].out_dir / "run.raw.trec").read_bytes() != (runs[0][2].out_dir / "run.raw.trec").read_bytes()
+    assert (first[1].out_dir / "run.raw.trec").read_bytes() != (first[2].out_dir / "run.raw.trec").read_bytes()
 
 
 def test_a_tokenizer_sqlite_did_not_store_refuses_the_arm_in_one_line_and_writes_nothing(stack, tmp_path,
@@ -97,26 +104,15 @@ def test_qdrant_arms_the_built_ins_and_the_one_in_the_docs_bench_byte_identical_
     shards = _private_tmp(monkeypatch, tmp_path)
 
     (tmp_path / "mine.toml").write_bytes(docs_arm("qdrant-arm-example"))
-    runs = []
-    for name in ("a", "b"):
-        arms = ["qdrant-bm25", "qdrant-dense", "qdrant-hybrid-rrf", from_file(tmp_path / "mine.toml")]
-        out = pipeline.bench(SMALL, arms, tmp_path / name, _options(stack))
-        assert [o.name for o in out] == ["qdrant-bm25", "qdrant-dense", "qdrant-hybrid-rrf", "qdrant-rrf-lexical-2x"]
-        runs.append(out)
-    for first, second in zip(*runs, strict=True):
-        for f in SAME:
-            assert (first.out_dir / f).read_bytes() == (second.out_dir / f).read_bytes(), (first.name, f)
-    docs = {o.name: read_metrics(o.out_dir) for o in runs[0]}
-    for name, doc in docs.items():
-        assert doc["retrieval"]["counts"]["queries_ranked"] == 103, name
-        assert doc["provenance"]["index"] == docs["qdrant-bm25"]["provenance"]["index"], name
-        assert doc["retrieval"]["rows"][-1]["means"]["nDCG@10"] > 0.3, name
+    first, docs = _bench_twice(
+        stack, tmp_path, ["qdrant-bm25", "qdrant-dense", "qdrant-hybrid-rrf", from_file(tmp_path / "mine.toml")],
+        ["qdrant-bm25", "qdrant-dense", "qdrant-hybrid-rrf", "qdrant-rrf-lexical-2x"])
     engine = docs["qdrant-hybrid-rrf"]["provenance"]["arm"]["arm"]["engine"]
     assert engine["factory"] == "turnbench.engines.families.qdrant:qdrant"
     assert engine["config"]["versions"] == {"qdrant-edge-py": "0.9.0"}
     assert engine["config"]["arm"]["settings"]["dense"] == {"encoder": "minilm-l6-v2-int8", "distance": "cosine"}
     # the fused arms differ by their weights alone
-    assert (runs[0][2].out_dir / "run.raw.trec").read_bytes() != (runs[0][3].out_dir / "run.raw.trec").read_bytes()
+    assert (first[2].out_dir / "run.raw.trec").read_bytes() != (first[3].out_dir / "run.raw.trec").read_bytes()
     assert not list(shards.glob("turnbench-qdrant-*"))  # every shard removed
 
 
