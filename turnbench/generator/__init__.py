@@ -1,13 +1,13 @@
 """The seeded, model-free meeting-corpus generator (docs/design.md §5) and its validator.
 
 Steps, one module each: ``config`` (resolved options, derived seeds), ``register`` (how meetings sound),
-``vocab`` (word lists), ``org`` (teams, rosters, series, dates), ``subjects`` (what meetings talk about, named as
+``wordlists`` (word lists), ``org`` (teams, rosters, series, dates), ``subjects`` (what meetings talk about, named as
 people name things), ``sessions`` (who is invited to and speaks in each session, what it discusses, the invitee
 trap), ``names`` (the few invented code words), ``templates`` (how facts, discussions and questions are phrased),
 ``lexicon`` (questions at a calibrated distance from their evidence), ``speech`` (sessions naming their series),
 ``plan`` and ``plan_aggregation`` (the global planting plan, records in ``planting``), ``talk`` (talk about a
 subject: the context of a fact, discussions), ``noise`` (disfluencies, transcript markers, the ASR preset),
-``render`` (one meeting's transcript), ``queries`` (gold from where things were written), ``generate``
+``transcript`` (one meeting's transcript), ``queries`` (gold from where things were written), ``generate``
 (orchestration and the manifest). ``contracts`` holds what the generator writes and the validator reads back;
 ``validate`` re-derives every gold item from the text on disk with the synthetic checks (``scan``, ``checks``,
 ``aggregation_checks``) beside the generic ones of ``turnbench.corpus.checks``; ``measure`` reports how hard a

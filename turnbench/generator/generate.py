@@ -1,4 +1,4 @@
-"""Orchestration: plan, render meetings (optionally in worker processes), stream them to disk, write
+"""Orchestration: plan, write meetings (optionally in worker processes), stream them to disk, write
 queries, facts and the manifest. Output bytes depend only on the config, never on ``workers``."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from turnbench.generator.contracts import LocatedFact
 from turnbench.generator.plan import MeetingPlan, build_plan
 from turnbench.generator.queries import aggregation_targets, build_queries
 from turnbench.generator.register import DEFAULT_REGISTER
-from turnbench.generator.render import render_meeting
+from turnbench.generator.transcript import write_meeting
 from turnbench.processes import end_workers, send_outcome, start_worker, worker_signals
 
 LICENCE = {"tier": "A", "name": "MIT"}
@@ -71,8 +71,8 @@ PartTask = tuple[str, str, tuple[MeetingPlan, ...]]
 PartResult = tuple[list[LocatedFact], list[tuple[str, dict[str, int]]]]
 
 
-def _render_part(task: PartTask) -> PartResult:
-    """Render one part file's meetings and write the part; return their facts and counts.
+def _write_part(task: PartTask) -> PartResult:
+    """Write one part file's meetings; return their facts and counts.
 
     A part is the unit of work so that workers write their own bytes instead of shipping them back."""
     stage, rel, meetings = task
@@ -80,21 +80,21 @@ def _render_part(task: PartTask) -> PartResult:
     counts: list[tuple[str, dict[str, int]]] = []
     with open(Path(stage) / rel, "wb") as fh:
         for mp in meetings:
-            line, meeting_facts, c = render_meeting(mp)
+            line, meeting_facts, c = write_meeting(mp)
             fh.write(line)
             facts.extend(meeting_facts)
             counts.append((mp.id, c))
     return facts, counts
 
 
-def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, None, None]:
+def _write_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, None, None]:
     """Each part's result, in task order, from ``workers`` processes.
 
     Not an executor: its shared result queue is read by a thread that blocks forever on a message a killed worker
     left half-written, so a signalled run could hang at exit. Here each worker has its own pipe and takes tasks
     ``w, w + n, ...``; its death is an end-of-file on that pipe alone, and the parent ends every worker itself."""
     if workers <= 1 or len(tasks) < 2:
-        yield from map(_render_part, tasks)
+        yield from map(_write_part, tasks)
         return
     methods = multiprocessing.get_all_start_methods()
     ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
@@ -103,7 +103,7 @@ def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, 
     try:
         for w in range(n):
             reader, writer = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_worker, args=(tasks[w::n], writer), daemon=True, name=f"turnbench-render-{w}")
+            proc = ctx.Process(target=_worker, args=(tasks[w::n], writer), daemon=True, name=f"turnbench-generate-{w}")
             start_worker(proc)
             writer.close()  # the worker's end: closed here, so the worker's death reads as end-of-file
             procs.append(proc)
@@ -112,7 +112,7 @@ def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, 
             try:
                 kind, value = pipes[i % n].recv()
             except EOFError:
-                raise TurnbenchError("a render worker died (killed, or out of memory); nothing was written") from None
+                raise TurnbenchError("a generator worker died (killed or out of memory); nothing was written") from None
             if kind == "error":
                 raise value  # the worker's own exception: a full disk is still DiskFull's OSError
             yield value
@@ -125,11 +125,11 @@ def _render_parts(tasks: list[PartTask], workers: int) -> Generator[PartResult, 
 def _worker(tasks: list[PartTask], out: Any) -> None:
     worker_signals()
 
-    def render() -> None:
+    def write() -> None:
         for task in tasks:
-            out.send(("ok", _render_part(task)))
+            out.send(("ok", _write_part(task)))
 
-    send_outcome(out, render, "a render worker")
+    send_outcome(out, write, "a generator worker")
 
 
 def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1,
@@ -152,8 +152,8 @@ def generate(cfg: GeneratorConfig, out: Path, *, workers: int = 1,
         turn_counts: dict[str, int] = {}
         n_turns = n_words = 0
         # closed explicitly, so the workers are gone before the staging directory is removed on a failure
-        with contextlib.closing(_render_parts(tasks, workers)) as rendered:
-            for part_facts, part_counts in rendered:
+        with contextlib.closing(_write_parts(tasks, workers)) as written:
+            for part_facts, part_counts in written:
                 facts.extend(part_facts)
                 for mid, c in part_counts:
                     turn_counts[mid] = c["turns"]

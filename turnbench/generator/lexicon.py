@@ -11,7 +11,7 @@ How far a question is from its evidence is drawn first: a target *overlap*, the 
 words (tokens minus ``contracts.STOPWORDS`` and ``contracts.FRAMING``) that its evidence holds, from
 ``OVERLAP_DECILES``, measured on real meeting queries (QMSum, all splits: 1,060 specific queries against their gold
 spans). Then words are said another way, one at a time in a seeded order, while that brings the share nearer the
-target; the share is computed on the words themselves, so a periphrase of three words counts three. Rendering keeps
+target; the share is computed on the words themselves, so a periphrase of three words counts three. The transcript keeps
 every substitute out of the evidence turns (``Plant.avoid``), so the share ``turnbench measure`` finds on disk is the
 one drawn here; the validator's ``question_overlap`` check recomputes it.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 from turnbench.generator.org import Organisation
 
 
@@ -25,7 +25,7 @@ class InventedNames:
 
     def new(self) -> str:
         while True:
-            w = "".join(self.rng.choice(vocab.SYLLABLES) for _ in range(self.syllables))
+            w = "".join(self.rng.choice(wordlists.SYLLABLES) for _ in range(self.syllables))
             if w not in self.used and len(w) >= 6:
                 self.used.add(w)
                 self.misses = 0
@@ -40,15 +40,15 @@ class InventedNames:
 def reserved_words(org: Organisation) -> set[str]:
     """Every word an invented name must not be: names, cities and every word list's words."""
     words: set[str] = set(org.name_tokens)
-    for group in (vocab.SUBJECTS, vocab.MODALS, vocab.VERBS, vocab.VERBS_PAST, vocab.ADJECTIVES, vocab.NOUNS,
-                  vocab.TIMES, vocab.PREPS, vocab.NUMBERS, vocab.MARKER_FIRST, vocab.MARKER_SECOND,
-                  vocab.SIBLING_FIRST, vocab.SIBLING_SECOND, vocab.INSERTED, vocab.ITEM_AREAS,
-                  vocab.ITEM_THINGS, vocab.ITEM_SIBLING_THINGS):
+    for group in (wordlists.SUBJECTS, wordlists.MODALS, wordlists.VERBS, wordlists.VERBS_PAST, wordlists.ADJECTIVES,
+                  wordlists.NOUNS, wordlists.TIMES, wordlists.PREPS, wordlists.NUMBERS, wordlists.MARKER_FIRST,
+                  wordlists.MARKER_SECOND, wordlists.SIBLING_FIRST, wordlists.SIBLING_SECOND, wordlists.INSERTED,
+                  wordlists.ITEM_AREAS, wordlists.ITEM_THINGS, wordlists.ITEM_SIBLING_THINGS):
         for phrase in group:
             words.update(phrase.lower().split())
-    for _, topic in vocab.AGENDA_TOPICS:
+    for _, topic in wordlists.AGENDA_TOPICS:
         words.update(topic)
-    for named in (*vocab.TEAM_NAMES, *vocab.KINDS, *vocab.SYSTEMS, *vocab.FRAGMENTS):
+    for named in (*wordlists.TEAM_NAMES, *wordlists.KINDS, *wordlists.SYSTEMS, *wordlists.FRAGMENTS):
         words.update(re.findall(r"[a-z0-9]+", named.lower()))
     for c in org.cities:
         words.update(c.lower().split())

@@ -20,7 +20,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 
 _WORD = re.compile(r"[A-Za-z]+")
 # Words an ASR system confuses, both ways.
@@ -56,7 +56,7 @@ def disfluent(text: str, rng: random.Random, rate: float, markers: float = 0.0) 
     marked = rng.random() < markers
     words = text.split(" ")
     if kind == 0 or len(words) < 4:
-        filler = vocab.FILLERS[rng.randrange(len(vocab.FILLERS))]
+        filler = wordlists.FILLERS[rng.randrange(len(wordlists.FILLERS))]
         return filler + (text if text.startswith("I ") else text[0].lower() + text[1:])
     if kind == 1:
         i = rng.randrange(len(words) // 2)

@@ -1,7 +1,7 @@
 """The organisation: teams with rosters, recurring series of several kinds, and session dates.
 
 Faker is used here only, from one instance seeded with the corpus seed, for people's names; cities and
-everything else come from ``vocab`` and seeded ``random.Random`` instances.
+everything else come from ``wordlists`` and seeded ``random.Random`` instances.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 from turnbench.generator.config import GeneratorConfig, rng_for
 from turnbench.generator.subjects import reserved_for_aggregation
 
@@ -27,7 +27,7 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
 class Team:
     name: str
     members: tuple[str, ...]
-    topics: tuple[int, ...]  # indices into vocab.AGENDA_TOPICS
+    topics: tuple[int, ...]  # indices into wordlists.AGENDA_TOPICS
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def _people(fake: Faker, n: int) -> list[str]:
     # them by name, where a phrase could be made across two turns, and one called Austin would state a fact whose
     # value is the city ("Austin has a point about the Calgary plant lease"): no name uses a word aggregation
     # phrases use or a city's
-    reserved = reserved_for_aggregation() | {w.lower() for c in vocab.CITIES for w in c.split()}
+    reserved = reserved_for_aggregation() | {w.lower() for c in wordlists.CITIES for w in c.split()}
     while len(names) < n:
         first, last = fake.first_name(), fake.last_name()
         full = f"{first} {last}"
@@ -114,19 +114,19 @@ def _slot_dates(start: datetime.date, offset: int, cadence: int, n: int, span: i
 def build_organisation(cfg: GeneratorConfig) -> Organisation:
     rng = rng_for(cfg.seed, "org")
     fake = _faker(cfg.seed)
-    n_kinds = len(vocab.KINDS)
+    n_kinds = len(wordlists.KINDS)
     n_series = series_count(cfg.meetings)
-    n_teams = min(max(2, math.ceil(n_series / 4)), len(vocab.TEAM_NAMES))
+    n_teams = min(max(2, math.ceil(n_series / 4)), len(wordlists.TEAM_NAMES))
     n_series = min(n_series, n_teams * n_kinds)
 
-    team_names = rng.sample(vocab.TEAM_NAMES, n_teams)
+    team_names = rng.sample(wordlists.TEAM_NAMES, n_teams)
     sizes = [rng.randint(*cfg.voice.team_size) for _ in range(n_teams)]
     people = _people(fake, sum(sizes))
-    cities = list(vocab.CITIES)
+    cities = list(wordlists.CITIES)
     teams = []
     at = 0
     for name, size in zip(team_names, sizes, strict=True):
-        topics = tuple(rng.sample(range(len(vocab.AGENDA_TOPICS)), 6))
+        topics = tuple(rng.sample(range(len(wordlists.AGENDA_TOPICS)), 6))
         teams.append(Team(name=name, members=tuple(people[at:at + size]), topics=topics))
         at += size
 
@@ -140,7 +140,7 @@ def build_organisation(cfg: GeneratorConfig) -> Organisation:
             sessions[i] -= 1
             sessions[j] += 1
 
-    kind_order = rng.sample(vocab.KINDS, n_kinds)
+    kind_order = rng.sample(wordlists.KINDS, n_kinds)
     slot_rng = rng_for(cfg.seed, "slots")
     start = datetime.date.fromisoformat(cfg.start_date)
     series = []

@@ -1,10 +1,10 @@
-"""The global planting plan: decided once from the seed, before any meeting is rendered.
+"""The global planting plan: decided once from the seed, before any meeting is written.
 
 The plan fixes every meeting's identity (id, title, date, who is invited, who speaks, agenda) and every
 sentence that carries ground truth (which meeting gets which lookup fact, alias, series mention, marker
 phrase, deferral event or near-miss), together with each query's text and, for aggregation, its answer.
-Rendering then only places these sentences into turns, so meetings can be rendered independently and in
-any process.
+Writing a transcript then only places these sentences into turns, so meetings can be written independently
+and in any process.
 
 One planner per query class draws from its own seeded generator, in a fixed order (lookup, multi_file,
 summarize, R3/R4/R7 markers, R5 deferrals, R6 attendance; R6's series are chosen before the series mentions are
@@ -19,7 +19,7 @@ import random
 from collections.abc import Sequence
 from typing import TypeVar
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 from turnbench.generator.config import GeneratorConfig, derived_seed, rng_for
 from turnbench.generator.contracts import content_words, recording_name, session_title
 from turnbench.generator.lexicon import closest, draw_target
@@ -181,7 +181,7 @@ def _plan_discussions(p: Planting, cfg: GeneratorConfig) -> None:
         pool = p.subjects[sess.series.team]
         pairs = [(subject, aspect) for subject in pool for aspect in ASPECTS[subject.kind]]
         keys = [(subject.name, aspect.word) for subject, aspect in pairs]
-        agenda = [vocab.AGENDA_TOPICS[t][0] for t in sess.agenda]
+        agenda = [wordlists.AGENDA_TOPICS[t][0] for t in sess.agenda]
         for _ in range(per_meeting):
             pair = _take(rng, pairs, keys, asked)
             if pair is None:
@@ -215,7 +215,7 @@ def _plan_discussions(p: Planting, cfg: GeneratorConfig) -> None:
         if pair is None:
             continue
         subject, aspect = pair
-        item = vocab.AGENDA_TOPICS[sess.agenda[rng.randrange(len(sess.agenda))]][0]
+        item = wordlists.AGENDA_TOPICS[sess.agenda[rng.randrange(len(sess.agenda))]][0]
         evidence = content_words(f"{subject.name} {aspect.word} {item}")
         text, _ = closest([f.replace("{aspect}", aspect.word).replace("{S}", subject.marked())
                            for f in DISCUSSION_SUMMARY_FORMS], subject.senses(), evidence, draw_target(q_rng),
@@ -229,7 +229,7 @@ def _plan_discussions(p: Planting, cfg: GeneratorConfig) -> None:
     for mid, sess in zip(sched.ids, sched.sessions, strict=True):
         pool = p.subjects[sess.series.team]
         free = [(s, a) for s in pool for a in ASPECTS[s.kind] if (s.name, a.word) not in asked]
-        agenda = [vocab.AGENDA_TOPICS[t][0] for t in sess.agenda]
+        agenda = [wordlists.AGENDA_TOPICS[t][0] for t in sess.agenda]
         n = round(BACKGROUND_PER_1000 * cfg.words_per_meeting / 1000)
         for k in range(min(n, len(free))):
             subject, aspect = free[rng.randrange(len(free))]
@@ -312,7 +312,7 @@ def _meeting_plans(cfg: GeneratorConfig, p: Planting) -> tuple[MeetingPlan, ...]
     meetings = []
     for ordinal, (mid, sess) in enumerate(zip(sched.ids, sched.sessions, strict=True)):
         s = sess.series
-        topics = [vocab.AGENDA_TOPICS[t] for t in sess.agenda]
+        topics = [wordlists.AGENDA_TOPICS[t] for t in sess.agenda]
         words = int(cfg.words_per_meeting * rng.uniform(0.85, 1.15))
         title = (session_title(s.team, s.kind, sess.session) if cfg.titles == "series"
                  else recording_name(sess.date, title_rng))
@@ -321,7 +321,8 @@ def _meeting_plans(cfg: GeneratorConfig, p: Planting) -> tuple[MeetingPlan, ...]
             team=s.team, kind=s.kind, series=s.id, session=sess.session, near_duplicate=sess.near_dup,
             speakers=sess.speakers, attendees=sess.invitees,
             agenda=tuple(name for name, _ in topics), topic_words=tuple(w for _, ws in topics for w in ws),
-            words=words, render_seed=derived_seed(cfg.seed, "render", mid),
+            # the transcript seed's purpose keeps its first name, "render": another would change every byte
+            words=words, transcript_seed=derived_seed(cfg.seed, "render", mid),
             bank_seed=derived_seed(cfg.seed, "bank", s.id) if sess.template_like else 0,
             plants=tuple(p.plants[mid]), register=cfg.register, asr_wer=cfg.asr_wer,
             asr_entity_accuracy=cfg.asr_entity_accuracy, discussions=tuple(p.discussions[mid]),

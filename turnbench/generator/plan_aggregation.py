@@ -8,7 +8,7 @@ import math
 import random
 
 from turnbench.corpus.records import MONTHS, Answer
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 from turnbench.generator.config import GeneratorConfig, rng_for
 from turnbench.generator.contracts import TargetFact
 from turnbench.generator.org import Series
@@ -29,7 +29,7 @@ def plan_markers(p: Planting, cfg: GeneratorConfig, n_rule: int) -> None:
     four R7 queries asks about a month in which the phrase never came up, when there is such a month.
     """
     rng = rng_for(cfg.seed, "markers")
-    pairs = [(a, b) for a in vocab.MARKER_FIRST for b in vocab.MARKER_SECOND]
+    pairs = [(a, b) for a in wordlists.MARKER_FIRST for b in wordlists.MARKER_SECOND]
     markers = rng.sample(pairs, 3 * n_rule)
     ids = p.schedule.ids
     max_set = max(1, min(8, len(ids) // 3))
@@ -64,7 +64,7 @@ def _plant_marker(p: Planting, rng: random.Random, phrase: str, q: str, meetings
     """The phrase one to three times in each chosen meeting."""
     for mid in meetings:
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3))):
-            sentence = rng.choice(vocab.MARKER_TEMPLATES).format(x=phrase)
+            sentence = rng.choice(wordlists.MARKER_TEMPLATES).format(x=phrase)
             p.plant(mid, Plant(f"M{q}.{p.planted(mid)}", "marker", (sentence,), {"query": q, "phrase": phrase}))
 
 
@@ -75,15 +75,15 @@ def _plant_near_misses(p: Planting, rng: random.Random, a: str, b: str, q: str, 
         if variant == "plural":
             phrase = f"{a} {plural(b)}"
         elif variant == "inserted":
-            phrase = f"{a} {rng.choice(vocab.INSERTED)} {b}"
+            phrase = f"{a} {rng.choice(wordlists.INSERTED)} {b}"
         elif variant == "reordered":
             phrase = f"{b} {a}"
         elif rng.random() < 0.5:
-            phrase = f"{a} {rng.choice(vocab.SIBLING_SECOND)}"
+            phrase = f"{a} {rng.choice(wordlists.SIBLING_SECOND)}"
         else:
-            phrase = f"{rng.choice(vocab.SIBLING_FIRST)} {b}"
+            phrase = f"{rng.choice(wordlists.SIBLING_FIRST)} {b}"
         mid = ids[rng.randrange(len(ids))]
-        sentence = rng.choice(vocab.MARKER_TEMPLATES).format(x=phrase)
+        sentence = rng.choice(wordlists.MARKER_TEMPLATES).format(x=phrase)
         p.plant(mid, Plant(f"N{q}.{p.planted(mid)}", "near_miss", (sentence,),
                            {"query": q, "phrase": phrase, "of": f"{a} {b}", "variant": variant}))
 
@@ -92,24 +92,24 @@ def plan_deferrals(p: Planting, cfg: GeneratorConfig, n_rule: int) -> None:
     """R5: how many times an item was deferred, with deferrals of look-alike items and mere mentions."""
     rng = rng_for(cfg.seed, "deferrals")
     ids = p.schedule.ids
-    items = rng.sample([(a, t) for a in vocab.ITEM_AREAS for t in vocab.ITEM_THINGS], n_rule)
+    items = rng.sample([(a, t) for a in wordlists.ITEM_AREAS for t in wordlists.ITEM_THINGS], n_rule)
     for i, (area, thing) in enumerate(items):
         item = f"{area} {thing}"
         n_events = 0 if i == 0 or rng.random() < 0.1 else rng.randint(1, 6)
         q = p.aggregation(rng, "R5", i, Answer("count", count=n_events), {"item": item}, x=item)
         for j in range(n_events):
             mid = ids[rng.randrange(len(ids))]
-            sentence = rng.choice(vocab.DEFER_TEMPLATES).format(x=item)
+            sentence = rng.choice(wordlists.DEFER_TEMPLATES).format(x=item)
             p.plant(mid, Plant(f"D{q}.{j}", "deferral", (sentence,), {"query": q, "item": item}))
         for j, variant in enumerate(rng.sample(("mention", "plural", "sibling", "inserted"), rng.randint(1, 3))):
             if variant == "mention":
-                sentence = rng.choice(vocab.MENTION_TEMPLATES).format(x=item)
+                sentence = rng.choice(wordlists.MENTION_TEMPLATES).format(x=item)
             else:
                 # both look-alikes are drawn whichever is used: the draws are part of the corpus's bytes
-                sibling = f"{area} {rng.choice(vocab.ITEM_SIBLING_THINGS)}"
-                inserted = f"{area} {rng.choice(vocab.INSERTED)} {thing}"
+                sibling = f"{area} {rng.choice(wordlists.ITEM_SIBLING_THINGS)}"
+                inserted = f"{area} {rng.choice(wordlists.INSERTED)} {thing}"
                 near = {"plural": f"{area} {plural(thing)}", "sibling": sibling, "inserted": inserted}[variant]
-                sentence = rng.choice(vocab.DEFER_TEMPLATES).format(x=near)
+                sentence = rng.choice(wordlists.DEFER_TEMPLATES).format(x=near)
             mid = ids[rng.randrange(len(ids))]
             p.plant(mid, Plant(f"E{q}.{j}", "deferral_near_miss", (sentence,),
                                {"query": q, "item": item, "variant": variant}))

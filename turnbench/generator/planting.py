@@ -1,8 +1,8 @@
 """The plan's records and the state its planners share.
 
 The plan fixes every meeting's identity (id, title, date, who is invited, who speaks, agenda) and every
-sentence that carries ground truth; rendering then only places these sentences into turns, so meetings
-can be rendered independently and in any process. ``Planting`` is what the planners of
+sentence that carries ground truth; writing a transcript then only places these sentences into turns, so
+meetings can be written independently and in any process. ``Planting`` is what the planners of
 ``generator/plan.py`` and ``generator/plan_aggregation.py`` share while they draw.
 """
 
@@ -62,7 +62,7 @@ class Discussion:
     aspect: str
     talk: tuple[str, ...]
     agenda: str  # the agenda item it comes under
-    speakers: tuple[str, ...]  # who takes part, the opener first (empty: drawn when rendered)
+    speakers: tuple[str, ...]  # who takes part, the opener first (empty: drawn when written)
     turns: int
     addressed: str = ""  # a participant's first name the talk must say once (the person an opinion question names)
     query: str | None = None
@@ -85,7 +85,7 @@ class MeetingPlan:
     agenda: tuple[str, ...]
     topic_words: tuple[str, ...]
     words: int
-    render_seed: int
+    transcript_seed: int
     # Sessions with the series' template roster and agenda (session 1 and its near-duplicates) draw
     # part of their bulk text from one sentence bank per series; 0 means no bank.
     bank_seed: int
@@ -93,8 +93,8 @@ class MeetingPlan:
     register: str = "default"
     asr_wer: float = 0.0  # the ASR preset's word error rate; 0: off (generator/noise.py)
     asr_entity_accuracy: float = 0.82
-    discussions: tuple[Discussion, ...] = ()  # queried ones; always rendered
-    background: tuple[Discussion, ...] = ()  # rendered while the meeting has words to fill, in this order
+    discussions: tuple[Discussion, ...] = ()  # queried ones; always written
+    background: tuple[Discussion, ...] = ()  # written while the meeting has words to fill, in this order
 
 
 @dataclass(frozen=True)

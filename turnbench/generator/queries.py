@@ -1,4 +1,4 @@
-"""Queries with their gold: turn indices come from where rendering actually put each planted sentence
+"""Queries with their gold: turn indices come from where the transcript actually put each planted sentence
 (its facts), never from the plan alone.
 
 A lookup's gold is its meeting's ``[setup, answer]`` span with the answer turn as evidence, or (R9) the

@@ -35,7 +35,7 @@ class Session:
     near_dup: bool  # repeats the series template without being its first session
     speakers: tuple[str, ...]  # everyone who will speak; the first opens the meeting (the chair, when present)
     silent: tuple[str, ...]  # invited but never speaks
-    agenda: tuple[int, ...]  # indices into vocab.AGENDA_TOPICS
+    agenda: tuple[int, ...]  # indices into wordlists.AGENDA_TOPICS
 
     @property
     def template_like(self) -> bool:

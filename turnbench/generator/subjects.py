@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 
 CUSTOMER, PROJECT, PRODUCT, PLACE = "customer", "project", "product", "place"
 KINDS = (CUSTOMER, PROJECT, PRODUCT, PLACE)
@@ -155,8 +155,8 @@ def subject_words() -> frozenset[str]:
 def reserved_for_aggregation() -> frozenset[str]:
     """The words aggregation phrases and items are made of: no subject may use one."""
     words: set[str] = set()
-    for group in (vocab.MARKER_FIRST, vocab.MARKER_SECOND, vocab.SIBLING_FIRST, vocab.SIBLING_SECOND,
-                  vocab.INSERTED, vocab.ITEM_AREAS, vocab.ITEM_THINGS, vocab.ITEM_SIBLING_THINGS):
+    for group in (wordlists.MARKER_FIRST, wordlists.MARKER_SECOND, wordlists.SIBLING_FIRST, wordlists.SIBLING_SECOND,
+                  wordlists.INSERTED, wordlists.ITEM_AREAS, wordlists.ITEM_THINGS, wordlists.ITEM_SIBLING_THINGS):
         words.update(w.lower() for w in group)
-    words.add(vocab.DEFER_VERB)
+    words.add(wordlists.DEFER_VERB)
     return frozenset(words)

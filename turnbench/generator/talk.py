@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 from turnbench.generator.contracts import tokens
 
 # {S} the subject, {w} and {u} two of the topic's words, {a} a judgement, {t} a time, {d} a weekday.
@@ -100,7 +100,7 @@ def _fill(template: str, rng: random.Random, words: Sequence[str], **slots: str)
     w = words[rng.randrange(len(words))]
     rest = [x for x in words if x != w] or list(words)
     text = template.format(w=w, u=rest[rng.randrange(len(rest))], a=rng.choice(JUDGEMENTS),
-                           t=rng.choice(vocab.TIMES), d=rng.choice(WEEKDAYS), **slots)
+                           t=rng.choice(wordlists.TIMES), d=rng.choice(WEEKDAYS), **slots)
     return text[0].upper() + text[1:]
 
 

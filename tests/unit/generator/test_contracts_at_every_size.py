@@ -16,8 +16,8 @@ import pytest
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.org import build_organisation
 from turnbench.generator.plan import build_plan
-from turnbench.generator.render import render_meeting
 from turnbench.generator.subjects import reserved_for_aggregation
+from turnbench.generator.transcript import write_meeting
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -42,7 +42,7 @@ def test_every_participant_of_a_discussion_speaks_in_its_block():
     be left out; now the last turns go to those not heard yet."""
     checked = 0
     for mp in (mp for seed in range(1, 21) for mp in build_plan(GeneratorConfig(seed=seed, meetings=16)).meetings):
-        line, facts, _ = render_meeting(mp)
+        line, facts, _ = write_meeting(mp)
         turns = json.loads(line)["turns"]
         for f in facts:
             if f["type"] != "discussion":

@@ -215,7 +215,7 @@ def test_a_failure_mid_generation_leaves_no_corpus(tmp_path, monkeypatch):
     from turnbench.generator import generate as gen
     from turnbench.generator.config import GeneratorConfig
 
-    real = gen.render_meeting
+    real = gen.write_meeting
     calls = []
 
     def failing(mp):
@@ -224,7 +224,7 @@ def test_a_failure_mid_generation_leaves_no_corpus(tmp_path, monkeypatch):
             raise OSError("disk full (injected)")
         return real(mp)
 
-    monkeypatch.setattr(gen, "render_meeting", failing)
+    monkeypatch.setattr(gen, "write_meeting", failing)
     with pytest.raises(OSError, match="injected"):
         gen.generate(GeneratorConfig(seed=1, meetings=10, words_per_meeting=400), tmp_path / "out")
     assert list(tmp_path.iterdir()) == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.org import build_organisation, series_count
 
@@ -24,7 +24,7 @@ def test_an_organisation_has_plain_names_rosters_from_the_team_and_ordered_weekd
     assert org.name_tokens == tuple(sorted({w.lower() for p in people for w in p.split()}))
     assert len(org.cities) == len(set(org.cities)) == 40
     assert sum(len(s.dates) for s in org.series) == cfg.meetings
-    assert len({s.kind for s in org.series}) == len(vocab.KINDS)
+    assert len({s.kind for s in org.series}) == len(wordlists.KINDS)
     assert len({(s.team, s.kind) for s in org.series}) == len(org.series)
     start = datetime.date.fromisoformat(cfg.start_date)
     for s in org.series:

@@ -1,4 +1,4 @@
-"""Query gold (turnbench/generator/queries.py) comes from where rendering put each planted sentence."""
+"""Query gold (turnbench/generator/queries.py) comes from where the transcript put each planted sentence."""
 
 from __future__ import annotations
 
@@ -10,23 +10,23 @@ from turnbench.errors import TurnbenchError
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.plan import build_plan
 from turnbench.generator.queries import aggregation_targets, build_queries
-from turnbench.generator.render import render_meeting
+from turnbench.generator.transcript import write_meeting
 
 CFG = GeneratorConfig(seed=6, meetings=16, words_per_meeting=400)
 
 
-def _rendered():
+def _written():
     plan = build_plan(CFG)
     facts, turns = [], {}
     for mp in plan.meetings:
-        _, fs, counts = render_meeting(mp)
+        _, fs, counts = write_meeting(mp)
         facts.extend(fs)
         turns[mp.id] = counts["turns"]
     return plan, facts, turns
 
 
 def test_gold_follows_the_facts_for_every_class():
-    plan, facts, turns = _rendered()
+    plan, facts, turns = _written()
     queries = {q.id: q for q in build_queries(plan, facts, turns)}
     assert [q.id for q in plan.queries] == list(queries)
     # series mentions belong to no query: they are what a summary is found from
@@ -56,7 +56,7 @@ def test_gold_follows_the_facts_for_every_class():
 
 
 def test_components_in_one_meeting_or_a_summary_without_its_series_are_refused():
-    plan, facts, turns = _rendered()
+    plan, facts, turns = _written()
     comps = [f for f in facts if f["type"] == "component"]
     moved = [dict(f, meeting=comps[0]["meeting"]) if f.get("query") == comps[0]["query"] else f for f in facts]
     with pytest.raises(TurnbenchError, match="components share a meeting"):

@@ -13,7 +13,7 @@ from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.plan import build_plan
 from turnbench.generator.realism import meeting_figures, profile_meeting
 from turnbench.generator.register import DEFAULT_REGISTER, REGISTERS
-from turnbench.generator.render import render_meeting
+from turnbench.generator.transcript import write_meeting
 
 
 def test_every_register_is_a_consistent_preset():
@@ -35,7 +35,7 @@ def test_an_unknown_register_is_bad_input():
 
 def _figures(register: str) -> dict:
     cfg = GeneratorConfig.from_options(seed=8, meetings=40, register=register)
-    profiles = [profile_meeting(Meeting.from_json(json.loads(render_meeting(mp)[0])), "x", True)
+    profiles = [profile_meeting(Meeting.from_json(json.loads(write_meeting(mp)[0])), "x", True)
                 for mp in build_plan(cfg).meetings]
     return meeting_figures(profiles)
 

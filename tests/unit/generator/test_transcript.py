@@ -1,4 +1,4 @@
-"""Rendering one meeting (turnbench/generator/render.py): realistic turn structure, planted sentences in
+"""Writing one meeting's transcript (turnbench/generator/transcript.py): realistic turn structure, planted sentences in
 short turns, every planned speaker heard, the same bytes every time."""
 
 from __future__ import annotations
@@ -7,16 +7,16 @@ import datetime
 import itertools
 import json
 
-from turnbench.generator import vocab
+from turnbench.generator import wordlists
 from turnbench.generator.config import GeneratorConfig
 from turnbench.generator.plan import build_plan
-from turnbench.generator.render import render_meeting
+from turnbench.generator.transcript import write_meeting
 
 
-def test_a_rendered_meeting_has_realistic_turn_structure():
+def test_a_written_meeting_has_realistic_turn_structure():
     plan = build_plan(GeneratorConfig(seed=2, meetings=20, words_per_meeting=3000))
     mp = plan.meetings[5]
-    line, facts, counts = render_meeting(mp)
+    line, facts, counts = write_meeting(mp)
     m = json.loads(line)
     turns = m["turns"]
     assert counts["turns"] == len(turns) and counts["words"] == sum(len(t["text"].split()) for t in turns)
@@ -27,7 +27,7 @@ def test_a_rendered_meeting_has_realistic_turn_structure():
     assert any(b["start"] < a["end"] for a, b in itertools.pairwise(turns))  # overlapping speech
     assert any(b["start"] == a["start"] for a, b in itertools.pairwise(turns))  # shared start
     assert any(len(t["text"].split()) > 400 for t in turns)  # a monologue any chunker must split
-    assert any(t["text"] in vocab.BACKCHANNELS for t in turns)
+    assert any(t["text"] in wordlists.BACKCHANNELS for t in turns)
     assert any(t["text"].startswith(("Um, ", "Uh, ")) or " Um, " in t["text"] for t in turns)
     for f in facts:
         assert len(turns[f["turn"]]["text"].split()) <= 150 and f["text"] in turns[f["turn"]]["text"]
@@ -35,7 +35,7 @@ def test_a_rendered_meeting_has_realistic_turn_structure():
     datetime.date.fromisoformat(m["recorded_date"])
     assert m["meta"] == {"team": mp.team, "kind": mp.kind, "series": mp.series, "session": str(mp.session),
                          "near_duplicate": "true" if mp.near_duplicate else "false"}
-    assert render_meeting(mp)[0] == line
+    assert write_meeting(mp)[0] == line
 
 
 def test_every_planned_speaker_speaks_even_in_a_tiny_meeting():
@@ -44,7 +44,7 @@ def test_every_planned_speaker_speaks_even_in_a_tiny_meeting():
     mp = build_plan(GeneratorConfig(seed=2, meetings=20, words_per_meeting=300)).meetings[0]
     crowd = tuple(f"Person {c}" for c in "ABCDEFGHIJKL")
     tiny = dataclasses.replace(mp, speakers=crowd, words=40, plants=(), discussions=(), background=())
-    m = json.loads(render_meeting(tiny)[0])
+    m = json.loads(write_meeting(tiny)[0])
     assert set(m["speakers"]) == set(crowd)
 
 
@@ -54,7 +54,7 @@ def _meetings(cfg):
     plan = build_plan(cfg)
     facts, counts, meetings = [], {}, []
     for mp in plan.meetings:
-        line, fs, c = render_meeting(mp)
+        line, fs, c = write_meeting(mp)
         meetings.append(Meeting.from_json(json.loads(line)))
         facts.extend(fs)
         counts[mp.id] = c["turns"]

@@ -1,4 +1,4 @@
-"""Rendering one meeting's transcript from its plan: a pure function of the MeetingPlan.
+"""Writing one meeting's transcript from its plan: a pure function of the MeetingPlan.
 
 A meeting is an opening turn, a shuffled sequence of blocks and perhaps a closing turn. Blocks are
 planted turns (one sentence of ground truth inside a short turn, or a lookup's setup and answer turns),
@@ -22,16 +22,16 @@ from typing import NamedTuple
 
 from turnbench import canonical
 from turnbench.corpus.records import Meeting, Turn
-from turnbench.generator import talk, vocab
+from turnbench.generator import talk, wordlists
 from turnbench.generator.contracts import MAX_PLANTED_TURN_WORDS, LocatedFact, tokens
 from turnbench.generator.noise import VOCALSOUND, Asr, disfluent, misrecognised
 from turnbench.generator.planting import CLOSING, OPENING, Discussion, MeetingPlan, Plant
 from turnbench.generator.register import REGISTERS, Register
 
 _SLOT = re.compile(r"\{([a-z])\}")
-_SLOT_LISTS = {"s": vocab.SUBJECTS, "m": vocab.MODALS, "v": vocab.VERBS, "p": vocab.VERBS_PAST,
-               "a": vocab.ADJECTIVES, "t": vocab.TIMES, "r": vocab.PREPS, "o": vocab.OPENERS,
-               "k": vocab.NUMBERS}
+_SLOT_LISTS = {"s": wordlists.SUBJECTS, "m": wordlists.MODALS, "v": wordlists.VERBS, "p": wordlists.VERBS_PAST,
+               "a": wordlists.ADJECTIVES, "t": wordlists.TIMES, "r": wordlists.PREPS, "o": wordlists.OPENERS,
+               "k": wordlists.NUMBERS}
 
 
 def _compile(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -39,8 +39,8 @@ def _compile(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(parts[0::2]), tuple(parts[1::2])
 
 
-_TEMPLATES = tuple(_compile(t) for t in vocab.BULK_TEMPLATES)
-_FRAGMENTS = tuple(_compile(t) for t in vocab.FRAGMENTS)
+_TEMPLATES = tuple(_compile(t) for t in wordlists.BULK_TEMPLATES)
+_FRAGMENTS = tuple(_compile(t) for t in wordlists.FRAGMENTS)
 # Near-duplicate sessions: this share of bulk sentences comes from a per-series bank of this size.
 BANK_SHARE = 0.6
 BANK_SIZE = 150
@@ -58,7 +58,7 @@ class _Bulk:
                  disfluency: float = 0.0, asr: Asr | None = None, markers: float = 0.0):
         self.rng = rng
         lists = dict(_SLOT_LISTS)
-        lists["n"] = vocab.NOUNS + topic_words * 3
+        lists["n"] = wordlists.NOUNS + topic_words * 3
         self.lists = lists
         self.bank = bank
         self.disfluency = disfluency
@@ -221,7 +221,8 @@ def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.R
         said = _said(bulk, rng, talk.REACTIONS if short else talk.OPINIONS, d, slots, people, speaker,
                      1 if short else lo, 1 if short else hi)
         if not said and speaker not in heard:
-            said = [rng.choice(vocab.BACKCHANNELS)]  # every draw said a word the question avoids: a reaction instead
+            # every draw said a word the question avoids: a reaction instead
+            said = [rng.choice(wordlists.BACKCHANNELS)]
         if said:
             text = " ".join(said)
             drafts.append(_Draft(text, text.count(" ") + 1, "discussion", speaker, None))
@@ -250,7 +251,7 @@ def _said(bulk: _Bulk, rng: random.Random, table: tuple[str, ...], d: Discussion
 
 
 def _backchannel(rng: random.Random) -> str:
-    return rng.choices(vocab.BACKCHANNELS, vocab.BACKCHANNEL_WEIGHTS)[0]
+    return rng.choices(wordlists.BACKCHANNELS, wordlists.BACKCHANNEL_WEIGHTS)[0]
 
 
 def _bulk_block(bulk: _Bulk, rng: random.Random, voice: Register) -> _Draft:
@@ -274,9 +275,9 @@ def _bulk_block(bulk: _Bulk, rng: random.Random, voice: Register) -> _Draft:
     return _Draft(" ".join(sentences), w, "bulk", None, None)
 
 
-def render_meeting(mp: MeetingPlan) -> tuple[bytes, list[LocatedFact], dict[str, int]]:
+def write_meeting(mp: MeetingPlan) -> tuple[bytes, list[LocatedFact], dict[str, int]]:
     """The meeting's canonical JSON line, the facts it planted, and its turn and word counts."""
-    rng = random.Random(mp.render_seed)
+    rng = random.Random(mp.transcript_seed)
     voice = REGISTERS[mp.register]
     asr = Asr(mp.asr_wer, mp.asr_entity_accuracy) if mp.asr_wer > 0 else None
     bank: tuple[str, ...] = ()

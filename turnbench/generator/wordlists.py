@@ -2,7 +2,7 @@
 
 Bulk text is built from BULK templates and the general lists below. Every word that carries ground
 truth (marker tokens, the deferral verb, invented proper nouns) is kept OUT of the bulk lists, so a
-planted phrase can only appear where the plan put it; ``tests/unit/generator/test_vocab.py`` checks the
+planted phrase can only appear where the plan put it; ``tests/unit/generator/test_wordlists.py`` checks the
 lists stay disjoint.
 """
 
