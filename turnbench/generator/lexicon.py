@@ -189,8 +189,3 @@ def closest(forms: Iterable[str], senses: Mapping[str, tuple[str, ...]], evidenc
 def substitutes() -> frozenset[str]:
     """Every content word a substitution can bring into a question."""
     return frozenset(w for senses in LEXICON.values() for s in senses for w in question_words(s))
-
-
-def lexicon_words(entries: Iterable[str] = ()) -> frozenset[str]:
-    """The evidence words of the lexicon (and of ``entries``)."""
-    return frozenset((*LEXICON, *entries))

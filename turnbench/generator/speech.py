@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from turnbench.generator.contracts import content_words
 from turnbench.generator.org import Series
 from turnbench.generator.planting import ANYWHERE, CLOSING, OPENING, Plant, Schedule
 
@@ -54,12 +53,6 @@ RATES = {OPENING: 0.45, ANYWHERE: 0.2, CLOSING: 0.3}
 POSITION_NAMES = {OPENING: "opening", ANYWHERE: "handover", CLOSING: "closing"}
 # This share of sessions never says what it is (fewer when a series would otherwise never name itself).
 QUIET_SHARE = 0.3
-
-
-def phrasing_words() -> frozenset[str]:
-    """The content words of every phrasing, without the team and kind they name."""
-    texts = [text for forms in PHRASINGS.values() for _, text in forms] + [t for pair in ANNOUNCEMENTS for t in pair]
-    return frozenset().union(*(content_words(text.format(T="", K="", D="")) for text in texts))
 
 
 def series_mentions(schedule: Schedule, rng: random.Random,

@@ -126,12 +126,3 @@ def context(rng: random.Random, subject: str, words: Sequence[str], n: int,
         if s is not None:
             out.append(s)
     return out
-
-
-def template_words() -> frozenset[str]:
-    """Every word the tables themselves say (slots aside)."""
-    out: set[str] = set()
-    for table in (CONTEXT, OPENINGS, OPINIONS, REACTIONS, ADDRESSING, CLOSINGS):
-        for t in table:
-            out.update(tokens(t.replace("{", " ").replace("}", " ")))
-    return frozenset(out - {"s", "w", "u", "a", "t", "d", "x", "p"})
