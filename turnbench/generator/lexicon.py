@@ -184,8 +184,3 @@ def closest(forms: Iterable[str], senses: Mapping[str, tuple[str, ...]], evidenc
     if best is None:
         raise ValueError("no question form to grade")
     return best
-
-
-def substitutes() -> frozenset[str]:
-    """Every content word a substitution can bring into a question."""
-    return frozenset(w for senses in LEXICON.values() for s in senses for w in question_words(s))

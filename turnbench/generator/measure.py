@@ -37,11 +37,9 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from turnbench import canonical
-from turnbench.corpus.format import STATS, Corpus, open_corpus
+from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import RANKED_CLASSES, Meeting, Query
 from turnbench.errors import CorpusIntegrityError, Refusal
 from turnbench.generator import PRODUCER_NAME
@@ -218,13 +216,6 @@ def _ranks(scores: Any, gold_idx: Any) -> list[int]:
             for j in gold_idx]
 
 
-def rank_queries(meetings: Iterable[Meeting], queries: Sequence[Query],
-                 timed: bool | None = True) -> tuple[list[QueryMeasure], int]:
-    """Score every ranked query against every meeting; returns per-query figures and the meeting count."""
-    rows, read = _rank(meetings, queries, timed)
-    return rows, len(read.ids)
-
-
 def _rank(meetings: Iterable[Meeting], queries: Sequence[Query],
           timed: bool | None) -> tuple[list[QueryMeasure], _Read]:
     import numpy as np
@@ -390,12 +381,3 @@ def measure_corpus(corpus: Corpus) -> dict[str, Any]:
         "licence": dict(corpus.licence),
     }
     return result
-
-
-def write_stats(root: Path) -> dict[str, Any]:
-    """Verify the corpus at ``root``, measure it and write ``stats.json`` beside its manifest."""
-    root = Path(root)
-    corpus = open_corpus(root)
-    stats = measure_corpus(corpus)
-    canonical.write_json(root / STATS, stats)
-    return stats

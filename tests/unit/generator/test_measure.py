@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -76,8 +77,14 @@ def corpus_dir(tmp_path: Path) -> Path:
     return out
 
 
+def _rank_queries(meetings: list[Meeting], queries: Sequence[Query]) -> tuple[list[measure.QueryMeasure], int]:
+    """Every query's figures and the meeting count, from the ranking the self-measure summarises."""
+    rows, read = measure._rank(meetings, queries, True)
+    return rows, len(read.ids)
+
+
 def test_rank_figures_per_query_are_the_hand_derived_ones():
-    rows, n = measure.rank_queries(_meetings(), [q for q in QUERIES if q.scored_on == "retrieval"])
+    rows, n = _rank_queries(_meetings(), [q for q in QUERIES if q.scored_on == "retrieval"])
     assert n == 6
     got = {r.query_id: (r.first_gold_rank, r.competitors, r.non_gold, r.domain) for r in rows}
     assert got == {
@@ -169,8 +176,8 @@ def test_no_domain_breakdown_without_domains():
 
 
 def test_tie_break_is_meeting_id_not_reading_order():
-    forward, _ = measure.rank_queries(_meetings(), QUERIES[:2])
-    backward, _ = measure.rank_queries(list(reversed(_meetings())), QUERIES[:2])
+    forward, _ = _rank_queries(_meetings(), QUERIES[:2])
+    backward, _ = _rank_queries(list(reversed(_meetings())), QUERIES[:2])
     assert forward == backward
     assert [r.first_gold_rank for r in forward] == [2, 1]
 
@@ -180,17 +187,18 @@ def test_tokenizer_casefolds_and_splits_on_non_word():
 
 
 def test_stats_json_written_outside_the_hash_list_and_reopens(corpus_dir: Path):
-    stats = measure.write_stats(corpus_dir)
+    assert CliRunner().invoke(main, ["measure", str(corpus_dir)]).exit_code == 0
     on_disk = json.loads((corpus_dir / "stats.json").read_bytes())
-    assert on_disk == stats
-    open_corpus(corpus_dir)  # stats.json must not count as an extra file
+    assert on_disk.pop("surface_cosine")["surfaces"]  # the encoder's part, beside the self-measure
+    # the corpus reopens with its hashes verified: stats.json must not count as an extra file
+    assert on_disk == measure.measure_corpus(open_corpus(corpus_dir))
 
 
 def test_gold_meeting_missing_from_corpus_refuses():
     from turnbench.errors import CorpusIntegrityError
 
     with pytest.raises(CorpusIntegrityError, match="q9"):
-        measure.rank_queries(_meetings(), [_query("q9", "lookup", "apple", ("m99",))])
+        _rank_queries(_meetings(), [_query("q9", "lookup", "apple", ("m99",))])
 
 
 def _measure_in_subprocess(src: Path, dest: Path, hashseed: str) -> bytes:
