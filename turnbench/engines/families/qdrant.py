@@ -105,9 +105,9 @@ def build_record(settings: Mapping[str, Any]) -> dict[str, Any]:
 def bm25_effective(declared: Mapping[str, Any]) -> dict[str, Any]:
     """The Bm25 model's settings as qdrant-edge reads them back, each default written out (docs/design.md §3 rule 1):
     what the tokenizer, stop words and stemmer are when the arm does not say."""
-    import qdrant_edge as q
+    from qdrant_edge import Bm25Config
 
-    c = q.Bm25Config(**declared)
+    c = Bm25Config(**declared)
     language = c.language or "english"
     return {"k": c.k, "b": c.b, "avg_len": c.avg_len, "tokenizer": str(c.tokenizer).rsplit(".", 1)[-1],
             "language": language, "lowercase": True if c.lowercase is None else c.lowercase,
@@ -133,28 +133,28 @@ def open(arm: Any) -> QdrantStore:  # noqa: A001 - the family interface's name
 
 
 def _bm25_model(settings: Mapping[str, Any]) -> Any:
-    import qdrant_edge as q
+    from qdrant_edge import Bm25, Bm25Config
 
-    return q.Bm25(q.Bm25Config(**settings[SPARSE]))
+    return Bm25(Bm25Config(**settings[SPARSE]))
 
 
 def _request(req: Mapping[str, Any], model: Any, depth: int, *, top: bool = True) -> Any:
     """The qdrant_edge request (or prefetch) a checked JSON request stands for."""
-    import qdrant_edge as q
+    from qdrant_edge import Fusion, Prefetch, Query, QueryRequest, SearchParams
 
     query = req["query"]
     if isinstance(query, dict) and "rrf" in query:
-        scoring: Any = q.Fusion.Rrf(int(query["rrf"]["k"]), [float(w) for w in query["rrf"]["weights"]]
-                                    if query["rrf"].get("weights") is not None else None)
+        scoring: Any = Fusion.Rrf(int(query["rrf"]["k"]), [float(w) for w in query["rrf"]["weights"]]
+                                  if query["rrf"].get("weights") is not None else None)
     elif req.get("using") == SPARSE:
-        scoring = q.Query.Nearest(model.embed_query(query["text"]), using=SPARSE)
+        scoring = Query.Nearest(model.embed_query(query["text"]), using=SPARSE)
     else:
-        scoring = q.Query.Nearest([float(x) for x in query], using=DENSE)
+        scoring = Query.Nearest([float(x) for x in query], using=DENSE)
     prefetches = [_request(p, model, depth, top=False) for p in req.get("prefetch", [])] or None
-    params = q.SearchParams(**req["params"]) if "params" in req else None
+    params = SearchParams(**req["params"]) if "params" in req else None
     if top:
-        return q.QueryRequest(limit=depth, query=scoring, prefetches=prefetches, params=params, with_payload=False)
-    return q.Prefetch(limit=int(req["limit"]), query=scoring, prefetches=prefetches, params=params)
+        return QueryRequest(limit=depth, query=scoring, prefetches=prefetches, params=params, with_payload=False)
+    return Prefetch(limit=int(req["limit"]), query=scoring, prefetches=prefetches, params=params)
 
 
 def fuse_rrf(lists: Sequence[Sequence[tuple[int, float]]], k: int, weights: Sequence[float] | None
@@ -213,19 +213,19 @@ class QdrantStore:
         return out
 
     def config(self) -> Any:
-        import qdrant_edge as q
+        from qdrant_edge import Distance, EdgeConfig, EdgeSparseVectorParams, EdgeVectorParams, Modifier
 
         declared = self.declared()
-        vectors = {name: q.EdgeVectorParams(size=v["size"], distance=getattr(q.Distance, v["distance"]))
+        vectors = {name: EdgeVectorParams(size=v["size"], distance=getattr(Distance, v["distance"]))
                    for name, v in declared.get("vectors", {}).items()}
-        sparse = {name: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf if v.get("modifier") == "idf" else None)
+        sparse = {name: EdgeSparseVectorParams(modifier=Modifier.Idf if v.get("modifier") == "idf" else None)
                   for name, v in declared.get("sparse_vectors", {}).items()}
-        return q.EdgeConfig(vectors=vectors or None, sparse_vectors=sparse or None, max_search_threads=THREADS)
+        return EdgeConfig(vectors=vectors or None, sparse_vectors=sparse or None, max_search_threads=THREADS)
 
     def load(self, passages: Sequence[Any]) -> None:
-        import qdrant_edge as q
+        from qdrant_edge import EdgeShard, Point, UpdateOperation
 
-        self.shard = q.EdgeShard.create(str(self.dir / "shard"), self.config())
+        self.shard = EdgeShard.create(str(self.dir / "shard"), self.config())
         (self.dir / "build.json").write_text(canonical.dumps(self.record))
         vectors = None
         if DENSE in self.settings:
@@ -243,12 +243,12 @@ class QdrantStore:
                     vec[SPARSE] = self.model.embed_document(p.text or "")
                 if vectors is not None:
                     vec[DENSE] = vectors.vector(p.id)
-                points.append(q.Point(n, vec, {"passage": p.id, "build": self.build}))
-            self.shard.update(q.UpdateOperation.upsert_points(points))
+                points.append(Point(n, vec, {"passage": p.id, "build": self.build}))
+            self.shard.update(UpdateOperation.upsert_points(points))
         self.shard.flush()
 
     def verify(self) -> dict[str, Any]:
-        import qdrant_edge as q
+        from qdrant_edge import ScrollRequest
 
         stored = json.loads((self.dir / "shard" / "edge_config.json").read_text())
         for kind, vectors in self.declared().items():
@@ -271,7 +271,7 @@ class QdrantStore:
             raise SettingIgnored(f"{self.where}: the shard's build record is not the arm's build")
         mixed, offset = 0, None
         while True:
-            records, offset = self.shard.scroll(q.ScrollRequest(offset=offset, limit=1000, with_payload=True))
+            records, offset = self.shard.scroll(ScrollRequest(offset=offset, limit=1000, with_payload=True))
             for r in records:
                 payload = r.payload or {}
                 if payload.get("build") != self.build or payload.get("passage") != self.ids[int(r.id)]:
@@ -322,17 +322,25 @@ class QdrantStore:
         last bit) from one process to the next."""
         if request.get("using") != SPARSE or not points:
             return {int(p.id): float(p.score) for p in points}
-        import qdrant_edge as q
+        from qdrant_edge import (
+            Filter,
+            HasIdCondition,
+            Query,
+            QueryBatchRequest,
+            QueryRequest,
+            SearchParams,
+            SparseVector,
+        )
 
         wanted = {int(p.id) for p in points}
         vector = self.model.embed_query(request["query"]["text"])
-        params = q.SearchParams(**request["params"]) if "params" in request else None
-        terms = [q.QueryRequest(limit=len(wanted), query=q.Query.Nearest(q.SparseVector([t], [v]), using=SPARSE),
-                                filter=q.Filter(must=[q.HasIdCondition(set(wanted))]), params=params,
-                                with_payload=False)
+        params = SearchParams(**request["params"]) if "params" in request else None
+        terms = [QueryRequest(limit=len(wanted), query=Query.Nearest(SparseVector([t], [v]), using=SPARSE),
+                              filter=Filter(must=[HasIdCondition(set(wanted))]), params=params,
+                              with_payload=False)
                  for t, v in zip(vector.indices, vector.values, strict=True)]
         parts: dict[int, list[float]] = {n: [] for n in wanted}
-        for answer in self.shard.query_batch(q.QueryBatchRequest(terms)):
+        for answer in self.shard.query_batch(QueryBatchRequest(terms)):
             for p in answer:
                 parts[int(p.id)].append(float(p.score))
         return {n: math.fsum(v) for n, v in parts.items()}
