@@ -118,11 +118,11 @@ def test_qdrant_arms_the_built_ins_and_the_one_in_the_docs_bench_byte_identical_
 
 def test_a_qdrant_setting_the_engine_drops_refuses_the_arm_in_one_line_and_writes_nothing(stack, tmp_path,
                                                                                           monkeypatch):
-    import qdrant_edge as q
+    import qdrant_edge
 
     shards = _private_tmp(monkeypatch, tmp_path)
-    real = q.EdgeSparseVectorParams  # the engine storing the sparse vector without its IDF modifier
-    monkeypatch.setattr(q, "EdgeSparseVectorParams", lambda modifier=None, **kw: real(**kw))
+    real = qdrant_edge.EdgeSparseVectorParams  # the engine storing the sparse vector without its IDF modifier
+    monkeypatch.setattr(qdrant_edge, "EdgeSparseVectorParams", lambda modifier=None, **kw: real(**kw))
     monkeypatch.setenv("TURNBENCH_OPENSEARCH_URL", stack.opensearch_url)
     monkeypatch.setenv("TURNBENCH_POSTGRES_DSN", stack.postgres_dsn)
     r = CliRunner().invoke(main, ["bench", "--corpus", str(SMALL), "--arm", "qdrant-bm25", "--provider", "external",

@@ -117,10 +117,10 @@ def test_the_stored_configuration_is_read_back_and_a_dropped_setting_refuses_the
     store.close()
 
     # the engine storing the sparse vector without the IDF modifier the arm declares: read back, refused
-    import qdrant_edge as q
+    import qdrant_edge
 
-    real = q.EdgeSparseVectorParams
-    monkeypatch.setattr(q, "EdgeSparseVectorParams", lambda modifier=None, **kw: real(**kw))
+    real = qdrant_edge.EdgeSparseVectorParams
+    monkeypatch.setattr(qdrant_edge, "EdgeSparseVectorParams", lambda modifier=None, **kw: real(**kw))
     store = qdrant.open(arm)
     store.load(_passages())
     with pytest.raises(SettingIgnored) as err:
@@ -131,14 +131,14 @@ def test_the_stored_configuration_is_read_back_and_a_dropped_setting_refuses_the
 
 
 def test_a_shard_of_mixed_builds_is_refused() -> None:
-    import qdrant_edge as q
+    from qdrant_edge import Bm25, Bm25Config, Point, UpdateOperation
 
     arm = parse_arm(SPARSE, "mine.toml", builtin=False)
     store = qdrant.open(arm)
     store.load(_passages())
     # one point rewritten by another build (another avg_len: other weights), as a resumed or mixed ingest would
-    other = q.Bm25(q.Bm25Config(avg_len=256.0, language="english"))
-    store.shard.update(q.UpdateOperation.upsert_points([q.Point(
+    other = Bm25(Bm25Config(avg_len=256.0, language="english"))
+    store.shard.update(UpdateOperation.upsert_points([Point(
         2, {"bm25": other.embed_document("nothing to see here")}, {"passage": "m1:00002", "build": "0" * 64})]))
     with pytest.raises(SettingIgnored, match=r"1 point\(s\) of the shard carry another build"):
         store.verify()
@@ -166,18 +166,31 @@ def test_the_qdrant_arm_in_the_docs_parses_as_written() -> None:
 
 
 def test_turnbenchs_rrf_is_qdrant_edges_own_on_a_shard_without_ties(tmp_path: Path) -> None:
-    import qdrant_edge as q
+    from qdrant_edge import (
+        Distance,
+        EdgeConfig,
+        EdgeShard,
+        EdgeSparseVectorParams,
+        EdgeVectorParams,
+        Fusion,
+        Point,
+        Prefetch,
+        Query,
+        QueryRequest,
+        SparseVector,
+        UpdateOperation,
+    )
 
-    shard = q.EdgeShard.create(str(tmp_path / "s"), q.EdgeConfig(
-        vectors={"d": q.EdgeVectorParams(size=2, distance=q.Distance.Dot)},
-        sparse_vectors={"s": q.EdgeSparseVectorParams()}))
-    shard.update(q.UpdateOperation.upsert_points([q.Point(i, {"d": [float(10 - i), 0.0], "s": q.SparseVector(
+    shard = EdgeShard.create(str(tmp_path / "s"), EdgeConfig(
+        vectors={"d": EdgeVectorParams(size=2, distance=Distance.Dot)},
+        sparse_vectors={"s": EdgeSparseVectorParams()}))
+    shard.update(UpdateOperation.upsert_points([Point(i, {"d": [float(10 - i), 0.0], "s": SparseVector(
         [1], [float((7 * i) % 11 + 1)])}) for i in range(11)]))
-    legs = [q.Query.Nearest([1.0, 0.0], using="d"), q.Query.Nearest(q.SparseVector([1], [1.0]), using="s")]
-    lists = [[(int(p.id), p.score) for p in shard.query(q.QueryRequest(limit=11, query=leg))] for leg in legs]
+    legs = [Query.Nearest([1.0, 0.0], using="d"), Query.Nearest(SparseVector([1], [1.0]), using="s")]
+    lists = [[(int(p.id), p.score) for p in shard.query(QueryRequest(limit=11, query=leg))] for leg in legs]
     for k, weights in ((60, [1.0, 1.0]), (60, [2.0, 1.0]), (5, [0.5, 3.0])):
-        engine = shard.query(q.QueryRequest(limit=11, prefetches=[q.Prefetch(limit=11, query=leg) for leg in legs],
-                                            query=q.Fusion.Rrf(k=k, weights=weights)))
+        engine = shard.query(QueryRequest(limit=11, prefetches=[Prefetch(limit=11, query=leg) for leg in legs],
+                                          query=Fusion.Rrf(k=k, weights=weights)))
         ours = qdrant.fuse_rrf(lists, k, weights)
         assert [n for n, _ in ours] == [int(p.id) for p in engine], (k, weights)
         assert all(abs(s - p.score) < 1e-7 for (_, s), p in zip(ours, engine, strict=True)), (k, weights)
