@@ -321,11 +321,10 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     from turnbench.engines.embeddings import spec_for_arms
     from turnbench.engines.rerank import TRACE_FILE
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
-    from turnbench.harness.score import score_run
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.reuse import load_or_reuse
     from turnbench.pipeline.answering import answer, attach
-    from turnbench.pipeline.scoring import page_drawer, page_input
+    from turnbench.pipeline.executor import page_drawer, page_input, score
     from turnbench.resultsdir import REPORT_HTML, write_results
 
     corpus_dir, corpus, dirs = job
@@ -362,16 +361,17 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
         with page_drawer(corpus) as drawing:
             with st.stage(f"judge + score {arm}{tag}"):
                 # the raw entries, so the results record the engine's own scores and their ties
-                results = score_run(corpus, rr.passages, rr.entries, policy=options.policy, scope=options.scope,
-                                    provenance={"stack": stack.versions(), "index": dict(loaded.provenance),
-                                                "arm": rr.arm_config})
+                results, source = score(corpus, rr.passages, rr.entries, policy=options.policy,
+                                        scope=options.scope, provenance={"stack": stack.versions(),
+                                                                         "index": dict(loaded.provenance),
+                                                                         "arm": rr.arm_config})
                 if answer_results is not None:
                     results = attach(results, [answer_results])
                 if rr.rerank is not None:  # both stages' own scores, beside the run as scored
                     results = Scored(results.document, {**results.extra_files, TRACE_FILE: rr.rerank.trace(
                         {p.id: p for p in rr.passages})})
             with st.stage(f"report {arm}{tag}"):
-                drawing.send(page_input(results))
+                drawing.send(page_input(results, source))
                 results = Scored(results.document, {**results.extra_files, REPORT_HTML: drawing.result()[0]})
         info = _runinfo(stack, corpus_dir, loaded, rr, st, arm=arm, tag=tag, concurrency=concurrency,
                         answered=answer_results is not None)
