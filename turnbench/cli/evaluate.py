@@ -77,7 +77,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     names = write_run(Path(out), result)
     t = result.timings
     oracle = "  [ORACLE UPPER BOUND: gold meetings only]" if result.arm_config["scope"]["oracle"] else ""
-    click.echo(f"{arm.name} on {corpus.id}: {int(t['queries'])} queries, {len(result.run)} with hits, "
+    click.echo(f"{arm.name} on {corpus.id}: {int(t['queries'])} queries, {result.answered} with hits, "
                f"{t['queries_per_s']:.0f} queries/s{oracle}")
     click.echo(f"wrote {Path(out) / names[0]}, {', '.join(names[1:])}")
 
