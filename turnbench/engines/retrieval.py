@@ -320,9 +320,7 @@ def _searched(stack: StackInfo, corpus: Corpus, arm: Arm, sc: Scope, index: str,
         verified.wait()  # an index that does not hold its inventory is refused as that, whatever its search did
         raise
     timings["search_s"] = time.perf_counter() - t0
-    t1 = time.perf_counter()
     marker, passages, sha = handed or verified.wait()
-    timings["verify_wait_s"] = time.perf_counter() - t1
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
 
