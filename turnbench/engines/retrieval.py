@@ -33,7 +33,7 @@ from turnbench.corpus.records import Query
 from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from turnbench.engines.arms import Arm, builtin
 from turnbench.engines.pipelines import SAMPLE_QUERIES
-from turnbench.engines.verified import Verifying, verifying
+from turnbench.engines.verified import Inventory, Verifying, read_back, verifying
 from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
 from turnbench.passages import Passage
 from turnbench.rankings import RankedPassage, Ranking, normalise
@@ -243,19 +243,20 @@ def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "c
             ) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index (``progress``: as
     ``run_queries`` calls it). ``inventory``: the passages the load cut and their sha256 (what ``bench`` has in
-    hand); without it the inventory the load stored in PostgreSQL is read back and hashed."""
-    from turnbench.stack.clients import stack_errors
-
+    hand); without it the inventory the load stored in PostgreSQL is read back and hashed, from the start, in a
+    thread (``engines.verified``)."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise BadInput(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}, not {concurrency!r}")
-    with stack_errors(stack):
-        return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth, progress=progress,
-                        concurrency=concurrency, inventory=inventory)
+    with read_back(stack, inventory) as reading:
+        from turnbench.stack.clients import stack_errors
+
+        with stack_errors(stack):
+            return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth, progress=progress,
+                            concurrency=concurrency, inventory=reading)
 
 
 def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None,
-             progress: Callable[[int, int], None] | None, concurrency: int,
-             inventory: tuple[Sequence[Passage], str] | None) -> RunResult:
+             progress: Callable[[int, int], None] | None, concurrency: int, inventory: Inventory) -> RunResult:
     from turnbench.loading.index import DEFAULT_INDEX, check_index_name
     from turnbench.stack.clients import opensearch_client
 

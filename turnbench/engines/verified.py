@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from turnbench.corpus.format import Corpus
@@ -18,11 +19,11 @@ from turnbench.passages import Passage, inventory_sha256
 from turnbench.stack.info import StackInfo
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from opensearchpy import OpenSearch
 
 Verified = tuple[Mapping[str, Any], tuple[Passage, ...], str]  # the marker, the inventory, its sha256
+# the inventory and its sha256: handed over, being read back (``read_back``), or None (read back when verified)
+Inventory = tuple[Sequence[Passage], str] | Future[tuple[tuple[Passage, ...], str]] | None
 
 
 def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tuple[Sequence[Passage], str] | None
@@ -34,18 +35,18 @@ def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tupl
     return _verified_index(stack, opensearch_client(stack), corpus, index, inventory)
 
 
-def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str,
-                    inventory: tuple[Sequence[Passage], str] | None) -> Verified:
-    from turnbench.loading import tables
+def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str, inventory: Inventory
+                    ) -> Verified:
     from turnbench.loading.index import describe_difference, expected_counts, observed_counts
     from turnbench.loading.load import loaded_marker
 
     marker = loaded_marker(stack, corpus, index=index, client=client)
-    if inventory is not None:
+    if isinstance(inventory, Future):
+        passages, sha = inventory.result()
+    elif inventory is not None:
         passages, sha = tuple(inventory[0]), inventory[1]
     else:
-        passages = tuple(tables.read_passages(stack))
-        sha = inventory_sha256(passages)
+        passages, sha = _stored(stack)
     if sha != marker["passages_sha256"]:
         raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
                               f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
@@ -55,6 +56,27 @@ def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index:
         raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
                               f"{describe_difference(expected, got)}")
     return marker, passages, sha
+
+
+def _stored(stack: StackInfo) -> tuple[tuple[Passage, ...], str]:
+    """The inventory the load stored in PostgreSQL, and its sha256."""
+    from turnbench.loading import tables
+
+    passages = tuple(tables.read_passages(stack))
+    return passages, inventory_sha256(passages)
+
+
+@contextlib.contextmanager
+def read_back(stack: StackInfo, inventory: tuple[Sequence[Passage], str] | None) -> Iterator[Inventory]:
+    """``inventory``; or, without one, the inventory the load stored, being read back in a thread from now on
+    (while what a run needs before its first query is made: the clients' imports, the index's marker, the bodies)."""
+    if inventory is not None:
+        yield inventory
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="turnbench-inventory") as pool:
+        yield pool.submit(_stored, stack)
 
 
 class Verifying:
@@ -79,13 +101,13 @@ class Verifying:
 
 
 @contextlib.contextmanager
-def verifying(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str,
-              inventory: tuple[Sequence[Passage], str] | None) -> Iterator[Verifying]:
-    """``verified_index``, for a run. An inventory handed over is verified at once. One read back is read from
-    PostgreSQL and verified in a thread while the queries are sent: a stack holding another corpus, or a load that
-    never settled, is still refused before any query is sent (the marker says so); an inventory that does not match
-    its index, once the queries are back and before anything is written."""
-    if inventory is not None:
+def verifying(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str, inventory: Inventory
+              ) -> Iterator[Verifying]:
+    """``verified_index``, for a run. An inventory handed over is verified at once. One read back (``read_back``) is
+    verified in a thread while the queries are sent: a stack holding another corpus, or a load that never settled,
+    is still refused before any query is sent (the marker says so); an inventory that does not match its index,
+    once the queries are back and before anything is written."""
+    if inventory is not None and not isinstance(inventory, Future):
         done = _verified_index(stack, client, corpus, index, inventory)
         yield Verifying(done[0], done)
         return
@@ -94,7 +116,7 @@ def verifying(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str,
     from turnbench.loading.index import index_marker
 
     with ThreadPoolExecutor(1, thread_name_prefix="turnbench-inventory") as pool:
-        future = pool.submit(_verified_index, stack, client, corpus, index, None)
+        future = pool.submit(_verified_index, stack, client, corpus, index, inventory)
         early = index_marker(client, index)
         if early is None or early.get("corpus_sha256") != corpus.sha256 or early.get("state") != "settled":
             future.result()  # its refusal (no index, another corpus, an unsettled load), before any query
