@@ -126,7 +126,8 @@ def main(argv=None) -> None:
     from turnbench.corpus import open_corpus
     from turnbench.harness import judgements as J
     from turnbench.harness import metrics as M
-    from turnbench.harness.score import UNKNOWN, score_run
+    from turnbench.harness.score import UNKNOWN
+    from turnbench.pipeline.executor import score as score_forked
     from turnbench.rankings import normalised_order
     from turnbench.resultsdir import write_results
 
@@ -143,7 +144,7 @@ def main(argv=None) -> None:
         times = []
         for _ in range(max(1, args.repeat)):
             t0 = time.perf_counter()
-            results = score_run(corpus, passages, entries, policy=policy, provenance=prov)
+            results = score_forked(corpus, passages, entries, policy=policy, provenance=prov)[0]
             times.append(time.perf_counter() - t0)
         t1 = time.perf_counter()
         write_results(tmp / "results", results)

@@ -6,6 +6,10 @@ machine: a bare loop (urllib3, pre-serialised bodies, the response read as JSON 
 threads, and ``run_arm`` at concurrency 1, 2 and 4 (inventory handed over, as ``bench`` does; and once read back
 from PostgreSQL, as ``turnbench run`` does). Prints queries/s and the ratio to the bare loop at the same
 concurrency (target: ``run`` >= 0.8x a bare two-thread loop), and checks every concurrency gives the same run.
+
+``--process``: whole processes instead, on the current stack (the corpus loaded): ``turnbench run`` start to exit
+against a bare process sending the same bodies from two threads (``BARE_PROCESS``: urllib3, the bodies read
+serialised from a file), alternated, best of ``--repeat`` (target: >= 0.8).
 """
 
 from __future__ import annotations
@@ -20,6 +24,56 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 TARGET_RATIO = 0.8
+
+# the floor of a whole `turnbench run`: a process that only sends the bodies, already serialised, from two threads
+BARE_PROCESS = """
+import json, sys
+from concurrent.futures import ThreadPoolExecutor
+import urllib3
+url, path = sys.argv[1], sys.argv[2]
+payloads = open(path, "rb").read().split(b"\\0")
+http = urllib3.PoolManager(maxsize=2)
+def one(payload):
+    r = http.request("POST", url, body=payload, headers={"Content-Type": "application/x-ndjson"})
+    return len(json.loads(r.data)["responses"])
+with ThreadPoolExecutor(2) as ex:
+    sum(ex.map(one, payloads))
+"""
+
+
+def whole_process(corpus_dir: Path, arm: str, url: str, payloads: list[bytes], repeat: int) -> tuple[float, float]:
+    """(turnbench run s, bare process s), each the best of ``repeat`` alternated rounds."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from turnbench.engines.retrieval import MSEARCH_FILTER
+
+    exe = str(Path(sys.executable).with_name("turnbench"))
+    tmp = Path(tempfile.mkdtemp(prefix="turnbench-run-process-"))
+
+    def wall(cmd: list[str]) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+    try:
+        (tmp / "payloads").write_bytes(b"\0".join(payloads))
+        bare_cmd = [sys.executable, "-c", BARE_PROCESS, f"{url}/_msearch?filter_path={MSEARCH_FILTER}",
+                    str(tmp / "payloads")]
+        runs, bares = [], []
+        for i in range(repeat + 1):  # the first round warms both
+            shutil.rmtree(tmp / "out", ignore_errors=True)
+            a = wall([exe, "run", "--corpus", str(corpus_dir), "--arm", arm, "--out", str(tmp / "out")])
+            b = wall(bare_cmd)
+            if i:
+                runs.append(a)
+                bares.append(b)
+                print(f"turnbench run {a:.2f} s, bare process {b:.2f} s: {b / a:.2f}", flush=True)
+        return min(runs), min(bares)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def bare(url: str, payloads: list[bytes], threads: int) -> float:
@@ -47,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--arm", default="bm25")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--current", action="store_true", help="use the current (recorded or external) stack")
+    ap.add_argument("--process", action="store_true",
+                    help="whole processes on the current stack: turnbench run against a bare process")
     args = ap.parse_args(argv)
 
     from turnbench.corpus.format import open_corpus
@@ -69,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{corpus.id}: {len(queries)} queries, arm {arm.name}, depth {arm.depth}, {len(payloads)} batches of "
           f"{MSEARCH_BATCH}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
 
+    if args.process:
+        a, b = whole_process(Path(args.corpus), args.arm, current_stack().opensearch_url, payloads, args.repeat)
+        print(f"whole process, best of {args.repeat}: turnbench run {a:.2f} s, bare {b:.2f} s: {b / a:.2f} "
+              f"(target >= {TARGET_RATIO}): {'ok' if b / a >= TARGET_RATIO else 'MISSED'}")
+        return 0
     with (contextlib.nullcontext(current_stack()) if args.current else open_stack("embedded")) as stack:
         try:
             loaded_marker(stack, corpus)

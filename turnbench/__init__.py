@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         BenchOptions,
         Compared,
         Passage,
+        Progress,
         QueryValues,
         RankedPassage,
         RelevancePolicy,
@@ -40,7 +41,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["__version__", "generate", "validate", "open_stack", "load", "run", "score", "bench", "compare", "report",
-           "Results", "Row", "QueryValues", "Compared", "BenchOptions", "RelevancePolicy", "Passage", "RankedPassage"]
+           "Results", "Row", "QueryValues", "Compared", "BenchOptions", "RelevancePolicy", "Passage", "RankedPassage",
+           "Progress"]
 
 
 def __getattr__(name: str) -> Any:

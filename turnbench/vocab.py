@@ -86,6 +86,23 @@ class Level(StrEnum):
     MEETING = "meeting"
 
 
+class Stage(StrEnum):
+    """A bench's stages, in the order they run; the value is the key of the stage's seconds in runinfo.json
+    (``elapsed_seconds``), ``label`` the words progress shows and ``bench`` prints for it."""
+
+    STACK = "stack"
+    LOAD = "load"
+    ANSWERS = "answers"
+    RUN = "run"
+    JUDGE_AND_SCORE = "judge_and_score"
+    REPORT = "report"
+    WRITE = "write"
+
+    @property
+    def label(self) -> str:
+        return "judge + score" if self is Stage.JUDGE_AND_SCORE else self.value
+
+
 @dataclass(frozen=True)
 class Scope:
     """Which passages a run searched. ``gold-meetings`` is an ORACLE: it knows each answer's meetings, so its

@@ -178,3 +178,34 @@ def test_lines_by_the_encoder_are_the_canonical_lines_or_refused_alike():
     lone = [{**rows[0], "id": "\ud800"}]
     with pytest.raises(ValueError):
         canonical.encoded_lines(lone, floats[:2])
+
+
+def test_the_range_is_checked_alike_with_numpy_and_without(monkeypatch):
+    """``encoder_writes_repr`` checks a run of scores without importing numpy where numpy is not imported yet (what
+    ``turnbench run`` writes): the same answer as numpy's check, value by value and for whole runs, at the ends of
+    the range and beyond, for both zeros, NaN, infinities and integers."""
+    import math
+    import random
+    import struct
+    import sys
+
+    rnd = random.Random(20261206)
+    edges = [0.0, -0.0, 1e-4, -1e-4, math.nextafter(1e-4, 0), 1e16, math.nextafter(1e16, 0), -1e16, 5e-324,
+             float("nan"), float("inf"), -float("inf"), 7, 10**16, 10**16 - 1, 0, True]
+    values = edges + [struct.unpack("d", struct.pack("Q", rnd.getrandbits(64)))[0] for _ in range(20_000)]
+    values += [rnd.uniform(0.5, 1) * 10.0 ** rnd.randint(-6, 17) for _ in range(20_000)]
+
+    def both(vals):
+        with monkeypatch.context() as m:
+            m.setattr(canonical, "WITHOUT_NUMPY", -1)  # numpy's check
+            with_numpy = canonical.encoder_writes_repr(vals)
+        with monkeypatch.context() as m:
+            m.delitem(sys.modules, "numpy", raising=False)  # as in a process that never imported it
+            without = canonical.encoder_writes_repr(vals)
+        return with_numpy, without
+
+    agree = [both([x]) for x in values]
+    assert all(a == b for a, b in agree), [x for x, (a, b) in zip(values, agree, strict=True) if a != b][:5]
+    assert {a for a, _ in agree} == {True, False}  # both answers were tried
+    inside = [x for x, (a, _) in zip(values, agree, strict=True) if a]
+    assert both(inside) == (True, True) and both([*inside, 1e16]) == (False, False) and both([]) == (True, True)

@@ -99,11 +99,19 @@ def _is_module(name: str) -> bool:
     return target.with_suffix(".py").is_file() or (target / "__init__.py").is_file() or len(parts) > 2
 
 
-def test_the_harness_imports_neither_stack_nor_engines() -> None:
-    # the rule the house plan states in so many words, kept as its own test so that ALLOWED cannot quietly lose it
+def test_the_harness_imports_neither_stack_nor_engines_nor_what_forks() -> None:
+    # the rule the house plan states in so many words, kept as its own test so that ALLOWED cannot quietly lose it;
+    # and scoring is pure: where its parts run (forked children) and where its files are staged is the executor's
+    # (turnbench.pipeline.executor), so the harness never imports turnbench.processes, nor multiprocessing
     for path in (PACKAGE / "harness").rglob("*.py"):
-        bad = [m for m in imports_of(path) if room(m) not in BASE | {"harness"} and _is_module(m)]
+        bad = [m for m in imports_of(path) if room(m) not in BASE - {"processes"} | {"harness"} and _is_module(m)]
         assert not bad, f"{module_name(path)} imports {bad}"
+        forks = [n.module if isinstance(n, ast.ImportFrom) else a.name
+                 for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(n, (ast.Import, ast.ImportFrom))
+                 for a in n.names if (n.module if isinstance(n, ast.ImportFrom) else a.name) in {"multiprocessing",
+                                                                                               "subprocess"}]
+        assert not forks, f"{module_name(path)} imports {forks}"
 
 
 def _module_graph() -> dict[str, set[str]]:

@@ -35,19 +35,59 @@ def test_result_directories_one_per_arm_or_the_control_name(tmp_path):
 
 
 
-def test_progress_counters_exist_only_on_a_terminal_and_take_batches_with_their_total():
-    from turnbench.pipeline.bench import _Stages
+def test_progress_counters_exist_only_where_progress_counts_and_take_batches_with_their_total():
+    from turnbench.cli.progress import RichProgress
+    from turnbench.pipeline.progress import QUIET, Stages
+    from turnbench.vocab import Stage
 
-    with _Stages(3, show=False) as quiet:
-        assert quiet.counter("queries bm25") is None  # off a terminal the engines do no progress work
-    with _Stages(3, show=True) as st:
-        assert st._progress is not None
-        advance = st.counter("queries bm25")
+    assert Stages(QUIET).counter(Stage.RUN, "queries bm25") is None  # nothing drawn: the engines do no progress work
+    with RichProgress() as progress:
+        st = Stages(progress)
+        advance = st.counter(Stage.RUN, "queries bm25")
         assert advance is not None
         advance(100, 740)
         advance(100, 740)
-        task = next(t for t in st._progress.tasks if t.description == "queries bm25")
+        task = next(t for t in progress._bars.tasks if t.description == "queries bm25")
         assert (task.completed, task.total, task.fields["counted"]) == (200, 740, True)
+
+
+def test_stage_timings_are_keyed_by_the_stage_and_shown_by_its_label_in_the_order_they_ran():
+    from turnbench.pipeline.progress import Stages, Took
+    from turnbench.vocab import Stage
+
+    told: list[tuple[str, str]] = []
+
+    class Told:
+        counting = False
+
+        def expect(self, stages):
+            told.append(("expect", str(stages)))
+
+        def start(self, stage, label):
+            told.append(("start", label))
+
+        def advance(self, stage, counter, done, total):
+            raise AssertionError("a progress that does not count is never advanced")
+
+        def finish(self, stage, label, seconds):
+            told.append(("finish", label))
+
+        def note(self, line, *, always=False):
+            told.append(("note", line))
+
+    st = Stages(Told())
+    with st.stage(Stage.LOAD):
+        pass
+    with st.stage(Stage.JUDGE_AND_SCORE, " bm25"), st.stage(Stage.JUDGE_AND_SCORE, " bm25"):
+        pass
+    st.log("a note")
+    assert set(st.elapsed) == {Took(Stage.LOAD), Took(Stage.JUDGE_AND_SCORE, " bm25")}
+    assert list(st.seconds()) == ["load", "judge + score bm25"]
+    assert told == [("start", "load"), ("finish", "load"), ("start", "judge + score bm25"),
+                    ("start", "judge + score bm25"), ("finish", "judge + score bm25"),
+                    ("finish", "judge + score bm25"), ("note", "a note")]
+    # runinfo.json's keys are the stages' values, the strings they always were
+    assert [s.value for s in Stage] == ["stack", "load", "answers", "run", "judge_and_score", "report", "write"]
 
 
 def test_seed_corpus_refuses_a_directory_holding_another_corpus(tmp_path):

@@ -35,6 +35,7 @@ from turnbench.harness.score import UNKNOWN, Scored
 from turnbench.passages import Passage
 from turnbench.pipeline.bench import BenchOptions
 from turnbench.pipeline.comparing import Compared, ComparedCorpora
+from turnbench.pipeline.progress import Progress
 from turnbench.rankings import RankedPassage, Ranking
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import ScopeName
@@ -51,7 +52,7 @@ CorpusLike = Corpus | PathLike
 __all__ = ["generate", "validate", "graph_recall", "open_stack", "load", "run", "score", "bench", "compare", "plan",
            "report",
            "Results", "Row", "QueryValues", "Compared", "ComparedCorpora", "BenchOptions", "RelevancePolicy", "Passage",
-           "RankedPassage"]
+           "RankedPassage", "Progress"]
 
 
 @dataclass(frozen=True)
@@ -327,11 +328,13 @@ def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: P
 
 
 def bench(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, options: BenchOptions = BenchOptions(), *,
-          stack: StackInfo | None = None, engines: Sequence[Any] = ()) -> list[Results]:
+          stack: StackInfo | None = None, engines: Sequence[Any] = (), progress: Progress | None = None
+          ) -> list[Results]:
     """Bench every arm on a corpus — load, run, judge, score, write ``OUT/<arm>/`` — on ``stack`` when given (never
     torn down here), else on a stack of ``options.provider`` opened for the bench. ``engines``: Python engines
     benched beside the arms on the same passages (docs/engines.md), each an object with the engine protocol or a
-    ``"module:factory"`` string; their results go to ``OUT/<engine name>/``."""
+    ``"module:factory"`` string; their results go to ``OUT/<engine name>/``. ``progress``: told of each stage as
+    it goes (``turnbench.pipeline.progress.Progress``; by default nothing is shown)."""
     from turnbench.pipeline.bench import bench as run_bench
 
     root = corpus.root if isinstance(corpus, Corpus) else _path(corpus, "corpus (a Corpus or its directory)")
@@ -342,7 +345,8 @@ def bench(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, options:
     _stack(stack, optional=True)
     python_engines = _list(engines, "engines", "engines (an engine object or a \"module:factory\" string)")
     return [Results(o.results, o.out_dir)
-            for o in run_bench(root, names, target, options, stack=stack, engines=python_engines)]
+            for o in run_bench(root, names, target, options, stack=stack, engines=python_engines,
+                               progress=progress)]
 
 
 def _results_dir(side: Results | PathLike, name: str) -> Path:

@@ -77,7 +77,7 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
     names = write_run(Path(out), result)
     t = result.timings
     oracle = "  [ORACLE UPPER BOUND: gold meetings only]" if result.arm_config["scope"]["oracle"] else ""
-    click.echo(f"{arm.name} on {corpus.id}: {int(t['queries'])} queries, {len(result.run)} with hits, "
+    click.echo(f"{arm.name} on {corpus.id}: {int(t['queries'])} queries, {result.answered} with hits, "
                f"{t['queries_per_s']:.0f} queries/s{oracle}")
     click.echo(f"wrote {Path(out) / names[0]}, {', '.join(names[1:])}")
 
@@ -282,6 +282,8 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
               arm_files: tuple[str, ...], engines: tuple[str, ...], out: str, options: BenchOptions) -> None:
     """Stack -> load -> run -> judge -> score -> report -> write, for each arm or engine (and each seed); prints the
     tables."""
+    from turnbench import settings
+    from turnbench.cli.progress import progress_shown
     from turnbench.engines.arms import resolve
     from turnbench.harness.answers import overall_row
     from turnbench.pipeline.bench import bench, bench_seeds
@@ -296,12 +298,13 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
     echo = None if tty else note
-    if seeds:
-        outcomes = bench_seeds(seeds, resolved, Path(out), options, corpora=Path(corpora), workers=workers,
-                               show_progress=tty, echo=echo, engines=engines)
-    else:
-        outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), options, show_progress=tty, echo=echo,
-                         engines=engines)
+    with progress_shown(tty, verbose=settings.verbose()) as progress:
+        if seeds:
+            outcomes = bench_seeds(seeds, resolved, Path(out), options, corpora=Path(corpora), workers=workers,
+                                   progress=progress, echo=echo, engines=engines)
+        else:
+            outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), options, progress=progress, echo=echo,
+                             engines=engines)
     for o in outcomes:
         click.echo(f"## {o.out_dir.relative_to(out)} (arm {o.arm})\n")
         click.echo(render_metrics_md(o.results.document))

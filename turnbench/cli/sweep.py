@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 def sweep_cmd(corpus_dir: str, max_words_text: str, overlap_text: str, arms: tuple[str, ...],
               arm_files: tuple[str, ...], rule: str | None, out: str, options: BenchOptions) -> None:
     """Load each chunking of a grid, run and score every arm on it against the same turn gold; one table."""
+    from turnbench import settings
+    from turnbench.cli.progress import progress_shown
     from turnbench.engines.arms import resolve
     from turnbench.harness import sweep as S
     from turnbench.pipeline.sweep import SWEEP_HTML, SWEEP_MD, grid, measures, parse_ints, sweep
@@ -52,7 +54,8 @@ def sweep_cmd(corpus_dir: str, max_words_text: str, overlap_text: str, arms: tup
     if rule and len(resolved) == 1 and len(cells) == 1:
         raise errors.BadInput("a rule over one arm compares cells with the first: give at least two chunkings")
     tty = sys.stderr.isatty()
-    doc = sweep(Path(corpus_dir), resolved, Path(out), cells, options, rule=rule, show_progress=tty,
-                echo=None if tty else note)
+    with progress_shown(tty, verbose=settings.verbose()) as progress:
+        doc = sweep(Path(corpus_dir), resolved, Path(out), cells, options, rule=rule, progress=progress,
+                    echo=None if tty else note)
     click.echo(sweep_md(doc), nl=False)
     say(f"wrote {out}/{SWEEP_MD}, {out}/{SWEEP_HTML} and sweep.json; each cell's results in {out}/w<W>-o<O>/")

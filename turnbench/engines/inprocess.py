@@ -54,8 +54,8 @@ def _run_engine(stack: StackInfo, corpus: Corpus, ref: EngineRef, scope: str, in
                 progress: Callable[[int, int], None] | None, inventory: tuple[Sequence[Passage], str] | None,
                 texts: Sequence[Passage] | None) -> RunResult:
     from turnbench.engines import rerank
-    from turnbench.engines.retrieval import verified_index
     from turnbench.engines.texts import TEXT_RULE, passages_with_texts
+    from turnbench.engines.verified import verified_index
     from turnbench.loading.index import DEFAULT_INDEX, check_index_name
 
     timings: dict[str, float] = {}

@@ -33,8 +33,9 @@ from turnbench.corpus.records import Query
 from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from turnbench.engines.arms import Arm, builtin
 from turnbench.engines.pipelines import SAMPLE_QUERIES
+from turnbench.engines.verified import Inventory, Verifying, read_back, verifying
 from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
-from turnbench.passages import Passage, inventory_sha256
+from turnbench.passages import Passage
 from turnbench.rankings import RankedPassage, Ranking, normalise
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import Scope, get_scope
@@ -92,6 +93,12 @@ class RunResult:
     def run(self) -> dict[str, list[RankedPassage]]:
         """Normalised (docs/design.md §3 rule 5); a query with no hit is absent."""
         return normalise(self.entries, {p.id: p for p in self.passages})
+
+    @property
+    def answered(self) -> int:
+        """How many queries have a hit: ``len(run)``, without normalising the run."""
+        bounds = self.entries.bounds
+        return sum(1 for k in range(len(bounds) - 1) if bounds[k + 1] > bounds[k])
 
 
 def search_body(arm: Arm, query: Query, scope: Scope, depth: int,
@@ -236,21 +243,21 @@ def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "c
             ) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index (``progress``: as
     ``run_queries`` calls it). ``inventory``: the passages the load cut and their sha256 (what ``bench`` has in
-    hand); without it the inventory the load stored in PostgreSQL is read back and hashed."""
-    from turnbench.stack.clients import stack_errors
-
+    hand); without it the inventory the load stored in PostgreSQL is read back and hashed, from the start, in a
+    thread (``engines.verified``)."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise BadInput(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}, not {concurrency!r}")
-    with stack_errors(stack):
-        return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth, progress=progress,
-                        concurrency=concurrency, inventory=inventory)
+    with read_back(stack, inventory) as reading:
+        from turnbench.stack.clients import stack_errors
+
+        with stack_errors(stack):
+            return _run_arm(stack, corpus, arm, scope=scope, index=index, depth=depth, progress=progress,
+                            concurrency=concurrency, inventory=reading)
 
 
 def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None,
-             progress: Callable[[int, int], None] | None, concurrency: int,
-             inventory: tuple[Sequence[Passage], str] | None) -> RunResult:
+             progress: Callable[[int, int], None] | None, concurrency: int, inventory: Inventory) -> RunResult:
     from turnbench.loading.index import DEFAULT_INDEX, check_index_name
-    from turnbench.loading.vectors import require_plugins
     from turnbench.stack.clients import opensearch_client
 
     arm = (builtin(arm) if isinstance(arm, str) else arm).on_opensearch()
@@ -263,7 +270,17 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
 
     t0 = time.perf_counter()
     client = opensearch_client(stack)
-    marker, passages, sha = _verified_index(stack, client, corpus, index, inventory)
+    with verifying(stack, client, corpus, index, inventory) as verified:
+        return _searched(stack, corpus, arm, sc, index, depth, progress, concurrency, client, verified, timings, t0)
+
+
+def _searched(stack: StackInfo, corpus: Corpus, arm: Arm, sc: Scope, index: str, depth: int,
+              progress: Callable[[int, int], None] | None, concurrency: int, client: OpenSearch,
+              verified: Verifying, timings: dict[str, float], t0: float) -> RunResult:
+    """``_run_arm`` once the index's marker is read (the inventory, when it is read back, still being verified)."""
+    from turnbench.loading.vectors import require_plugins
+
+    marker = verified.marker
     if arm.rerank is not None:
         from turnbench.engines import rerank
 
@@ -293,11 +310,18 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     # the checks' queries made now: they refuse an arm this scope cannot run before any query is sent; the rest
     # are made by the workers as they send them
     bodies = [(q.id, body_of(q)) for q in queries[:CHECKED_QUERIES]]
+    handed = verified.now()
     t0 = time.perf_counter()
-    entries, latencies = run_queries(client, index, [(q.id, q) for q in queries], progress=progress,
-                                     concurrency=concurrency, plan=plan, known={p.id: p.id for p in passages},
-                                     where=arm.file_name, make=body_of)
+    try:
+        entries, latencies = run_queries(client, index, [(q.id, q) for q in queries], progress=progress,
+                                         concurrency=concurrency, plan=plan,
+                                         known={p.id: p.id for p in handed[1]} if handed is not None else None,
+                                         where=arm.file_name, make=body_of)
+    except Exception:
+        verified.wait()  # an index that does not hold its inventory is refused as that, whatever its search did
+        raise
     timings["search_s"] = time.perf_counter() - t0
+    marker, passages, sha = handed or verified.wait()
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
 
@@ -387,43 +411,6 @@ def _pipeline_check(client: OpenSearch, index: str, arm: Arm, bodies: Sequence[t
     position = {qid: k for k, qid in enumerate(entries.query_ids)}
     server = {qid: _top(entries, position[qid]) for qid, _ in sample}
     return pipelines.check(fusion, arm.name, arm.file_name, server, lists)
-
-
-def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tuple[Sequence[Passage], str] | None
-                   ) -> tuple[Mapping[str, Any], tuple[Passage, ...], str]:
-    """The loaded index's marker and inventory, verified as a run verifies them (for a run that sends no query to
-    OpenSearch: a Python engine)."""
-    from turnbench.stack.clients import opensearch_client
-
-    return _verified_index(stack, opensearch_client(stack), corpus, index, inventory)
-
-
-def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str,
-                    inventory: tuple[Sequence[Passage], str] | None
-                    ) -> tuple[Mapping[str, Any], tuple[Passage, ...], str]:
-    """The index's marker and the inventory it was built from — handed over by the load that just built it, or read
-    back from where that load stored it — refused unless the inventory's hash is the one the marker records and the
-    index still holds exactly its passages."""
-    from turnbench.errors import IndexNotSettled
-    from turnbench.loading import tables
-    from turnbench.loading.index import describe_difference, expected_counts, observed_counts
-    from turnbench.loading.load import loaded_marker
-
-    marker = loaded_marker(stack, corpus, index=index, client=client)
-    if inventory is not None:
-        passages, sha = tuple(inventory[0]), inventory[1]
-    else:
-        passages = tuple(tables.read_passages(stack))
-        sha = inventory_sha256(passages)
-    if sha != marker["passages_sha256"]:
-        raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
-                              f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
-    expected = expected_counts(passages)
-    got = observed_counts(client, index)
-    if got != expected:
-        raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
-                              f"{describe_difference(expected, got)}")
-    return marker, passages, sha
 
 
 def require_index_holds(arm: Arm, marker: Mapping[str, Any], index: str) -> None:

@@ -37,6 +37,7 @@ from typing import IO, Any, Protocol
 from turnbench.corpus.records import Meeting, Query
 from turnbench.errors import BadInput, ForeignInventory, StaleBinding
 from turnbench.harness.bindings import passage_sha256
+from turnbench.harness.execution import INLINE
 from turnbench.harness.held import EPSILON_SECONDS, TIMES, Held, MeetingTurns, Span
 from turnbench.harness.policy import COVERAGE_RULE, GRADE_ANSWER, GRADE_HIGH, GRADE_LOW, RelevancePolicy
 from turnbench.passages import Passage
@@ -222,10 +223,13 @@ class Judging:
     """``judge_all`` in two steps, so that judging can start before ``words_of`` and ``keep_of`` are known (they come
     from the run, which is still being ordered): from the ``with`` on, the second run of ``Parts`` is judged in a
     child, which holds back what it keeps of at most ``BACKLOG_TURNS`` turns until ``finish`` hands it the two;
-    ``finish`` then judges the first run here and merges. The outcome is ``judge_all``'s, field for field."""
+    ``finish`` then judges the first run here and merges. The outcome is ``judge_all``'s, field for field.
+    ``start``: how the second run's part is started (``Execution.start``); by default it is judged here, when
+    ``finish`` asks for it."""
 
     def __init__(self, queries: Iterable[Query], meetings: Iterable[Meeting] | Parts, passages: Iterable[Passage],
-                 policy: RelevancePolicy, *, keep: bool = False, visit: Visitor | None = None) -> None:
+                 policy: RelevancePolicy, *, keep: bool = False, visit: Visitor | None = None,
+                 start: Callable[..., contextlib.AbstractContextManager[Any]] | None = None) -> None:
         self.queries = sorted(queries, key=lambda q: q.id)
         touching: dict[str, list[Query]] = {}  # graded in the meeting
         for q in self.queries:
@@ -238,16 +242,15 @@ class Judging:
         self.meetings, self.take = meetings, None if visit is None else visit.take
         self.args = (self.queries, touching, self.by_meeting, policy, keep, None if visit is None else visit.read)
         self._stack = contextlib.ExitStack()
+        self._start = start or INLINE.start
 
     def __enter__(self) -> Judging:
         if isinstance(self.meetings, Parts):
-            from turnbench.processes import Background
-
             # what the visitor read of the child's meetings comes back through a file, read a meeting at a time:
             # held in memory it would be the text of every gold turn the child read (most of a corpus's text)
             self._spool = self._stack.enter_context(tempfile.TemporaryFile())
-            self._there = self._stack.enter_context(Background(_spooled, self._spool, self.meetings.there,
-                                                               *self.args, inbox=True))
+            self._there = self._stack.enter_context(self._start(_spooled, self._spool, self.meetings.there,
+                                                                *self.args, inbox=True))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -307,11 +310,10 @@ def _spooled(receive: Callable[[bool], Any], spool: IO[bytes], meetings: Callabl
              policy: RelevancePolicy, keep: bool, reader: Callable[[Meeting], Any] | None) -> _Pass:
     """``_pass`` in the child: the filters are received when they have come, and what the visitor reads is pickled
     to ``spool``, one record per meeting."""
-    from turnbench.processes import NOT_YET
 
     def filters(wait: bool) -> Filters | None:
-        got = receive(wait)
-        return None if got is NOT_YET else got
+        got: Filters | None = receive(wait)  # None: not yet come
+        return got
 
     found = _pass(meetings, queries, touching, by_meeting, policy, keep, reader, filters,
                   lambda seen: pickle.dump(seen, spool, protocol=pickle.HIGHEST_PROTOCOL))

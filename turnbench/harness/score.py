@@ -1,8 +1,10 @@
 """Score one run of one corpus: judge, normalise, evaluate, aggregate (docs/design.md §3, §6, §7).
 
-``score_run`` is what ``turnbench score`` and ``turnbench bench`` both call. It returns ``Scored``, a
-thin wrapper around the metrics.json document, so the markdown is rendered from exactly what the JSON
-claims and ``compare`` can recompute everything from files alone.
+``score_run`` is what ``turnbench score`` and ``turnbench bench`` both call (through the executor,
+``turnbench.pipeline.executor``, which decides where its parts run and where its files are staged: scoring
+here only says what is computed from what, ``harness.execution``). It returns ``Scored``, a thin wrapper around
+the metrics.json document, so the markdown is rendered from exactly what the JSON claims and ``compare`` can
+recompute everything from files alone.
 
 Counting (``trec_eval -c``): every ranked query of the corpus is accounted for. A judgeable query the
 run did not answer scores 0 and is counted in ``unanswered``; an unjudgeable one is dropped from the
@@ -16,8 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from turnbench import canonical
@@ -32,10 +33,10 @@ from turnbench.harness import metrics as M
 from turnbench.harness import spans as S
 from turnbench.harness import strict as STRICT
 from turnbench.harness import ties as T
-from turnbench.harness.page_source import Binder, PageSource
+from turnbench.harness.execution import INLINE, Execution, Job
+from turnbench.harness.held import Span
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage
-from turnbench.processes import Background, collector_paused, outlive
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
 from turnbench.vocab import get_scope
 
@@ -54,9 +55,6 @@ class Scored:
     document: Mapping[str, Any]
     # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
     extra_files: Mapping[str, X.Content] = field(default_factory=dict)
-    # what scoring read and made for the report page, so it need not read the corpus or its own files again; never
-    # written, and dropped once the page is drawn
-    page_source: PageSource | None = field(default=None, compare=False, repr=False)
 
     def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, X.Content] | None = None
                    ) -> Scored:
@@ -64,11 +62,28 @@ class Scored:
             raise BadInput(f"metrics.json already has a {name!r} block")
         doc = dict(self.document)
         doc[name] = block
-        return Scored(doc, {**self.extra_files, **(files or {})}, self.page_source)
+        return Scored(doc, {**self.extra_files, **(files or {})})
 
     @property
     def retrieval(self) -> Mapping[str, Any]:
         return self.document["retrieval"]
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What scoring read and made that the files are written from, handed back beside them so that what reads the
+    results next (the report page) need not parse them back or read the corpus again: the ranked queries, the
+    passages bound (shown in a top ``BIND_DEPTH``, or graded) with the digests judging made of them and of the
+    queries as the corpus went by, the spans held, the top ``BIND_DEPTH`` of each query's run and the passage qrels.
+    Never written."""
+
+    queries: Sequence[Query]
+    passages: Sequence[Passage]
+    passage_digests: Mapping[str, str]
+    held: Mapping[str, Sequence[Span]]
+    query_digests: Mapping[str, str]
+    run: Mapping[str, Sequence[str]]
+    qrels: Mapping[str, Mapping[str, int]]
 
 
 def _run_sha256(run: Mapping[str, Sequence[str]]) -> str:
@@ -94,9 +109,11 @@ def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     return {k: provenance[k] for k in sorted(provenance)}
 
 
-# the share of the corpus (by bytes) judged in this process: the other part is judged in a child from before the run
+# the share of the corpus (by bytes) judged in this process: the other part is judged in another from before the run
 # is ordered, so it is given more
 HERE_SHARE = 0.4
+
+
 @dataclass(frozen=True)
 class _Setting:
     """What every step of one scoring reads and none changes: where the numbers come from, and what is scored."""
@@ -112,8 +129,7 @@ class _Setting:
     pmap: dict[str, Passage]
     meeting_of: dict[str, str]  # each passage's meeting, by passage id
     tag: str  # the exported runs' tag
-    into: Path | None  # the staged results directory, where children write the files they make (``score_run``)
-    lasting: contextlib.ExitStack | None  # where a child that may outlive scoring is entered (``score_run``)
+    execution: Execution  # where the parts run and the files made go
 
 
 @dataclass(frozen=True)
@@ -131,54 +147,54 @@ class _Ordered:
     files: Callable[[], Mapping[str, X.Content]]  # the three exported runs
 
 
-@collector_paused()
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: J.RelevancePolicy,
-              provenance: Mapping[str, Any], scope: str = "corpus", into: Path | None = None,
-              lasting: contextlib.ExitStack | None = None) -> Scored:
+              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE) -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
-    ``run_entries`` may be a function that gives them, or a ``Background`` child reading them: either is taken once
-    scoring's children are started, a child's as soon as it is done, judging going on meanwhile. ``into``: the
-    staging directory of the results (``resultsdir.staged_results``), where the children that make passages.jsonl,
-    the three exported runs (as soon as the run is in rule-5 order), bindings.jsonl and spans.jsonl write them, so
-    that none is copied or handed back; else they are written with the rest. ``lasting``, with ``into``: a stack
-    the caller closes once the results are written, on which the runs' writer is entered, so that it may go on
-    writing them until the results' writing reaches them; without it, scoring waits for it.
-    """
+    ``run_entries`` may be a function that gives them, or a ``Job`` reading them: either is taken once scoring's
+    parts are started, a job's as soon as it is ready, judging going on meanwhile. ``execution``: where the parts
+    run and where the files made go (``harness.execution``; the default runs all here and keeps all in memory)."""
+    return score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
+                      execution=execution)[0]
+
+
+def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: J.RelevancePolicy,
+               provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE
+               ) -> tuple[Scored, Kept]:
+    """``score_run``, with what it kept for what reads the results next (``Kept``)."""
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     passages = list(passages)
-    spool = X.Spool.open() if into is None else None
-    # what reads every passage is made before the first child is forked: a forked process's memory is shared with
+    # what reads every passage is made before the first part is started: a forked process's memory is shared with
     # its parent until either writes to it, and counting a reference is a write, so each passage touched after the
     # fork would cost a copy of the page it is on
     pmap, ranked = _inventory(passages, corpus.queries())
     setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked,
                        {q.id for q in corpus.queries()}, passages, pmap, {p.id: p.meeting for p in passages},
-                       X.run_tag(arm_label(engine_side["arm"])), into, lasting if into is not None else None)
+                       X.run_tag(arm_label(engine_side["arm"])), execution)
     placed = Placement.of(passages)
     placed.meetings  # noqa: B018  # made now: the meeting run and the tie report read it
     query_digests = B.QueryDigests(setting.ranked)
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
     judging = J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), setting.passages,
-                        setting.policy, keep=True, visit=query_digests)
-    # the children that need only the inventory and the corpus start together: passages.jsonl's bytes and sha256,
-    # made while the run is ordered here; and judging, whose other part is judged here once the run is ordered
-    with Background(X.make_inventory, passages, into, spool, later=True) as inventory_side, judging:
-        return _scored(setting, run_entries, placed, judging, query_digests, (inventory_side, spool))
+                        setting.policy, keep=True, visit=query_digests, start=execution.start)
+    # the parts that need only the inventory and the corpus start together: passages.jsonl's bytes and sha256, made
+    # while the run is ordered here; and judging, whose other part is judged here once the run is ordered
+    with execution.inventory(passages) as inventory_side, judging:
+        return _scored(setting, run_entries, placed, judging, query_digests, inventory_side)
 
 
-_InventorySide = tuple[Background[tuple[str, int]], X.Spool | None]
-# a run: its entries, a function that gives them, or a child reading them
-_Run = Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Background[list[RankedPassage] | Ranking]
+_InventorySide = Job[tuple[str, X.Content]]
+# a run: its entries, a function that gives them, or a job reading them
+_Run = Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Job[list[RankedPassage] | Ranking]
 
 
 def _scored(setting: _Setting, given: _Run, placed: Placement, judging: J.Judging, query_digests: B.QueryDigests,
-            inventory_side: _InventorySide) -> Scored:
-    """``score_run`` once its children are started: the run read and normalised while judging goes on, judging
+            inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+    """``score_run`` once its parts are started: the run read and normalised while judging goes on, judging
     finished with what the run ranks; then the two sides of scoring."""
     with contextlib.ExitStack() as stack:
         # what needs only the queries, made while the run may still be being read
@@ -189,9 +205,9 @@ def _scored(setting: _Setting, given: _Run, placed: Placement, judging: J.Judgin
         # forked) between two meetings judged here, as soon as it has been read; judging goes on meanwhile
         def filters(wait: bool) -> J.Filters | None:
             if not made:
-                if not wait and isinstance(given, Background) and not given.ready():
+                if not wait and isinstance(given, Job) and not given.ready():
                     return None
-                entries = given.result() if isinstance(given, Background) else given() if callable(given) else given
+                entries = given.result() if isinstance(given, Job) else given() if callable(given) else given
                 made.append(_ordered(setting, entries if isinstance(entries, Ranking) else list(entries), placed,
                                      stack))
             return made[0].tops, made[0].shown
@@ -203,9 +219,8 @@ def _scored(setting: _Setting, given: _Run, placed: Placement, judging: J.Judgin
 
 def _ordered(setting: _Setting, run_entries: Ranking | list[RankedPassage], placed: Placement,
              stack: contextlib.ExitStack) -> _Ordered:
-    """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs: written
-    from now on by a child (at a lower priority: its result is wanted last) where the results are staged, else
-    made as they are written with the rest."""
+    """The run in rule-5 order (a query id the corpus does not have is refused), and its three exported runs, as the
+    execution makes them (a forked writer where the results are staged; else made as they are written)."""
     best: dict[str, Sequence[float]] = {}
     firsts: dict[str, list[str]] = {}
     positions: dict[str, Any] = {}
@@ -219,31 +234,18 @@ def _ordered(setting: _Setting, run_entries: Ranking | list[RankedPassage], plac
     ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
            else [e for e in run_entries if e.query_id in ranked_ids])
-    if setting.into is None:
-        made = X.run_files(ranked_run, m_order, raw, setting.tag)
-
-        def files() -> Mapping[str, X.Content]:
-            return made
-    else:
-        into = setting.into
-        side = (setting.lasting or stack).enter_context(Background(X.write_runs, into, ranked_run, m_order, raw,
-                                                                   setting.tag, later=True))
-        shas = functools.cache(side.result)
-
-        def files() -> Mapping[str, X.Content]:
-            if setting.lasting is not None:  # still being written, maybe: taken when the results' writing gets there
-                return X.pending(into, (X.RUN_PASSAGES, X.RUN_MEETINGS, X.RUN_RAW), shas)
-            return X.written(into, shas())
+    files = setting.execution.runs((X.RUN_PASSAGES, X.RUN_MEETINGS, X.RUN_RAW),
+                                   functools.partial(X.run_files, ranked_run, m_order, raw, setting.tag), stack)
     return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (placed, positions),
                     {pid for pids in ranked_run.values() for pid in pids[:B.BIND_DEPTH]},
                     {pid for pids in ranked_run.values() for pid in pids[:S.SPAN_DEPTH]}, files)
 
 
 def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Mapping[str, str],
-            query_digests: B.QueryDigests, inventory_side: _InventorySide) -> Scored:
-    """``_scored`` once judging is done: the comparable measures, then bindings.jsonl, are made by one child (at a
-    lower priority: its result is wanted last, and this process's work is the longer path) while the measures, the
-    tie report and spans.jsonl are made here. One child, not two: each copies the pages it touches."""
+            query_digests: B.QueryDigests, inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+    """``_scored`` once judging is done: the comparable measures, then bindings.jsonl, are made by one part (wanted
+    last: where it is a child, this process's work is the longer path) while the measures, the tie report and
+    spans.jsonl are made here. One part, not two: a forked child copies the pages it touches."""
     corpus_id, ranked, run = setting.corpus_id, setting.ranked, ordered.run
     ok = {qid: j for qid, j in judged.queries.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
@@ -253,39 +255,35 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Map
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
     comparable = functools.partial(S.comparable_values, timed=S.times_are_truth(setting.corpus_prov.get("producer"),
                                                                                  judged.timings))
-    outlive(setting, judged, digests, meeting_of, ordered)  # held until a command ends, not freed one by one
+    setting.execution.keep(setting, judged, digests, meeting_of, ordered)  # not freed one by one
     bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
-    binder = Binder(ranked, bound, digests, judged.held, query_digests.digests())
-    with Background(_beside, functools.partial(comparable, heads, run, judged, setting.pmap, meeting_of), binder,
-                    setting.into, later=True) as beside:
+    kept = Kept(ranked, bound, digests, judged.held, query_digests.digests(), {}, p_qrels)
+    binder = functools.partial(B.compute, ranked, bound, {}, judged.held, kept.query_digests, digests)
+    with setting.execution.start(_beside, functools.partial(comparable, heads, run, judged, setting.pmap, meeting_of),
+                                 binder, setting.execution.files, later=True) as beside:
         p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
         # the strict block: after the tie report (it reads each query's head, and the graded values)
         strict = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
                                    functools.partial(M.evaluate_lists, ranked=run, scored=scored,
                                                      measures=M.PASSAGE_MEASURES), p_vals)
         return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of,
-                             binder, (beside, strict), inventory_side)
+                             kept, (beside, strict), inventory_side)
 
 
-def _beside(comparable: Callable[[], S.Comparable], binder: Binder, into: Path | None
+def _beside(comparable: Callable[[], S.Comparable], binder: Callable[[], list[dict[str, Any]]],
+            files: Callable[[Mapping[str, X.Content]], dict[str, X.Content]]
             ) -> tuple[S.Comparable, dict[str, X.Content]]:
-    return comparable(), _written(into, {B.BINDINGS: B.text(binder())})
-
-
-def _written(into: Path | None, made: dict[str, X.Content]) -> dict[str, X.Content]:
-    """``made``, written into the staged results ``into`` when given."""
-    return made if into is None else X.written(into, {name: X.write_hashed(into, name, data)
-                                                        for name, data in made.items()})
+    return comparable(), files({B.BINDINGS: B.text(binder())})
 
 
 def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
                   qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
                   p_vals: Mapping[str, Mapping[M.Measure, float]], scored: M.Scorer, meeting_of: Mapping[str, str],
-                  binder: Binder, children: tuple[Background[tuple[S.Comparable, dict[str, X.Content]]],
-                                                  Callable[[], tuple[dict[str, Any], bytes]]],
-                  inventory_side: _InventorySide) -> Scored:
-    """The measures, the tie report and spans.jsonl, here while the children make theirs; then, with what they and
-    the inventory's child made, the rows and the document."""
+                  kept: Kept, children: tuple[Job[tuple[S.Comparable, dict[str, X.Content]]],
+                                              Callable[[], tuple[dict[str, Any], bytes]]],
+                  inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+    """The measures, the tie report and spans.jsonl, here while the other parts make theirs; then, with what they and
+    the inventory's part made, the rows and the document."""
     corpus_id, ranked, run, ranked_run, m_order = (setting.corpus_id, setting.ranked, ordered.run, ordered.ranked_run,
                                                    ordered.m_order)
     jq = judged.queries
@@ -310,7 +308,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     run_sha = _run_sha256(run)
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
     files[X.QRELS_STRICT] = strict_qrels
-    files.update(_written(setting.into, {X.SPANS: X.spans_text(judged, ordered.tops, ok, meeting_of)}))
+    files.update(setting.execution.files({X.SPANS: X.spans_text(judged, ordered.tops, ok, meeting_of)}))
     comparable, made = children[0].result()
     files.update(made)
     for row in per_query:
@@ -331,9 +329,8 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
                    | {"passages_judged_by_times": judged.by_times}),
         "ties": tie_block,
     }
-    (inventory, size), spool = inventory_side[0].result(), inventory_side[1]
+    inventory, files[X.PASSAGES] = inventory_side.result()
     passages = setting.passages
-    files[X.PASSAGES] = X.inventory_content(passages, setting.into, spool, size, inventory)
     document = {
         "schema_version": SCHEMA_VERSION,
         "provenance": _provenance(setting.corpus_prov, setting.engine_side, setting.policy, len(passages), inventory,
@@ -343,7 +340,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
         "strict": strict,
     }
     tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
-    return Scored(document, files, PageSource(binder, tops_shown, p_qrels))
+    return Scored(document, files), replace(kept, run=tops_shown)
 
 
 def _inventory(passages: Sequence[Passage], queries: Iterable[Query]) -> tuple[dict[str, Passage], list[Query]]:

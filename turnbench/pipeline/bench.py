@@ -16,12 +16,10 @@ the corpus, policy and metric engine. Provider, endpoints, timings and latency q
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
@@ -32,12 +30,11 @@ from turnbench.errors import BadInput
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Scored
 from turnbench.paths import check_name
+from turnbench.pipeline.progress import QUIET, Progress, Stages, Took
 from turnbench.stack.info import StackInfo
-from turnbench.vocab import Answerer, KnnEngine, ProviderName, ScopeName, parse
+from turnbench.vocab import Answerer, KnnEngine, ProviderName, ScopeName, Stage, parse
 
 if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
-
     from turnbench.engines.retrieval import RunResult
     from turnbench.loading.load import LoadResult
 
@@ -48,90 +45,7 @@ class BenchOutcome:
     arm: str
     out_dir: Path
     results: Scored
-    stages: Mapping[str, float] = field(default_factory=dict)  # seconds per stage of the whole bench
-
-
-def _rate_column() -> Any:
-    from rich.progress import ProgressColumn, Task
-    from rich.text import Text
-
-    class RateColumn(ProgressColumn):
-        """Items per second of a counted task (queries, passages); blank for the stage bar."""
-
-        def render(self, task: Task) -> Text:
-            speed = task.finished_speed or task.speed
-            shown = task.fields.get("counted") and speed is not None
-            return Text(f"{speed:,.0f}/s" if shown else "", style="progress.data.speed")
-
-    return RateColumn()
-
-
-@dataclass
-class _Stages:
-    """Times each stage and drives an optional rich progress bar (only when stderr is a terminal)."""
-
-    total: int
-    show: bool
-    elapsed: dict[str, float] = field(default_factory=dict)
-    _progress: Progress | None = None
-    _task: TaskID | None = None
-
-    def __enter__(self) -> _Stages:
-        if self.show:
-            import rich.progress as rp
-            from rich.console import Console
-
-            self._progress = rp.Progress(rp.SpinnerColumn(), rp.TextColumn("{task.description:<34}"), rp.BarColumn(),
-                                         rp.MofNCompleteColumn(), _rate_column(), rp.TimeRemainingColumn(),
-                                         rp.TimeElapsedColumn(), console=Console(stderr=True), transient=False)
-            self._progress.__enter__()
-            self._task = self._progress.add_task("bench", total=self.total)
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(kind, exc, tb)
-
-    def begin(self, name: str) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, description=name)
-
-    def finish(self, name: str, seconds: float) -> None:
-        self.elapsed[name] = self.elapsed.get(name, 0.0) + seconds
-        if self._progress is not None and self._task is not None:
-            self._progress.advance(self._task)
-
-    @contextlib.contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        self.begin(name)
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.finish(name, time.perf_counter() - t0)
-
-    def counter(self, name: str) -> Callable[[int, int], None] | None:
-        """A callback an engine calls with each batch it finishes and its total, drawn as its own bar with rate and
-        time left; None off a terminal, so the engines do no progress work at all."""
-        if self._progress is None:
-            return None
-        progress = self._progress
-        task = progress.add_task(name, total=None, counted=True)
-
-        def advance(n: int, total: int) -> None:
-            progress.update(task, total=total, advance=n)
-
-        return advance
-
-    def log(self, line: str, *, always: bool = False) -> None:
-        """A progress note above the bar, only with --verbose; ``always``: a warning, shown whatever it says."""
-        from turnbench import settings
-
-        if self._progress is not None and (always or settings.verbose()):
-            self._progress.console.print(line, markup=False, highlight=False)
-        elif always:
-            print(line, file=sys.stderr, flush=True)
+    stages: Mapping[str, float] = field(default_factory=dict)  # seconds per stage of the whole bench, by its label
 
 
 def result_dirs(out: Path, arms: Sequence[str], control_name: str | None) -> list[tuple[str, Path]]:
@@ -188,23 +102,23 @@ class BenchOptions:
 
 
 def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(), *,
-          show_progress: bool = False, echo: Callable[[str], None] | None = None,
+          progress: Progress | None = None, echo: Callable[[str], None] | None = None,
           stack: StackInfo | None = None, engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchOutcome]:
     """Bench every arm (and every Python engine: ``MODULE:FACTORY``, or the object) on one corpus; returns what was
     written. Refusals happen before the stack starts where they can (bad arm or engine, occupied results
     directory, bad corpus). ``stack``: an open stack to bench on (never torn down here); without it the bench opens
-    one of ``options.provider`` and tears it down after."""
+    one of ``options.provider`` and tears it down after. ``progress``: told of each stage as it goes
+    (``pipeline.progress``)."""
     from turnbench.corpus.format import open_corpus
 
     resolved = _check(arms, engines)
     dirs = result_dirs(Path(out), [a.name for a in resolved], options.control_name)
     corpus = open_corpus(Path(corpus_dir))
-    return _bench([(Path(corpus_dir), corpus, dirs)], resolved, options, show_progress=show_progress, echo=echo,
-                  stack=stack)
+    return _bench([(Path(corpus_dir), corpus, dirs)], resolved, options, progress=progress, echo=echo, stack=stack)
 
 
 def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(),
-                *, corpora: Path, workers: int = 1, show_progress: bool = False,
+                *, corpora: Path, workers: int = 1, progress: Progress | None = None,
                 echo: Callable[[str], None] | None = None, stack: StackInfo | None = None,
                 engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchOutcome]:
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
@@ -225,7 +139,7 @@ def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, opti
     for seed, dirs in jobs:
         corpus_dir = Path(corpora) / f"seed-{seed}"
         out_jobs.append((corpus_dir, seed_corpus(seed, corpus_dir, workers=workers, echo=say), dirs))
-    return _bench(out_jobs, resolved, options, show_progress=show_progress, echo=echo, stack=stack)
+    return _bench(out_jobs, resolved, options, progress=progress, echo=echo, stack=stack)
 
 
 def seed_corpus(seed: int, corpus_dir: Path, *, workers: int = 1, echo: Callable[[str], None]) -> Corpus:
@@ -274,7 +188,7 @@ def _check(arms: Sequence[Arm | str], engines: Sequence[EngineRef | str | Any] =
 Job = tuple[Path, Corpus, Sequence[tuple[str, Path]]]  # a corpus directory, the corpus, (arm, results dir) pairs
 
 
-def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, *, show_progress: bool,
+def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, *, progress: Progress | None,
            echo: Callable[[str], None] | None, stack: StackInfo | None = None) -> list[BenchOutcome]:
     """One stack; per corpus: load (a vector field when an arm needs one) → answers → per arm: run → judge +
     score → report → write."""
@@ -287,45 +201,44 @@ def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, 
             search_plan(a, options.shards)
     outcomes: list[BenchOutcome] = []
     answering = options.answerer != Answerer.SKIP
-    total = 1 + sum(1 + answering + 4 * len(dirs) for _, _, dirs in jobs)
-    with _Stages(total, show_progress) as st:
-        say = echo or st.log
-        with _stack_stage(stack, options, st, say) as open_:
-            for job in jobs:
-                outcomes += _bench_corpus(open_, job, arms, options, st, tag=f" {job[1].id}" if len(jobs) > 1 else "",
-                                          say=say)
-    stages = dict(st.elapsed)
+    (progress or QUIET).expect(1 + sum(1 + answering + 4 * len(dirs) for _, _, dirs in jobs))
+    st = Stages(progress or QUIET)
+    say = echo or st.log
+    with _stack_stage(stack, options, st, say) as open_:
+        for job in jobs:
+            outcomes += _bench_corpus(open_, job, arms, options, st, tag=f" {job[1].id}" if len(jobs) > 1 else "",
+                                      say=say)
+    stages = st.seconds()
     return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
 
 
 @contextlib.contextmanager
-def _stack_stage(stack: StackInfo | None, options: BenchOptions, st: _Stages,
+def _stack_stage(stack: StackInfo | None, options: BenchOptions, st: Stages,
                  say: Callable[[str], None]) -> Iterator[StackInfo]:
     """The stack a bench runs on (``stack`` when given, else one started for it), its start-up timed as a stage.
 
     The stack stays open for the whole bench, so its stage is timed by hand rather than by ``st.stage``."""
     from turnbench.stack import open_stack
 
-    st.begin("stack")
+    st.start(Took(Stage.STACK))
     t_stack = time.perf_counter()
     with (contextlib.nullcontext(stack) if stack is not None
           else open_stack(options.provider, echo=say, **options.stack_options)) as open_:
-        st.finish("stack", time.perf_counter() - t_stack)
+        st.finish(Took(Stage.STACK), time.perf_counter() - t_stack)
         yield open_
 
 
-def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: BenchOptions, st: _Stages, *,
+def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: BenchOptions, st: Stages, *,
                   tag: str, say: Callable[[str], None] | None = None) -> list[BenchOutcome]:
     """One corpus on an open stack: load (kept when the stack holds a settled load of exactly this corpus, cut and
     index, unless ``options.reload``) → answers → per arm: run → judge + score → report → write."""
     from turnbench.engines.embeddings import spec_for_arms
     from turnbench.engines.rerank import TRACE_FILE
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
-    from turnbench.harness.score import score_run
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.reuse import load_or_reuse
     from turnbench.pipeline.answering import answer, attach
-    from turnbench.pipeline.scoring import page_drawer, page_input
+    from turnbench.pipeline.executor import page_drawer, page_input, score
     from turnbench.resultsdir import REPORT_HTML, write_results
 
     corpus_dir, corpus, dirs = job
@@ -333,11 +246,11 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     concurrency = DEFAULT_CONCURRENCY if options.concurrency is None else options.concurrency
     vectors = spec_for_arms([a for a in arms if isinstance(a, Arm)], engine=options.knn_engine,
                             graph_order=options.graph_order)
-    with st.stage(f"load{tag}"):
+    with st.stage(Stage.LOAD, tag):
         loaded = load_or_reuse(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
                              max_words=options.max_words, overlap=options.overlap, vectors=vectors,
-                             progress=st.counter(f"index passages{tag}"),
-                             embed_progress=st.counter(f"embed passages{tag}") if vectors else None,
+                             progress=st.counter(Stage.LOAD, f"index passages{tag}"),
+                             embed_progress=st.counter(Stage.LOAD, f"embed passages{tag}") if vectors else None,
                              reload=options.reload)
     if loaded.reused:
         (say or st.log)(loaded.reuse_line(corpus.id))
@@ -348,34 +261,35 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
                         + (" (--reload)" if options.reload else f" ({loaded.not_reused})"))
     answer_results = None
     if options.answerer != Answerer.SKIP:
-        with st.stage(f"answers{tag}"):
+        with st.stage(Stage.ANSWERS, tag):
             answer_results, _ = answer(stack, corpus, answerer=options.answerer, index=loaded.index)
     outcomes = []
     texts = _texts(corpus, loaded, arms)
     for arm, out_dir in dirs:
-        with st.stage(f"run {arm}{tag}"):
+        with st.stage(Stage.RUN, f" {arm}{tag}"):
             rr = _run(stack, corpus, by_name[arm], loaded, options, texts, concurrency,
-                      st.counter(f"queries {arm}{tag}"))
+                      st.counter(Stage.RUN, f"queries {arm}{tag}"))
         for note in rr.notes:  # a Python engine's threads left running, say: a warning, never hidden
             st.log(f"note: {note}", always=True)
         # the page's child is forked before scoring, and draws while this process writes the claim files
         with page_drawer(corpus) as drawing:
-            with st.stage(f"judge + score {arm}{tag}"):
+            with st.stage(Stage.JUDGE_AND_SCORE, f" {arm}{tag}"):
                 # the raw entries, so the results record the engine's own scores and their ties
-                results = score_run(corpus, rr.passages, rr.entries, policy=options.policy, scope=options.scope,
-                                    provenance={"stack": stack.versions(), "index": dict(loaded.provenance),
-                                                "arm": rr.arm_config})
+                results, source = score(corpus, rr.passages, rr.entries, policy=options.policy,
+                                        scope=options.scope, provenance={"stack": stack.versions(),
+                                                                         "index": dict(loaded.provenance),
+                                                                         "arm": rr.arm_config})
                 if answer_results is not None:
                     results = attach(results, [answer_results])
                 if rr.rerank is not None:  # both stages' own scores, beside the run as scored
                     results = Scored(results.document, {**results.extra_files, TRACE_FILE: rr.rerank.trace(
                         {p.id: p for p in rr.passages})})
-            with st.stage(f"report {arm}{tag}"):
-                drawing.send(page_input(results))
+            with st.stage(Stage.REPORT, f" {arm}{tag}"):
+                drawing.send(page_input(results, source))
                 results = Scored(results.document, {**results.extra_files, REPORT_HTML: drawing.result()[0]})
         info = _runinfo(stack, corpus_dir, loaded, rr, st, arm=arm, tag=tag, concurrency=concurrency,
                         answered=answer_results is not None)
-        with st.stage(f"write {arm}{tag}"):
+        with st.stage(Stage.WRITE, f" {arm}{tag}"):
             write_results(out_dir, results, info)
         outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
     return outcomes
@@ -403,18 +317,17 @@ def _run(stack: StackInfo, corpus: Corpus, entrant: Entrant, loaded: LoadResult,
                       inventory=inventory, texts=texts)
 
 
-def _runinfo(stack: StackInfo, corpus_dir: Path, loaded: LoadResult, rr: RunResult, st: _Stages, *, arm: str,
+def _runinfo(stack: StackInfo, corpus_dir: Path, loaded: LoadResult, rr: RunResult, st: Stages, *, arm: str,
              tag: str, concurrency: int, answered: bool) -> dict[str, Any]:
     """runinfo.json of one arm's results: what legitimately differs between runs, never inside the claim."""
     from turnbench.engines.retrieval import MSEARCH_BATCH
     from turnbench.resultsdir import runinfo
 
+    # each stage's seconds under its own name (the arm's stages of this arm, the corpus's of this corpus)
+    mine = [(Stage.STACK, ""), (Stage.LOAD, tag), *([(Stage.ANSWERS, tag)] if answered else []),
+            *((s, f" {arm}{tag}") for s in (Stage.RUN, Stage.JUDGE_AND_SCORE, Stage.REPORT))]
     return runinfo(
-        {"stack": st.elapsed["stack"], "load": st.elapsed[f"load{tag}"],
-         **({"answers": st.elapsed[f"answers{tag}"]} if answered else {}),
-         "run": st.elapsed[f"run {arm}{tag}"],
-         "judge_and_score": st.elapsed[f"judge + score {arm}{tag}"],
-         "report": st.elapsed[f"report {arm}{tag}"]},
+        {stage.value: st.elapsed[Took(stage, of)] for stage, of in mine},
         [1000.0 * x for x in rr.latencies],
         concurrency=concurrency,
         search={**(dict(rr.client) if rr.client is not None else {

@@ -19,19 +19,31 @@ from turnbench.rankings import RankedPassage
 def write_run(out_dir: Path, result: RunResult) -> list[str]:
     """A run's files — the passage inventory, the run as TREC and JSONL with the engine's own ranks and raw
     scores, the resolved arm — so that ``turnbench score`` (or trec_eval) can score it from files alone, ties
-    and all; returns the names written."""
+    and all; returns the names written. A run in query-id order (what the arms and engines hand over) is written
+    from its columns, a query at a time, never a record per hit; any other as its records."""
     from turnbench.engines.retrieval import run_tag
-    from turnbench.passages import write_passages
-    from turnbench.runfiles import write_jsonl_run, write_trec_run
+    from turnbench.passages import canonical_blocks
 
-    raw: dict[str, list[RankedPassage]] = {}
-    for e in result.entries:
-        raw.setdefault(e.query_id, []).append(e)
+    entries, tag = result.entries, run_tag(result.arm_config)
     out_dir = canonical.refuse_non_empty(Path(out_dir), "run directory")
     with canonical.staged_directory(out_dir) as tmp:  # a killed run never leaves a mix of two runs' files
-        write_passages(tmp / "passages.jsonl", result.passages)
-        write_trec_run(tmp / "run.trec", raw, run_tag(result.arm_config))
-        write_jsonl_run(tmp / "run.jsonl", raw)
+        canonical.write_bytes_atomic(tmp / "passages.jsonl", canonical_blocks(result.passages))
+        if list(entries.query_ids) == sorted(set(entries.query_ids)):
+            from turnbench.harness.exports import raw_run_chunks
+
+            canonical.write_bytes_atomic(tmp / "run.trec", raw_run_chunks(entries, tag))
+            # each hit a (passage id, score) pair: JSON's array, as a list would be, without a list per hit
+            rows = [{"query": qid, "passages": list(zip(*entries.hits(k), strict=True))}
+                    for k, qid in enumerate(entries.query_ids) if entries.bounds[k + 1] > entries.bounds[k]]
+            canonical.write_bytes_atomic(tmp / "run.jsonl", canonical.encoded_lines(rows, entries.scores))
+        else:
+            from turnbench.runfiles import write_jsonl_run, write_trec_run
+
+            raw: dict[str, list[RankedPassage]] = {}
+            for e in entries:
+                raw.setdefault(e.query_id, []).append(e)
+            write_trec_run(tmp / "run.trec", raw, tag)
+            write_jsonl_run(tmp / "run.jsonl", raw)
         canonical.write_json(tmp / "arm.json", result.arm_config)
     return ["passages.jsonl", "run.trec", "run.jsonl", "arm.json"]
 

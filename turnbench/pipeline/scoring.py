@@ -1,40 +1,28 @@
 """``turnbench score``: another engine's passage inventory and run (or ours), judged, scored and written.
 
-The scoring itself is ``turnbench.harness.score.score_run``; this module reads the files, draws the report page
-with the corpus's texts and writes the results directory.
+The scoring itself is ``turnbench.harness.score.score_run``, run by ``turnbench.pipeline.executor`` (its children,
+the staged results directory, the page); this module reads the files and writes the results directory.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
-from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
 from turnbench.harness.exports import Lazy
-from turnbench.harness.score import UNKNOWN, Scored, score_run
+from turnbench.harness.score import UNKNOWN, Scored
 from turnbench.passages import Passage
+from turnbench.pipeline import executor as E
+from turnbench.pipeline.executor import attach_report
 from turnbench.processes import Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
-from turnbench.render import html as H
-from turnbench.render import view as V
 from turnbench.resultsdir import REPORT_HTML, runinfo, staged_results, write_staged
-
-
-def attach_report(results: Scored, corpus: Corpus) -> Scored:
-    """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on. Only
-    the meetings of the queries the page shows are read again, and kept, and only their bindings checked against
-    them (a few dozen digests: a text changed since judging is refused, not shown); the other bindings were just
-    computed from this corpus, and holding their texts would hold the corpus (GBs at 20,000 meetings)."""
-    view = V.from_results(results)
-    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on",
-                                        only=H.results_shown(view)))
-    return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
 
 
 def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterable[RankedPassage], *,
@@ -43,10 +31,10 @@ def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterabl
     """Another engine's inventory and run scored against ``corpus`` (its arm description recorded verbatim, else
     ``UNKNOWN``), with the report page drawn from the corpus's texts; ``timings`` receives the seconds of each."""
     t0 = time.perf_counter()
-    results = score_run(corpus, passages, entries, policy=policy, scope=scope,
-                        provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+    results, source = E.score(corpus, passages, entries, policy=policy, scope=scope,
+                              provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
     t1 = time.perf_counter()
-    results = attach_report(results, corpus)
+    results = attach_report(results, corpus, source)
     if timings is not None:
         timings.update({"judge_and_score": t1 - t0, "report": time.perf_counter() - t1})
     return results
@@ -73,19 +61,19 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         corpus.queries()  # read while the run still is
         arm = _arm(arm_config)
         timings = {"read": time.perf_counter() - t0}
-        # The results are staged from here: scoring's children write the files they make there as soon as they are
-        # made. The page is drawn in a child forked once scoring is done, which has the results as they are here
-        # (forked earlier, every page this process wrote after the fork would have been copied for it), while the
-        # claim files are written here. The page is the last file written, and a page that cannot be drawn leaves
-        # no directory behind.
+        # The results are staged from here (the executor's ``into``): scoring's children write the files they make
+        # there as soon as they are made. The page is drawn in a child forked once scoring is done, which has the
+        # results as they are here (forked earlier, every page this process wrote after the fork would have been
+        # copied for it), while the claim files are written here. The page is the last file written, and a page that
+        # cannot be drawn leaves no directory behind.
         with staged_results(out) as staged, contextlib.ExitStack() as lasting:
             t1 = time.perf_counter()
-            results = score_run(corpus, passages, reading, policy=policy, scope=scope,
-                                provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged,
-                                lasting=lasting)
+            results, source = E.score(corpus, passages, reading, policy=policy, scope=scope,
+                                      provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged,
+                                      lasting=lasting)
             timings["judge_and_score"] = time.perf_counter() - t1
             page: list[bytes] = []
-            with Background(_drawn, page_input(results), corpus) as drawing:
+            with Background(E.drawn, E.page_input(results, source), corpus) as drawing:
 
                 def report() -> Iterator[bytes]:
                     html, seconds = drawing.result()
@@ -95,7 +83,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
 
                 write_staged(staged, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
                              lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
-    outlive(passages, results)  # the inputs and what was made of them: never freed one by one
+    outlive(passages, results, source)  # the inputs and what was made of them: never freed one by one
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
 
@@ -136,32 +124,3 @@ def _arm(arm_config: Path | None) -> object:
     if not isinstance(arm, dict):
         raise BadInput(f"{arm_config}: the arm configuration is a JSON {type(arm).__name__}, not an object")
     return arm
-
-
-def page_drawer(corpus: Corpus) -> Background[tuple[bytes, float]]:
-    """A child that will draw the page of results scored on ``corpus``: started before scoring, it reads the corpus's
-    queries meanwhile; ``send(page_input(results))`` hands it the results, ``result()`` gives the page and the seconds
-    it took once they came."""
-    return Background(_draw_when_handed, corpus, inbox=True)
-
-
-def page_input(results: Scored) -> Scored:
-    """``results`` reduced to what its page reads: the document, and the page source of the queries it shows."""
-    if results.page_source is None:
-        return Scored(results.document)
-    shown = H.results_shown(V.from_results(results))
-    return Scored(results.document, {}, results.page_source.only(shown))
-
-
-def _draw_when_handed(receive: Callable[[], Scored], corpus: Corpus) -> tuple[bytes, float]:
-    """In the drawing child: what needs nothing from scoring first, then the page of the results it is handed, and
-    the seconds the drawing took once they came."""
-    corpus.queries()
-    return _drawn(receive(), corpus)
-
-
-def _drawn(results: Scored, corpus: Corpus) -> tuple[bytes, float]:
-    """The page of ``results`` drawn with ``corpus``'s texts, and the seconds it took."""
-    t0 = time.perf_counter()
-    html = attach_report(results, corpus).extra_files[REPORT_HTML]
-    return X.content_bytes(html), time.perf_counter() - t0

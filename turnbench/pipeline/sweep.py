@@ -21,6 +21,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
 from turnbench.harness import sweep as S
+from turnbench.pipeline.progress import QUIET, Progress, Stages
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import Answerer
 
@@ -59,10 +60,10 @@ def parse_ints(text: str, option: str) -> list[int]:
 
 
 def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequence[S.Cell], options: Any, *,
-          rule: str | None = None, show_progress: bool = False, echo: Callable[[str], None] | None = None,
+          rule: str | None = None, progress: Progress | None = None, echo: Callable[[str], None] | None = None,
           stack: StackInfo | None = None) -> dict[str, Any]:
     """Run the sweep and write its summary; returns sweep.json's document. ``options``: a ``BenchOptions`` (its
-    answerer is ignored: a sweep is retrieval only)."""
+    answerer is ignored: a sweep is retrieval only); ``progress``: told of each stage as it goes."""
     from turnbench.corpus.format import open_corpus
     from turnbench.pipeline import bench as B
 
@@ -79,15 +80,16 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
     # over; a SIGKILLed sweep's staging is swept by the next run writing to OUT
     with canonical.staged_directory(out) as staged:
         jobs = [(c, [(a.name, staged / c.name / a.name) for a in resolved]) for c in cells]
-        with B._Stages(1 + 5 * len(resolved) * len(cells), show_progress) as st:
-            say = echo or st.log
-            with B._stack_stage(stack, opts, st, say) as open_:
-                for cell, dirs in jobs:
-                    say(f"sweep: {cell.name} (max {cell.max_words} words, overlap {cell.overlap})")
-                    cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
-                    for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
-                                             tag=f" {cell.name}", say=say):
-                        docs[(cell.name, o.arm)] = o.results.document
+        (progress or QUIET).expect(1 + 5 * len(resolved) * len(cells))
+        st = Stages(progress or QUIET)
+        say = echo or st.log
+        with B._stack_stage(stack, opts, st, say) as open_:
+            for cell, dirs in jobs:
+                say(f"sweep: {cell.name} (max {cell.max_words} words, overlap {cell.overlap})")
+                cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
+                for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
+                                         tag=f" {cell.name}", say=say):
+                    docs[(cell.name, o.arm)] = o.results.document
         document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
         write_summary(staged, document)
     return document

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting
@@ -147,10 +147,23 @@ def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corp
     return view
 
 
-def from_results(results: Scored) -> View:
+class Source(Protocol):
+    """What scoring held that a page of its results reads (``pipeline.executor.PageSource``): the binding rows of
+    some targets (or all), each query's shown top, the passage qrels."""
+
+    @property
+    def bindings(self) -> Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]]: ...
+
+    @property
+    def run(self) -> Mapping[str, Sequence[str]]: ...
+
+    @property
+    def qrels(self) -> Mapping[str, Mapping[str, int]]: ...
+
+
+def from_results(results: Scored, source: Source | None = None) -> View:
     """The view of results just scored: the run's tops, the qrels and the bindings taken as scoring holds them when
-    it kept them (``page_source``; the same values the files are written from), not parsed back from its files."""
-    source = results.page_source
+    it kept them (``source``; the same values the files are written from), not parsed back from its files."""
     if source is None:
         return from_files(results.document, results.extra_files)
     view = View(results.document, {}, NO_TEXTS, scored=True, bind=source.bindings)

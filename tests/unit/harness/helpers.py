@@ -132,8 +132,15 @@ def small_run():
             RP("q3", "m3:00000", 1)]
 
 
-def score(corpus, passages, run, **kw):
-    return score_run(corpus, passages, run, policy=kw.pop("policy", RelevancePolicy()), provenance=PROV, **kw)
+def score(corpus, passages, run, *, forked=False, **kw):
+    """``score_run`` (every part here); ``forked``, or given ``into`` (a staging directory): as ``bench`` and
+    ``score`` run it, through the executor (``pipeline.executor.score``: its parts in forked children)."""
+    policy = kw.pop("policy", RelevancePolicy())
+    if forked or "into" in kw:
+        from turnbench.pipeline.executor import score as executed
+
+        return executed(corpus, passages, run, policy=policy, provenance=PROV, **kw)[0]
+    return score_run(corpus, passages, run, policy=policy, provenance=PROV, **kw)
 
 
 # -- an independent scorer: metrics.json re-derived from a results directory's TREC files with ir_measures --------

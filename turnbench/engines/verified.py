@@ -1,0 +1,123 @@
+"""The loaded index a run searches, verified: its marker, and the passage inventory it was built from.
+
+A run never reads another corpus's passages or a half-finished load (``loading.load.loaded_marker``), and never
+scores against an inventory the index does not hold: the inventory — handed over by the load that just built the
+index, or read back from where that load stored it (PostgreSQL) — must hash to what the marker records, and the
+index must still hold exactly its passages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from turnbench.corpus.format import Corpus
+from turnbench.errors import IndexNotSettled
+from turnbench.passages import Passage, inventory_sha256
+from turnbench.stack.info import StackInfo
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+Verified = tuple[Mapping[str, Any], tuple[Passage, ...], str]  # the marker, the inventory, its sha256
+# the inventory and its sha256: handed over, being read back (``read_back``), or None (read back when verified)
+Inventory = tuple[Sequence[Passage], str] | Future[tuple[tuple[Passage, ...], str]] | None
+
+
+def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tuple[Sequence[Passage], str] | None
+                   ) -> Verified:
+    """The loaded index's marker and inventory, verified as a run verifies them (for a run that sends no query to
+    OpenSearch: a Python engine)."""
+    from turnbench.stack.clients import opensearch_client
+
+    return _verified_index(stack, opensearch_client(stack), corpus, index, inventory)
+
+
+def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str, inventory: Inventory
+                    ) -> Verified:
+    from turnbench.loading.index import describe_difference, expected_counts, observed_counts
+    from turnbench.loading.load import loaded_marker
+
+    marker = loaded_marker(stack, corpus, index=index, client=client)
+    if isinstance(inventory, Future):
+        passages, sha = inventory.result()
+    elif inventory is not None:
+        passages, sha = tuple(inventory[0]), inventory[1]
+    else:
+        passages, sha = _stored(stack)
+    if sha != marker["passages_sha256"]:
+        raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
+                              f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
+    expected = expected_counts(passages)
+    got = observed_counts(client, index)
+    if got != expected:
+        raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
+                              f"{describe_difference(expected, got)}")
+    return marker, passages, sha
+
+
+def _stored(stack: StackInfo) -> tuple[tuple[Passage, ...], str]:
+    """The inventory the load stored in PostgreSQL, and its sha256."""
+    from turnbench.loading import tables
+
+    passages = tuple(tables.read_passages(stack))
+    return passages, inventory_sha256(passages)
+
+
+@contextlib.contextmanager
+def read_back(stack: StackInfo, inventory: tuple[Sequence[Passage], str] | None) -> Iterator[Inventory]:
+    """``inventory``; or, without one, the inventory the load stored, being read back in a thread from now on
+    (while what a run needs before its first query is made: the clients' imports, the index's marker, the bodies)."""
+    if inventory is not None:
+        yield inventory
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="turnbench-inventory") as pool:
+        yield pool.submit(_stored, stack)
+
+
+class Verifying:
+    """The index's ``marker`` (what a run needs before its first query), and the verification of the whole:
+    ``now()`` gives it when it is done (else None), ``wait()`` waits for it (raising its refusal)."""
+
+    def __init__(self, marker: Mapping[str, Any], done: Verified | None = None,
+                 future: Future[Verified] | None = None) -> None:
+        self.marker, self._done, self._future = marker, done, future
+
+    def now(self) -> Verified | None:
+        if self._done is None and self._future is not None and self._future.done():
+            self._done = self._future.result()
+        return self._done
+
+    def wait(self) -> Verified:
+        if self._done is None and self._future is not None:
+            self._done = self._future.result()
+        if self._done is None:
+            raise RuntimeError("an index verified without an outcome")
+        return self._done
+
+
+@contextlib.contextmanager
+def verifying(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str, inventory: Inventory
+              ) -> Iterator[Verifying]:
+    """``verified_index``, for a run. An inventory handed over is verified at once. One read back (``read_back``) is
+    verified in a thread while the queries are sent: a stack holding another corpus, or a load that never settled,
+    is still refused before any query is sent (the marker says so); an inventory that does not match its index,
+    once the queries are back and before anything is written."""
+    if inventory is not None and not isinstance(inventory, Future):
+        done = _verified_index(stack, client, corpus, index, inventory)
+        yield Verifying(done[0], done)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from turnbench.loading.index import index_marker
+
+    with ThreadPoolExecutor(1, thread_name_prefix="turnbench-inventory") as pool:
+        future = pool.submit(_verified_index, stack, client, corpus, index, inventory)
+        early = index_marker(client, index)
+        if early is None or early.get("corpus_sha256") != corpus.sha256 or early.get("state") != "settled":
+            future.result()  # its refusal (no index, another corpus, an unsettled load), before any query
+        yield Verifying(early or {}, None, future)
