@@ -272,6 +272,7 @@ def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap:
     from turnbench.engines.embeddings import vector_spec
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.reuse import load_or_reuse
+    from turnbench.loading.spec import LoadSpec
 
     _stack(stack)
     _int(max_words, "max_words")
@@ -283,8 +284,8 @@ def load(stack: StackInfo, corpus: CorpusLike, *, max_words: int = 200, overlap:
     _typed(reload, bool, "reload", "True or False")
     _int(graph_order, "graph_order")
     vectors = vector_spec(encoder, graph=graph, graph_order=graph_order) if encoder else None
-    return load_or_reuse(stack, _corpus(corpus), max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX,
-                         shards=shards, vectors=vectors, reload=reload)
+    spec = LoadSpec(max_words=max_words, overlap=overlap, index=index or DEFAULT_INDEX, shards=shards, vectors=vectors)
+    return load_or_reuse(stack, _corpus(corpus), spec, reload=reload)
 
 
 def run(stack: StackInfo, corpus: CorpusLike, arm: Arm | str, *, scope: str = ScopeName.CORPUS,

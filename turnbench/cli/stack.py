@@ -216,6 +216,7 @@ def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, s
     from turnbench.loading.chunking import check_cut
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.reuse import load_or_reuse
+    from turnbench.loading.spec import LoadSpec
     from turnbench.stack import current_stack
     from turnbench.stack.state import use_lock
 
@@ -230,8 +231,8 @@ def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, s
         spec = vector_spec(check_name(encoder, "--encoder"), graph=vector_index == "hnsw", engine=knn_engine)
     corpus = open_corpus(Path(corpus_dir))
     with use_lock(writes=True):
-        result = load_or_reuse(current_stack(), corpus, max_words=max_words, overlap=overlap, index=index,
-                               shards=shards, vectors=spec, reload=reload)
+        result = load_or_reuse(current_stack(), corpus, LoadSpec(max_words=max_words, overlap=overlap, index=index,
+                                                                 shards=shards, vectors=spec), reload=reload)
     for line in result.summary(corpus.id):
         click.echo(line)
 
