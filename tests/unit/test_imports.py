@@ -48,7 +48,7 @@ ALLOWED = {
     # a corpus for other tools: the load's chunking and the harness's judgements, which neither room may import both of
     "export": BASE | {"loading", "harness"},
     "pipeline": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir"},
-    "api": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline"},
+    "api": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "export", "pipeline"},
     "cli": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline", "api",
                    "export"},
 }
