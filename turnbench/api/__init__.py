@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from turnbench.api.answers import Answered, answer, answers_overall
+    from turnbench.api.benching import Swept, bench, bench_outcomes, bench_seeds, sweep
     from turnbench.api.comparing import (
         Agreement,
         Decided,
@@ -51,21 +52,8 @@ if TYPE_CHECKING:
     from turnbench.api.files import json_text, write_bytes, write_json, write_text
     from turnbench.api.measures import Measured, graph_recall, measure
     from turnbench.api.results import QueryValues, Results, Row
-    from turnbench.api.runs import (
-        Swept,
-        WrittenRun,
-        arms,
-        bench,
-        bench_outcomes,
-        bench_seeds,
-        fuse,
-        run,
-        score,
-        score_files,
-        score_hits,
-        sweep,
-        write_run,
-    )
+    from turnbench.api.runs import WrittenRun, arms, fuse, run, write_run
+    from turnbench.api.scoring import score, score_files, score_hits
     from turnbench.api.stacks import (
         Jars,
         describe_stack,
@@ -129,14 +117,14 @@ _HOMES = {
     "write_run": "turnbench.api.runs",
     "WrittenRun": "turnbench.api.runs",
     "fuse": "turnbench.api.runs",
-    "score": "turnbench.api.runs",
-    "score_files": "turnbench.api.runs",
-    "score_hits": "turnbench.api.runs",
-    "bench": "turnbench.api.runs",
-    "bench_outcomes": "turnbench.api.runs",
-    "bench_seeds": "turnbench.api.runs",
-    "sweep": "turnbench.api.runs",
-    "Swept": "turnbench.api.runs",
+    "score": "turnbench.api.scoring",
+    "score_files": "turnbench.api.scoring",
+    "score_hits": "turnbench.api.scoring",
+    "bench": "turnbench.api.benching",
+    "bench_outcomes": "turnbench.api.benching",
+    "bench_seeds": "turnbench.api.benching",
+    "sweep": "turnbench.api.benching",
+    "Swept": "turnbench.api.benching",
     "answer": "turnbench.api.answers",
     "Answered": "turnbench.api.answers",
     "answers_overall": "turnbench.api.answers",

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 from turnbench.api._args import PathLike, _corpora, _int, _list, _path, _typed
 from turnbench.api.results import Results, _results_dir
 from turnbench.errors import BadInput
-from turnbench.pipeline.comparing import Compared, ComparedCorpora
 
 if TYPE_CHECKING:
     from turnbench.harness.agreement import Cell
     from turnbench.harness.decisions import DecisionTable
     from turnbench.harness.rules import Decision, Rule
+    from turnbench.pipeline.comparing import Compared, ComparedCorpora
     from turnbench.pipeline.planning import Plan
 
 CorpusLike = Any  # a Corpus or its directory
@@ -78,6 +78,7 @@ def decide(compared: Compared | ComparedCorpora, rule: PathLike) -> Decided:
     is no clause or a clause naming what the comparison does not hold."""
     from turnbench.harness.rules import decide as verdict
     from turnbench.harness.rules import read_rule
+    from turnbench.pipeline.comparing import Compared, ComparedCorpora
 
     _typed(compared, (Compared, ComparedCorpora), "compared", "what compare() returned")
     rows = compared.rows()

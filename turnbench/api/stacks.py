@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnbench.api._args import _corpus, _int, _stack, _typed
-from turnbench.loading.spec import LoadSpec
 
 if TYPE_CHECKING:
     from turnbench.loading.load import LoadResult
+    from turnbench.loading.spec import LoadSpec
     from turnbench.loading.vectors import VectorSpec
     from turnbench.stack.info import StackInfo
     from turnbench.stack.jarlock import Entry, Lock
@@ -155,16 +155,18 @@ def vectors(encoder: str, *, graph: bool = True, knn_engine: str = "lucene", gra
     return vector_spec(check_name(encoder, what), graph=graph, engine=knn_engine, graph_order=graph_order)
 
 
-def load(stack: StackInfo | None, corpus: CorpusLike, spec: LoadSpec = LoadSpec(), *,
+def load(stack: StackInfo | None, corpus: CorpusLike, spec: LoadSpec | None = None, *,
          reload: bool = False) -> LoadResult:
     """Load a corpus into the stack: PostgreSQL rows, OpenSearch passages (cut, indexed and given a vector field as
     ``spec`` says: ``vectors()`` makes its vector field), settled, with the provenance every result records. A
     settled load of exactly this corpus and spec already in the stack is kept (``LoadResult.reused``) unless
-    ``reload``. ``stack`` None: the recorded stack, held for writing (``recorded_stack``)."""
+    ``reload``. ``spec`` None: ``LoadSpec()``, the defaults. ``stack`` None: the recorded stack, held for writing
+    (``recorded_stack``)."""
     from turnbench.loading.reuse import load_or_reuse
+    from turnbench.loading.spec import LoadSpec
 
     _stack(stack, optional=True)
-    _typed(spec, LoadSpec, "spec", "a LoadSpec")
+    spec = LoadSpec() if spec is None else _typed(spec, LoadSpec, "spec", "a LoadSpec")
     _typed(reload, bool, "reload", "True or False")
     spec.check()
     opened = _corpus(corpus)
