@@ -15,6 +15,11 @@ Every function refuses what the command line refuses, with the same exceptions (
 line only adds exit codes. A path is accepted wherever a corpus, a passage inventory, a run or a results directory
 is, and so is the object itself. Every argument's type is checked before anything is done: a wrong one is BadInput
 naming the argument and what it takes (``bench(corpus, "bm25", out)`` is refused: ``arms`` is a list of arms).
+
+The command line is a client of this package and of nothing else: every verb it has is here, one module per concept
+(``corpora``, ``measures``, ``stacks``, ``runs``, ``scoring``, ``benching``, ``answers``, ``comparing``, ``files``;
+``results`` for the records; ``cli_support`` for what a command line needs besides the verbs). A name is imported
+from its module on first use, so ``import turnbench.api`` and ``turnbench --help`` stay instant.
 """
 
 from __future__ import annotations
