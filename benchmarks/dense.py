@@ -95,9 +95,10 @@ def arm_rates(stack, corpus, name: str, repeat: int) -> None:
 def load_figures(stack, corpus, *, graph: bool, label: str, spec=None) -> None:
     from turnbench.engines.embeddings import vector_spec
     from turnbench.loading.load import load_corpus
+    from turnbench.loading.spec import LoadSpec
 
     t0 = time.perf_counter()
-    loaded = load_corpus(stack, corpus, vectors=spec or vector_spec("minilm-l6-v2-int8", graph=graph))
+    loaded = load_corpus(stack, corpus, LoadSpec(vectors=spec or vector_spec("minilm-l6-v2-int8", graph=graph)))
     wall = time.perf_counter() - t0
     t, p = loaded.timings, loaded.provenance
     used, top = heap_mib(stack)

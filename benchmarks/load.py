@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     from turnbench.engines.arms import builtin, builtin_names
     from turnbench.engines.retrieval import run_arm
     from turnbench.loading.load import load_corpus
+    from turnbench.loading.spec import LoadSpec
     from turnbench.stack import current_stack, open_stack
 
     corpus_dir = Path(args.corpus)
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stack: {stack.provider}, OpenSearch {stack.opensearch_version} (Lucene {stack.lucene_version}), "
               f"PostgreSQL {stack.postgres_version}")
         t0 = time.perf_counter()
-        result = load_corpus(stack, corpus, max_words=args.max_words)
+        result = load_corpus(stack, corpus, LoadSpec(max_words=args.max_words))
         wall = time.perf_counter() - t0
         t, p = result.timings, result.provenance
         print(f"corpus {corpus.id}: {p['meetings']} meetings, {p['segments']} segments, {p['passages']} passages "

@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     from turnbench.corpus.format import open_corpus
     from turnbench.loading.load import load_corpus
     from turnbench.loading.reuse import settled_load
+    from turnbench.loading.spec import LoadSpec
     from turnbench.stack import current_stack, open_stack
 
     vectors = None
@@ -63,13 +64,13 @@ def main(argv: list[str] | None = None) -> int:
         pids = _server_pids(stack)
         print(f"turnbench from {Path(turnbench.__file__).parent}; stack {stack.provider}, servers {pids or 'unseen'}")
         t0 = time.perf_counter()
-        loaded = load_corpus(stack, corpus, vectors=vectors)
+        loaded = load_corpus(stack, corpus, LoadSpec(vectors=vectors))
         print(f"loaded {corpus.id}: {loaded.provenance['passages']} passages"
               f"{' with vectors by ' + args.encoder if vectors else ''} in {time.perf_counter() - t0:.1f} s")
         rows = []
         for n in range(args.repeat):
             wall0, cpu0, srv0 = time.perf_counter(), time.process_time(), sum(_proc_cpu_s(p) for p in pids)
-            kept, why = settled_load(stack, corpus, vectors=vectors)
+            kept, why = settled_load(stack, corpus, LoadSpec(vectors=vectors))
             wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
             srv = sum(_proc_cpu_s(p) for p in pids) - srv0
             if kept is None:

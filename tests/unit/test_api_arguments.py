@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import turnbench
+from turnbench import api
 from turnbench.errors import BadInput
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,9 +28,13 @@ def _calls(tmp: Path) -> list[tuple[str, Callable[[], Any], str]]:
         ("validate", lambda: turnbench.validate(None), "corpus .* must be a path .*not NoneType"),
         ("open_stack provider", lambda: turnbench.open_stack(1), "provider must be a provider's name"),
         ("load stack", lambda: turnbench.load("x", SMALL), "stack must be a StackInfo"),
-        ("load max_words", lambda: turnbench.load(_fake_stack(), SMALL, max_words="200"),
-         "max_words must be a whole number"),
-        ("load graph", lambda: turnbench.load(_fake_stack(), SMALL, graph="yes"), "graph must be True or False"),
+        ("load spec", lambda: turnbench.load(_fake_stack(), SMALL, {"max_words": 200}), "spec must be a LoadSpec"),
+        ("load max_words", lambda: turnbench.load(_fake_stack(), SMALL, api.LoadSpec(max_words="200")),  # type: ignore[arg-type]
+         "max_words must be a positive integer"),
+        ("load index", lambda: turnbench.load(_fake_stack(), SMALL, api.LoadSpec(index="Not An Index")),
+         "'Not An Index' is not a valid OpenSearch index name"),
+        ("vectors graph", lambda: api.vectors("minilm-l6-v2-int8", graph="yes"), "graph must be True or False"),
+        ("vectors encoder", lambda: api.vectors("no-such-encoder"), "encoder: unknown encoder 'no-such-encoder'"),
         ("run stack", lambda: turnbench.run(None, SMALL, "bm25"), "stack must be a StackInfo"),
         ("run arm", lambda: turnbench.run(_fake_stack(), SMALL, 1), "arm must be an Arm or a built-in"),
         ("run depth", lambda: turnbench.run(_fake_stack(), SMALL, "bm25", depth="10"), "depth must be a whole number"),

@@ -48,9 +48,10 @@ ALLOWED = {
     # a corpus for other tools: the load's chunking and the harness's judgements, which neither room may import both of
     "export": BASE | {"loading", "harness"},
     "pipeline": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir"},
-    "api": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline"},
-    "cli": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "pipeline", "api",
-                   "export"},
+    "api": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "export", "pipeline"},
+    # the command line is a client of the Python API: everything it needs (the exceptions for its exit codes, the
+    # vocabularies of its options, the settings) comes through turnbench.api (test_the_cli_is_a_client_of_the_api)
+    "cli": {"api"},
 }
 
 
@@ -97,6 +98,31 @@ def _is_module(name: str) -> bool:
     parts = name.split(".")
     target = PACKAGE.parent.joinpath(*parts)
     return target.with_suffix(".py").is_file() or (target / "__init__.py").is_file() or len(parts) > 2
+
+
+def test_the_cli_is_a_client_of_the_api() -> None:
+    """Every module of turnbench/cli imports, of turnbench, only turnbench.api (and its modules) and turnbench.cli:
+    each command parses its options, calls the API, formats what it returned and maps errors to exit codes. Every
+    import counts, inside functions and under TYPE_CHECKING too."""
+    outside = sorted(f"{module_name(p)} imports {m}" for p in sorted((PACKAGE / "cli").rglob("*.py"))
+                     for m in imports_of(p)
+                     if not (m == "turnbench.api" or m.startswith(("turnbench.api.", "turnbench.cli"))))
+    assert not outside, "; ".join(outside)
+
+
+def test_the_cli_starts_without_the_rooms() -> None:
+    """``turnbench --help`` imports the command line, the API's light support module and what that names (errors,
+    settings, vocab, signals, paths, the version, the engines' concurrency bounds): never a room's heavy module."""
+    import subprocess
+    import sys
+
+    code = ("import sys, turnbench.cli; print(' '.join(sorted(m for m in sys.modules "
+            "if m.startswith('turnbench'))))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+                 .stdout.split())
+    allowed = {"turnbench", "turnbench.api", "turnbench.api.cli_support", "turnbench.errors", "turnbench.settings",
+               "turnbench.vocab", "turnbench.signals", "turnbench.paths", "turnbench.version", "turnbench.engines"}
+    assert {m for m in loaded if not m.startswith("turnbench.cli")} <= allowed, sorted(loaded)
 
 
 def test_the_harness_imports_neither_stack_nor_engines_nor_what_forks() -> None:

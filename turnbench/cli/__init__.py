@@ -1,6 +1,6 @@
-"""The ``turnbench`` command: a thin layer over the library, its commands in the order of the data flow.
-
-``turnbench.cli.base`` is the only place exceptions become exit codes. Heavy imports stay inside the
+"""The ``turnbench`` command: a client of the Python API (``turnbench.api``), its commands in the order of the data
+flow. Each command parses its options, calls the API, formats what it returned; ``turnbench.cli.base`` is the only
+place exceptions become exit codes. Heavy imports stay inside the
 commands so ``turnbench --help`` is instant.
 """
 
@@ -11,10 +11,9 @@ import os
 
 import click
 
-from turnbench import settings
+from turnbench.api.cli_support import __version__, settings
 from turnbench.cli import compare, corpus, evaluate, export, stack, sweep
 from turnbench.cli.base import DEBUG_ENV, EXIT_CODES, OneLineGroup, exit_code_for, handle_errors, quick_exit
-from turnbench.version import __version__
 
 __all__ = ["main", "entry", "EXIT_CODES", "exit_code_for", "handle_errors"]
 
@@ -68,7 +67,7 @@ def entry() -> None:
     (``COLLECTOR_THRESHOLDS``), then the process ends without freeing what it holds object by object
     (``quick_exit``; ``processes.outlive`` for what functions hold on their way out). ``main`` itself is what tests
     and other Python callers call: their process keeps its own collector settings and frees as usual."""
-    from turnbench.processes import keep_until_exit
+    from turnbench.api.cli_support import keep_until_exit
 
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
     keep_until_exit()

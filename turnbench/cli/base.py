@@ -18,8 +18,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 
-from turnbench import errors, settings
-from turnbench.signals import terminating_raises
+from turnbench.api.cli_support import errors, settings, terminating_raises
 
 EXIT_CODES = (
     # most specific first: the first matching class wins
@@ -119,7 +118,7 @@ def quick_exit(code: str | int | None) -> NoReturn:
     import atexit
     import threading
 
-    from turnbench.processes import abandoned_alive
+    from turnbench.api.cli_support import abandoned_alive
 
     if threading.active_count() > 1 and not abandoned_alive():
         sys.exit(code)

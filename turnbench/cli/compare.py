@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from turnbench import errors
+from turnbench.api.cli_support import check_outputs, errors
 from turnbench.cli.base import handle_errors, say
-from turnbench.paths import check_outputs
-
-if TYPE_CHECKING:
-    from turnbench.corpus.format import Corpus
-
-
-def _corpora(paths: tuple[str, ...]) -> list[Corpus]:
-    from turnbench.corpus.format import open_corpus
-
-    return [open_corpus(Path(p)) for p in paths]
-
 
 _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): every binding of the results of "
                 "that corpus is checked against its text (exit 3 naming the first stale target), their judgements and "
@@ -57,9 +45,7 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
                 corpus_dirs: tuple[str, ...]) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
-    from turnbench import canonical
-    from turnbench.harness.compare import SEED
-    from turnbench.pipeline.comparing import Compared, ComparedCorpora, compare_corpora, compare_dirs
+    from turnbench import api
 
     if out and Path(out).suffix in (".html", ".htm"):
         raise errors.BadInput(f"--out {out}: the markdown goes there; give a .md name (the HTML report is --html)")
@@ -70,33 +56,22 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     check_outputs(outputs, [baseline, candidate, *corpus_dirs, *(p for pair in also for p in pair),
                             *([rule_file] if rule_file else [])])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
-    compared: Compared | ComparedCorpora
-    if also:
-        compared = compare_corpora([(Path(baseline), Path(candidate)), *((Path(b), Path(c)) for b, c in also)],
-                                   corpora=_corpora(corpus_dirs), texts=bool(html_out), resamples=resamples,
-                                   seed=SEED if seed is None else seed)
-    else:
-        compared = compare_dirs(Path(baseline), Path(candidate), corpora=_corpora(corpus_dirs), texts=bool(html_out),
-                                resamples=resamples, seed=SEED if seed is None else seed)
+    compared = api.compare(baseline, candidate, corpora=corpus_dirs, resamples=resamples, seed=seed, also=also,
+                           texts=bool(html_out))
     text = compared.to_markdown(gate=gate if gate else None)
     page = compared.to_html(gate=gate) if html_out else None
     document = compared.to_json()
     decision = None
     if rule_file:
-        from turnbench.harness.rules import decide, read_rule
-        from turnbench.render.markdown import render_decision_md
-
-        rows = compared.rows()
-        rule = read_rule(Path(rule_file), sorted({r.measure for r in rows}))
-        decision = decide(rule, rows)
-        text += render_decision_md(decision, rule.source, rule.undetermined_passes)
-        document = document | {"rule": {"file": rule.source, **decision.to_json()}}
+        decision = api.decide(compared, rule_file)
+        text += decision.to_markdown()
+        document = document | {"rule": decision.to_json()}
     if json_out:
-        canonical.write_json(Path(json_out), document)
+        api.write_json(json_out, document)
     if out:
-        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+        api.write_text(out, text)
     if html_out and page is not None:
-        canonical.write_bytes_atomic(Path(html_out), page)
+        api.write_bytes(html_out, page)
     click.echo(text, nl=False)
     written = [p for p in (out, html_out) if p]
     if written:
@@ -105,7 +80,7 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     if gate and failures:
         raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
     if decision is not None and not decision.passes:
-        raise errors.GateFailed(f"the rule {rule_file} is {decision.verdict}: {decision.deciding}")
+        raise errors.GateFailed(f"the rule {rule_file} is {decision.decision.verdict}: {decision.decision.deciding}")
 
 
 @click.command("report")
@@ -124,16 +99,13 @@ def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[
     """One self-contained HTML page (inline SVG, no script, no network) of RESULTS, or of RESULTS against
     --baseline: metrics, the forest plot of deltas, per-query deltas, the worst regressions with their texts,
     answers."""
-    from turnbench import canonical
-    from turnbench.harness.compare import SEED
-    from turnbench.pipeline.comparing import report_page
+    from turnbench import api
 
     if Path(out).suffix not in (".html", ".htm"):
         raise errors.BadInput(f"--out {out}: the report is HTML; give a .html name")
     check_outputs([("--out", out)], [results, *([baseline] if baseline else []), *corpus_dirs])
-    page = report_page(Path(results), Path(baseline) if baseline else None, corpora=_corpora(corpus_dirs),
-                       resamples=resamples, seed=SEED if seed is None else seed)
-    canonical.write_bytes_atomic(Path(out), page)
+    page = api.report(results, baseline, corpora=corpus_dirs, resamples=resamples, seed=seed)
+    api.write_bytes(out, page)
     click.echo(f"wrote {out} ({len(page):,} bytes)")
 
 
@@ -152,13 +124,13 @@ def plan_cmd(pilot: str, candidate: str | None, delta: float, cls: str, measure:
     """How many questions, meetings or seeds a comparison needs to find a loss of --delta on --class with --power,
     from a pilot bench (PILOT) or, better, a pilot comparison (PILOT against CANDIDATE, a change of the kind to
     be judged)."""
-    from turnbench.pipeline.planning import check, plan
+    from turnbench.api import check_plan, plan
 
-    p = plan(Path(pilot), Path(candidate) if candidate else None, delta=delta, cls=cls, measure=measure, power=power)
+    p = plan(pilot, candidate, delta=delta, cls=cls, measure=measure, power=power)
     for line in p.lines():
         click.echo(line)
     if check_corpus:
-        ok, line = check(p, Path(check_corpus))
+        ok, line = check_plan(p, check_corpus)
         click.echo(line)
         if not ok:
             raise errors.CheckFailed(f"{check_corpus} asks too few {cls} questions for the plan")

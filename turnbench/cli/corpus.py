@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from turnbench import errors
+from turnbench.api.cli_support import check_outputs, errors
 from turnbench.cli.base import handle_errors, say
 from turnbench.cli.options import provider_option
-from turnbench.paths import check_outputs
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from turnbench.engines.graph_recall import GraphRecall
+    from turnbench.api.measures import GraphRecall
 
 
 @click.command("generate")
@@ -52,7 +50,7 @@ def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int 
                  asr_entity_accuracy: float | None, from_manifest: str | None, allow_version_drift: bool, out: str,
                  workers: int) -> None:
     """Generate a seeded synthetic meeting corpus (format v1) with its gold queries and facts."""
-    from turnbench.generator import generate as gen
+    from turnbench import api
 
     options: dict[str, Any] = {"seed": seed, "meetings": meetings, "words_per_meeting": words_per_meeting,
                                "near_duplicate_rate": near_duplicate_rate, "register": register, "titles": titles,
@@ -62,18 +60,14 @@ def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int 
         given = [f"--{k.replace('_', '-')}" for k, v in options.items() if v is not None]
         if given:
             raise errors.BadInput(f"--from-manifest takes its config from the manifest; drop {', '.join(given)}")
-        result = gen.regenerate(Path(from_manifest), Path(out), workers=workers,
-                                allow_version_drift=allow_version_drift)
+        result = api.regenerate(from_manifest, out, workers=workers, allow_version_drift=allow_version_drift)
         manifest = result.manifest
         for d in result.drift:
             say(f"version drift: {d}")
     else:
         if allow_version_drift:
             raise errors.BadInput("--allow-version-drift only applies with --from-manifest")
-        from turnbench.generator.config import GeneratorConfig
-
-        cfg = GeneratorConfig.from_options(**options)
-        manifest = gen.generate(cfg, Path(out), workers=workers)
+        manifest = api.generate(out, workers=workers, **options).manifest
         result = None
     c = manifest["counts"]
     click.echo(f"{manifest['corpus_id']}: {c['meetings']} meetings, {c['turns']} turns, {c['words']} words, "
@@ -95,23 +89,12 @@ def generate_cmd(seed: int | None, meetings: int | None, words_per_meeting: int 
 def validate_cmd(corpus_dir: str, skip_cosine: bool) -> None:
     """Check a corpus: hashes first, then named checks that re-derive every gold item from the text, and (for a
     generated corpus) that every query surface is answerable from one passage by meaning (surface_cosine)."""
-    from turnbench.corpus.checks import CheckResult
-    from turnbench.corpus.format import open_corpus
-    from turnbench.generator.validate import NOT_SYNTHETIC, failures, is_synthetic, validate_corpus
+    from turnbench.api import failed_checks, validate
 
-    results = validate_corpus(Path(corpus_dir))
-    corpus = open_corpus(Path(corpus_dir))
-    if not is_synthetic(corpus.manifest):
-        results.append(CheckResult("surface_cosine", "n/a", NOT_SYNTHETIC))
-    elif skip_cosine:
-        results.append(CheckResult("surface_cosine", "n/a", "skipped (--skip-cosine)"))
-    else:
-        from turnbench.engines.surfaces import check_surface_cosine
-
-        results.append(check_surface_cosine(corpus))
+    results = validate(corpus_dir, surface_cosine=not skip_cosine)
     for r in results:
         click.echo(r.line())
-    failed = failures(results)
+    failed = failed_checks(results)
     if failed:
         raise errors.CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")
     click.echo(f"all {sum(r.status == 'pass' for r in results)} applicable checks pass "
@@ -130,10 +113,10 @@ def import_group() -> None:
 @handle_errors
 def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
     """Import QMSum JSONL files or per-meeting JSON directories (e.g. data/ALL) as a corpus."""
-    from turnbench.corpus.qmsum import import_qmsum
+    from turnbench.api import import_qmsum
 
     check_outputs([("--out", out)], sources)
-    manifest = import_qmsum([Path(s) for s in sources], Path(out))
+    manifest = import_qmsum(sources, out)
     c = manifest["counts"]
     refused = sum(c["queries_refused"].values())
     click.echo(
@@ -151,9 +134,9 @@ def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
 def import_meetingqa_cmd(sources: tuple[str, ...], out: str) -> None:
     """Import MeetingQA (a checkout, its Annotated-AMI-QA directory, a split directory or meeting files) as a
     corpus of licence tier B; each question's own sentences are kept out of the transcript (docs/agreement.md)."""
-    from turnbench.corpus.meetingqa import import_meetingqa
+    from turnbench.api import import_meetingqa
 
-    manifest = import_meetingqa([Path(s) for s in sources], Path(out))
+    manifest = import_meetingqa(sources, out)
     c = manifest["counts"]
     click.echo(
         f"{manifest['corpus_id']}: {c['meetings']} meetings {c['meetings_by_domain']}, {c['queries']} queries, "
@@ -170,10 +153,10 @@ def import_meetingqa_cmd(sources: tuple[str, ...], out: str) -> None:
 def import_transcripts_cmd(directory: str, out: str) -> None:
     """Import a directory of transcripts (.vtt, .srt, .json; or an export's meetings/) as a corpus of meetings
     without questions, one meeting per file: for `turnbench measure --against`."""
-    from turnbench.corpus.transcripts import import_transcripts
+    from turnbench.api import import_transcripts
 
     check_outputs([("--out", out)], [directory])
-    manifest = import_transcripts(Path(directory), Path(out))
+    manifest = import_transcripts(directory, out)
     c = manifest["counts"]
     click.echo(f"{manifest['corpus_id']}: {c['meetings']} meetings, {c['turns']} turns, {c['words']} words "
                f"{c['files_by_format']}, no questions → {out}")
@@ -206,37 +189,16 @@ def measure_cmd(corpus_dir: str, against: tuple[str, ...], hnsw: bool, orders: i
     """
     from rich.console import Console
 
-    from turnbench import canonical
-    from turnbench.corpus.format import STATS, open_corpus
-    from turnbench.engines.surfaces import describe, surface_cosines
-    from turnbench.generator.measure import measure_corpus
-    from turnbench.generator.measure_report import (
-        render,
-        render_against,
-        render_cosine,
-        render_overlap,
-        render_surfaces,
-    )
+    from turnbench.api import graph_recall, measure
 
     # every corpus is opened (hashes verified) before any work, so a bad --against stops before a long measure
-    corpus = open_corpus(Path(corpus_dir))
-    others = [open_corpus(Path(o)) for o in against]
-    stats = measure_corpus(corpus)
-    stats["surface_cosine"] = {"definition": describe(),
-                               "surfaces": [r.to_json() for r in surface_cosines(corpus)]}
-    canonical.write_json(Path(corpus_dir) / STATS, stats)
-    other_stats = [measure_corpus(c) for c in others]
+    measured = measure(corpus_dir, against=against)
     console = Console(width=200)
-    console.print(render(stats))
-    console.print(render_surfaces(stats))
-    console.print(render_cosine(stats))
-    console.print(render_overlap([stats, *other_stats]))
-    console.print(render_against([stats, *other_stats]))
+    for table in measured.tables():
+        console.print(table)
     click.echo(f"wrote {corpus_dir.rstrip('/')}/stats.json")
     if hnsw:
-        from turnbench.api import graph_recall
-
-        console.print(_graph_recall_table(graph_recall([corpus, *others], orders=orders, provider=provider,
+        console.print(_graph_recall_table(graph_recall(measured.corpora, orders=orders, provider=provider,
                                                        say=say)))
 
 

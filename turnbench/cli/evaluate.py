@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from turnbench import errors
+from turnbench.api.cli_support import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, check_outputs, errors, vocab
 from turnbench.cli.base import handle_errors, note, say
 from turnbench.cli.options import (
     answerer_option,
@@ -21,19 +21,15 @@ from turnbench.cli.options import (
     scope_option,
 )
 from turnbench.cli.stack import image_choice, image_options, nodes_choice, nodes_option
-from turnbench.paths import check_outputs
-from turnbench.vocab import Answerer, KnnEngine, ProviderName, ScopeName
 
 if TYPE_CHECKING:
-    from turnbench.pipeline.bench import BenchOptions
+    from turnbench.api import BenchOptions
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 def _concurrency_option(fn: Callable[P, R]) -> Callable[P, R]:
-    from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
-
     return click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=DEFAULT_CONCURRENCY,
                         show_default=True, help="Threads sending the _msearch batches; the run is the same bytes at "
                                                 "any concurrency.")(fn)
@@ -57,27 +53,17 @@ def _concurrency_option(fn: Callable[P, R]) -> Callable[P, R]:
 def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: str, scope: str, depth: int | None,
             index: str | None, concurrency: int) -> None:
     """Run one retrieval arm over a loaded corpus; write the passage inventory and the run."""
-    from turnbench import canonical
-    from turnbench.corpus.format import open_corpus
-    from turnbench.engines.arms import resolve
-    from turnbench.engines.retrieval import run_arm
-    from turnbench.pipeline.runs import write_run
-    from turnbench.stack import current_stack
-    from turnbench.stack.state import use_lock
+    from turnbench import api
 
     if (arm_name is None) == (arm_file is None):
         raise errors.BadInput("give one arm: --arm NAME (built-in) or --arm-file PATH")
-    (arm,) = resolve([arm_name] if arm_name else [], [Path(arm_file)] if arm_file else [])
-    arm.on_opensearch()
+    (arm,) = api.arms([arm_name] if arm_name else [], [arm_file] if arm_file else [])
     check_outputs([("--out", out)], [corpus_dir, *([arm_file] if arm_file else [])])
-    canonical.refuse_non_empty(Path(out), "run directory")  # before any query is sent
-    corpus = open_corpus(Path(corpus_dir))
-    with use_lock(writes=False):
-        result = run_arm(current_stack(), corpus, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
-    names = write_run(Path(out), result)
+    written = api.write_run(out, corpus_dir, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
+    result, names, corpus_id = written.result, written.files, written.corpus_id
     t = result.timings
     oracle = "  [ORACLE UPPER BOUND: gold meetings only]" if result.arm_config["scope"]["oracle"] else ""
-    click.echo(f"{arm.name} on {corpus.id}: {int(t['queries'])} queries, {result.answered} with hits, "
+    click.echo(f"{arm.name} on {corpus_id}: {int(t['queries'])} queries, {result.answered} with hits, "
                f"{t['queries_per_s']:.0f} queries/s{oracle}")
     click.echo(f"wrote {Path(out) / names[0]}, {', '.join(names[1:])}")
 
@@ -100,31 +86,14 @@ def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: 
                answers_file: str | None) -> None:
     """Answer a corpus's aggregation questions on the current stack and score them by exact match."""
     check_outputs([("--out", out)], [corpus_dir, *([answers_file] if answers_file else [])])
-    from turnbench.corpus.format import open_corpus
-    from turnbench.harness.answers import GRAMMAR_LABELS, score_answers
-    from turnbench.pipeline.answering import answer, answer_provenance
-    from turnbench.resultsdir import write_answer_results
-    from turnbench.stack import current_stack
-    from turnbench.stack.state import use_lock
-    from turnbench.submissions import read_answers
+    from turnbench.api import answer
 
-    corpus = open_corpus(Path(corpus_dir))
-    if answers_file is not None:
-        answerer = "external"
-        submitted = read_answers(Path(answers_file))
-        results = score_answers(corpus.queries(), submitted, tolerance=tolerance, corpus=corpus.id,
-                                answerer=answerer)
-        stack = None
-    else:
-        with use_lock(writes=False):
-            stack = current_stack() if answerer == "reference" else None
-            results, submitted = answer(stack, corpus, answerer=answerer, tolerance=tolerance, index=index)
-    write_answer_results(Path(out), results, submitted, answer_provenance(corpus, stack, answerer, index))
-    for row in results.grammar_rows():
+    answered = answer(corpus_dir, out, answerer=answerer, tolerance=tolerance, index=index, answers=answers_file)
+    for label, row in answered.grammar_rows():
         em = "–" if row.em is None else f"{row.em:.4f}"
-        answered = "–" if row.answered is None else f"{row.answered:.4f}"
-        click.echo(f"{answerer} on {corpus.id}, {GRAMMAR_LABELS[row.grammar]}: {row.questions} questions, "
-                   f"{row.declined} declined, EM {em}, answered {answered}")
+        share = "–" if row.answered is None else f"{row.answered:.4f}"
+        click.echo(f"{answered.answerer} on {answered.corpus_id}, {label}: {row.questions} questions, "
+                   f"{row.declined} declined, EM {em}, answered {share}")
     click.echo(f"wrote {out}/answers.md, answers.json, answers.jsonl")
 
 
@@ -161,21 +130,18 @@ def score_cmd(corpus_dir: str, passages_file: str | None, run_file: str | None, 
               relevance_high: float, relevance_low: float, binary_relevance: bool, relevance_answer: float, scope: str,
               arm_config: str | None) -> None:
     """Score another engine's output (or ours): judge its passages, evaluate its run, write a results directory."""
-    from turnbench.harness.judgements import RelevancePolicy
-    from turnbench.pipeline.scoring import score_files, score_hits
-    from turnbench.render.markdown import render_metrics_md
+    from turnbench import api
 
     if (hits_file is None) == (passages_file is None and run_file is None) or \
             (hits_file is None and (passages_file is None or run_file is None)):
         raise errors.BadInput("give --passages and --run, or --hits")
     inputs = [f for f in (passages_file, run_file, hits_file, arm_config) if f]
     check_outputs([("--out", out)], [corpus_dir, *inputs])
-    policy = RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer)
-    arm = Path(arm_config) if arm_config else None
-    results = (score_hits(Path(corpus_dir), Path(hits_file), Path(out), policy=policy, scope=scope, arm_config=arm)
-               if hits_file else score_files(Path(corpus_dir), Path(str(passages_file)), Path(str(run_file)),
-                                             Path(out), policy=policy, scope=scope, arm_config=arm))
-    click.echo(render_metrics_md(results.document), nl=False)
+    policy = api.RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer)
+    results = (api.score_hits(corpus_dir, hits_file, out, policy=policy, scope=scope, arm_config=arm_config)
+               if hits_file else api.score_files(corpus_dir, str(passages_file), str(run_file), out, policy=policy,
+                                                 scope=scope, arm_config=arm_config))
+    click.echo(results.to_markdown(), nl=False)
     click.echo(f"wrote {out}/: metrics.json, metrics.md, report.html, the TREC qrels and runs, runinfo.json")
 
 
@@ -216,15 +182,14 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
                  opensearch_image: str | None, postgres_image: str | None, nodes: int | None, shards: int,
                  concurrency: int, knn_engine: str, relevance_high: float, relevance_low: float,
                  binary_relevance: bool, relevance_answer: float, reload: bool, graph_order: int, **rest: Any) -> R:
-        from turnbench.harness.judgements import RelevancePolicy
-        from turnbench.pipeline.bench import BenchOptions
+        from turnbench.api import BenchOptions, RelevancePolicy
 
         max_words, overlap = (rest.pop("max_words"), rest.pop("overlap")) if cut else (200, 0)
         options = BenchOptions(
-            scope=ScopeName(scope), provider=ProviderName(provider), answerer=Answerer(answerer),
+            scope=vocab.ScopeName(scope), provider=vocab.ProviderName(provider), answerer=vocab.Answerer(answerer),
             policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer),
-            control_name=control_name, max_words=max_words, overlap=overlap,
-            index=index, shards=shards, concurrency=concurrency, knn_engine=KnnEngine(knn_engine), reload=reload,
+            control_name=control_name, max_words=max_words, overlap=overlap, index=index, shards=shards,
+            concurrency=concurrency, knn_engine=vocab.KnnEngine(knn_engine), reload=reload,
             graph_order=graph_order,
             stack_options={**image_choice(opensearch_image, postgres_image, provider),
                            **nodes_choice(nodes, provider)})
@@ -236,7 +201,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
         scope_option(),
         provider_option("Stack provider; auto uses a recorded running stack, else docker, else embedded."),
         answerer_option("Answer the aggregation questions too (answers.md); skip leaves them out.", skip=True)
-        if cut else click.option("--answerer", hidden=True, default=Answerer.SKIP.value),
+        if cut else click.option("--answerer", hidden=True, default=vocab.Answerer.SKIP.value),
         click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages]."),
         reload_option,
         image_options,
@@ -282,12 +247,9 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
               arm_files: tuple[str, ...], engines: tuple[str, ...], out: str, options: BenchOptions) -> None:
     """Stack -> load -> run -> judge -> score -> report -> write, for each arm or engine (and each seed); prints the
     tables."""
-    from turnbench import settings
+    from turnbench import api
+    from turnbench.api.cli_support import settings
     from turnbench.cli.progress import progress_shown
-    from turnbench.engines.arms import resolve
-    from turnbench.harness.answers import overall_row
-    from turnbench.pipeline.bench import bench, bench_seeds
-    from turnbench.render.markdown import render_metrics_md
 
     seeds = _seeds(seeds_text)
     if (corpus_dir is None) == (not seeds):
@@ -295,24 +257,24 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
     if not 1 <= workers <= 64:
         raise errors.BadInput(f"--workers {workers}: give 1 to 64 processes")
     check_outputs([("--out", out)], [*([corpus_dir] if corpus_dir else []), *arm_files])
-    resolved = resolve(list(arms), [Path(f) for f in arm_files])  # a bad arm file is refused before any stack starts
+    resolved = api.arms(arms, arm_files)  # a bad arm file is refused before any stack starts
     tty = sys.stderr.isatty()
     echo = None if tty else note
     with progress_shown(tty, verbose=settings.verbose()) as progress:
         if seeds:
-            outcomes = bench_seeds(seeds, resolved, Path(out), options, corpora=Path(corpora), workers=workers,
-                                   progress=progress, echo=echo, engines=engines)
+            outcomes = api.bench_seeds(seeds, resolved, out, options, corpora=corpora, workers=workers,
+                                       progress=progress, echo=echo, engines=engines)
         else:
-            outcomes = bench(Path(str(corpus_dir)), resolved, Path(out), options, progress=progress, echo=echo,
-                             engines=engines)
+            outcomes = api.bench_outcomes(str(corpus_dir), resolved, out, options, progress=progress, echo=echo,
+                                          engines=engines)
     for o in outcomes:
+        results = api.Results(o.results, o.out_dir)
         click.echo(f"## {o.out_dir.relative_to(out)} (arm {o.arm})\n")
-        click.echo(render_metrics_md(o.results.document))
-        answers = o.results.document.get("answers")
-        if answers is not None:
-            row = overall_row(answers)
+        click.echo(results.to_markdown())
+        row = api.answers_overall(results)
+        if row is not None:
             em = "–" if row["em"] is None else f"{row['em']:.4f}"
-            click.echo(f"answers ({answers['answerer']}): {row['questions']} questions, "
+            click.echo(f"answers ({row['answerer']}): {row['questions']} questions, "
                        f"{row['declined']} declined, EM {em}\n")
         click.echo(f"wrote {o.out_dir}/")
     if outcomes:
@@ -338,16 +300,14 @@ def fuse_cmd(runs: tuple[str, ...], method: str, rank_constant: int, weights: st
              passages_file: str | None, out: str) -> None:
     """Fuse two or more runs of the same queries (ours or another team's) into one run directory; score it with
     `turnbench score --passages OUT/passages.jsonl --run OUT/run.trec`."""
-    from turnbench.engines.fusion import Fusion
-    from turnbench.pipeline.runs import fuse_runs
+    from turnbench.api import fuse
 
     check_outputs([("--out", out)], [*runs, *([passages_file] if passages_file else [])])
     try:
         parsed = tuple(float(w) for w in weights.split(",")) if weights else ()
     except ValueError:
         raise errors.BadInput(f"--weights {weights!r} is not a comma-separated list of numbers") from None
-    names = fuse_runs([Path(r) for r in runs], Path(out), Fusion(method, rank_constant, parsed, depth),
-                      Path(passages_file) if passages_file else None)
+    names = fuse(runs, out, method=method, k=rank_constant, weights=parsed, depth=depth, passages=passages_file)
     click.echo(f"fused {len(runs)} runs by {method} into {Path(out) / names[0]}, {', '.join(names[1:])}")
 
 
@@ -372,10 +332,7 @@ def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | Non
     """Do two corpora rank the same arms alike? Per class and measure: both orderings (ties as ties), Kendall's tau-b
     with a bootstrap interval, inert arms apart, and the pairs both corpora tell apart in opposite directions. With
     --decisions: does the synthetic corpus give each decision (a pair of arms) the verdict a real corpus gives?"""
-    from turnbench import canonical
-    from turnbench.harness.agreement import agreement
-    from turnbench.render.markdown import render_agreement_md as render_md
-    from turnbench.resultsdir import read_metrics
+    from turnbench import api
 
     outputs = [*([("--out", out)] if out else []), *([("--json", json_out)] if json_out else [])]
     check_outputs(outputs, [*results, *([decisions_file] if decisions_file else [])])
@@ -385,50 +342,28 @@ def agreement_cmd(results: tuple[str, ...], out: str | None, json_out: str | Non
     else:
         _decisions(results, Path(decisions_file), out, json_out, unit, resamples, synthetic)
         return
-    documents = [read_metrics(Path(r)) for r in results]
-    clusters = _first_gold_meetings(results, documents) if unit == "meetings" else None
-    cells = agreement(documents, resamples=resamples, unit=unit, clusters=clusters)
-    text = render_md(cells, unit=unit, resamples=resamples)
+    found = api.agreement(results, unit=unit, resamples=resamples)
+    text = found.to_markdown()
     if out:
-        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+        api.write_text(out, text)
     if json_out:
-        canonical.write_json(Path(json_out), {"unit": unit, "resamples": resamples,
-                                              "cells": [c.to_json() for c in cells]})
+        api.write_json(json_out, found.to_json())
     click.echo(text, nl=False)
 
 
 def _decisions(results: tuple[str, ...], path: Path, out: str | None, json_out: str | None, unit: str,
                resamples: int, synthetic: str | None) -> None:
     """agreement --decisions: the verdict table against each real corpus."""
-    from turnbench import canonical
-    from turnbench.harness.decisions import decision_tables, read_decisions
-    from turnbench.render.markdown import render_decisions_md
-    from turnbench.resultsdir import read_metrics
+    from turnbench import api
 
     if unit != "queries":
         raise errors.BadInput("--decisions resamples questions (a decision's paired bootstrap); --resample meetings "
                               "does not apply")
-    decisions = read_decisions(path)
-    tables = decision_tables([read_metrics(Path(r)) for r in results], decisions, synthetic=synthetic,
-                             resamples=resamples)
-    text = "\n".join(render_decisions_md(t, resamples=resamples) for t in tables)
+    found = api.agreement_decisions(results, path, resamples=resamples, synthetic=synthetic)
+    text = found.to_markdown()
     if out:
-        canonical.write_bytes_atomic(Path(out), text.encode("utf-8"))
+        api.write_text(out, text)
     if json_out:
-        canonical.write_json(Path(json_out), {"resamples": resamples, "tables": [t.to_json() for t in tables]})
+        api.write_json(json_out, found.to_json())
     click.echo(text, nl=False)
 
-
-def _first_gold_meetings(results: tuple[str, ...], documents: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """corpus id -> query id -> its first gold meeting, read from each results directory's meeting-level qrels."""
-    out: dict[str, dict[str, str]] = {}
-    for path, doc in zip(results, documents, strict=True):
-        qrels = Path(path) / "qrels.meetings.txt"
-        if not qrels.is_file():
-            raise errors.BadInput(f"{path}: no qrels.meetings.txt beside metrics.json; --resample meetings needs it")
-        first = out.setdefault(doc["provenance"]["corpus"]["id"], {})
-        for line in qrels.read_text(encoding="utf-8").splitlines():
-            parts = line.split()
-            if len(parts) == 4 and parts[3] != "0" and (parts[0] not in first or parts[2] < first[parts[0]]):
-                first[parts[0]] = parts[2]
-    return out

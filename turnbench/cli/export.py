@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
+from turnbench.api.cli_support import check_outputs
 from turnbench.cli.base import handle_errors
-from turnbench.paths import check_outputs
 
 
 @click.group("export")
@@ -25,10 +23,10 @@ def export_group() -> None:
 def export_beir_cmd(corpus_dir: str, out: str, max_words: int) -> None:
     """Write CORPUS as a BEIR dataset: corpus.jsonl, queries.jsonl, qrels/test.tsv, plus passages.jsonl for
     `turnbench score` and a README (docs/export.md)."""
-    from turnbench.export.beir import export_beir
+    from turnbench.api import export_beir
 
     check_outputs([("--out", out)], [corpus_dir])
-    c = export_beir(Path(corpus_dir), Path(out), max_words=max_words)
+    c = export_beir(corpus_dir, out, max_words=max_words)
     grades = ", ".join(f"{n} x {g}" for g, n in c.passage_qrels_by_grade.items())
     click.echo(f"{c.passages} passages of {c.meetings} meetings, {c.queries} queries ({c.queries_turn_level} "
                f"turn-level, {c.queries_meeting_level} meeting-level), {c.passage_qrels} passage qrels for "
@@ -46,8 +44,8 @@ def export_beir_cmd(corpus_dir: str, out: str, max_words: int) -> None:
 def export_transcripts_cmd(corpus_dir: str, fmt: str, out: str) -> None:
     """Write CORPUS as transcripts a product ingests: meetings/<id>.vtt|.srt|.json with speakers and times, the
     questions without their gold (questions.jsonl) and transcripts.json (docs/export.md)."""
-    from turnbench.export.transcripts import export_transcripts
+    from turnbench.api import export_transcripts
 
     check_outputs([("--out", out)], [corpus_dir])
-    w = export_transcripts(Path(corpus_dir), Path(out), fmt)
+    w = export_transcripts(corpus_dir, out, fmt)
     click.echo(f"{w.meetings} meetings ({w.turns} turns) as {fmt}, {w.questions} questions without gold -> {out}")

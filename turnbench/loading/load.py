@@ -28,7 +28,8 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, IndexNotSettled, StackStateError
 from turnbench.loading import capacity, proof, tables
 from turnbench.loading import index as ix
-from turnbench.loading.chunking import DEFAULT_MAX_WORDS, Chunk, check_cut, chunk_meeting
+from turnbench.loading.chunking import Chunk, check_cut, chunk_meeting
+from turnbench.loading.spec import LoadSpec
 from turnbench.loading.vectors import VectorSpec
 from turnbench.passages import Passage, inventory_sha256
 from turnbench.stack.clients import opensearch_client, stack_errors
@@ -129,36 +130,32 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
     return ok
 
 
-def load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS, overlap: int = 0,
-                index: str = ix.DEFAULT_INDEX, settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, shards: int = 1,
-                progress: Callable[[int, int], None] | None = None, vectors: VectorSpec | None = None,
+def load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec = LoadSpec(), *,
+                settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, progress: Callable[[int, int], None] | None = None,
                 embed_progress: Callable[[int, int], None] | None = None) -> LoadResult:
-    """Load ``corpus`` into the stack's PostgreSQL and OpenSearch (``shards`` primary shards, no replicas) and return
-    the passages and provenance. ``progress(done, total)`` is called with each bulk chunk's passage count and the
-    number of passages loaded so far (without vectors the total is not known until the corpus has been read once).
-    ``vectors``: the index also gets a vector field, each passage embedded (``embed_progress``) and indexed by the
-    fixed recipe of turnbench.loading.vectors. ``overlap``: words neighbouring passages of one speaker's run share
-    (turnbench.loading.chunking; 0, the default, shares none). Always a load: turnbench.loading.reuse.load_or_reuse
-    keeps a settled load of exactly this instead."""
+    """Load ``corpus`` into the stack's PostgreSQL and OpenSearch, cut and indexed as ``spec`` says (its ``shards``
+    primary shards, no replicas), and return the passages and provenance. ``progress(done, total)`` is called with
+    each bulk chunk's passage count and the number of passages loaded so far (without vectors the total is not known
+    until the corpus has been read once). ``spec.vectors``: the index also gets a vector field, each passage embedded
+    (``embed_progress``) and indexed by the fixed recipe of turnbench.loading.vectors. ``spec.overlap``: words
+    neighbouring passages of one speaker's run share (turnbench.loading.chunking; 0, the default, shares none).
+    Always a load: turnbench.loading.reuse.load_or_reuse keeps a settled load of exactly this instead."""
     with stack_errors(stack):
-        return _load_corpus(stack, corpus, max_words=max_words, overlap=overlap, index=index,
-                            settle_timeout_s=settle_timeout_s,
-                            shards=shards, progress=progress, vectors=vectors, embed_progress=embed_progress)
+        return _load_corpus(stack, corpus, spec, settle_timeout_s=settle_timeout_s, progress=progress,
+                            embed_progress=embed_progress)
 
 
-def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: int, index: str,
-                 settle_timeout_s: float,
-                 shards: int, progress: Callable[[int, int], None] | None, vectors: VectorSpec | None,
+def _load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec, *, settle_timeout_s: float,
+                 progress: Callable[[int, int], None] | None,
                  embed_progress: Callable[[int, int], None] | None) -> LoadResult:
+    index, vectors = spec.index, spec.vectors
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     client = opensearch_client(stack)
-    old_marker = _refuse_before_writing(stack, client, corpus, index=index, shards=shards, vectors=vectors,
-                                        max_words=max_words, overlap=overlap)
+    old_marker = _refuse_before_writing(stack, client, corpus, spec)
     proof.forget(index)  # from the first write on, nothing vouches for the index until the record is written again
-    written = _write(stack, client, corpus, index=index, shards=shards, vectors=vectors, max_words=max_words,
-                     overlap=overlap, old_marker=old_marker, progress=progress, embed_progress=embed_progress,
-                     timings=timings)
+    written = _write(stack, client, corpus, spec, old_marker=old_marker, progress=progress,
+                     embed_progress=embed_progress, timings=timings)
     passages = written.passages
     expected = ix.expected_counts(passages)
     if len(expected[1]) != written.counts.meetings or written.meetings_cut != written.counts.meetings:
@@ -178,8 +175,8 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, *, max_words: int, overlap: i
         raise IndexNotSettled(f"index {index!r} has {topology['segments_per_shard']} segments per shard after "
                               "force-merge, not 1")
     _add_provenance(prov, stack, passages=len(passages), meetings=written.counts.meetings,
-                    segments=written.counts.segments, passages_sha256=passages_sha256, max_words=max_words,
-                    overlap=overlap)
+                    segments=written.counts.segments, passages_sha256=passages_sha256, max_words=spec.max_words,
+                    overlap=spec.overlap)
     if vectors is not None and written.vector_prov is not None:
         prov["vectors"] = {**vectors.config(), "segments_before_merge": written.segments_before,
                            "embeddings": dict(written.vector_prov)}
@@ -210,12 +207,13 @@ def _add_provenance(prov: dict[str, Any], stack: StackInfo, *, passages: int, me
     })
 
 
-def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
-                           vectors: VectorSpec | None, max_words: int, overlap: int) -> Mapping[str, Any] | None:
+def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus,
+                           spec: LoadSpec) -> Mapping[str, Any] | None:
     """Everything that can refuse the load, checked before either store is written, so a refusal changes nothing;
     returns the index's marker when turnbench made the index there before (it is replaced)."""
     from turnbench.loading import vectors as vx
 
+    index, shards, vectors = spec.index, spec.shards, spec.vectors
     ix.check_index_name(index)
     ix.check_shards(shards)
     if vectors is not None:
@@ -229,7 +227,7 @@ def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus,
         capacity.check_stack(client, want, shards=shards, postgres_beside=stack.provider == "embedded")
     old_marker = ix.index_marker(client, index)
     tables.loaded_tables_marker(stack)
-    check_cut(max_words, overlap)  # a bad size or overlap is refused before any write
+    check_cut(spec.max_words, spec.overlap)  # a bad size or overlap is refused before any write
     return old_marker
 
 
@@ -246,8 +244,8 @@ class _Written:
     sent: proof.PassageDigests = field(default_factory=dict)  # each document's digest, as bulk sent it
 
 
-def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, shards: int,
-           vectors: VectorSpec | None, max_words: int, overlap: int, old_marker: Mapping[str, Any] | None,
+def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, spec: LoadSpec, *,
+           old_marker: Mapping[str, Any] | None,
            progress: Callable[[int, int], None] | None, embed_progress: Callable[[int, int], None] | None,
            timings: dict[str, float]) -> _Written:
     """PostgreSQL's COPY in a thread while the passages are cut meeting by meeting straight into bulk requests, only
@@ -255,6 +253,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
     exception: every passage is embedded (and a graph's build order fixed) before the first one is indexed."""
     from concurrent.futures import ThreadPoolExecutor
 
+    index, vectors = spec.index, spec.vectors
     passages: list[Passage] = []
     sent: proof.PassageDigests = {}
     meetings_cut = 0
@@ -264,7 +263,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
         nonlocal meetings_cut, chunk_s
         for m in corpus.iter_meetings():
             t = time.perf_counter()
-            chunks = chunk_meeting(m.id, m.turns, max_words=max_words, overlap=overlap)
+            chunks = chunk_meeting(m.id, m.turns, max_words=spec.max_words, overlap=spec.overlap)
             chunk_s += time.perf_counter() - t
             meetings_cut += 1
             for c in chunks:
@@ -282,8 +281,7 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
                 vector_of, vector_prov = vectors.embed([(c.passage.id, c.text) for c, _, _ in held], embed_progress)
                 timings["embed_s"] = time.perf_counter() - t1
             t1 = time.perf_counter()
-            marker = _create_index(client, corpus, index=index, shards=shards, max_words=max_words,
-                                   overlap=overlap, vectors=vectors, vector_prov=vector_prov, n_passages=len(passages),
+            marker = _create_index(client, corpus, spec, vector_prov=vector_prov, n_passages=len(passages),
                                    replace=old_marker is not None)
             timings["create_index_s"] = time.perf_counter() - t1
             segments_before = 0
@@ -303,13 +301,13 @@ def _write(stack: StackInfo, client: OpenSearch, corpus: Corpus, *, index: str, 
     return _Written(passages, counts, meetings_cut, marker, vector_prov, segments_before, sent)
 
 
-def _create_index(client: OpenSearch, corpus: Corpus, *, index: str, shards: int, max_words: int, overlap: int,
-                  vectors: VectorSpec | None, vector_prov: Mapping[str, Any] | None, n_passages: int,
-                  replace: bool) -> dict[str, Any]:
+def _create_index(client: OpenSearch, corpus: Corpus, spec: LoadSpec, *, vector_prov: Mapping[str, Any] | None,
+                  n_passages: int, replace: bool) -> dict[str, Any]:
     """The index, created empty with its settings, mappings and a marker saying it is loading; returns the marker."""
+    index, shards, overlap, vectors = spec.index, spec.shards, spec.overlap, spec.vectors
     if replace:
         client.indices.delete(index=index)
-    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=max_words, shards=shards, state="loading",
+    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=spec.max_words, shards=shards, state="loading",
                            **({"overlap": overlap} if overlap else {}))
     settings, mappings = _definition(shards, vectors if vector_prov is not None else None, n_passages)
     marker.update(_shaping(settings, mappings, overlap=overlap))

@@ -25,45 +25,43 @@ from turnbench.corpus.format import Corpus
 from turnbench.loading import index as ix
 from turnbench.loading import load as ld
 from turnbench.loading import proof, tables
-from turnbench.loading.chunking import DEFAULT_MAX_WORDS, check_cut
+from turnbench.loading.chunking import check_cut
+from turnbench.loading.spec import LoadSpec
 from turnbench.loading.vectors import VectorSpec
 from turnbench.passages import inventory_sha256
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 
 
-def load_or_reuse(stack: StackInfo, corpus: Corpus, *, reload: bool = False, max_words: int = DEFAULT_MAX_WORDS,
-                  overlap: int = 0, index: str = ix.DEFAULT_INDEX, shards: int = 1, vectors: VectorSpec | None = None,
+def load_or_reuse(stack: StackInfo, corpus: Corpus, spec: LoadSpec = LoadSpec(), *, reload: bool = False,
                   progress: Callable[[int, int], None] | None = None,
                   embed_progress: Callable[[int, int], None] | None = None) -> ld.LoadResult:
-    """The settled load of exactly this already in the stack (``reused``), else (or with ``reload``) a load
+    """The settled load of exactly this (``spec``) already in the stack (``reused``), else (or with ``reload``) a load
     (turnbench.loading.load.load_corpus) whose ``not_reused`` says why the stack's could not be kept (empty when the
     stack held no such index)."""
     why = ""
     if not reload:
         with stack_errors(stack):
-            kept, why = settled_load(stack, corpus, max_words=max_words, overlap=overlap, index=index, shards=shards,
-                                     vectors=vectors)
+            kept, why = settled_load(stack, corpus, spec)
         if kept is not None:
             return kept
-    loaded = ld.load_corpus(stack, corpus, max_words=max_words, overlap=overlap, index=index, shards=shards,
-                            vectors=vectors, progress=progress, embed_progress=embed_progress)
+    loaded = ld.load_corpus(stack, corpus, spec, progress=progress, embed_progress=embed_progress)
     return dataclasses.replace(loaded, not_reused=why)
 
 
-def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_MAX_WORDS, overlap: int = 0,
-                 index: str = ix.DEFAULT_INDEX, shards: int = 1,
-                 vectors: VectorSpec | None = None) -> tuple[ld.LoadResult | None, str]:
+def settled_load(stack: StackInfo, corpus: Corpus,
+                 spec: LoadSpec = LoadSpec()) -> tuple[ld.LoadResult | None, str]:
     """The settled load of exactly this corpus, cut and index definition already in the stack, as the LoadResult a
     load would return (``reused``), or None and why not. Nothing is written. Kept only when the state directory
     records a settled load into this index (turnbench.loading.proof) whose marker, shaping, uuid, provenance,
     documents and tables are what the stack holds now and what this load would build; the index's own marker only
     says whose the index is (an alias, a data stream or an index without it is refused, ForeignIndex)."""
     t_all = time.perf_counter()
+    index, vectors = spec.index, spec.vectors
     client = opensearch_client(stack)
     ix.check_index_name(index)
-    ix.check_shards(shards)
-    check_cut(max_words, overlap)
+    ix.check_shards(spec.shards)
+    check_cut(spec.max_words, spec.overlap)
     live_marker = ix.index_marker(client, index)  # someone else's index, alias or data stream is refused here
     if live_marker is None:
         return None, ""  # nothing to keep: a fresh stack's load is no news
@@ -73,8 +71,7 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
     marker = record["marker"]
     if canonical.dumps(live_marker) != canonical.dumps(marker):
         return None, f"index {index!r}'s marker is not the one the state directory's record holds"
-    differs = _shape_differs(marker, corpus, index=index, max_words=max_words, overlap=overlap, shards=shards,
-                             vectors=vectors)
+    differs = _shape_differs(marker, corpus, spec)
     if differs is not None:
         return None, differs
     n_passages = int(marker["passages"])
@@ -100,7 +97,7 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
         return None, f"index {index!r} has {topology['segments_per_shard']} segments per shard, not 1"
     ld._add_provenance(prov, stack, passages=n_passages, meetings=int(marker.get("meetings", -1)),
                        segments=int(marker.get("segments", -1)), passages_sha256=passages_sha256,
-                       max_words=max_words, overlap=overlap)
+                       max_words=spec.max_words, overlap=spec.overlap)
     recorded = record["provenance"]
     if vectors is not None:
         recorded_embeddings = (recorded.get("vectors") or {}).get("embeddings") or {}
@@ -119,10 +116,10 @@ def settled_load(stack: StackInfo, corpus: Corpus, *, max_words: int = DEFAULT_M
                          timings=timings, topology=topology, reused=True), "reused"
 
 
-def _shape_differs(marker: Mapping[str, Any], corpus: Corpus, *, index: str, max_words: int, overlap: int,
-                   shards: int, vectors: VectorSpec | None) -> str | None:
+def _shape_differs(marker: Mapping[str, Any], corpus: Corpus, spec: LoadSpec) -> str | None:
     """Why the recorded load is not the one this load would build (corpus, cut, formats, definition, vector field),
     or None."""
+    index, max_words, overlap, shards, vectors = spec.index, spec.max_words, spec.overlap, spec.shards, spec.vectors
     want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
             "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
     for key, value in want.items():

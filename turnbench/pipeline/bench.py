@@ -237,6 +237,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     from turnbench.engines.retrieval import DEFAULT_CONCURRENCY
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.reuse import load_or_reuse
+    from turnbench.loading.spec import LoadSpec
     from turnbench.pipeline.answering import answer, attach
     from turnbench.pipeline.executor import page_drawer, page_input, score
     from turnbench.resultsdir import REPORT_HTML, write_results
@@ -247,11 +248,11 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     vectors = spec_for_arms([a for a in arms if isinstance(a, Arm)], engine=options.knn_engine,
                             graph_order=options.graph_order)
     with st.stage(Stage.LOAD, tag):
-        loaded = load_or_reuse(stack, corpus, index=options.index or DEFAULT_INDEX, shards=options.shards,
-                             max_words=options.max_words, overlap=options.overlap, vectors=vectors,
-                             progress=st.counter(Stage.LOAD, f"index passages{tag}"),
-                             embed_progress=st.counter(Stage.LOAD, f"embed passages{tag}") if vectors else None,
-                             reload=options.reload)
+        spec = LoadSpec(max_words=options.max_words, overlap=options.overlap, index=options.index or DEFAULT_INDEX,
+                        shards=options.shards, vectors=vectors)
+        loaded = load_or_reuse(stack, corpus, spec, progress=st.counter(Stage.LOAD, f"index passages{tag}"),
+                               embed_progress=st.counter(Stage.LOAD, f"embed passages{tag}") if vectors else None,
+                               reload=options.reload)
     if loaded.reused:
         (say or st.log)(loaded.reuse_line(corpus.id))
     elif options.reload or loaded.not_reused:

@@ -12,6 +12,7 @@ from turnbench.engines.embeddings import vector_spec
 from turnbench.engines.retrieval import run_arm
 from turnbench.errors import StackStateError
 from turnbench.loading.load import load_corpus
+from turnbench.loading.spec import LoadSpec
 
 pytestmark = pytest.mark.integration
 
@@ -26,7 +27,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def loaded(stack, corpus):
-    return load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("bge-small-en-v15-int8", graph=False))
+    return load_corpus(stack, corpus, LoadSpec(index=INDEX, vectors=vector_spec("bge-small-en-v15-int8", graph=False)))
 
 
 def test_the_bge_arms_run_on_a_bge_vector_field_and_record_its_encoder(stack, corpus, loaded):

@@ -17,6 +17,7 @@ from turnbench.engines.fusion import Fusion, fuse
 from turnbench.engines.retrieval import run_arm
 from turnbench.errors import BadInput
 from turnbench.loading.load import load_corpus
+from turnbench.loading.spec import LoadSpec
 
 pytestmark = pytest.mark.integration
 
@@ -37,7 +38,7 @@ def test_two_loads_with_vectors_give_the_same_index_and_the_same_dense_and_hybri
     arms = ("dense-exact", "dense-hnsw", "hybrid-rrf", "hybrid-minmax")
     seen = []
     for _ in range(2):
-        loaded = load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+        loaded = load_corpus(stack, corpus, LoadSpec(index=INDEX, vectors=vector_spec("minilm-l6-v2-int8")))
         seen.append((dict(loaded.provenance), {a: _raw(run_arm(stack, corpus, a, index=INDEX)) for a in arms}))
     (prov, runs), (prov2, runs2) = seen
     assert prov == prov2 and runs == runs2
@@ -51,7 +52,7 @@ def test_two_loads_with_vectors_give_the_same_index_and_the_same_dense_and_hybri
     hnsw = run_arm(stack, corpus, "dense-hnsw", index=INDEX)
     approx = hnsw.arm_config["approximation"]
     # exact scoring reads the stored vectors only: without a graph the exact and hybrid arms rank the same
-    flat = load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False))
+    flat = load_corpus(stack, corpus, LoadSpec(index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False)))
     assert flat.provenance["vectors"]["mapping"] == {"type": "knn_vector", "dimension": 384}
     assert flat.provenance["vectors"]["embeddings"] == v["embeddings"]
     for a in ("dense-exact", "hybrid-rrf", "hybrid-minmax"):
@@ -63,7 +64,7 @@ def test_two_loads_with_vectors_give_the_same_index_and_the_same_dense_and_hybri
 def test_server_side_rrf_against_client_side_fuse_of_the_same_two_legs(stack, corpus, capsys):
     """hybrid-rrf fuses bm25 and dense-exact inside OpenSearch; `fuse --method rrf --k 60` fuses the bm25 and
     dense-exact runs on the client. Same legs, same depth, same constant: they should rank alike."""
-    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+    load_corpus(stack, corpus, LoadSpec(index=INDEX, vectors=vector_spec("minilm-l6-v2-int8")))
     server = run_arm(stack, corpus, "hybrid-rrf", index=INDEX)
     legs = _answered_by_both([run_arm(stack, corpus, a, index=INDEX) for a in ("bm25", "dense-exact")])
     by_id = {p.id: p for p in server.passages}
@@ -104,7 +105,7 @@ def _rrf_arm(k: int, *, misplaced: bool = False):
 
 @pytest.mark.parametrize("k", [1, 20, 60])
 def test_an_rrf_constant_takes_effect_and_equals_client_side_fuse_of_the_two_legs(stack, corpus, k):
-    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+    load_corpus(stack, corpus, LoadSpec(index=INDEX, vectors=vector_spec("minilm-l6-v2-int8")))
     server = run_arm(stack, corpus, _rrf_arm(k), index=INDEX)
     check = server.arm_config["pipeline_check"]
     assert check["fusion"] == f"score-ranker-processor: rrf, rank constant {k}" and check["hits"] > 0
@@ -132,7 +133,7 @@ def test_a_misplaced_rank_constant_is_refused_and_a_server_that_ignores_a_settin
     declared = pipelines.parse
     monkeypatch.setattr(pipelines, "parse", lambda body, where: pipelines.Fusion(pipelines.RRF, rank_constant=20)
                         if declared(body, where).rank_constant == 60 else declared(body, where))
-    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8"))
+    load_corpus(stack, corpus, LoadSpec(index=INDEX, vectors=vector_spec("minilm-l6-v2-int8")))
     with pytest.raises(SettingIgnored, match="rank constant 20 gives"):
         run_arm(stack, corpus, arm, index=INDEX)
 
@@ -140,7 +141,7 @@ def test_a_misplaced_rank_constant_is_refused_and_a_server_that_ignores_a_settin
 def test_a_dense_arm_on_an_index_without_vectors_is_refused_before_any_query(stack, corpus, tmp_path, monkeypatch):
     monkeypatch.setenv("TURNBENCH_OPENSEARCH_URL", stack.opensearch_url)
     monkeypatch.setenv("TURNBENCH_POSTGRES_DSN", stack.postgres_dsn)
-    load_corpus(stack, corpus, index=INDEX)
+    load_corpus(stack, corpus, LoadSpec(index=INDEX))
     r = CliRunner().invoke(main, ["run", "--corpus", str(SMALL), "--arm", "dense-exact", "--index", INDEX,
                                   "--out", str(tmp_path / "run")])
     assert r.exit_code == 3, r.output
@@ -149,7 +150,7 @@ def test_a_dense_arm_on_an_index_without_vectors_is_refused_before_any_query(sta
         f"(minilm-l6-v2-int8, no graph); index '{INDEX}' holds no vector field: load with `turnbench load "
         "--encoder minilm-l6-v2-int8` (bench does so)"]
     assert not (tmp_path / "run").exists()
-    load_corpus(stack, corpus, index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False))
+    load_corpus(stack, corpus, LoadSpec(index=INDEX, vectors=vector_spec("minilm-l6-v2-int8", graph=False)))
     r = CliRunner().invoke(main, ["run", "--corpus", str(SMALL), "--arm", "dense-hnsw", "--index", INDEX,
                                   "--out", str(tmp_path / "run")])
     assert r.exit_code == 3 and r.output.strip().splitlines() == [
@@ -169,13 +170,14 @@ def test_native_knn_engines_are_refused_on_a_node_without_their_libraries_before
     from opensearchpy import OpenSearch
 
     with pytest.raises(BadInput, match="the k-NN engine faiss needs native libraries the embedded node does not"):
-        load_corpus(dataclasses.replace(stack, provider="embedded"), corpus, index="turnbench-faiss-test",
-                    vectors=vector_spec("minilm-l6-v2-int8", engine="faiss"))
+        load_corpus(dataclasses.replace(stack, provider="embedded"), corpus,
+                    LoadSpec(index="turnbench-faiss-test", vectors=vector_spec("minilm-l6-v2-int8", engine="faiss")))
     for provider in sorted({"external", stack.provider} - {"embedded"}):
         with pytest.raises(BadInput, match=r"the k-NN engine nmslib needs native libraries node \S+ was built "
                                            r"without \(node.attr.turnbench_knn_native: none\)"):
-            load_corpus(dataclasses.replace(stack, provider=provider), corpus, index="turnbench-faiss-test",
-                        vectors=vector_spec("minilm-l6-v2-int8", engine="nmslib"))
+            load_corpus(dataclasses.replace(stack, provider=provider), corpus,
+                        LoadSpec(index="turnbench-faiss-test",
+                                 vectors=vector_spec("minilm-l6-v2-int8", engine="nmslib")))
     assert not OpenSearch([stack.opensearch_url]).indices.exists(index="turnbench-faiss-test")
     r = CliRunner().invoke(main, ["bench", "--corpus", str(SMALL), "--arm", "dense-exact", "--knn-engine", "nmslib",
                                   "--provider", "embedded", "--out", str(tmp_path / "o")])

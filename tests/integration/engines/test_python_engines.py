@@ -19,6 +19,7 @@ from turnbench.engines import protocol
 from turnbench.engines.inprocess import run_engine
 from turnbench.errors import EngineFailed, NondeterministicRun, UnjudgedPassage
 from turnbench.loading.load import load_corpus
+from turnbench.loading.spec import LoadSpec
 from turnbench.pipeline import bench as pipeline
 from turnbench.resultsdir import CLAIM_FILES, read_metrics
 
@@ -144,7 +145,7 @@ def engine():
 ])
 def test_an_engine_that_raises_or_answers_wrongly_is_refused_naming_it(stack, tmp_path, hits, kind, said):
     corpus = open_corpus(SMALL)
-    loaded = load_corpus(stack, corpus, index=INDEX)
+    loaded = load_corpus(stack, corpus, LoadSpec(index=INDEX))
     (tmp_path / "broken.py").write_text(BROKEN.replace("HITS", hits))
     ref = protocol.resolve(f"{tmp_path / 'broken.py'}:engine")
     with pytest.raises(kind) as caught:

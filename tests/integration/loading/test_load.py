@@ -10,6 +10,7 @@ from turnbench.engines.retrieval import run_arm
 from turnbench.errors import ForeignIndex, IndexNotSettled, StackStateError
 from turnbench.loading.index import DEFAULT_INDEX, observed_counts, settle
 from turnbench.loading.load import load_corpus
+from turnbench.loading.spec import LoadSpec
 from turnbench.loading.tables import SCHEMA
 from turnbench.passages import write_passages
 from turnbench.runfiles import write_jsonl_run, write_trec_run
@@ -28,7 +29,7 @@ def _sql(stack, query, params=()):
 
 
 def test_load_counts_settle_provenance_and_tables(stack, tiny):
-    r = load_corpus(stack, tiny, max_words=MAX_WORDS)
+    r = load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
     p = r.provenance
     assert (p["docs_count"], p["docs_deleted"], p["indexing_index_total"], p["segments_per_shard"]) == (12, 0, 12, 1)
     assert (p["passages"], p["meetings"], p["segments"]) == (12, 4, 12)
@@ -81,7 +82,7 @@ def test_load_counts_settle_provenance_and_tables(stack, tiny):
 
 
 def test_arms_in_both_scopes(stack, tiny):
-    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
     runs = {(arm, scope): run_arm(stack, tiny, arm, scope=scope)
             for arm in ("bm25", "bm25-title") for scope in ("corpus", "gold-meetings")}
     gold = {q.id: set(q.gold_meetings) for q in tiny.queries()}
@@ -110,7 +111,7 @@ def test_arms_in_both_scopes(stack, tiny):
 
 def test_two_loads_give_identical_passages_index_statistics_and_runs(stack, tiny, tmp_path):
     def load_and_run(out):
-        r = load_corpus(stack, tiny, max_words=MAX_WORDS)
+        r = load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
         files = {}
         for arm in ("bm25", "bm25-title"):
             for scope in ("corpus", "gold-meetings"):
@@ -137,7 +138,7 @@ def test_a_foreign_index_is_refused_and_left_untouched(stack, tiny):
         uuid = client.indices.get_settings(index=name)[name]["settings"]["index"]["uuid"]
         try:
             with pytest.raises(ForeignIndex, match=f"'{name}'.*no turnbench marker"):
-                load_corpus(stack, tiny, max_words=MAX_WORDS, index=name)
+                load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS, index=name))
             assert client.count(index=name)["count"] == docs
             assert client.indices.get_settings(index=name)[name]["settings"]["index"]["uuid"] == uuid  # not recreated
         finally:
@@ -152,16 +153,16 @@ def test_a_foreign_postgres_schema_is_refused_and_left_untouched(stack, tiny):
         conn.execute(f"INSERT INTO {SCHEMA}.theirs VALUES (7)")
     try:
         with pytest.raises(ForeignIndex, match="PostgreSQL schema 'turnbench'.*no turnbench marker"):
-            load_corpus(stack, tiny, max_words=MAX_WORDS)
+            load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
         assert _sql(stack, f"SELECT x FROM {SCHEMA}.theirs") == [(7,)]
     finally:
         with postgres_connect(stack) as conn:
             conn.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
-    load_corpus(stack, tiny, max_words=MAX_WORDS)  # ours again, for whatever runs next
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))  # ours again, for whatever runs next
 
 
 def test_an_index_holding_the_wrong_counts_is_refused(stack, tiny):
-    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
     client = opensearch_client(stack)
     expected = (12, dict(EXPECTED["per_meeting"]))
     client.index(index=DEFAULT_INDEX, id="stray", refresh=True,
@@ -175,10 +176,10 @@ def test_an_index_holding_the_wrong_counts_is_refused(stack, tiny):
 
 
 def test_a_run_refuses_an_index_of_another_corpus_or_an_unfinished_load(stack, tiny, tiny_other):
-    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
     with pytest.raises(StackStateError, match="holds corpus 'tiny-load-0'.*not 'tiny-load-1'"):
         run_arm(stack, tiny_other, "bm25")
-    r = load_corpus(stack, tiny_other, max_words=MAX_WORDS)  # turnbench's own index: replaced
+    r = load_corpus(stack, tiny_other, LoadSpec(max_words=MAX_WORDS))  # turnbench's own index: replaced
     assert r.provenance["docs_count"] == 12
     assert run_arm(stack, tiny_other, "bm25").arm_config["passages"]["sha256"] == r.passages_sha256
     client = opensearch_client(stack)
@@ -187,7 +188,7 @@ def test_a_run_refuses_an_index_of_another_corpus_or_an_unfinished_load(stack, t
     client.indices.put_mapping(index=DEFAULT_INDEX, body={"_meta": meta})
     with pytest.raises(IndexNotSettled, match="never settled"):
         run_arm(stack, tiny_other, "bm25")
-    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
 
 
 def test_a_search_error_is_refused_not_skipped(stack, tiny):
@@ -195,7 +196,7 @@ def test_a_search_error_is_refused_not_skipped(stack, tiny):
     from turnbench.engines.retrieval import get_scope, run_queries, search_body
     from turnbench.errors import SearchFailed
 
-    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
     good = search_body(builtin("bm25"), tiny.queries()[0], get_scope("corpus"), 10)
     bad = {**good, "query": {"match": {"content": {"query": "x", "operator": "sometimes"}}}}
     entries, latencies = run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good)])
@@ -217,7 +218,7 @@ def test_the_first_query_is_answered_before_any_other_is_sent(stack, tiny):
     from turnbench.engines.arms import builtin
     from turnbench.engines.retrieval import get_scope, run_queries, search_body
 
-    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
     client = opensearch_client(stack)
     real, events, lock = client.msearch, [], threading.Lock()
 
@@ -243,7 +244,7 @@ def test_the_first_query_is_answered_before_any_other_is_sent(stack, tiny):
 
 def test_score_ties_at_the_depth_cut_off_resolve_by_meeting_not_by_load_order(stack, tiny):
     # the corpus file lists mtg-0004 first and mtg-0001 last, so mtg-0002's "yes" is indexed before mtg-0001's
-    load_corpus(stack, tiny, max_words=MAX_WORDS)
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
     client = opensearch_client(stack)
     hits = client.search(index=DEFAULT_INDEX, body={"query": {"match": {"content": "yes"}}, "size": 2})["hits"]["hits"]
     assert [h["_id"] for h in hits] == ["mtg-0001:00001", "mtg-0002:00004"] and hits[0]["_score"] == hits[1]["_score"]
@@ -266,10 +267,10 @@ def test_a_load_the_node_cannot_hold_is_refused_before_anything_is_written(stack
     monkeypatch.setattr(capacity, "INDEX_BYTES_PER_WORD", 1 << 40)
     with pytest.raises(StackStateError, match=r"^OpenSearch node \S+ has [\d.]+ [KMG]?B free on its data path; "
                                               r"loading 37,463 words \(823 passages\) needs about .* GB there"):
-        load_corpus(stack, small, index=index)
+        load_corpus(stack, small, LoadSpec(index=index))
     monkeypatch.setattr(capacity, "INDEX_BYTES_PER_WORD", 1)
     monkeypatch.setattr(capacity, "HEAP_FLOOR_BYTES", 1 << 50)
     with pytest.raises(StackStateError, match=r"heap; this load needs at least .*start the stack with --heap"):
-        load_corpus(stack, small, index=index)
+        load_corpus(stack, small, LoadSpec(index=index))
     assert not client.indices.exists(index=index)
     assert _sql(stack, "SELECT count(*) FROM pg_tables WHERE schemaname = %s", (SCHEMA,)) == before

@@ -16,6 +16,7 @@ from turnbench.loading import index as ix
 from turnbench.loading import load as ld
 from turnbench.loading.load import load_corpus
 from turnbench.loading.reuse import load_or_reuse, settled_load
+from turnbench.loading.spec import LoadSpec
 from turnbench.loading.tables import SCHEMA
 from turnbench.loading.vectors import VectorSpec
 from turnbench.pipeline import bench as pipeline
@@ -39,8 +40,9 @@ _STATE: dict[str, Path] = {}
 
 
 def _load(stack, corpus, **kw):
-    args = {"max_words": MAX_WORDS, "index": INDEX, **kw}
-    return load_or_reuse(stack, corpus, **args)
+    spec = {"max_words": MAX_WORDS, "index": INDEX,
+            **{k: kw.pop(k) for k in ("max_words", "overlap", "index", "shards", "vectors") if k in kw}}
+    return load_or_reuse(stack, corpus, LoadSpec(**spec), **kw)
 
 
 def _fake_vectors(encoder="fake-4", salt=b"", graph_order=None):
@@ -66,7 +68,7 @@ def _fake_vectors(encoder="fake-4", salt=b"", graph_order=None):
 
 
 def test_a_settled_load_is_reused_and_any_change_of_what_shapes_it_reloads(stack, tiny, tiny_other, monkeypatch):
-    first = load_corpus(stack, tiny, max_words=MAX_WORDS, index=INDEX)  # reuse not asked for: always a load
+    first = load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS, index=INDEX))  # reuse not asked for: always a load
     assert not first.reused
     again = _load(stack, tiny)
     assert again.reused and again.timings["reused"] == 1.0
@@ -123,7 +125,7 @@ def test_a_settled_load_is_reused_and_any_change_of_what_shapes_it_reloads(stack
     assert _load(stack, tiny).reused
 
     # PostgreSQL loaded with another corpus through another index: the first index's tables are gone
-    assert not load_corpus(stack, tiny_other, max_words=MAX_WORDS, index=INDEX + "-other").reused
+    assert not load_corpus(stack, tiny_other, LoadSpec(max_words=MAX_WORDS, index=INDEX + "-other")).reused
     reloads("PostgreSQL schema")
     assert _load(stack, tiny).reused
     client.indices.delete(index=INDEX + "-other")
@@ -133,9 +135,9 @@ def test_a_settled_load_is_reused_and_any_change_of_what_shapes_it_reloads(stack
     ix.put_marker(client, INDEX, {**marker, "state": "loading"})
     reloads("marker is not the one the state directory")  # the index's _meta no longer what the record holds
     # --reload: loaded again although it could be kept
-    forced = load_corpus(stack, tiny, max_words=MAX_WORDS, index=INDEX)
+    forced = load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS, index=INDEX))
     assert not forced.reused and forced.provenance == first.provenance
-    kept, why = settled_load(stack, tiny, max_words=MAX_WORDS, index=INDEX)
+    kept, why = settled_load(stack, tiny, LoadSpec(max_words=MAX_WORDS, index=INDEX))
     assert kept is not None and why == "reused"
 
 

@@ -20,6 +20,7 @@ from turnbench.engines.arms import builtin
 from turnbench.loading import index as ix
 from turnbench.loading import proof
 from turnbench.loading.reuse import load_or_reuse, settled_load
+from turnbench.loading.spec import LoadSpec
 from turnbench.loading.tables import SCHEMA
 from turnbench.pipeline import bench as pipeline
 from turnbench.resultsdir import CLAIM_FILES
@@ -37,12 +38,18 @@ def _state_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("TURNBENCH_STATE_DIR", str(tmp_path / "state"))
 
 
+def _spec(kw: dict) -> LoadSpec:
+    """The load's shape: this module's cut and index, with whatever of LoadSpec's fields ``kw`` names (taken out)."""
+    return LoadSpec(**{"max_words": MAX_WORDS, "index": INDEX,
+                       **{k: kw.pop(k) for k in ("max_words", "overlap", "index", "shards", "vectors") if k in kw}})
+
+
 def _load(stack, corpus, **kw):
-    return load_or_reuse(stack, corpus, **{"max_words": MAX_WORDS, "index": INDEX, **kw})
+    return load_or_reuse(stack, corpus, _spec(kw), **kw)
 
 
 def _kept(stack, corpus, **kw) -> tuple[bool, str]:
-    kept, why = settled_load(stack, corpus, **{"max_words": MAX_WORDS, "index": INDEX, **kw})
+    kept, why = settled_load(stack, corpus, _spec(kw))
     return kept is not None, why
 
 

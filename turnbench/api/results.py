@@ -1,0 +1,110 @@
+"""A scored run as the façade hands it out: ``Results`` (its rows, per-query values and provenance, as metrics.json
+holds them), ``Row`` and ``QueryValues``; and a results directory given as either."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from turnbench.api._args import PathLike, _path, _typed
+from turnbench.errors import BadInput
+from turnbench.harness.rows import ALL
+from turnbench.harness.score import Scored
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a results table: a class (or ``all``) of one corpus, its query counts and its mean per measure
+    (None when no query of the row has the measure, e.g. passage measures of meeting-level summaries)."""
+
+    corpus: str
+    cls: str
+    queries: int
+    unanswered: int
+    dropped_unjudgeable: int
+    means: Mapping[str, float | None]
+
+
+@dataclass(frozen=True)
+class QueryValues:
+    """One judged query's values (6 decimals), as metrics.json holds them."""
+
+    query_id: str
+    cls: str
+    surface: str
+    level: str
+    answered: bool
+    values: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Results:
+    """A scored run: its rows, per-query values and provenance, as metrics.json holds them; ``out_dir`` is where
+    it was written, if it was."""
+
+    scored: Scored
+    out_dir: Path | None = None
+
+    @property
+    def document(self) -> Mapping[str, Any]:
+        """metrics.json, whole."""
+        return self.scored.document
+
+    @property
+    def provenance(self) -> Mapping[str, Any]:
+        return self.scored.document["provenance"]
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return tuple(self.scored.retrieval["measures"])
+
+    @property
+    def rows(self) -> tuple[Row, ...]:
+        return tuple(Row(r["corpus"], r["class"], r["queries"], r["unanswered"], r["dropped_unjudgeable"],
+                         dict(r["means"])) for r in self.scored.retrieval["rows"])
+
+    @property
+    def per_query(self) -> tuple[QueryValues, ...]:
+        return tuple(QueryValues(r["query_id"], r["class"], r["surface"], r["level"], r["answered"],
+                                 dict(r["values"])) for r in self.scored.retrieval["per_query"])
+
+    def mean(self, measure: str, cls: str = ALL) -> float | None:
+        """The row's mean of ``measure`` (e.g. ``nDCG@10``, ``meeting:R@10``) for class ``cls``."""
+        _typed(measure, str, "measure", "a measure's name (str)")
+        _typed(cls, str, "cls", "a class's name (str)")
+        if measure not in self.measures:
+            raise BadInput(f"unknown measure {measure!r}; measures: {', '.join(self.measures)}")
+        for row in self.rows:
+            if row.cls == cls:
+                return row.means[measure]
+        raise BadInput(f"no row for class {cls!r}; rows: {', '.join(r.cls for r in self.rows)}")
+
+    def to_markdown(self) -> str:
+        """metrics.md, as ``bench`` and ``score`` write it."""
+        from turnbench.render.markdown import render_metrics_md
+
+        return render_metrics_md(self.scored.document)
+
+    def write(self, out: PathLike) -> Results:
+        """Write a results directory at ``out`` (which must not exist or be empty); returns it, located there."""
+        from turnbench.resultsdir import runinfo, write_results
+
+        write_results(_path(out, "out"), self.scored, runinfo({}))
+        return Results(self.scored, Path(out))
+
+    @classmethod
+    def read(cls, directory: PathLike) -> Results:
+        """A results directory, refused unless its digest and its numbers hold."""
+        from turnbench.resultsdir import read_results
+
+        return cls(Scored(read_results(_path(directory, "directory"))), Path(directory))
+
+
+def _results_dir(side: Results | PathLike, name: str) -> Path:
+    if isinstance(side, Results):
+        if side.out_dir is None:
+            raise BadInput("these results were never written: write() them, then compare the directory")
+        return side.out_dir
+    return _path(side, f"{name} (Results or a results directory)")
