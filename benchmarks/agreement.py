@@ -103,7 +103,7 @@ def bench(corpus_dir: Path, arms: Sequence[Path], out: Path, provider: str) -> P
 
 
 def documents(results: Path, arms: Sequence[str]) -> list[dict[str, Any]]:
-    from turnbench.resultsdir import read_metrics
+    from turnbench.results.directory import read_metrics
 
     return [read_metrics(results / a) for a in arms]
 

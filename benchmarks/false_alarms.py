@@ -50,7 +50,7 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> None:
     from turnbench.harness.compare import STRICT_CLASS, WORSE, compare, guard_fires
-    from turnbench.resultsdir import read_metrics, seed_dirs
+    from turnbench.results.directory import read_metrics, seed_dirs
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--arm", action="append", required=True,

@@ -129,7 +129,7 @@ def main(argv=None) -> None:
     from turnbench.harness.score import UNKNOWN
     from turnbench.pipeline.executor import score as score_forked
     from turnbench.rankings import normalised_order
-    from turnbench.resultsdir import write_results
+    from turnbench.results.directory import write_results
 
     tmp = Path(tempfile.mkdtemp(prefix="turnbench-speed-"))
     try:

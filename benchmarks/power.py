@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     from turnbench.harness.compare import compare
     from turnbench.harness.power import detectable
     from turnbench.passages import read_passages
-    from turnbench.resultsdir import read_metrics
+    from turnbench.results.directory import read_metrics
     from turnbench.runfiles import read_run
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

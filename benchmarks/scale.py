@@ -109,7 +109,7 @@ def bench_size(work: Path, meetings: int, heap: str) -> dict[str, float]:
 
 def cluster(work: Path) -> int:
     from turnbench.corpus.format import open_corpus
-    from turnbench.resultsdir import CLAIM_FILES
+    from turnbench.results.directory import CLAIM_FILES
 
     corpus = Path("corpora/default")
     open_corpus(corpus)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from turnbench.resultsdir import DIFFERENT, NOT_HERE, verify_digests
+from turnbench.results.verify import DIFFERENT, NOT_HERE, verify_digests
 
 
 def main(argv: list[str]) -> int:

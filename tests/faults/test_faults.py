@@ -26,6 +26,7 @@ from click.testing import CliRunner
 
 from tests.unit.generator.helpers import rehash, write_lines
 from tests.unit.harness.helpers import forge_answer_gold, forge_qrels
+from turnbench.results.record import from_tree
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = REPO / "fixtures" / "small"
@@ -133,7 +134,7 @@ def score(w: Path, run_file: Path | None = None, passages: Path | None = None, *
 def results(w: Path, change: Callable[[dict], object] | None = None, *, rehash_digest: bool = True,
             name: str = "res") -> Path:
     """A real results directory of fixtures/small (scored from a one-passage run), optionally forged."""
-    from turnbench.resultsdir import write_digest
+    from turnbench.results.directory import write_digest
 
     src = w / f"{name}-src"
     src.mkdir()
@@ -151,7 +152,7 @@ def results(w: Path, change: Callable[[dict], object] | None = None, *, rehash_d
             if isinstance(forged, dict):  # metrics.md made again from the forged document, as a forger would
                 from turnbench.render.markdown import render_metrics_md
 
-                (w / name / "metrics.md").write_text(render_metrics_md(forged))
+                (w / name / "metrics.md").write_text(render_metrics_md(from_tree(forged)))
             write_digest(w / name)
     return w / name
 
@@ -581,7 +582,7 @@ def _forged_consistently(doc: dict) -> None:
 
 def _edited(d: Path, name: str) -> Path:
     """``name`` edited in results directory ``d`` and claim.sha256 written again, as a forger would."""
-    from turnbench.resultsdir import write_digest
+    from turnbench.results.directory import write_digest
 
     path = d / name
     data = path.read_bytes()
@@ -599,7 +600,7 @@ def _answered(w: Path, name: str) -> Path:
     from turnbench.passages import read_passages
     from turnbench.pipeline.answering import attach
     from turnbench.rankings import RankedPassage
-    from turnbench.resultsdir import write_results
+    from turnbench.results.directory import write_results
     from turnbench.submissions import SubmittedAnswer
 
     small = open_corpus(SMALL)
@@ -612,7 +613,7 @@ def _answered(w: Path, name: str) -> Path:
 
 
 def _without(d: Path, name: str) -> Path:
-    from turnbench.resultsdir import write_digest
+    from turnbench.results.directory import write_digest
 
     (d / name).unlink()
     write_digest(d)
@@ -744,7 +745,7 @@ def _arm_results(w: Path, arm: str, corpus_id: str, producer: str, *, rename_que
     import hashlib
 
     from turnbench import canonical
-    from turnbench.harness.claimed import sidecar_of
+    from turnbench.results.claimed import sidecar_of
 
     return results(w, relabel, name=f"{corpus_id}-{arm}")
 

@@ -11,7 +11,7 @@ from turnbench.engines.arms import builtin
 from turnbench.harness.compare import SAME, compare
 from turnbench.pipeline import bench as pipeline
 from turnbench.pipeline.runs import write_run
-from turnbench.resultsdir import CLAIM_FILES, read_metrics
+from turnbench.results.directory import CLAIM_FILES, read_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "fixtures" / "small"
@@ -120,7 +120,7 @@ def test_an_equivalent_arm_passes_the_gate_and_the_exports_reproduce_with_ir_mea
     from turnbench.engines.retrieval import run_arm
     from turnbench.harness.judgements import RelevancePolicy
     from turnbench.harness.score import score_run
-    from turnbench.resultsdir import write_results
+    from turnbench.results.directory import write_results
 
     benched = bench(stack, tmp_path / "a", answerer="skip")[0]
     corpus = open_corpus(SMALL)

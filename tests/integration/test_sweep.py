@@ -11,7 +11,7 @@ import pytest
 from turnbench.engines.arms import builtin
 from turnbench.pipeline import bench as pipeline
 from turnbench.pipeline.sweep import grid, sweep
-from turnbench.resultsdir import read_metrics
+from turnbench.results.directory import read_metrics
 
 SMALL = Path(__file__).resolve().parents[2] / "fixtures" / "small"
 

@@ -26,7 +26,8 @@ from turnbench.harness.answers import score_answers
 from turnbench.harness.gold import check_same_gold, gold_of
 from turnbench.pipeline.answering import attach
 from turnbench.pipeline.scoring import attach_report
-from turnbench.resultsdir import read_results, write_digest, write_results
+from turnbench.results.directory import read_results, write_digest, write_results
+from turnbench.results.record import from_tree
 
 
 @pytest.fixture
@@ -103,8 +104,8 @@ def test_judgements_forged_on_both_sides_are_refused_by_the_corpus(pair, tmp_pat
 def test_an_aggregation_gold_forged_consistently_is_refused(answered) -> None:
     base, cand = answered
     forge_answer_gold(cand, 6)
-    doc = read_results(cand)  # consistent
-    assert doc["answers"]["per_query"] != read_results(base)["answers"]["per_query"]
+    doc = read_results(cand).tree  # consistent
+    assert doc["answers"]["per_query"] != read_results(base).tree["answers"]["per_query"]
     refused(cli("compare", base, cand, "--gate"), "DifferentGold", "query q1: its gold answer (metrics.json answers) "
                                                                    "differs")
 
@@ -120,8 +121,7 @@ def test_two_inventories_compare_and_share_the_grades_of_the_passages_both_hold(
     (cand / X.PASSAGES).write_bytes(b"".join(rows))
     reseal(cand, lambda d: d["provenance"]["inputs"]["passages"].update(
         sha256=__import__("hashlib").sha256((cand / X.PASSAGES).read_bytes()).hexdigest()))
-    assert read_results(cand)["provenance"]["inputs"]["passages"] != read_results(base)["provenance"]["inputs"][
-        "passages"]
+    assert read_results(cand).provenance.inputs["passages"] != read_results(base).provenance.inputs["passages"]
     out = cli("compare", base, cand, "--gate")
     assert out.exit_code == 0, out.stderr
     forge_qrels(cand)
@@ -137,7 +137,7 @@ def test_two_inventories_compare_and_share_the_grades_of_the_passages_both_hold(
 @pytest.mark.parametrize("field", ["bound", "meetings", "spans", "answers"])
 def test_each_part_of_the_gold_is_compared_naming_the_first_query(pair, field: str) -> None:
     base, cand = pair
-    doc = json.loads((base / "metrics.json").read_text())
+    doc = from_tree(json.loads((base / "metrics.json").read_text()))
     b = gold_of(base, doc)
     check_same_gold(b, gold_of(cand, doc))
     changed = {**{q: v for q, v in getattr(b, field).items()}, "q1": "other", "q2": "other"}
@@ -219,7 +219,7 @@ def test_metrics_json_records_every_other_file_and_the_inventory(pair) -> None:
     from turnbench.canonical import sha256_file
 
     base, _ = pair
-    doc = read_results(base)
+    doc = read_results(base).tree
     files = doc["provenance"]["files"]
     assert sorted(files) == sorted(p.name for p in base.iterdir()
                                    if p.name not in ("metrics.json", "metrics.md", "claim.sha256", "runinfo.json"))

@@ -18,9 +18,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "turnbench"
 # records engines hand the harness (passages and rankings for retrieval, and the files runs come in; submissions for
 # answers), the vocabularies, the settings and the version.
 BASE = {"version", "errors", "canonical", "processes", "signals", "corpus", "passages", "rankings", "runfiles",
-        "submissions", "vocab", "settings", "paths"}
+        "submissions", "vocab", "settings", "paths", "results.record"}
 # Rooms in the order of the data flow; each may import the base and the rooms above it in this table.
-FLOW = ("generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "export", "pipeline", "api",
+FLOW = ("generator", "stack", "loading", "engines", "harness", "render", "results", "export", "pipeline", "api",
         "cli")
 ALLOWED = {
     # the package root offers the façade (turnbench.api), imported lazily on first use
@@ -38,17 +38,19 @@ ALLOWED = {
     "rankings": {"errors", "canonical", "passages"},
     "runfiles": {"errors", "canonical", "passages", "rankings"},
     "submissions": {"errors", "canonical", "corpus"},
+    # the results record: what scoring returns and every later stage reads; the directory's reader is ``results``
+    "results.record": {"errors"},
     "generator": BASE,
     "stack": BASE,
     "loading": BASE | {"stack"},
     "engines": BASE | {"stack", "loading"},
     "harness": BASE,  # pure scoring and statistics: never the stack, never an engine, never a file of results
     "render": BASE | {"harness"},
-    "resultsdir": BASE | {"harness", "render"},
+    "results": BASE | {"harness", "render"},
     # a corpus for other tools: the load's chunking and the harness's judgements, which neither room may import both of
     "export": BASE | {"loading", "harness"},
-    "pipeline": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir"},
-    "api": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "resultsdir", "export", "pipeline"},
+    "pipeline": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "results"},
+    "api": BASE | {"generator", "stack", "loading", "engines", "harness", "render", "results", "export", "pipeline"},
     # the command line is a client of the Python API: everything it needs (the exceptions for its exit codes, the
     # vocabularies of its options, the settings) comes through turnbench.api (test_the_cli_is_a_client_of_the_api)
     "cli": {"api"},
@@ -57,6 +59,8 @@ ALLOWED = {
 
 def room(module: str) -> str:
     parts = module.split(".")
+    if parts[1:3] == ["results", "record"]:
+        return "results.record"
     return "turnbench" if len(parts) == 1 else parts[1]
 
 

@@ -1,4 +1,4 @@
-"""turnbench.resultsdir and turnbench.harness.integrity: a results directory is read only as it was written.
+"""turnbench.results.directory and turnbench.results.integrity: a results directory is read only as it was written.
 
 Each forgery here once passed the gate: per-query values edited to NaN read as "no measurable difference",
 edited to 1.0 they read "better" while the file's own rows disagreed.
@@ -19,7 +19,7 @@ from turnbench.harness.answers import score_answers
 from turnbench.harness.compare import compare
 from turnbench.harness.exports import FILES
 from turnbench.pipeline.answering import attach
-from turnbench.resultsdir import DIGEST, read_results, write_digest, write_results
+from turnbench.results.directory import DIGEST, read_results, write_digest, write_results
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_the_digest_is_what_sha256sum_checks(results: Path) -> None:
     listed = [line.split("  ")[1] for line in (results / DIGEST).read_text().splitlines()]
     # runinfo.json holds timings: never claimed; everything else is
     assert listed == sorted(["answers.md", "bindings.jsonl", "metrics.json", "metrics.md", *FILES])
-    assert read_results(results)["schema_version"] == 2
+    assert read_results(results).tree["schema_version"] == 2
 
 
 def test_an_edited_file_is_refused_naming_it(results: Path) -> None:
@@ -133,7 +133,7 @@ def test_a_corpus_without_answer_questions_reads_back_and_a_row_claiming_some_is
     corpus, passages = small_corpus
     res = attach(score(corpus, passages, small_run()), [score_answers([], {}, corpus="tiny")])
     written = write_results(tmp_path / "r", res)
-    doc = read_results(written)
+    doc = read_results(written).tree
     assert doc["answers"]["per_query"] == [] and [r["questions"] for r in doc["answers"]["rows"]] == [0, 0, 0]
     _edit(written, lambda d: d["answers"]["rows"][-1].update({"questions": 5}), rehash=True)
     with pytest.raises(ResultsIntegrityError, match="answers row all/all/all says questions = 5, its per-query rows "
@@ -151,7 +151,7 @@ def test_a_consistently_rehashed_forgery_is_refused_by_the_evidence_beside_it(tm
     from tests.unit.harness.helpers import ranked_results_dir
     from turnbench.cli import main
     from turnbench.harness.rows import aggregate_rows
-    from turnbench.resultsdir import read_results, write_digest
+    from turnbench.results.directory import read_results, write_digest
 
     ranks = {f"q{i:02d}": ("lookup", 1 + i % 5) for i in range(12)}
     base = ranked_results_dir(tmp_path / "base", ranks)
@@ -183,13 +183,14 @@ def test_verify_tells_a_change_from_another_cpu_class(tmp_path):
     (dense vectors follow from the CPU's kernels). Other digests on the same class of CPU: a real difference."""
     import json
 
-    from turnbench.resultsdir import DIFFERENT, NOT_HERE, VERIFIED, verify_digests
+    from turnbench.results.verify import DIFFERENT, NOT_HERE, VERIFIED, verify_digests
 
     def side(name, digest, isa):
         d = tmp_path / name
         d.mkdir()
-        (d / "metrics.json").write_text(json.dumps({"provenance": {"index": {"vectors": {"embeddings": {
-            "digest": {"sha256": digest}}}}, "arm": {}}}))
+        vectors = {"vectors": {"embeddings": {"digest": {"sha256": digest}}}}
+        doc = {"provenance": {"corpus": {"id": "c"}, "index": vectors, "arm": {}}}
+        (d / "metrics.json").write_text(json.dumps(doc))
         (d / "runinfo.json").write_text(json.dumps({"host": {"cpu_vector_isa": isa}}))
         return d
 
@@ -206,7 +207,7 @@ def test_a_copy_is_re_derived_once_but_a_tampered_copy_is_still_refused(results:
     is still verified against that digest, so a file changed under an unchanged digest is caught."""
     import shutil
 
-    import turnbench.resultsdir as R
+    import turnbench.results.directory as R
 
     copy = tmp_path / "copy"
     shutil.copytree(results, copy)
@@ -250,7 +251,7 @@ def test_results_whose_children_wrote_their_files_into_the_staging_are_the_same_
     children that make them straight into the staged directory; the directory is byte for byte the one written with
     every file handed back, and a file that should be there already and is not is refused, leaving nothing."""
     from turnbench.harness.exports import RUN_RAW, Written
-    from turnbench.resultsdir import staged_results, write_staged
+    from turnbench.results.directory import staged_results, write_staged
 
     corpus, passages = small_corpus
     write_results(tmp_path / "whole", score(corpus, passages, small_run()))

@@ -4,7 +4,6 @@ and write the answers' results directory (``answer``); the answers block of a sc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from turnbench.api.results import Results
 
 if TYPE_CHECKING:
     from turnbench.harness.answers import AnswerResults
+    from turnbench.results.record import AnswerRow
     from turnbench.stack.info import StackInfo
 
 CorpusLike = Any  # a Corpus or its directory
@@ -49,7 +49,7 @@ def answer(corpus: CorpusLike, out: PathLike, *, answerer: str = "reference", to
     from turnbench.harness.answers import score_answers
     from turnbench.pipeline.answering import answer as run_answers
     from turnbench.pipeline.answering import answer_provenance
-    from turnbench.resultsdir import write_answer_results
+    from turnbench.results.directory import write_answer_results
     from turnbench.stack import current_stack
     from turnbench.stack.state import use_lock
     from turnbench.submissions import read_answers
@@ -78,14 +78,8 @@ def answer(corpus: CorpusLike, out: PathLike, *, answerer: str = "reference", to
     return Answered(opened.id, answerer, results, target)
 
 
-def answers_overall(results: Results) -> Mapping[str, Any] | None:
-    """The answers a bench scored beside a run, over every question: answerer, questions, declined and EM (None
-    when no question was answered); None when the run has no answers."""
-    from turnbench.harness.answers import overall_row
-
-    block = _typed(results, Results, "results", "Results").document.get("answers")
-    if block is None:
-        return None
-    row = overall_row(block)
-    return {"answerer": block["answerer"], "questions": row["questions"], "declined": row["declined"],
-            "em": row["em"]}
+def answers_overall(results: Results) -> AnswerRow | None:
+    """The answers a bench scored beside a run, over every question (rule, surface and grammar ``all``: questions,
+    declined, EM, ...); None when the run has no answers."""
+    answers = _typed(results, Results, "results", "Results").record.answers
+    return answers.overall if answers is not None else None

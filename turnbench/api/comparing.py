@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench.api._args import PathLike, _corpora, _int, _list, _path, _typed
 from turnbench.api.results import Results, _results_dir
 from turnbench.errors import BadInput
+from turnbench.results.record import Results as Record
 
 if TYPE_CHECKING:
     from turnbench.harness.agreement import Cell
@@ -144,7 +145,7 @@ def agreement(results: Sequence[PathLike], *, unit: str = "queries", resamples: 
     class and measure: both orderings (ties as ties), Kendall's tau-b with a bootstrap interval drawing ``unit``
     (queries, or meetings: each query with its first gold meeting, from qrels.meetings.txt), inert arms apart."""
     from turnbench.harness.agreement import agreement as cells_of
-    from turnbench.resultsdir import read_metrics
+    from turnbench.results.directory import read_metrics
 
     dirs = [_path(r, f"results[{i}]") for i, r in enumerate(_list(results, "results", "results directories"))]
     _typed(unit, str, "unit", "queries or meetings")
@@ -154,7 +155,7 @@ def agreement(results: Sequence[PathLike], *, unit: str = "queries", resamples: 
     return Agreement(tuple(cells_of(documents, resamples=resamples, unit=unit, clusters=clusters)), unit, resamples)
 
 
-def _first_gold_meetings(results: Sequence[Path], documents: Sequence[Mapping[str, Any]]
+def _first_gold_meetings(results: Sequence[Path], documents: Sequence[Record]
                          ) -> dict[str, dict[str, str]]:
     """corpus id -> query id -> its first gold meeting, read from each results directory's meeting-level qrels."""
     out: dict[str, dict[str, str]] = {}
@@ -162,7 +163,7 @@ def _first_gold_meetings(results: Sequence[Path], documents: Sequence[Mapping[st
         qrels = path / "qrels.meetings.txt"
         if not qrels.is_file():
             raise BadInput(f"{path}: no qrels.meetings.txt beside metrics.json; --resample meetings needs it")
-        first = out.setdefault(doc["provenance"]["corpus"]["id"], {})
+        first = out.setdefault(doc.corpus_id, {})
         for line in qrels.read_text(encoding="utf-8").splitlines():
             parts = line.split()
             if len(parts) == 4 and parts[3] != "0" and (parts[0] not in first or parts[2] < first[parts[0]]):
@@ -193,7 +194,7 @@ def agreement_decisions(results: Sequence[PathLike], decisions: PathLike, *, res
     arms/decisions/decisions.toml) the verdict each real corpus of ``results`` gives? ``synthetic``: the synthetic
     corpus's id (default: the one corpus turnbench's generator made)."""
     from turnbench.harness.decisions import decision_tables, read_decisions
-    from turnbench.resultsdir import read_metrics
+    from turnbench.results.directory import read_metrics
 
     dirs = [_path(r, f"results[{i}]") for i, r in enumerate(_list(results, "results", "results directories"))]
     _int(resamples, "resamples")

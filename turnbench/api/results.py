@@ -1,5 +1,5 @@
-"""A scored run as the façade hands it out: ``Results`` (its rows, per-query values and provenance, as metrics.json
-holds them), ``Row`` and ``QueryValues``; and a results directory given as either."""
+"""A scored run as the façade hands it out: ``Results`` (the results record, ``turnbench.results.record``, with
+where it was written), ``Row`` and ``QueryValues`` (the record's own); and a results directory given as either."""
 
 from __future__ import annotations
 
@@ -12,31 +12,8 @@ from turnbench.api._args import PathLike, _path, _typed
 from turnbench.errors import BadInput
 from turnbench.harness.rows import ALL
 from turnbench.harness.score import Scored
-
-
-@dataclass(frozen=True)
-class Row:
-    """One row of a results table: a class (or ``all``) of one corpus, its query counts and its mean per measure
-    (None when no query of the row has the measure, e.g. passage measures of meeting-level summaries)."""
-
-    corpus: str
-    cls: str
-    queries: int
-    unanswered: int
-    dropped_unjudgeable: int
-    means: Mapping[str, float | None]
-
-
-@dataclass(frozen=True)
-class QueryValues:
-    """One judged query's values (6 decimals), as metrics.json holds them."""
-
-    query_id: str
-    cls: str
-    surface: str
-    level: str
-    answered: bool
-    values: Mapping[str, float]
+from turnbench.results.record import Block, Provenance, QueryValues, Row
+from turnbench.results.record import Results as Record
 
 
 @dataclass(frozen=True)
@@ -48,27 +25,36 @@ class Results:
     out_dir: Path | None = None
 
     @property
+    def record(self) -> Record:
+        """The results record: every field of the scored run (``turnbench.results.record``)."""
+        return self.scored.results
+
+    @property
     def document(self) -> Mapping[str, Any]:
-        """metrics.json, whole."""
+        """metrics.json, whole, as written."""
         return self.scored.document
 
     @property
-    def provenance(self) -> Mapping[str, Any]:
-        return self.scored.document["provenance"]
+    def provenance(self) -> Provenance:
+        return self.record.provenance
 
     @property
     def measures(self) -> tuple[str, ...]:
-        return tuple(self.scored.retrieval["measures"])
+        return self._retrieval.measures
 
     @property
     def rows(self) -> tuple[Row, ...]:
-        return tuple(Row(r["corpus"], r["class"], r["queries"], r["unanswered"], r["dropped_unjudgeable"],
-                         dict(r["means"])) for r in self.scored.retrieval["rows"])
+        return self._retrieval.rows
 
     @property
     def per_query(self) -> tuple[QueryValues, ...]:
-        return tuple(QueryValues(r["query_id"], r["class"], r["surface"], r["level"], r["answered"],
-                                 dict(r["values"])) for r in self.scored.retrieval["per_query"])
+        return self._retrieval.per_query
+
+    @property
+    def _retrieval(self) -> Block:
+        if self.record.retrieval is None:
+            raise BadInput("these results hold no retrieval block (answers only)")
+        return self.record.retrieval
 
     def mean(self, measure: str, cls: str = ALL) -> float | None:
         """The row's mean of ``measure`` (e.g. ``nDCG@10``, ``meeting:R@10``) for class ``cls``."""
@@ -85,11 +71,11 @@ class Results:
         """metrics.md, as ``bench`` and ``score`` write it."""
         from turnbench.render.markdown import render_metrics_md
 
-        return render_metrics_md(self.scored.document)
+        return render_metrics_md(self.record)
 
     def write(self, out: PathLike) -> Results:
         """Write a results directory at ``out`` (which must not exist or be empty); returns it, located there."""
-        from turnbench.resultsdir import runinfo, write_results
+        from turnbench.results.directory import runinfo, write_results
 
         write_results(_path(out, "out"), self.scored, runinfo({}))
         return Results(self.scored, Path(out))
@@ -97,9 +83,9 @@ class Results:
     @classmethod
     def read(cls, directory: PathLike) -> Results:
         """A results directory, refused unless its digest and its numbers hold."""
-        from turnbench.resultsdir import read_results
+        from turnbench.results.directory import read_results
 
-        return cls(Scored(read_results(_path(directory, "directory"))), Path(directory))
+        return cls(Scored(read_results(_path(directory, "directory")).tree), Path(directory))
 
 
 def _results_dir(side: Results | PathLike, name: str) -> Path:

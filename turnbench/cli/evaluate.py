@@ -271,11 +271,12 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
         results = api.Results(o.results, o.out_dir)
         click.echo(f"## {o.out_dir.relative_to(out)} (arm {o.arm})\n")
         click.echo(results.to_markdown())
-        row = api.answers_overall(results)
-        if row is not None:
-            em = "–" if row["em"] is None else f"{row['em']:.4f}"
-            click.echo(f"answers ({row['answerer']}): {row['questions']} questions, "
-                       f"{row['declined']} declined, EM {em}\n")
+        answers = results.record.answers
+        row = answers.overall if answers is not None else None
+        if answers is not None and row is not None:
+            em = "–" if row.em is None else f"{row.em:.4f}"
+            click.echo(f"answers ({answers.answerer}): {row.questions} questions, "
+                       f"{row.declined} declined, EM {em}\n")
         click.echo(f"wrote {o.out_dir}/")
     if outcomes:
         stages = outcomes[0].stages

@@ -32,7 +32,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from turnbench.errors import BadInput
-from turnbench.harness.score import arm_label
+from turnbench.results.record import Results
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,48 +118,46 @@ class _Values:
     matrix: NDArray[np.float64]  # queries × arms
 
 
-def _per_query(document: Mapping[str, Any], where: str) -> dict[tuple[str, str], dict[str, float]]:
+def _per_query(results: Results, where: str) -> dict[tuple[str, str], dict[str, float]]:
     """(class, measure) -> query id -> value, for the classes and for ``all``."""
     out: dict[tuple[str, str], dict[str, float]] = {}
-    rows = document["retrieval"].get("per_query")
-    if not isinstance(rows, list):
-        raise BadInput(f"{where}: metrics.json holds no per-query values; agreement recomputes from them")
-    for row in rows:
-        for measure, value in row["values"].items():
+    if results.retrieval is None:
+        raise BadInput(f"{where}: the results hold no per-query retrieval values; agreement recomputes from them")
+    for row in results.retrieval.per_query:
+        for measure, value in row.values.items():
             if value is None:
                 continue
-            for cls in (row["class"], ALL):
-                out.setdefault((cls, measure), {})[row["query_id"]] = float(value)
+            for cls in (row.cls, ALL):
+                out.setdefault((cls, measure), {})[row.query_id] = float(value)
     return out
 
 
-def _check_means(document: Mapping[str, Any], values: Mapping[tuple[str, str], Mapping[str, float]],
-                 where: str) -> None:
+def _check_means(results: Results, values: Mapping[tuple[str, str], Mapping[str, float]], where: str) -> None:
     """Every class row's mean must be the mean of its per-query values: the file is read, not trusted."""
-    for row in document["retrieval"]["rows"]:
-        for measure, mean in row["means"].items():
+    for row in results.retrieval.rows if results.retrieval else ():
+        for measure, mean in row.means.items():
             if mean is None:
                 continue
-            got = values.get((row["class"], measure), {})
+            got = values.get((row.cls, measure), {})
             recomputed = math.fsum(v for _, v in sorted(got.items())) / len(got) if got else None
             if recomputed is None or abs(recomputed - float(mean)) > 1.5 * 10 ** -DECIMALS:
-                raise BadInput(f"{where}: the {row['class']} {measure} mean {mean} is not the mean of its per-query "
+                raise BadInput(f"{where}: the {row.cls} {measure} mean {mean} is not the mean of its per-query "
                                f"values ({recomputed}); agreement refuses a results file that disagrees with itself")
 
 
 PerQuery = dict[tuple[str, str], dict[str, float]]  # (class, measure) -> query id -> value
 
 
-def _collect(documents: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, PerQuery]]:
+def _collect(documents: Sequence[Results]) -> dict[str, dict[str, PerQuery]]:
     """corpus id -> arm -> its per-query values."""
     by_corpus: dict[str, dict[str, PerQuery]] = {}
     for doc in documents:
-        corpus = doc["provenance"]["corpus"]["id"]
-        arm = arm_label(doc["provenance"].get("arm"))
+        corpus = doc.corpus_id
+        arm = doc.label
         arms = by_corpus.setdefault(corpus, {})
         if arm in arms:
             raise BadInput(f"arm {arm} is given twice for corpus {corpus}")
-        if doc["scope"].get("oracle"):
+        if doc.scope.oracle:
             raise BadInput(f"arm {arm} on {corpus} was run in an ORACLE scope: only product results agree or not")
         where = f"{arm} on {corpus}"
         values = _per_query(doc, where)
@@ -234,7 +232,7 @@ def _ordering(names: Sequence[str], means: Sequence[float], settled: Mapping[tup
     return Ordering(tuple((names[i], means[i]) for i in order), tuple(links))
 
 
-def agreement(documents: Sequence[Mapping[str, Any]], *, resamples: int = RESAMPLES, unit: str = "queries",
+def agreement(documents: Sequence[Results], *, resamples: int = RESAMPLES, unit: str = "queries",
               seed: int = SEED, clusters: Mapping[str, Mapping[str, str]] | None = None) -> list[Cell]:
     """Every (class, measure) both corpora report, from metrics.json documents of arms on exactly two corpora.
 

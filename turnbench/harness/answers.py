@@ -286,14 +286,6 @@ def rebuild(block: Mapping[str, Any]) -> list[AnswerResults]:
             for corpus, scores in sorted(by_corpus.items())]
 
 
-def overall_row(block: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The row over every question of an ``answers`` block (rule, surface and grammar all ``all``)."""
-    for row in block["rows"]:
-        if row["rule"] == ALL and row["surface"] == ALL and row["grammar"] == ALL:
-            return dict(row)
-    raise BadInput("the answers block has no row over all questions")
-
-
 def mechanisms_used(results: Sequence[AnswerResults]) -> dict[str, int]:
     """How many answers each mechanism produced, for the report's provenance."""
     counts: dict[str, int] = {}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -32,8 +32,6 @@ from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
 from turnbench.errors import StaleBinding, UnpairedComparison
 from turnbench.harness.bindings import first_difference
-from turnbench.harness.integrity import digest_differences
-from turnbench.harness.score import arm_label
 from turnbench.harness.stats import bootstrap_means, guard, nearest_rank, randomisation_p
 from turnbench.harness.verdicts import (
     ALPHA,
@@ -57,13 +55,14 @@ from turnbench.harness.verdicts import (
     holm_critical,
     verdict,
 )
+from turnbench.results.record import Answers, Block, Results, digest_differences
 
 # the verdicts' names stay importable from here, where every reader of a comparison has found them
 __all__ = ["ALPHA", "BETTER", "GUARD_ALPHA", "POWER", "REPORT_ONLY", "SAME", "STRICT_CLASS", "VERDICT_FACTS", "WORSE",
            "Row", "adjust", "adjust_by_family", "adjusted_verdict", "detectable", "gate_failures", "gated",
            "guard_fires", "guard_warnings", "holm_critical", "verdict", "Comparison", "Table", "compare",
            "compare_table", "check_paired", "paired_tables", "tables_of", "table_groups", "gated_family",
-           "group_sort_key", "label_of", "paired_interval", "block_order", "bootstrap_means", "RESAMPLES", "SEED",
+           "group_sort_key", "paired_interval", "block_order", "bootstrap_means", "RESAMPLES", "SEED",
            "ALL", "BOOTSTRAP_FACTS", "TABLE_READERS"]
 
 if TYPE_CHECKING:
@@ -94,49 +93,52 @@ class Table:
     strata: Mapping[str, str] = field(default_factory=dict)
 
 
-def _retrieval_table(block: Mapping[str, Any], name: str = "retrieval", comparable: bool = False) -> Table:
+def _retrieval_table(block: Block, name: str = "retrieval", comparable: bool = False) -> Table:
     """The passage and meeting measures (``comparable``: instead, those comparable across chunkings)."""
-    keys = tuple(block["group_by"])
-    across = set(block.get("comparable_across_chunkings", ()))
-    measures = tuple(m for m in block["measures"] if (m in across) == comparable)
-    recs = {r["query_id"]: (tuple(str(r[k]) for k in keys), {m: v for m, v in r["values"].items() if m in measures})
-            for r in block["per_query"]}
+    keys = block.group_by
+    across = set(block.comparable)
+    measures = tuple(m for m in block.measures if (m in across) == comparable)
+    recs = {r.query_id: (tuple(str(r.group(k)) for k in keys), {m: v for m, v in r.values.items() if m in measures})
+            for r in block.per_query}
     return Table(name, keys, measures, recs)
 
 
-def _comparable_table(block: Mapping[str, Any]) -> Table:
+def _comparable_table(block: Block) -> Table:
     return _retrieval_table(block, "comparable", comparable=True)
 
 
 _ANSWER_MEASURES = ("em", "partial", "answered", "set_f1")
 
 
-def _answers_table(block: Mapping[str, Any]) -> Table:
+def _answers_table(block: Answers) -> Table:
     keys = ("corpus", "rule")
     recs = {}
-    for r in block["per_query"]:
+    for r in block.per_query:
         values = {}
         for m in _ANSWER_MEASURES:
-            v = r.get(m)
+            v = getattr(r, m)
             if v is not None:
                 values[m] = float(v)  # `answered` is a bool per query: its mean is the answered share
-        recs[r["query_id"]] = (tuple(str(r[k]) for k in keys), values)
+        recs[r.query_id] = ((r.corpus, r.rule), values)
     return Table("answers", keys, _ANSWER_MEASURES, recs)
 
 
-# how each known block of metrics.json becomes Tables: (table name, block read, reader); a new block needs one
-# entry here, nothing else
-TABLE_READERS = (("retrieval", "retrieval", _retrieval_table), ("comparable", "retrieval", _comparable_table),
-                 ("strict", "strict", lambda b: _retrieval_table(b, "strict")), ("answers", "answers", _answers_table))
+# how each known block of a results record becomes Tables: (table name, reader); a new block needs one entry here,
+# nothing else
+TABLE_READERS: tuple[tuple[str, Callable[[Results], Table | None]], ...] = (
+    ("retrieval", lambda r: _retrieval_table(r.retrieval) if r.retrieval else None),
+    ("comparable", lambda r: _comparable_table(r.retrieval) if r.retrieval else None),
+    ("strict", lambda r: _retrieval_table(r.strict, "strict") if r.strict else None),
+    ("answers", lambda r: _answers_table(r.answers) if r.answers else None))
 
 
-def tables_of(document: Mapping[str, Any]) -> dict[str, Table]:
-    tables = {name: reader(document[block]) for name, block, reader in TABLE_READERS if block in document}
-    return {name: t for name, t in tables.items() if t.measures}
+def tables_of(results: Results) -> dict[str, Table]:
+    tables = {name: reader(results) for name, reader in TABLE_READERS}
+    return {name: t for name, t in tables.items() if t is not None and t.measures}
 
 
-def paired_tables(base: Mapping[str, Any], cand: Mapping[str, Any]) -> tuple[dict[str, Table], dict[str, Table]]:
-    """Both documents' tables; one document read on both sides (a side compared with itself, or a copy read once)
+def paired_tables(base: Results, cand: Results) -> tuple[dict[str, Table], dict[str, Table]]:
+    """Both records' tables; one record read on both sides (a side compared with itself, or a copy read once)
     is made into tables once."""
     bt = tables_of(base)
     return bt, bt if cand is base else tables_of(cand)
@@ -184,38 +186,34 @@ class Comparison:
 
 
 
-def label_of(document: Mapping[str, Any]) -> str:
-    return arm_label(document["provenance"].get("arm"))
-
-
 def _diff(what: str, a: Any, b: Any) -> None:
     if a != b:
         raise UnpairedComparison(f"{what} differ: baseline {a!r}, candidate {b!r}")
 
 
-def check_paired(base: Mapping[str, Any], cand: Mapping[str, Any],
+def check_paired(base: Results, cand: Results,
                  bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
                  tables: tuple[Mapping[str, Table], Mapping[str, Table]] | None = None) -> None:
     """Refuse (UnpairedComparison) unless the two results measured the same thing on the same queries.
 
     With both sides' ``bindings``, a corpus whose text changed under a target both were judged on is named as
     the stale binding it is (StaleBinding) rather than as two corpora that merely differ. ``tables``: the two
-    documents' ``tables_of``, when the caller holds them already."""
-    _diff("schema versions", base.get("schema_version"), cand.get("schema_version"))
-    bp, cp = base["provenance"], cand["provenance"]
-    _diff("corpora (id)", bp["corpus"]["id"], cp["corpus"]["id"])
-    if bindings is not None and bp["corpus"]["sha256"] != cp["corpus"]["sha256"]:
+    records' ``tables_of``, when the caller holds them already."""
+    _diff("schema versions", base.schema_version, cand.schema_version)
+    bc, cc = base.provenance.corpus, cand.provenance.corpus
+    _diff("corpora (id)", bc.id, cc.id)
+    if bindings is not None and bc.sha256 != cc.sha256:
         stale = first_difference(*bindings)
         if stale is not None:
             raise StaleBinding(
-                f"corpus {bp['corpus']['id']} changed between the baseline (sha256 {bp['corpus']['sha256'][:12]}…) "
-                f"and the candidate ({cp['corpus']['sha256'][:12]}…): {stale} is bound to different text in the "
+                f"corpus {bc.id} changed between the baseline (sha256 {bc.sha256[:12]}…) "
+                f"and the candidate ({cc.sha256[:12]}…): {stale} is bound to different text in the "
                 "two; re-score the baseline on the candidate's corpus")
-    _diff("corpora (sha256)", bp["corpus"]["sha256"], cp["corpus"]["sha256"])
-    _diff("relevance policies", bp["relevance_policy"]["name"], cp["relevance_policy"]["name"])
-    _diff("scopes", base["scope"]["label"], cand["scope"]["label"])
-    if "answers" in base and "answers" in cand:  # e.g. a count tolerance of 1 against one of 0
-        _diff("answer scoring policies", base["answers"].get("policy"), cand["answers"].get("policy"))
+    _diff("corpora (sha256)", bc.sha256, cc.sha256)
+    _diff("relevance policies", base.provenance.policy, cand.provenance.policy)
+    _diff("scopes", base.scope.label, cand.scope.label)
+    if base.answers is not None and cand.answers is not None:  # e.g. a count tolerance of 1 against one of 0
+        _diff("answer scoring policies", base.answers.policy.facts, cand.answers.policy.facts)
     bt, ct = tables if tables is not None else paired_tables(base, cand)
     if bt is ct:
         return  # one document on both sides: paired with itself
@@ -294,11 +292,11 @@ def table_groups(b: Table) -> dict[tuple[str, ...], list[str]]:
     return groups
 
 
-def gated_family(document: Mapping[str, Any]) -> int:
-    """How many gated rows a comparison of this document with another of the same queries has: the size of the
+def gated_family(results: Results) -> int:
+    """How many gated rows a comparison of this record with another of the same queries has: the size of the
     Holm family its verdicts are adjusted over."""
     n = 0
-    for name, t in tables_of(document).items():
+    for name, t in tables_of(results).items():
         if name in REPORT_ONLY:
             continue
         for qids in table_groups(t).values():
@@ -381,36 +379,33 @@ def _wins_losses(d: NDArray[np.float64]) -> tuple[int, int]:
     return wins, losses
 
 
-def compare(base: Mapping[str, Any], cand: Mapping[str, Any], *, resamples: int = RESAMPLES,
-            seed: int = SEED,
+def compare(base: Results, cand: Results, *, resamples: int = RESAMPLES, seed: int = SEED,
             bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
             guard_level: float = GUARD_ALPHA) -> Comparison:
-    """Pair two metrics.json documents and compare every block, group and measure."""
+    """Pair two results records and compare every block, group and measure."""
     bt, ct = paired_tables(base, cand)
     check_paired(base, cand, bindings, (bt, ct))
     rows: list[Row] = []
     for name in sorted(bt, key=block_order):
         rows += compare_table(bt[name], ct[name], resamples, seed, guard_level)
     family = adjust_by_family(rows)
-    bp, cp = base["provenance"], cand["provenance"]
+    bp, cp = base.provenance, cand.provenance
     # first: when the vectors differ, every dense metric's difference follows from them
     notes = digest_differences(base, cand)
-    if bp["metric_engine"] != cp["metric_engine"]:
-        notes.append(f"metric engines differ: baseline {bp['metric_engine'].get('version')}, "
-                     f"candidate {cp['metric_engine'].get('version')}")
-    if "answers" in base and base["answers"].get("answerer") != cand["answers"].get("answerer"):
-        notes.append(f"answerers differ: baseline {base['answers'].get('answerer')}, "
-                     f"candidate {cand['answers'].get('answerer')}")
+    if bp.metric_engine != cp.metric_engine:
+        notes.append(f"metric engines differ: baseline {bp.metric_engine.get('version')}, "
+                     f"candidate {cp.metric_engine.get('version')}")
+    if base.answers is not None and base.answers.answerer != (cand.answers.answerer if cand.answers else None):
+        notes.append(f"answerers differ: baseline {base.answers.answerer}, "
+                     f"candidate {cand.answers.answerer if cand.answers else None}")
     facts = {
-        "corpus": bp["corpus"]["id"],
-        "corpus_sha256": bp["corpus"]["sha256"],
-        "relevance_policy": bp["relevance_policy"]["name"],
-        "scope": base["scope"]["label"],
-        "oracle": bool(base["scope"].get("oracle")),
+        "corpus": bp.corpus.id,
+        "corpus_sha256": bp.corpus.sha256,
+        "relevance_policy": bp.policy,
+        "scope": base.scope.label,
+        "oracle": base.scope.oracle,
         "queries": {name: len(t.records) for name, t in sorted(bt.items())},
         "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed},
         "verdicts": VERDICT_FACTS | {"family": gated(family), "guard_level": guard_level},
     }
-    return Comparison(label_of(base), label_of(cand), facts, tuple(notes), family)
-
-
+    return Comparison(base.label, cand.label, facts, tuple(notes), family)

@@ -33,6 +33,7 @@ from turnbench.harness.compare import (
     gated,
     guard_fires,
 )
+from turnbench.results.record import Results
 
 MIXED = "not on every corpus"
 
@@ -130,7 +131,7 @@ def guard_level(corpora: int) -> float:
     return GUARD_ALPHA / max(1, corpora)
 
 
-def check_corpora(sides: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:
+def check_corpora(sides: Sequence[tuple[Results, Results]]) -> None:
     """Refuse a set of pairs that is not one change over distinct corpora. Each pair's own checks (same corpus on
     both sides, same queries, ...) are compare's; here: the same two arms on every corpus, and no corpus twice."""
     first_b, first_c = sides[0]
@@ -141,15 +142,15 @@ def check_corpora(sides: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) 
                 raise UnpairedComparison(
                     f"corpus {i + 1}'s {what} is arm {_arm(doc)!r} and corpus 1's {_arm(ref)!r}: a change over "
                     "several corpora compares the same two arms on each")
-        sha = str(b["provenance"]["corpus"]["sha256"])
+        sha = b.provenance.corpus.sha256
         if sha in seen:
             raise UnpairedComparison(f"corpora {seen[sha] + 1} and {i + 1} are one corpus (sha256 {sha[:12]}…): "
                                      "its queries would count twice")
         seen[sha] = i
 
 
-def _arm(doc: Mapping[str, Any]) -> Any:
-    arm = doc["provenance"].get("arm")
+def _arm(results: Results) -> Any:
+    arm = results.provenance.arm
     return arm.get("name") if isinstance(arm, Mapping) else arm
 
 

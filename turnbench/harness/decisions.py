@@ -36,6 +36,7 @@ from typing import Any
 from turnbench.errors import BadInput
 from turnbench.harness.agreement import ALL, DECIMALS, LEVEL, RESAMPLES, SEED, PerQuery, _collect
 from turnbench.harness.stats import bootstrap_means, nearest_rank
+from turnbench.results.record import Results
 
 MEASURE = "nDCG@10"
 MATERIAL = 0.01  # a real-only verdict of at least this |Δ| is one the synthetic corpus hides from a team
@@ -212,14 +213,13 @@ def _values(arms: Mapping[str, PerQuery], corpus: str, d: TeamDecision) -> tuple
     return control, treatment
 
 
-def synthetic_of(documents: Sequence[Mapping[str, Any]]) -> str | None:
+def synthetic_of(documents: Sequence[Results]) -> str | None:
     """The id of the one corpus turnbench's generator made, among the documents' corpora (None unless exactly one)."""
-    ids = {d["provenance"]["corpus"]["id"] for d in documents
-           if d["provenance"]["corpus"].get("producer") == SYNTHETIC_PRODUCER}
+    ids = {d.corpus_id for d in documents if d.provenance.corpus.facts.get("producer") == SYNTHETIC_PRODUCER}
     return next(iter(ids)) if len(ids) == 1 else None
 
 
-def decision_tables(documents: Sequence[Mapping[str, Any]], decisions: Sequence[TeamDecision], *,
+def decision_tables(documents: Sequence[Results], decisions: Sequence[TeamDecision], *,
                     synthetic: str | None = None, resamples: int = RESAMPLES) -> list[DecisionTable]:
     """Every decision's verdict on the synthetic corpus and on each other corpus of the documents (metrics.json of
     arms), one table per real corpus, sorted by its id."""

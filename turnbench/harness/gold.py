@@ -1,6 +1,6 @@
 """Both sides of a comparison hold the same gold (docs/design.md §12 rule 5).
 
-Each side's values are re-derived from the qrels beside it (``turnbench.harness.rederive``), but qrels are a side's
+Each side's values are re-derived from the qrels beside it (``turnbench.results.rederive``), but qrels are a side's
 own claim: a candidate whose judgements were rewritten, and its values, rows and digests with them, agrees with
 itself. So compare also checks that the two sides were judged against one gold, from what both directories hold
 (results written before this check still compare):
@@ -31,6 +31,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, DifferentGold
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
+from turnbench.results.record import Results
 
 _QUERY_BINDING = b'"target":"query"}'
 _SPANS_QUERY = b'{"gold":'
@@ -54,8 +55,8 @@ def _read(directory: Path, name: str) -> bytes:
     return path.read_bytes() if path.is_file() else b""
 
 
-def gold_of(directory: Path, document: Mapping[str, Any]) -> Gold:
-    """``directory``'s gold (``document``: its metrics.json, read already)."""
+def gold_of(directory: Path, results: Results) -> Gold:
+    """``directory``'s gold (``results``: its record, read already)."""
     directory = Path(directory)
     where = str(directory)
     bound = {}
@@ -67,11 +68,10 @@ def gold_of(directory: Path, document: Mapping[str, Any]) -> Gold:
     for line in _read(directory, X.SPANS).splitlines():
         if line.startswith(_SPANS_QUERY):
             spans[str(canonical.parse_json(line.decode("utf-8"))["query"])] = line
-    answers = {str(r["query_id"]): canonical.dumps(r["gold"]) for r in document.get("answers", {}).get("per_query", ())}
-    inputs = (document["provenance"].get("inputs") or {}).get("passages") or {}
+    answers = {r.query_id: canonical.dumps(r.gold) for r in (results.answers.per_query if results.answers else ())}
     meetings = X.parse_qrels(_read(directory, X.QRELS_MEETINGS), f"{where}/{X.QRELS_MEETINGS}")
     judgements = X.parse_qrels(_read(directory, X.QRELS_PASSAGES), f"{where}/{X.QRELS_PASSAGES}")
-    return Gold(inputs.get("sha256"), bound, meetings, spans, answers, judgements, directory)
+    return Gold(results.provenance.passages_sha256, bound, meetings, spans, answers, judgements, directory)
 
 
 def check_same_gold(base: Gold, cand: Gold) -> None:
@@ -135,12 +135,12 @@ def _records(directory: Path) -> dict[str, Any]:
 _Judged = tuple[dict[str, dict[str, int]], dict[str, dict[str, int]], dict[str, bytes]]
 
 
-def check_against_corpus(gold: Gold, corpus: Corpus, document: Mapping[str, Any], judged: dict[Any, _Judged]
+def check_against_corpus(gold: Gold, corpus: Corpus, results: Results, judged: dict[Any, _Judged]
                          ) -> None:
     """Refuse (DifferentGold) unless ``gold`` is what ``corpus`` gives for the side's own passages.jsonl under its
     recorded policy (``judged``: what was made already, by inventory and policy, so a pair on one inventory is
     judged once)."""
-    policy = document["provenance"]["relevance_policy"]["name"]
+    policy = results.provenance.policy
     key = (gold.inventory, policy, corpus.sha256)
     if key not in judged:
         judged[key] = _judged(corpus, gold.directory / X.PASSAGES, policy)
@@ -184,15 +184,15 @@ def _judged(corpus: Corpus, inventory: Path, policy: str) -> _Judged:
             {qid: dict(q.meetings) for qid, q in ok.items()}, spans)
 
 
-def check_sides(pairs: Sequence[tuple[tuple[Path, Mapping[str, Any]], tuple[Path, Mapping[str, Any]]]],
-                corpora: Iterable[Corpus] = (), alone: Sequence[tuple[Path, Mapping[str, Any]]] = ()) -> None:
-    """Every (baseline, candidate) pair of results directories (with their documents) holds the same gold; with
+def check_sides(pairs: Sequence[tuple[tuple[Path, Results], tuple[Path, Results]]],
+                corpora: Iterable[Corpus] = (), alone: Sequence[tuple[Path, Results]] = ()) -> None:
+    """Every (baseline, candidate) pair of results directories (with their records) holds the same gold; with
     ``corpora``, each directory of a named corpus (``alone``: and each of these) holds the gold that corpus gives."""
     by_id = {c.id: c for c in corpora}
     judged: dict[Any, Any] = {}
 
-    def against_corpus(gold: Gold, doc: Mapping[str, Any]) -> None:
-        corpus = by_id.get(doc["provenance"]["corpus"]["id"])
+    def against_corpus(gold: Gold, doc: Results) -> None:
+        corpus = by_id.get(doc.corpus_id)
         if corpus is not None:
             check_against_corpus(gold, corpus, doc, judged)
 

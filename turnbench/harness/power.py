@@ -18,9 +18,8 @@ directory would have.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.harness.compare import (
@@ -34,6 +33,7 @@ from turnbench.harness.compare import (
     tables_of,
 )
 from turnbench.harness.stats import z_quantile
+from turnbench.results.record import Results
 
 HEADLINE = ("nDCG@10", "meeting:nDCG@10")
 
@@ -63,12 +63,12 @@ def planted_share(values: Sequence[float], critical: float) -> float | None:
     return share if share <= 1.0 else None
 
 
-def detectable(document: Mapping[str, Any]) -> list[Detectable]:
+def detectable(results: Results) -> list[Detectable]:
     """Per corpus × class (and ``all``) and headline measure of the retrieval block, the smallest planted loss."""
-    table = tables_of(document).get("retrieval")
+    table = tables_of(results).get("retrieval")
     if table is None:
         return []
-    family = gated_family(document)
+    family = gated_family(results)
     lookup_measures = len(table.measures)
     out = []
     for g, qids in table_groups(table).items():

@@ -38,6 +38,7 @@ from turnbench.harness.held import Span
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
+from turnbench.results.record import Results, from_tree
 from turnbench.vocab import get_scope
 
 SCHEMA_VERSION = 2  # 2: span and entry-point measures, rows by surface, the strict block
@@ -64,9 +65,10 @@ class Scored:
         doc[name] = block
         return Scored(doc, {**self.extra_files, **(files or {})})
 
-    @property
-    def retrieval(self) -> Mapping[str, Any]:
-        return self.document["retrieval"]
+    @functools.cached_property
+    def results(self) -> Results:
+        """The record of ``document`` (read once)."""
+        return from_tree(self.document)
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,9 @@ from turnbench.harness.compare import (
     compare,
     compare_table,
     gated,
-    label_of,
     paired_tables,
 )
+from turnbench.results.record import Results
 
 
 @dataclass(frozen=True)
@@ -75,26 +75,26 @@ def _pooled_table(tables: Mapping[int, Table]) -> Table:
     return Table(first.name, first.group_keys[1:], first.measures, records, strata)
 
 
-def check_seed_set(side: str, docs: Mapping[int, Mapping[str, Any]]) -> None:
+def check_seed_set(side: str, docs: Mapping[int, Results]) -> None:
     """Refuse a set whose directories are not what their names say: ``seed-S/`` must hold results of the corpus of
     seed S, and no two seeds may hold one corpus (the same queries counted twice would shrink every interval)."""
     by_sha: dict[str, int] = {}
     for seed in sorted(docs):
-        corpus = docs[seed]["provenance"]["corpus"]
-        if corpus.get("seed") != seed:
-            raise ResultsIntegrityError(f"the {side}'s seed-{seed}/ holds results of corpus {corpus.get('id')}, whose "
-                                        f"seed is {corpus.get('seed')!r}, not {seed}")
-        first = by_sha.setdefault(str(corpus.get("sha256")), seed)
+        corpus = docs[seed].provenance.corpus
+        if corpus.seed != seed:
+            raise ResultsIntegrityError(f"the {side}'s seed-{seed}/ holds results of corpus {corpus.id}, whose "
+                                        f"seed is {corpus.seed!r}, not {seed}")
+        first = by_sha.setdefault(corpus.sha256, seed)
         if first != seed:
             raise ResultsIntegrityError(f"the {side}'s seed-{first}/ and seed-{seed}/ hold results of one corpus "
-                                        f"(sha256 {str(corpus.get('sha256'))[:12]}…): a set needs distinct corpora")
+                                        f"(sha256 {corpus.sha256[:12]}…): a set needs distinct corpora")
 
 
 def cell_of(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
     return (row.block, tuple((k, v) for k, v in row.groups if k != "corpus"), row.measure)
 
 
-def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapping[str, Any]], *,
+def compare_seeds(base: Mapping[int, Results], cand: Mapping[int, Results], *,
                   resamples: int = RESAMPLES, seed: int = SEED,
                   bindings: Mapping[int, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]] | None = None,
                   guard_level: float = GUARD_ALPHA) -> SeedsComparison:
@@ -130,7 +130,7 @@ def compare_seeds(base: Mapping[int, Mapping[str, Any]], cand: Mapping[int, Mapp
         "seeds": list(seeds),
     }
     notes = tuple(sorted({n for c in per_seed.values() for n in c.notes}))
-    pooled = Comparison(label_of(base[seeds[0]]), label_of(cand[seeds[0]]), facts, notes, family)
+    pooled = Comparison(base[seeds[0]].label, cand[seeds[0]].label, facts, notes, family)
     return SeedsComparison(seeds, per_seed, pooled, _callouts(seeds, per_seed))
 
 

@@ -29,6 +29,7 @@ from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES
 from turnbench.errors import BadInput
 from turnbench.harness.spans import COMPARABLE
+from turnbench.results.record import Results
 
 # the columns a sweep shows: the comparable measures, then two passage measures for orientation
 SHOWN_COMPARABLE = ("span:R@10", "span:P@10", "span:IoU@10", "span:P_best", "entry:30s", "entry:mGAP150")
@@ -96,11 +97,9 @@ def parse_rule(text: str, measures: Sequence[str], *, across_cells: bool) -> tup
     return tuple(clauses)
 
 
-def class_means(document: Mapping[str, object]) -> dict[str, dict[str, float | None]]:
-    """``{class: {measure: mean}}`` of a metrics.json's retrieval rows (the ``all`` row included)."""
-    block = document["retrieval"]
-    assert isinstance(block, Mapping)
-    return {r["class"]: dict(r["means"]) for r in block["rows"]}
+def class_means(results: Results) -> dict[str, dict[str, float | None]]:
+    """``{class: {measure: mean}}`` of the retrieval rows (the ``all`` row included)."""
+    return {r.cls: dict(r.means) for r in (results.retrieval.rows if results.retrieval else ())}
 
 
 def deltas(base: Mapping[str, Mapping[str, float | None]], cand: Mapping[str, Mapping[str, float | None]]

@@ -21,6 +21,7 @@ from typing import Any
 from turnbench.canonical import q6
 from turnbench.harness import metrics as M
 from turnbench.rankings import Placement, RankedPassage
+from turnbench.results.record import Ties
 
 CUTOFFS = (5, 10, 20)
 RULE = ("a query's top k holds a tie when two of its first k passages, or its k-th and (k+1)-th, share a raw "
@@ -244,22 +245,19 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     }
 
 
-def note(block: Mapping[str, Any]) -> str:
+def note(ties: Ties) -> str:
     """The one-line note metrics.md carries."""
-    top = block["queries_with_ties_in_top"]
-    n = block["queries_judged"]
-    t = block["trec_eval_tie_rule"]
-    # by cut-off (a block read back from metrics.json has its keys in text order: "10", "20", "5")
-    where = ", ".join(f"{v} in top {k}" for k, v in sorted(top.items(), key=lambda kv: int(kv[0])))
-    if not t["changed_any_metric"]:
+    t = ties.trec_eval
+    where = ", ".join(f"{v} in top {k}" for k, v in sorted(ties.in_top.items()))
+    if not t.changed_any_metric:
         effect = "trec_eval's tie rule would give every metric the same value"
     else:
-        big = t["largest_mean_shift"]
-        shift = (f"; largest shift of a mean: {big['class']} {big['measure']} {big['shift']:+.6f}" if big
+        big = t.largest_shift
+        shift = (f"; largest shift of a mean: {big.cls} {big.measure} {big.shift:+.6f}" if big
                  else "; no mean moves at 6 decimals")
-        effect = (f"trec_eval's tie rule would change {t['values_changed']} value(s) of {t['queries_changed']} "
+        effect = (f"trec_eval's tie rule would change {t.values_changed} value(s) of {t.queries_changed} "
                   f"query(ies){shift}")
-    return (f"ties: of {n} judged queries, {block['queries_with_ties_anywhere']} hold a raw-score tie ({where}); "
+    return (f"ties: of {ties.queries_judged} judged queries, {ties.anywhere} hold a raw-score tie ({where}); "
             f"rule-5 order is scored, and {effect}.")
 
 

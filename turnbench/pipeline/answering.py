@@ -13,7 +13,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
 from turnbench.harness.score import Scored
 from turnbench.render.markdown import render_answers_md
-from turnbench.resultsdir import ANSWERS_MD
+from turnbench.results.directory import ANSWERS_MD
 from turnbench.stack.info import StackInfo
 from turnbench.submissions import SubmittedAnswer
 

@@ -240,7 +240,7 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     from turnbench.loading.spec import LoadSpec
     from turnbench.pipeline.answering import answer, attach
     from turnbench.pipeline.executor import page_drawer, page_input, score
-    from turnbench.resultsdir import REPORT_HTML, write_results
+    from turnbench.results.directory import REPORT_HTML, write_results
 
     corpus_dir, corpus, dirs = job
     by_name = {a.name: a for a in arms}
@@ -322,7 +322,7 @@ def _runinfo(stack: StackInfo, corpus_dir: Path, loaded: LoadResult, rr: RunResu
              tag: str, concurrency: int, answered: bool) -> dict[str, Any]:
     """runinfo.json of one arm's results: what legitimately differs between runs, never inside the claim."""
     from turnbench.engines.retrieval import MSEARCH_BATCH
-    from turnbench.resultsdir import runinfo
+    from turnbench.results.directory import runinfo
 
     # each stage's seconds under its own name (the arm's stages of this arm, the corpus's of this corpus)
     mine = [(Stage.STACK, ""), (Stage.LOAD, tag), *([(Stage.ANSWERS, tag)] if answered else []),

@@ -6,8 +6,7 @@ What ``compare`` and ``report`` share: pairing the sides, the statistics (``turn
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,17 @@ from turnbench.processes import Background
 from turnbench.render import view as V
 from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md, render_corpora_md
-from turnbench.resultsdir import Side, load_side, rederive_dirs, runinfo_notes, seed_dirs, side_dirs, with_texts
+from turnbench.results.directory import (
+    Side,
+    corpus_ids,
+    load_side,
+    rederive_dirs,
+    runinfo_notes,
+    seed_dirs,
+    side_dirs,
+    with_texts,
+)
+from turnbench.results.record import Results
 
 
 def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED,
@@ -31,11 +40,11 @@ def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: i
         raise BadInput("one side is a single results directory and the other a set of seed-<S>/ directories")
     if base[0][0] is None:
         b, c = base[0][1], cand[0][1]
-        return compare(b.document, c.document, resamples=resamples, seed=seed, bindings=_bindings_if_needed(b, c),
+        return compare(b.results, c.results, resamples=resamples, seed=seed, bindings=_bindings_if_needed(b, c),
                        guard_level=guard_level)
     bmap = {s: v for s, v in base if s is not None}
     cmap = {s: v for s, v in cand if s is not None}
-    return compare_seeds({s: v.document for s, v in bmap.items()}, {s: v.document for s, v in cmap.items()},
+    return compare_seeds({s: v.results for s, v in bmap.items()}, {s: v.results for s, v in cmap.items()},
                          resamples=resamples, seed=seed,
                          bindings={s: pair for s in bmap if s in cmap
                                    and (pair := _bindings_if_needed(bmap[s], cmap[s])) is not None},
@@ -129,12 +138,12 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
 
 
 def _paired_dirs(baseline: Path, candidate: Path, base: Side, cand: Side
-                 ) -> list[tuple[tuple[Path, Mapping[str, Any]], tuple[Path, Mapping[str, Any]]]]:
-    """The (baseline, candidate) results directories compared with each other, each with its document: the two
+                 ) -> list[tuple[tuple[Path, Results], tuple[Path, Results]]]:
+    """The (baseline, candidate) results directories compared with each other, each with its record: the two
     directories, or each seed's pair."""
     bdirs = dict(zip([s for s, _ in base], side_dirs(baseline), strict=True))
     cdirs = dict(zip([s for s, _ in cand], side_dirs(candidate), strict=True))
-    bdocs, cdocs = {s: v.document for s, v in base}, {s: v.document for s, v in cand}
+    bdocs, cdocs = {s: v.results for s, v in base}, {s: v.results for s, v in cand}
     return [((bdirs[s], bdocs[s]), (cdirs[s], cdocs[s])) for s in bdirs if s in cdirs]
 
 
@@ -178,7 +187,7 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
     done: list[Compared] = []
     for b, c in pairs:
         # each named corpus checks (and judges again) the pair whose results it scored
-        mine = [x for x in corpora if x.id in _corpus_ids(b) | _corpus_ids(c)]
+        mine = [x for x in corpora if x.id in corpus_ids(b) | corpus_ids(c)]
         # the page is the first corpus's: only its texts are drawn
         done.append(compare_dirs(b, c, corpora=mine, texts=texts and not done, resamples=resamples, seed=seed,
                                  guard_level=level))
@@ -186,25 +195,13 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
     unused = named - {v.corpus_id for p in done for side in (p.baseline, p.candidate) for _, v in side}
     if unused:
         raise BadInput(f"corpus {sorted(unused)[0]} is not the corpus of any results given")
-    K.check_corpora([(p.baseline[0][1].document, p.candidate[0][1].document) for p in done])
+    K.check_corpora([(p.baseline[0][1].results, p.candidate[0][1].results) for p in done])
     parts = []
     for p in done:
         cmp = p.result.pooled if isinstance(p.result, SeedsComparison) else p.result
-        doc = p.baseline[0][1].document
-        parts.append(K.Corpus(str(cmp.facts["corpus"]), str(doc["provenance"].get("licence_tier", "unrecorded")),
-                              cmp))
+        tier = p.baseline[0][1].results.provenance.licence_tier or "unrecorded"
+        parts.append(K.Corpus(str(cmp.facts["corpus"]), tier, cmp))
     return ComparedCorpora(tuple(done), K.combine(parts))
-
-
-def _corpus_ids(path: Path) -> set[str]:
-    """The corpus ids a results directory (or set of seeds) records, read without any check (compare checks)."""
-    out = set()
-    for d in side_dirs(Path(path)):
-        try:
-            out.add(str(json.loads((d / "metrics.json").read_bytes())["provenance"]["corpus"]["id"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # compare_dirs says what is wrong with it
-    return out
 
 
 def _one_blas_thread() -> Any:
@@ -222,6 +219,6 @@ def report_page(results: Path, baseline: Path | None = None, *, corpora: Sequenc
     if baseline is None:
         (side,) = with_texts([load_side(Path(results))], corpora)
         # with a corpus named, its results' judgements and gold are the ones it gives
-        check_sides([], corpora, [(d, v.document) for d, (_, v) in zip(side_dirs(Path(results)), side, strict=True)])
+        check_sides([], corpora, [(d, v.results) for d, (_, v) in zip(side_dirs(Path(results)), side, strict=True)])
         return results_html(side)
     return compare_dirs(baseline, results, corpora=corpora, texts=True, resamples=resamples, seed=seed).to_html()

@@ -33,7 +33,7 @@ from turnbench.processes import NOT_YET, Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
 from turnbench.render import html as H
 from turnbench.render import view as V
-from turnbench.resultsdir import REPORT_HTML
+from turnbench.results.directory import REPORT_HTML
 
 T = TypeVar("T")
 

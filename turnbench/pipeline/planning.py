@@ -16,10 +16,8 @@ answer is given in meetings (the pilot's questions per meeting) and in seeds of 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from turnbench.corpus.records import RANKED_CLASSES
 from turnbench.errors import BadInput
@@ -33,7 +31,8 @@ from turnbench.harness.compare import (
     tables_of,
 )
 from turnbench.harness.stats import z_quantile
-from turnbench.resultsdir import read_metrics
+from turnbench.results.directory import read_metrics
+from turnbench.results.record import Results
 
 MAX_MEETINGS = 20_000  # what the generator makes in one corpus
 
@@ -69,7 +68,7 @@ class Plan:
         return out
 
 
-def _values(doc: Mapping[str, Any], cls: str, measure: str) -> list[float]:
+def _values(doc: Results, cls: str, measure: str) -> list[float]:
     table = tables_of(doc).get("retrieval")
     if table is None:
         raise BadInput("the pilot holds no retrieval results")
@@ -118,7 +117,7 @@ def plan(pilot: Path, candidate: Path | None, *, delta: float, cls: str = STRICT
         critical = z_quantile(1 - GUARD_ALPHA / measures) if lookup else holm_critical(gated_family(base))
         source = f"the planted-loss model ({share:.1%} of {cls} questions losing their whole score)"
     needed = max(2, math.ceil(((critical + z_quantile(power)) * sd / delta) ** 2))
-    meetings_pilot = int(base["provenance"]["corpus"].get("counts", {}).get("meetings") or 0)
+    meetings_pilot = base.provenance.corpus.meetings
     meetings = math.ceil(meetings_pilot * needed / n) if meetings_pilot else None
     if meetings is not None and meetings > MAX_MEETINGS:
         meetings = None

@@ -22,7 +22,7 @@ from turnbench.pipeline import executor as E
 from turnbench.pipeline.executor import attach_report
 from turnbench.processes import Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
-from turnbench.resultsdir import REPORT_HTML, runinfo, staged_results, write_staged
+from turnbench.results.directory import REPORT_HTML, runinfo, staged_results, write_staged
 
 
 def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterable[RankedPassage], *,

@@ -22,6 +22,7 @@ from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
 from turnbench.harness import sweep as S
 from turnbench.pipeline.progress import QUIET, Progress, Stages
+from turnbench.results.record import Results
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import Answerer
 
@@ -74,7 +75,7 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
     clauses = S.parse_rule(rule, measures(), across_cells=across_cells) if rule else ()
     corpus = open_corpus(Path(corpus_dir))
     opts = dataclasses.replace(options, answerer=Answerer.SKIP)
-    docs: dict[tuple[str, str], Mapping[str, Any]] = {}
+    docs: dict[tuple[str, str], Results] = {}
     # the whole sweep is written into a staged sibling of OUT, renamed into place with its summary: a sweep ended
     # short (a refusal, SIGTERM, SIGINT) leaves neither OUT nor its staging, so nothing is there for a rerun to trip
     # over; a SIGKILLed sweep's staging is swept by the next run writing to OUT
@@ -89,7 +90,7 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
                 cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
                 for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
                                          tag=f" {cell.name}", say=say):
-                    docs[(cell.name, o.arm)] = o.results.document
+                    docs[(cell.name, o.arm)] = o.results.results
         document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
         write_summary(staged, document)
     return document
@@ -102,29 +103,29 @@ def measures() -> list[str]:
     return [str(m) for m in M.ALL_MEASURES] + list(COMPARABLE)
 
 
-def _cell_block(cell: S.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str], Mapping[str, Any]]
-                ) -> dict[str, Any]:
+def _cell_block(cell: S.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str], Results]) -> dict[str, Any]:
     first = docs[(cell.name, arms[0])]
     per_arm = {}
     for arm in arms:
         doc = docs[(cell.name, arm)]
-        block = doc["retrieval"]
+        rows = doc.retrieval.rows if doc.retrieval else ()
         per_arm[arm] = {
             "results": f"{cell.name}/{arm}",
-            "judged_passages": block["counts"]["judged_passages"],
+            "judged_passages": doc.retrieval.counts["judged_passages"] if doc.retrieval else 0,
             "means": S.class_means(doc),
-            "entry_median_s": {r["class"]: (r.get("entry_error_s") or {}).get("median") for r in block["rows"]},
+            "entry_median_s": {r.cls: r.entry_error.median if r.entry_error else None for r in rows},
         }
     return {"cell": cell.name, "max_words": cell.max_words, "overlap": cell.overlap,
-            "passages": first["provenance"]["inputs"]["passages"]["count"], "arms": per_arm}
+            "passages": first.provenance.passage_count, "arms": per_arm}
 
 
 def summary(corpus: Corpus, cells: Sequence[S.Cell], arms: Sequence[str],
-            docs: Mapping[tuple[str, str], Mapping[str, Any]], rule: str | None,
+            docs: Mapping[tuple[str, str], Results], rule: str | None,
             clauses: Sequence[S.Clause]) -> dict[str, Any]:
     """sweep.json: every cell's class means per arm, and the rule's verdict per comparison and cell."""
     blocks = [_cell_block(c, arms, docs) for c in cells]
-    measures = docs[(cells[0].name, arms[0])]["retrieval"]["measures"]
+    first = docs[(cells[0].name, arms[0])].retrieval
+    measures = first.measures if first else ()
     comparable = [m for m in measures if m in S.SHOWN_COMPARABLE]
     doc: dict[str, Any] = {
         "corpus": {"id": corpus.id, "sha256": corpus.sha256},

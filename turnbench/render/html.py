@@ -25,6 +25,8 @@ from turnbench.harness.seeds import SeedsComparison
 from turnbench.render import plots
 from turnbench.render.markdown import detectable_cell, per_corpus_cells, relative_text
 from turnbench.render.view import Side, View
+from turnbench.results.record import Results
+from turnbench.results.record import Row as ResultRow
 
 PRIMARY = ("nDCG@10", "meeting:nDCG@10")  # the measure a class is shown by: passage level where it has one
 WORST = 10
@@ -80,40 +82,42 @@ BLOCK_TITLES = {"answers": "answer rows",
 SURFACE_MEASURES = ("nDCG@10", "R@10", "meeting:nDCG@10", "span:R@10", "entry:mGAP150")
 
 
-def _rows_table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str], comparable: set[str],
+def _rows_table(rows: Sequence[ResultRow], measures: Sequence[str], comparable: set[str],
                 lead: Sequence[tuple[str, str]] = ()) -> str:
     """A table of class rows; ``lead``: (header, value) columns before the class."""
-    entry = any("entry_error_s" in r for r in rows)
+    entry = any(r.entry_error is not None for r in rows)
     header = [*(h for h, _ in lead), "class", "n", "unanswered", "dropped",
               *(f"{m} {COMPARABLE}" if m in comparable else m for m in measures),
               *(["entry |Δ| median s"] if entry else [])]
-    cells = [[*(esc(v) for _, v in lead), esc(r["class"]), str(r["queries"]), str(r["unanswered"]),
-              str(r["dropped_unjudgeable"]), *(_f4(r["means"].get(m)) for m in measures),
-              *([_f4((r.get("entry_error_s") or {}).get("median"))] if entry else [])] for r in rows]
+    cells = [[*(esc(v) for _, v in lead), esc(r.cls), str(r.queries), str(r.unanswered),
+              str(r.dropped_unjudgeable), *(_f4(r.means.get(m)) for m in measures),
+              *([_f4(r.entry_error.median if r.entry_error else None)] if entry else [])] for r in rows]
     return _table(header, cells, len(lead) + 1)
 
 
-def _metric_table(doc: Mapping[str, Any], latency: Mapping[str, float] | None = None) -> str:
+def _metric_table(results: Results, latency: Mapping[str, float] | None = None) -> str:
     """The class rows: passage and meeting measures, then those comparable across chunkings (marked), the strict
     rows (grades ≥ 2 relevant) and the rows per surface."""
-    block = doc["retrieval"]
-    measures = block["measures"]
-    comparable = set(block.get("comparable_across_chunkings", ()))
-    out = [_rows_table(block["rows"], [m for m in measures if m not in comparable], set())]
+    block = results.retrieval
+    if block is None:
+        return "<p class=meta>No retrieval block: these results score answers only.</p>\n"
+    measures = block.measures
+    comparable = set(block.comparable)
+    out = [_rows_table(block.rows, [m for m in measures if m not in comparable], set())]
     if comparable:
-        out.append(_rows_table(block["rows"], [m for m in measures if m in comparable], comparable))
+        out.append(_rows_table(block.rows, [m for m in measures if m in comparable], comparable))
         out.append(f"<p class=meta>{COMPARABLE} comparable across chunkings: counted in the gold turns' words and "
                    "in seconds from where the gold starts, so a different cut of the same corpus reads on the same "
                    "scale; every other column counts passages and moves with the cut.</p>\n")
     if latency is not None:
         out.append(f"<p class=meta>query latency, measured on this run's host (runinfo.json, not part of the "
                    f"claim): p50 {latency['p50']:.1f} ms · p95 {latency['p95']:.1f} ms</p>\n")
-    strict = doc.get("strict")
+    strict = results.strict
     if strict:
-        out.append(f"<details><summary>strict rows: only grades ≥ {strict['threshold']} relevant "
-                   f"({len(strict['dropped_no_strict_passage'])} queries with no such passage dropped)</summary>"
-                   + _rows_table(strict["rows"], strict["measures"], set()) + "</details>\n")
-    surfaces = block.get("rows_by_surface") or {}
+        out.append(f"<details><summary>strict rows: only grades ≥ {strict.threshold} relevant "
+                   f"({len(strict.dropped)} queries with no such passage dropped)</summary>"
+                   + _rows_table(strict.rows, strict.measures, set()) + "</details>\n")
+    surfaces = block.rows_by_surface
     if surfaces:
         shown = [m for m in SURFACE_MEASURES if m in measures]
         table = "".join(_rows_table(rows, shown, comparable, [("surface", name)])
@@ -123,14 +127,14 @@ def _metric_table(doc: Mapping[str, Any], latency: Mapping[str, float] | None = 
     return "".join(out)
 
 
-def _answers_table(doc: Mapping[str, Any]) -> str:
-    block = doc.get("answers")
+def _answers_table(results: Results) -> str:
+    block = results.answers
     if block is None:
         return "<p class=meta>No answers block: the aggregation questions were not answered in this run.</p>\n"
-    rows = [[esc(r["rule"]), esc(r["grammar"]), str(r["questions"]), str(r["declined"]), _f4(r["em"]),
-             _f4(r["partial"]), _f4(r["answered"]), _f4(r["set_f1"])]
-            for r in block["rows"] if r["surface"] == "all"]
-    return (f"<p class=meta>answerer <b>{esc(block['answerer'])}</b> · EM is the measure; declined questions "
+    rows = [[esc(r.rule), esc(r.grammar), str(r.questions), str(r.declined), _f4(r.em),
+             _f4(r.partial), _f4(r.answered), _f4(r.set_f1)]
+            for r in block.rows if r.surface == "all"]
+    return (f"<p class=meta>answerer <b>{esc(block.answerer)}</b> · EM is the measure; declined questions "
             "score 0 and are counted.</p>\n"
             + _table(["rule", "grammar", "questions", "declined", "EM", "partial", "answered", "set F1"], rows, 2))
 
@@ -143,7 +147,8 @@ def _primary(values: Mapping[str, float]) -> tuple[str, float] | None:
 
 
 def _per_query(view: View) -> dict[str, tuple[str, Mapping[str, float]]]:
-    return {r["query_id"]: (r["class"], r["values"]) for r in view.document["retrieval"]["per_query"]}
+    block = view.results.retrieval
+    return {r.query_id: (r.cls, r.values) for r in (block.per_query if block else ())}
 
 
 def _passages(view: View, qid: str) -> str:
@@ -228,10 +233,10 @@ def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tupl
     body.append("<h2>Metrics per class</h2>\n")
     for seed, v in cand:
         body.append(f"<h3>candidate {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
-                    + _metric_table(v.document, v.latency_ms))
+                    + _metric_table(v.results, v.latency_ms))
     for seed, v in base:
         body.append(f"<h3>baseline {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
-                    + _metric_table(v.document, v.latency_ms))
+                    + _metric_table(v.results, v.latency_ms))
     body.append("<h2>What moved: Δ per class and measure</h2>\n")
     body.append(plots.forest(_forest_rows(cmp.rows, per_seed), f"{cmp.candidate} − {cmp.baseline}"
                              + (" (pooled; violet ticks: each seed)" if per_seed else "")))
@@ -253,7 +258,7 @@ def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tupl
     for who, side in (("candidate", cand), ("baseline", base)):
         for seed, v in side:
             body.append(f"<h3>{who} {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
-                        + _answers_table(v.document))
+                        + _answers_table(v.results))
     return _page(title, body)
 
 
@@ -325,21 +330,22 @@ def results_shown(view: View) -> list[str]:
 
 def results_page(view: View) -> bytes:
     """The page of one results directory."""
-    doc = view.document
-    prov = doc["provenance"]
+    results = view.results
+    prov = results.provenance
     title = f"turnbench report: {view.label} on {view.corpus_id}"
-    block = doc["retrieval"]
-    engine = prov["metric_engine"]
+    block = results.retrieval
+    engine = prov.metric_engine
     facts = [f"corpus <b>{esc(view.corpus_id)}</b> sha256 <code>{esc(view.corpus_sha256[:12])}…</code> · relevance "
-             f"<code>{esc(prov['relevance_policy']['name'])}</code> · metric engine {esc(engine['name'])} "
+             f"<code>{esc(prov.policy)}</code> · metric engine {esc(engine['name'])} "
              f"{esc(engine['version'])} (trec_eval -c)", esc(view.texts.source)]
-    notes = [f"ORACLE scope {doc['scope']['label']}: {doc['scope']['meaning']}"] if doc["scope"]["oracle"] else []
+    scope = results.scope
+    notes = [f"ORACLE scope {scope.label}: {scope.meaning}"] if scope.oracle else []
     body = _header(title, facts, notes)
-    body += ["<h2>Metrics per class</h2>\n", _metric_table(doc, view.latency_ms)]
-    if "ties" in block:
+    body += ["<h2>Metrics per class</h2>\n", _metric_table(results, view.latency_ms)]
+    if block is not None and block.ties is not None:
         from turnbench.harness.ties import note
 
-        body.append(f"<p class=meta>{esc(note(block['ties']))}</p>\n")
+        body.append(f"<p class=meta>{esc(note(block.ties))}</p>\n")
     panels, scores = _primary_values(view)
     body.append("<h2>Per-query values, sorted, per class</h2>\n<p class=meta>Each query's value in its class's "
                 f"primary measure ({' or '.join(PRIMARY)}), lowest left.</p>\n")
@@ -350,7 +356,7 @@ def results_page(view: View) -> bytes:
         m = _primary(per_query[qid][1])
         head = f"<b>{esc(qid)}</b> · {esc(cls)} · {esc(m[0] if m else '')} {value:.4f}"
         body.append(_query_card(qid, head, [(view.label, view)]))
-    body += ["<h2>Answers</h2>\n", _answers_table(doc)]
+    body += ["<h2>Answers</h2>\n", _answers_table(results)]
     return _page(title, body)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from turnbench.errors import BadInput
 from turnbench.harness import decisions as dec
 from turnbench.harness import power, ties
 from turnbench.harness.agreement import INERT_MEAN, LEVEL, RESAMPLES, Cell
@@ -18,8 +19,9 @@ from turnbench.harness.corpora import Cell as AcrossCell
 from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.rows import ALL
 from turnbench.harness.rules import Decision
-from turnbench.harness.score import arm_label
 from turnbench.harness.seeds import SeedsComparison, cell_of
+from turnbench.results.record import Block, Results
+from turnbench.results.record import Row as RowRecord
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> list[str]:
@@ -49,32 +51,34 @@ def _describe(value: Any) -> str:
     return str(value)
 
 
-def render_metrics_md(document: Mapping[str, Any]) -> str:
-    prov = document["provenance"]
-    corpus = prov["corpus"]
-    scope = document["scope"]
-    block = document["retrieval"]
-    engine = prov["metric_engine"]
-    lines = [f"# Retrieval metrics: {corpus['id']}", ""]
-    if scope["oracle"]:
-        lines += [f"**ORACLE scope `{scope['label']}`: {scope['meaning']}.**", ""]
+def render_metrics_md(results: Results) -> str:
+    prov = results.provenance
+    corpus = prov.corpus
+    scope = results.scope
+    block = results.retrieval
+    if block is None:
+        raise BadInput("metrics.md draws a retrieval block, and these results have none")
+    engine = prov.metric_engine
+    lines = [f"# Retrieval metrics: {corpus.id}", ""]
+    if scope.oracle:
+        lines += [f"**ORACLE scope `{scope.label}`: {scope.meaning}.**", ""]
     lines += [
-        f"- corpus: `{corpus['id']}` sha256 `{corpus['sha256']}` seed `{corpus.get('seed')}` "
-        f"licence tier `{prov['licence_tier']}`",
-        f"- scope: `{scope['label']}` · arm: `{arm_label(prov['arm'])}` · stack: {_describe(prov['stack'])}",
-        f"- relevance policy: `{prov['relevance_policy']['name']}` · metric engine: {engine['name']} "
+        f"- corpus: `{corpus.id}` sha256 `{corpus.sha256}` seed `{corpus.seed}` "
+        f"licence tier `{prov.licence_tier}`",
+        f"- scope: `{scope.label}` · arm: `{prov.label}` · stack: {_describe(prov.stack)}",
+        f"- relevance policy: `{prov.policy}` · metric engine: {engine['name']} "
         f"{engine['version']} ({engine['semantics']}, {engine['ndcg']})",
         "",
     ]
-    measures = block["measures"]
-    comparable = [m for m in measures if m in set(block.get("comparable_across_chunkings", ()))]
-    lines += _table(block["rows"], [m for m in measures if m not in comparable])
-    counts = block["counts"]
-    passage_n = {r["corpus"]: r["passage_level_queries"] for r in block["rows"] if r["class"] == ALL}
+    measures = block.measures
+    comparable = [m for m in measures if m in set(block.comparable)]
+    lines += _table(block.rows, [m for m in measures if m not in comparable])
+    counts: Mapping[str, Any] = block.counts
+    passage_n = {r.corpus: r.passage_level_queries for r in block.rows if r.cls == ALL}
     lines += [
         "",
         f"n counts judged queries; an unanswered query scores 0 and is in n (trec_eval -c); dropped queries "
-        f"(gold reaches no passage) are not. {_levels_note(block['rows'])}in the `all` row passage columns "
+        f"(gold reaches no passage) are not. {_levels_note(block.rows)}in the `all` row passage columns "
         f"average the {', '.join(str(v) for _, v in sorted(passage_n.items()))} passage-level queries. "
         f"`mtg` columns: the run collapsed to meetings by first occurrence, gold meetings relevant.",
         "",
@@ -83,31 +87,31 @@ def render_metrics_md(document: Mapping[str, Any]) -> str:
         f"judged passages: {counts['judged_passages']} (by grade "
         f"{', '.join(f'{g}: {n}' for g, n in counts['judged_passages_by_grade'].items()) or 'none'})",
     ]
-    if "ties" in block:
-        lines += ["", ties.note(block["ties"])]
+    if block.ties is not None:
+        lines += ["", ties.note(block.ties)]
     if comparable:
         lines += ["", f"## Comparable across chunkings {COMPARABLE}", "",
-                  *_table(block["rows"], comparable, marked=True), "",
+                  *_table(block.rows, comparable, marked=True), "",
                   f"{COMPARABLE}: counted in the gold turns' words and in seconds from where the gold starts "
                   "(docs/harness.md), so another cut of the same corpus reads on the same scale; the table above "
                   "counts passages and moves with the cut. " + _comparable_note(block)]
-    strict = document.get("strict")
+    strict = results.strict
     if strict:
-        lines += ["", f"## Strict: only grades ≥ {strict['threshold']} relevant", "",
-                  *_table(strict["rows"], strict["measures"]), "",
-                  f"{len(strict['dropped_no_strict_passage'])} turn-level queries have no passage of grade "
-                  f"{strict['threshold']} or more and are dropped here; qrels in qrels.passages.strict.txt."]
-    for name, rows in sorted(block.get("rows_by_surface", {}).items()):
+        lines += ["", f"## Strict: only grades ≥ {strict.threshold} relevant", "",
+                  *_table(strict.rows, strict.measures), "",
+                  f"{len(strict.dropped)} turn-level queries have no passage of grade "
+                  f"{strict.threshold} or more and are dropped here; qrels in qrels.passages.strict.txt."]
+    for name, rows in sorted(block.rows_by_surface.items()):
         lines += ["", f"## Surface: {name}", "", *_table(rows, measures, marked=bool(comparable))]
-    for domain, rows in sorted(block.get("rows_by_domain", {}).items()):
+    for domain, rows in sorted(block.rows_by_domain.items()):
         lines += ["", f"## Domain: {domain}", "", *_table(rows, measures, marked=bool(comparable))]
-    lines += _detectable_section(document)
+    lines += _detectable_section(results)
     return "\n".join(lines) + "\n"
 
 
-def _detectable_section(document: Mapping[str, Any]) -> list[str]:
+def _detectable_section(results: Results) -> list[str]:
     """What a comparison against these results could find (``turnbench.harness.power``)."""
-    found = power.detectable(document)
+    found = power.detectable(results)
     if not found:
         return []
     rows = [[*d.group, _HEADERS.get(d.measure, d.measure), str(d.n), fmt4(d.mean),
@@ -117,44 +121,44 @@ def _detectable_section(document: Mapping[str, Any]) -> list[str]:
             "The smallest loss `compare --gate` against these results finds 80% of the time, for a change that "
             "takes the whole score of a share of a class's queries (what `make perf-power` plants): lookup by its "
             f"guard (one-sided, {GUARD_ALPHA:g}), the other classes by Holm's first step over the "
-            f"{power.gated_family(document)} rows a comparison gates. A comparison states its own figure per row, "
+            f"{power.gated_family(results)} rows a comparison gates. A comparison states its own figure per row, "
             "from the paired spread (`detectable`); a smaller effect reads \"no measurable difference\". "
             f"{DASH}: no share of the class would do.", "",
             *table(["corpus", "class", "measure", "n", "mean", "share of queries", "loss"], rows, "lllrrrr")]
 
 
-def _comparable_note(block: Mapping[str, Any]) -> str:
-    if not any(m.startswith("entry:") for m in block["measures"]):
+def _comparable_note(block: Block) -> str:
+    if not any(m.startswith("entry:") for m in block.measures):
         return ("Entry points are not computed: this corpus's times are not part of its truth (neither generated "
                 "nor measured).")
     return ("`entry |Δ| s`: the median distance between the first retrieved passage holding gold and the gold "
             "start, over the queries where one was retrieved.")
 
 
-def _table(rows: Sequence[Mapping[str, Any]], measures: Sequence[str], *, marked: bool = False) -> list[str]:
+def _table(rows: Sequence[RowRecord], measures: Sequence[str], *, marked: bool = False) -> list[str]:
     """Class rows; ``marked``: label the measures comparable across chunkings, and give the entry-point median."""
-    entry = marked and any("entry_error_s" in r for r in rows)
+    entry = marked and any(r.entry_error is not None for r in rows)
     header = ["corpus", "class", "n", "unanswered", "dropped",
               *(f"{_HEADERS.get(m, m)} {COMPARABLE}" if marked and m.startswith(_COMPARABLE_PREFIXES)
                 else _HEADERS.get(m, m) for m in measures), *(["entry |Δ| s"] if entry else [])]
-    cells = ([row["corpus"], f"**{ALL}**" if row["class"] == ALL else row["class"], str(row["queries"]),
-              str(row["unanswered"]), str(row["dropped_unjudgeable"]), *(fmt4(row["means"].get(m)) for m in measures),
-              *([fmt4((row.get("entry_error_s") or {}).get("median"))] if entry else [])]
+    cells = ([row.corpus, f"**{ALL}**" if row.cls == ALL else row.cls, str(row.queries),
+              str(row.unanswered), str(row.dropped_unjudgeable), *(fmt4(row.means.get(m)) for m in measures),
+              *([fmt4(row.entry_error.median if row.entry_error else None)] if entry else [])]
              for row in rows)
     return table(header, cells, "ll" + "r" * (len(header) - 2))
 
 
-def _levels_note(rows: Sequence[Mapping[str, Any]]) -> str:
+def _levels_note(rows: Sequence[RowRecord]) -> str:
     """Say, from the rows themselves, which classes have no passage-level queries and which mix levels."""
     notes = []
     for row in rows:
-        if row["class"] == ALL or not row["queries"]:
+        if row.cls == ALL or not row.queries:
             continue
-        turn, n = row["passage_level_queries"], row["queries"]
+        turn, n = row.passage_level_queries, row.queries
         if turn == 0:
-            notes.append(f"`{row['class']}` is judged at meeting level only, so its passage columns read {DASH}; ")
+            notes.append(f"`{row.cls}` is judged at meeting level only, so its passage columns read {DASH}; ")
         elif turn < n:
-            notes.append(f"`{row['class']}` mixes {turn} passage-level and {n - turn} meeting-level queries: its "
+            notes.append(f"`{row.cls}` mixes {turn} passage-level and {n - turn} meeting-level queries: its "
                          f"passage columns average the {turn}, its `mtg` columns all {n}; ")
     return "".join(notes)
 

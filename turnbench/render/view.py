@@ -19,7 +19,8 @@ from turnbench.corpus.records import Meeting
 from turnbench.errors import BadInput
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
-from turnbench.harness.score import Scored, arm_label
+from turnbench.harness.score import Scored
+from turnbench.results.record import Results
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class View:
     """One results directory as the report reads it. Its exported files are parsed on first use: a comparison
     that needs only the numbers never pays for reading megabytes of runs."""
 
-    document: Mapping[str, Any]
+    results: Results
     files: Mapping[str, X.Content]  # the exported run, qrels and bindings, as written
     texts: Texts
     corpus_dir: str | None = None  # what runinfo.json records, if anything
@@ -110,18 +111,18 @@ class View:
 
     @property
     def label(self) -> str:
-        return arm_label(self.document["provenance"].get("arm"))
+        return self.results.label
 
     @property
     def corpus_id(self) -> str:
-        return str(self.document["provenance"]["corpus"]["id"])
+        return self.results.corpus_id
 
     @property
     def corpus_sha256(self) -> str:
-        return str(self.document["provenance"]["corpus"]["sha256"])
+        return self.results.provenance.corpus.sha256
 
     def with_texts(self, texts: Texts) -> View:
-        view = View(self.document, self.files, texts, self.corpus_dir, self.latency_ms, self.claim, self.scored,
+        view = View(self.results, self.files, texts, self.corpus_dir, self.latency_ms, self.claim, self.scored,
                     self.bind)
         # what this view has parsed already, the other has too (the same files): never parsed twice
         view.__dict__.update({k: v for k, v in self.__dict__.items() if k in _PARSED})
@@ -136,9 +137,9 @@ Side = list[tuple[int | None, "View"]]
 NO_TEXTS = Texts("no corpus given and none recorded: texts are not shown (pass --corpus DIR)")
 
 
-def from_files(document: Mapping[str, Any], files: Mapping[str, X.Content], corpus_dir: str | None = None,
+def from_files(results: Results, files: Mapping[str, X.Content], corpus_dir: str | None = None,
                latency_ms: Mapping[str, float] | None = None, claim: str = "") -> View:
-    view = View(document, {n: files[n] for n in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS) if n in files},
+    view = View(results, {n: files[n] for n in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS) if n in files},
                 NO_TEXTS, corpus_dir, latency_ms, claim)
     if not view.exported:
         # written before results carried their runs: numbers only, no passages, nothing bound to text
@@ -165,8 +166,8 @@ def from_results(results: Scored, source: Source | None = None) -> View:
     """The view of results just scored: the run's tops, the qrels and the bindings taken as scoring holds them when
     it kept them (``source``; the same values the files are written from), not parsed back from its files."""
     if source is None:
-        return from_files(results.document, results.extra_files)
-    view = View(results.document, {}, NO_TEXTS, scored=True, bind=source.bindings)
+        return from_files(results.results, results.extra_files)
+    view = View(results.results, {}, NO_TEXTS, scored=True, bind=source.bindings)
     # cached_property reads the instance's __dict__ first, so this is what the first use would have computed
     view.__dict__.update(run=source.run, qrels=source.qrels)
     return view

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.pipeline import bench as pipeline
-from turnbench.resultsdir import CLAIM_FILES, read_metrics
+from turnbench.results.directory import CLAIM_FILES, read_metrics
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from turnbench.pipeline import bench as pipeline
-from turnbench.resultsdir import read_metrics
+from turnbench.results.directory import read_metrics
 from turnbench.settings import cache_dir
 
 pytestmark = pytest.mark.integration

@@ -21,7 +21,7 @@ from turnbench.errors import EngineFailed, NondeterministicRun, UnjudgedPassage
 from turnbench.loading.load import load_corpus
 from turnbench.loading.spec import LoadSpec
 from turnbench.pipeline import bench as pipeline
-from turnbench.resultsdir import CLAIM_FILES, read_metrics
+from turnbench.results.directory import CLAIM_FILES, read_metrics
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import score_run
 from turnbench.pipeline import bench as pipeline
 from turnbench.rankings import normalised_order
-from turnbench.resultsdir import read_metrics
+from turnbench.results.directory import read_metrics
 
 pytestmark = pytest.mark.integration
 
@@ -202,7 +202,7 @@ def test_an_engine_declares_a_stage_too(stack, tmp_path):
     entries = [_entry(qid, r[0], float(len(rows) - i)) for qid, rows in trace.items() for i, r in enumerate(rows)]
     again = score_run(corpus, passages.values(), entries, policy=RelevancePolicy(),
                       provenance={"stack": "x", "index": "x", "arm": "x"})
-    assert again.retrieval["per_query"] == doc["retrieval"]["per_query"]
+    assert again.document["retrieval"]["per_query"] == doc["retrieval"]["per_query"]
 
 
 def corpus_passages(corpus, doc):

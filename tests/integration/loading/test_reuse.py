@@ -20,7 +20,7 @@ from turnbench.loading.spec import LoadSpec
 from turnbench.loading.tables import SCHEMA
 from turnbench.loading.vectors import VectorSpec
 from turnbench.pipeline import bench as pipeline
-from turnbench.resultsdir import CLAIM_FILES
+from turnbench.results.directory import CLAIM_FILES
 from turnbench.stack.clients import opensearch_client, postgres_connect
 
 pytestmark = pytest.mark.integration

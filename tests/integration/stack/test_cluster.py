@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from turnbench.pipeline.bench import BenchOptions, bench
-from turnbench.resultsdir import CLAIM_FILES
+from turnbench.results.directory import CLAIM_FILES
 
 ROOT = Path(__file__).resolve().parents[3]
 SMALL = ROOT / "fixtures" / "small"

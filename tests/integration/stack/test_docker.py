@@ -182,7 +182,7 @@ def test_cli_up_status_down_through_compose_removes_exactly_what_up_made(engine,
 def test_claim_files_are_byte_identical_to_the_embedded_providers(stack, tmp_path):
     """The session's docker stack (reached as an external one) and a fresh embedded stack give the same claim."""
     from turnbench.pipeline.bench import BenchOptions, bench
-    from turnbench.resultsdir import CLAIM_FILES, runinfo_notes
+    from turnbench.results.directory import CLAIM_FILES, runinfo_notes
 
     on_docker = bench(SMALL, ["bm25"], tmp_path / "docker", BenchOptions(
         provider="external", stack_options={"opensearch_url": stack.opensearch_url,

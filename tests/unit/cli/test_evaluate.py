@@ -13,7 +13,7 @@ from tests.unit.harness.helpers import small_run
 from turnbench.cli import main
 from turnbench.harness.score import UNKNOWN
 from turnbench.passages import write_passages
-from turnbench.resultsdir import CLAIM_FILES, read_metrics
+from turnbench.results.directory import CLAIM_FILES, read_metrics
 from turnbench.runfiles import write_jsonl_run, write_trec_run
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,14 +37,14 @@ def test_score_cli_scores_trec_and_jsonl_runs_alike(tmp_path, small_corpus):
     assert "| tiny | **all** |" in r1.output
     for name in CLAIM_FILES:
         assert (tmp_path / "o1" / name).read_bytes() == (tmp_path / "o2" / name).read_bytes()
-    doc = read_metrics(tmp_path / "o1")
+    doc = read_metrics(tmp_path / "o1").tree
     assert doc["provenance"]["arm"] == doc["provenance"]["stack"] == doc["provenance"]["index"] == UNKNOWN
     assert json.loads((tmp_path / "o1" / "runinfo.json").read_text())["elapsed_seconds"]["judge_and_score"] >= 0
     r3 = runner.invoke(main, [*base, "--run", str(tmp_path / "run.trec"), "--out", str(tmp_path / "o3"),
                               "--arm-config", str(tmp_path / "arm.json"), "--binary-relevance",
                               "--relevance-high", "0.6"])
     assert r3.exit_code == 0, r3.output
-    doc3 = read_metrics(tmp_path / "o3")
+    doc3 = read_metrics(tmp_path / "o3").tree
     assert doc3["provenance"]["arm"] == {"depth": 3, "name": "hand-arm"}
     assert doc3["provenance"]["relevance_policy"]["name"] == "binary(high=0.6,low=0.0,answer=0.5)"
     # an existing results directory is bad input (exit 2); a run naming an unknown passage is a refusal (3)

@@ -235,16 +235,17 @@ def seal(path: Path, doc: dict) -> None:
 
     from turnbench.canonical import sha256_file
     from turnbench.harness import exports as X
-    from turnbench.harness.claimed import with_file_digests
     from turnbench.render.markdown import render_metrics_md
-    from turnbench.resultsdir import claimed_files, write_digest
+    from turnbench.results.claimed import with_file_digests
+    from turnbench.results.directory import claimed_files, write_digest
+    from turnbench.results.record import from_tree
 
     shas = {name: sha256_file(path / name) for name in claimed_files(path)
             if name not in ("metrics.json", "metrics.md")}
     doc["provenance"].setdefault("inputs", {}).setdefault("passages", {"sha256": shas.get(X.PASSAGES)})
     doc = with_file_digests(doc, shas)
     (path / "metrics.json").write_text(json.dumps(doc))
-    (path / "metrics.md").write_text(render_metrics_md(doc))
+    (path / "metrics.md").write_text(render_metrics_md(from_tree(doc)))
     write_digest(path)
 
 
@@ -289,7 +290,7 @@ def forge_qrels(path: Path) -> Path:
     query's passage values are computed again from the forged qrels, the rows from them, and every digest rewritten.
     The directory then agrees with itself: only another side's gold, or the corpus, gives it away."""
     from turnbench.harness import exports as X
-    from turnbench.harness.rederive import _trec_values
+    from turnbench.results.rederive import _trec_values
 
     qrels = X.parse_qrels((path / X.QRELS_PASSAGES).read_bytes(), "qrels")
     run = {qid: dict(docs) for qid, docs in X.parse_run((path / X.RUN_PASSAGES).read_bytes(), "run").items()}
@@ -331,3 +332,12 @@ def forge_answer_gold(path: Path, count_to: int = 0) -> Path:
         block["rows"] = [row.to_json() for r in again for row in r.rows()]
 
     return reseal(path, change)
+
+
+def rec(tree):
+    """The results record of a metrics.json tree a test built by hand (a record is passed through)."""
+    from collections.abc import Mapping
+
+    from turnbench.results.record import from_tree
+
+    return from_tree(tree) if isinstance(tree, Mapping) else tree

@@ -9,9 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.harness.helpers import rec
 from turnbench.errors import BadInput
-from turnbench.harness.agreement import agreement, tau_b
+from turnbench.harness.agreement import agreement as _agreement
+from turnbench.harness.agreement import tau_b
 from turnbench.render.markdown import render_agreement_md as render_md
+
+
+def agreement(docs, **kw):
+    return _agreement([rec(d) for d in docs], **kw)
+
 
 
 def test_tau_b_by_hand() -> None:

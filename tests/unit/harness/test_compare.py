@@ -8,16 +8,22 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.harness.helpers import count, mset, q, ranked_results_dir, sub
+from tests.unit.harness.helpers import count, mset, q, ranked_results_dir, rec, sub
 from turnbench.cli import main
 from turnbench.errors import UnpairedComparison
 from turnbench.harness.answers import answers_block, score_answers
-from turnbench.harness.compare import BETTER, SAME, WORSE, bootstrap_means, compare, paired_interval, verdict
+from turnbench.harness.compare import BETTER, SAME, WORSE, bootstrap_means, paired_interval, verdict
+from turnbench.harness.compare import compare as _compare
 from turnbench.harness.rows import aggregate_rows
 from turnbench.harness.stats import nearest_rank
 from turnbench.render.markdown import render_compare_md
 
 MEASURES = ["nDCG@10", "MRR"]
+
+def compare(base, cand, **kw):
+    """compare() of the records of two trees built by hand."""
+    return _compare(rec(base), rec(cand), **kw)
+
 
 
 def doc(values: dict[str, tuple[str, float]], *, sha="s1", policy="graded(high=0.5,low=0.0,answer=0.5)", arm="base",

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.harness.test_compare import doc
+from tests.unit.harness.helpers import rec
+from tests.unit.harness.test_compare import compare, doc
 from turnbench.errors import UnpairedComparison
-from turnbench.harness.compare import BETTER, GUARD_ALPHA, SAME, WORSE, compare
-from turnbench.harness.corpora import MIXED, Corpus, across, check_corpora, combine, guard_level
+from turnbench.harness.compare import BETTER, GUARD_ALPHA, SAME, WORSE
+from turnbench.harness.corpora import MIXED, Corpus, across, combine, guard_level
+from turnbench.harness.corpora import check_corpora as _check_corpora
 from turnbench.render.markdown import render_corpora_md
+
+
+def check_corpora(pairs):  # noqa: D103
+    return _check_corpora([(rec(b), rec(c)) for b, c in pairs])
+
 
 
 def _docs(shift: dict[str, float], *, sha: str, n: int = 40) -> tuple[dict, dict]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.harness.helpers import rec
 from turnbench.errors import BadInput
 from turnbench.harness.decisions import (
     AGREE,
@@ -110,7 +111,7 @@ DECISIONS = tuple(TeamDecision(n, f"asks {n}?", f"{n}-c", f"{n}-t") for n in CAS
 
 
 def test_a_table_classifies_and_counts_each_decision() -> None:
-    (t,) = decision_tables(_corpora(), DECISIONS, resamples=200)
+    (t,) = decision_tables([rec(d) for d in _corpora()], DECISIONS, resamples=200)
     assert (t.synthetic, t.real) == ("syn", "real")
     assert {r.decision.name: r.agreement for r in t.rows} == {n: c for n, (_, _, c) in CASES.items()}
     assert [r.decision.name for r in t.rows if r.material] == ["real-only-material"]
@@ -125,41 +126,41 @@ def test_a_table_classifies_and_counts_each_decision() -> None:
            "-0.1000 [-0.1000, -0.1000] (-50.0%) | opposite |" in md
     assert "real-only (|Δ| ≥ 0.01)" in md and "- `both-none`: asks both-none?" in md
     # a decision's verdict does not depend on which other decisions are asked, nor on their order
-    (alone,) = decision_tables(_corpora(), DECISIONS[2:3], resamples=200)
+    (alone,) = decision_tables([rec(d) for d in _corpora()], DECISIONS[2:3], resamples=200)
     assert alone.rows[0] == t.rows[2]
 
 
 def test_one_table_per_real_corpus_and_the_synthetic_one_named() -> None:
     docs = _corpora() + [_doc("other", d["provenance"]["arm"]["name"], _flat(0.3))  # type: ignore[index]
                          for d in _corpora() if d["provenance"]["corpus"]["id"] == "real"]  # type: ignore[index]
-    tables = decision_tables(docs, DECISIONS, resamples=200)
+    tables = decision_tables([rec(d) for d in docs], DECISIONS, resamples=200)
     assert [t.real for t in tables] == ["other", "real"]
     # no generated corpus among the results: the synthetic one must be named
     plain = [json.loads(json.dumps(d).replace("turnbench.generator", "imported")) for d in _corpora()]
     with pytest.raises(BadInput, match=r"no single generated corpus .*--synthetic ID"):
-        decision_tables(plain, DECISIONS)
-    (t,) = decision_tables(plain, DECISIONS, synthetic="syn", resamples=200)
+        decision_tables([rec(d) for d in plain], DECISIONS)
+    (t,) = decision_tables([rec(d) for d in plain], DECISIONS, synthetic="syn", resamples=200)
     assert t.real == "real"
     with pytest.raises(BadInput, match="no results on the synthetic corpus nope"):
-        decision_tables(plain, DECISIONS, synthetic="nope")
+        decision_tables([rec(d) for d in plain], DECISIONS, synthetic="nope")
 
 
 def test_refusals_a_missing_arm_and_sides_on_different_questions() -> None:
     missing = [d for d in _corpora() if d["provenance"] != {"corpus": {"id": "real", "producer": "imported"},
                                                           "arm": {"name": "opposite-t"}}]
     with pytest.raises(BadInput, match=r"^decision opposite: no results of arm opposite-t on corpus real$"):
-        decision_tables(missing, DECISIONS)
+        decision_tables([rec(d) for d in missing], DECISIONS)
     uneven = [d for d in _corpora() if d["provenance"]["arm"]["name"] != "syn-only-t"]  # type: ignore[index]
     uneven.append(_doc("syn", "syn-only-t", _flat(0.3)[:-1] + [0.3], generated=True,
                        ids=[f"q{n:03d}" for n in range(N - 1)] + ["elsewhere"]))
     with pytest.raises(BadInput, match=r"decision syn-only: on corpus syn, syn-only-c scored 40 questions and "
                                        r"syn-only-t 40, not the same ones \(first apart: elsewhere\)"):
-        decision_tables(uneven, DECISIONS)
+        decision_tables([rec(d) for d in uneven], DECISIONS)
     only = [d for d in _corpora() if d["provenance"]["corpus"]["id"] == "syn"]  # type: ignore[index]
     with pytest.raises(BadInput, match="results of syn only"):
-        decision_tables(only, DECISIONS)
+        decision_tables([rec(d) for d in only], DECISIONS)
     with pytest.raises(BadInput, match="at least 100 resamples"):
-        decision_tables(_corpora(), DECISIONS, resamples=10)
+        decision_tables([rec(d) for d in _corpora()], DECISIONS, resamples=10)
 
 
 @pytest.mark.parametrize(("text", "message"), [

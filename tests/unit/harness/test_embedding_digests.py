@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from turnbench.harness.integrity import digest_differences, embedding_digests
-from turnbench.resultsdir import DIFFERENT, NOT_HERE, RUNINFO_JSON, VERIFIED, verify_digests
+from turnbench.results.directory import RUNINFO_JSON
+from turnbench.results.record import digest_differences, from_tree
+from turnbench.results.verify import DIFFERENT, NOT_HERE, VERIFIED, verify_digests
 
 
 def _doc(passages: str | None, queries: str | None) -> dict:
-    prov: dict = {"index": {}, "arm": {}}
+    prov: dict = {"index": {}, "arm": {}, "corpus": {"id": "c", "sha256": "0" * 64}}
     if passages:
         prov["index"]["vectors"] = {"embeddings": {"digest": {"sha256": passages}}}
     if queries:
@@ -19,8 +20,8 @@ def _doc(passages: str | None, queries: str | None) -> dict:
 
 
 def test_a_lexical_result_has_no_digests_and_nothing_differs():
-    assert embedding_digests(_doc(None, None)) == {}
-    assert digest_differences(_doc(None, None), _doc(None, None)) == []
+    assert from_tree(_doc(None, None)).provenance.embeddings == {}
+    assert digest_differences(from_tree(_doc(None, None)), from_tree(_doc(None, None))) == []
 
 
 def test_differing_passage_vectors_are_named_first(tmp_path: Path):

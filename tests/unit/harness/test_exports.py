@@ -11,7 +11,7 @@ from tests.unit.harness.helpers import reproduce_with_ir_measures, score, small_
 from turnbench.errors import BadInput
 from turnbench.harness import exports as X
 from turnbench.rankings import RankedPassage
-from turnbench.resultsdir import write_results
+from turnbench.results.directory import write_results
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from statistics import NormalDist
 
-from tests.unit.harness.test_compare import doc
-from turnbench.harness.compare import compare
+from tests.unit.harness.helpers import rec
+from tests.unit.harness.test_compare import compare, doc
 from turnbench.harness.power import detectable, planted_share
 from turnbench.render.markdown import _detectable_section
 
@@ -25,7 +25,7 @@ def test_planted_share_by_hand():
 def test_a_planted_loss_of_the_stated_share_is_what_compare_finds():
     values = {f"q{i:03d}": ("lookup", 0.25 + 0.5 * (i % 2)) for i in range(400)}
     base = doc(values)
-    (lookup,) = [d for d in detectable(base) if d.group[-1] == "lookup" and d.measure == "nDCG@10"]
+    (lookup,) = [d for d in detectable(rec(base)) if d.group[-1] == "lookup" and d.measure == "nDCG@10"]
     assert lookup.n == 400 and lookup.mean == 0.5 and 0 < lookup.share < 0.1
     # lose the whole score of twice the stated share: the guard fails it; of a quarter of it: it does not
     for factor, fails in ((2.0, True), (0.25, False)):
@@ -35,7 +35,7 @@ def test_a_planted_loss_of_the_stated_share_is_what_compare_finds():
 
 
 def test_metrics_md_states_it():
-    lines = _detectable_section(doc({f"q{i:02d}": ("lookup", 0.2 + 0.01 * i) for i in range(60)}))
+    lines = _detectable_section(rec(doc({f"q{i:02d}": ("lookup", 0.2 + 0.01 * i) for i in range(60)})))
     assert "## What a comparison on this corpus can detect" in lines
     assert any(line.startswith("| c | lookup | nDCG@10 | 60 | 0.4950 |") for line in lines)
     assert any(line.startswith("| c | all | nDCG@10 | 60 |") for line in lines)

@@ -7,10 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.harness.test_compare import doc
+from tests.unit.harness.test_compare import compare, doc
 from turnbench.cli import main
 from turnbench.errors import BadInput
-from turnbench.harness.compare import compare
 from turnbench.harness.rules import FAILED, HELD, UNDETERMINED, decide, read_rule
 
 MEASURES = ["MRR", "nDCG@10"]

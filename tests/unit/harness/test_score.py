@@ -25,17 +25,17 @@ HERE = Path(__file__).parent
 
 
 def rows_by_class(results):
-    return {r["class"]: r for r in results.retrieval["rows"]}
+    return {r["class"]: r for r in results.document["retrieval"]["rows"]}
 
 
 def test_small_corpus_counts_every_query_and_shows_meeting_only_columns_as_dashes(small_corpus):
     corpus, passages = small_corpus
     res = score(corpus, passages, small_run())
-    counts = res.retrieval["counts"]
+    counts = res.document["retrieval"]["counts"]
     assert counts["queries_ranked"] == 4 and counts["queries_judged"] == 3
     assert counts["queries_dropped_unjudgeable"] == 1 and counts["queries_unanswered"] == 0
     assert counts["judged_passages_by_grade"] == {"2": 2, "3": 1}
-    assert res.retrieval["dropped_unjudgeable"] == ["q4"]
+    assert res.document["retrieval"]["dropped_unjudgeable"] == ["q4"]
     rows = rows_by_class(res)
     assert rows["lookup"]["dropped_unjudgeable"] == 1 and rows["lookup"]["queries"] == 1
     # q2: normalised order is m1:00000 (non-gold), m1:00002, m2:00000 (meeting, then index break the tie)
@@ -49,7 +49,7 @@ def test_small_corpus_counts_every_query_and_shows_meeting_only_columns_as_dashe
     # all: passage columns over the two passage-level queries, meeting columns over all three
     assert rows["all"]["means"]["nDCG@10"] == round((1.0 + 0.693426) / 2, 6)
     assert rows["all"]["passage_level_queries"] == 2 and rows["all"]["queries"] == 3
-    md = render_metrics_md(res.document)
+    md = render_metrics_md(res.results)
     assert "| tiny | summarize | 1 | 0 | 0 | — | — | — | — | — | — | — | 0.6131 | 0.5000 |" in md
     assert "| tiny | multi_file | 1 | 0 | 0 |" in md
 
@@ -59,11 +59,11 @@ def test_a_mean_over_what_was_returned_would_read_one_where_the_truth_is_half(tm
     corpus = open_corpus(write_corpus(tmp_path / "c", [m], [query("a", "lookup", {"m": [(0, 0)]}),
                                                              query("b", "lookup", {"m": [(1, 1)]})]))
     res = score(corpus, turn_passages([m]), [RP("a", "m:00000", 1)])  # b is never answered
-    returned = [r for r in res.retrieval["per_query"] if r["answered"]]
+    returned = [r for r in res.document["retrieval"]["per_query"] if r["answered"]]
     assert sum(r["values"]["nDCG@10"] for r in returned) / len(returned) == 1.0
     row = rows_by_class(res)["lookup"]
     assert row["means"]["nDCG@10"] == 0.5 and row["unanswered"] == 1 and row["queries"] == 2
-    assert "| tiny | lookup | 2 | 1 | 0 | 0.5000 | 0.5000 |" in render_metrics_md(res.document)
+    assert "| tiny | lookup | 2 | 1 | 0 | 0.5000 | 0.5000 |" in render_metrics_md(res.results)
 
 
 def test_swapping_passage_id_conventions_leaves_every_metric_unchanged(tmp_path, small_corpus):
@@ -74,9 +74,9 @@ def test_swapping_passage_id_conventions_leaves_every_metric_unchanged(tmp_path,
     run = small_run()
     swapped_run = [RP(e.query_id, rename[e.passage_id], e.score) for e in run]
     a, b = score(corpus, passages, run), score(corpus, swapped, swapped_run)
-    ties_a, ties_b = a.retrieval["ties"], b.retrieval["ties"]
-    assert {k: v for k, v in a.retrieval.items() if k != "ties"} == {k: v for k, v in b.retrieval.items()
-                                                                     if k != "ties"}
+    ties_a, ties_b = a.document["retrieval"]["ties"], b.document["retrieval"]["ties"]
+    ra, rb = a.document["retrieval"], b.document["retrieval"]
+    assert {k: v for k, v in ra.items() if k != "ties"} == {k: v for k, v in rb.items() if k != "ties"}
     # the ties report says so: the same tie under both names, and trec_eval's own rule would read q2
     # differently under one of them
     assert ties_a["queries_with_ties_in_top"] == ties_b["queries_with_ties_in_top"] == {"5": 1, "10": 1, "20": 1}
@@ -170,7 +170,7 @@ def test_a_corpus_of_several_parts_judged_in_two_processes_scores_byte_for_byte_
     import random
 
     from turnbench.harness.exports import content_bytes
-    from turnbench.resultsdir import write_results
+    from turnbench.results.directory import write_results
 
     rng = random.Random(3)
     ms = [meeting(f"m{k:03d}", [turn(i, ("ann", "bob", "cy")[i % 3], 5 * i, 5 * i + 4, rng.randint(2, 9))
@@ -189,7 +189,7 @@ def test_a_corpus_of_several_parts_judged_in_two_processes_scores_byte_for_byte_
     # and every part run here, as a library caller's score_run runs them: the same bytes
     both = [score(c, passages, run, forked=True) for c in (corpus, _OnePass(corpus))] + [
         score(corpus, passages, lambda: run, forked=True), score(corpus, passages, run)]
-    assert both[0].retrieval["counts"]["judged_passages"] > 0
+    assert both[0].document["retrieval"]["counts"]["judged_passages"] > 0
     for k, res in enumerate(both):
         write_results(tmp_path / f"r{k}", res, {})
     for name in sorted(p.name for p in (tmp_path / "r0").iterdir()):

@@ -5,14 +5,19 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.harness.helpers import ranked_results_dir
+from tests.unit.harness.helpers import ranked_results_dir, rec
 from tests.unit.harness.test_compare import doc
 from turnbench.cli import main
 from turnbench.errors import BadInput, UnpairedComparison
 from turnbench.harness.compare import BETTER, SAME, WORSE
-from turnbench.harness.seeds import compare_seeds
+from turnbench.harness.seeds import compare_seeds as _compare_seeds
 from turnbench.render.markdown import render_seeds_md
-from turnbench.resultsdir import seed_dirs
+from turnbench.results.directory import seed_dirs
+
+
+def compare_seeds(base, cand, **kw):
+    return _compare_seeds({s: rec(d) for s, d in base.items()}, {s: rec(d) for s, d in cand.items()}, **kw)
+
 
 
 def seeded(seed: int, values, arm="base"):

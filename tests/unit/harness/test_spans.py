@@ -15,7 +15,7 @@ from turnbench.corpus import open_corpus
 from turnbench.harness.spans import entry_values, span_values, times_are_truth
 from turnbench.passages import Passage
 from turnbench.rankings import RankedPassage
-from turnbench.resultsdir import write_results
+from turnbench.results.directory import write_results
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "small"
 
@@ -84,9 +84,9 @@ def test_a_corpus_whose_times_were_invented_has_no_entry_measures_and_says_so(tm
     corpus = open_corpus(write_corpus(tmp_path / "c", [m], [query("q", "lookup", {"m": [(1, 1)]})]))
     ps = [Passage(f"m:{i:05d}", "m", t.speaker, t.start, t.end, i, words=10) for i, t in enumerate(m.turns)]
     res = score(corpus, ps, [RankedPassage("q", "m:00001", 1, 1.0)])
-    measures = res.retrieval["measures"]
+    measures = res.document["retrieval"]["measures"]
     assert "span:R@10" in measures and not any(x.startswith("entry:") for x in measures)
-    assert res.retrieval["comparable_across_chunkings"] == ["span:R@10", "span:P@10", "span:IoU@10", "span:P_best"]
+    assert res.results.retrieval.comparable == ("span:R@10", "span:P@10", "span:IoU@10", "span:P_best")
 
 
 # --- re-derived from the exported files ---------------------------------------------------------------------
@@ -208,8 +208,8 @@ def test_turnbench_re_derives_them_too_and_refuses_a_forged_one(scored_fixture):
     """read_results re-derives every span and entry value from spans.jsonl and passages.jsonl; one forged value of
     a multi-meeting query is refused by that re-derivation, naming the query and measure."""
     from turnbench.errors import ResultsIntegrityError
-    from turnbench.harness import rederive as R
-    from turnbench.resultsdir import read_results
+    from turnbench.results import rederive as R
+    from turnbench.results.directory import read_results
 
     read_results(scored_fixture)
     doc = json.loads((scored_fixture / "metrics.json").read_text())

@@ -6,6 +6,7 @@ import pytest
 
 from tests.unit.harness.helpers import RP, score, small_run
 from turnbench.harness import ties as T
+from turnbench.results.record import ties_of
 
 
 def test_tie_depth_and_trec_eval_order():
@@ -18,7 +19,7 @@ def test_tie_depth_and_trec_eval_order():
 
 def test_the_small_run_reports_its_one_tie_and_what_trec_eval_would_have_made_of_it(small_corpus):
     corpus, passages = small_corpus
-    block = score(corpus, passages, small_run()).retrieval["ties"]
+    block = score(corpus, passages, small_run()).document["retrieval"]["ties"]
     # q2 ranks three passages all at score 1: a tie inside its top 5, 10 and 20
     assert block["queries_with_ties_in_top"] == {"5": 1, "10": 1, "20": 1}
     assert block["queries_with_ties_anywhere"] == 1 and block["queries_judged"] == 3
@@ -27,15 +28,15 @@ def test_the_small_run_reports_its_one_tie_and_what_trec_eval_would_have_made_of
     assert t["changed_any_metric"] and t["queries_changed"] == 1
     assert t["largest_mean_shift"]["class"] in ("multi_file", "all") and t["largest_mean_shift"]["shift"] > 0
     assert "ties: of 3 judged queries, 1 hold a raw-score tie (1 in top 5, 1 in top 10, 1 in top 20)" in \
-        T.note(block)
+        T.note(ties_of(block))
 
 
 def test_a_run_without_ties_says_nothing_changed(small_corpus):
     corpus, passages = small_corpus
     run = [RP("q1", "m1:00001", 3), RP("q1", "m1:00000", 2), RP("q2", "m2:00000", 3), RP("q2", "m1:00002", 2)]
-    block = score(corpus, passages, run).retrieval["ties"]
+    block = score(corpus, passages, run).document["retrieval"]["ties"]
     assert block["queries_with_ties_anywhere"] == 0 and not block["trec_eval_tie_rule"]["changed_any_metric"]
-    assert "trec_eval's tie rule would give every metric the same value" in T.note(block)
+    assert "trec_eval's tie rule would give every metric the same value" in T.note(ties_of(block))
 
 
 def test_tied_queries_are_rescored_a_block_at_a_time_and_the_block_is_the_same(monkeypatch):
@@ -211,4 +212,5 @@ def test_the_note_lists_the_cut_offs_in_order_even_from_a_block_read_back_from_j
              "trec_eval_tie_rule": {"changed_any_metric": False}}
     read_back = json.loads(json.dumps(block, sort_keys=True))
     assert list(read_back["queries_with_ties_in_top"]) == ["10", "20", "5"]
-    assert T.note(read_back) == T.note(block) and "(1 in top 5, 2 in top 10, 2 in top 20)" in T.note(block)
+    note = T.note(ties_of(block))
+    assert T.note(ties_of(read_back)) == note and "(1 in top 5, 2 in top 10, 2 in top 20)" in note

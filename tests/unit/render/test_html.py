@@ -251,7 +251,7 @@ def test_a_results_page_reads_only_the_texts_it_shows_and_is_the_page_all_texts_
     from turnbench.pipeline.scoring import attach_report
     from turnbench.render import html as H
     from turnbench.render import view as V
-    from turnbench.resultsdir import REPORT_HTML
+    from turnbench.results.directory import REPORT_HTML
 
     corpus, passages = small_corpus
     monkeypatch.setattr(H, "WORST", worst)  # fewer cards than judged queries: some queries' texts are not read

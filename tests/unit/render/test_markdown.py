@@ -1,5 +1,5 @@
-"""turnbench.render.markdown and turnbench.resultsdir: metrics.md and results directories — labels, byte identity,
-refusals, domain rows."""
+"""turnbench.render.markdown and turnbench.results.directory: metrics.md and results directories — labels, byte
+identity, refusals, domain rows."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.unit.harness.helpers import RP, meeting, query, score, small_run, tur
 from turnbench.corpus import open_corpus
 from turnbench.errors import BadInput
 from turnbench.render.markdown import render_metrics_md
-from turnbench.resultsdir import CLAIM_FILES, read_metrics, write_results
+from turnbench.results.directory import CLAIM_FILES, read_metrics, write_results
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -22,11 +22,12 @@ REPO = Path(__file__).resolve().parents[3]
 def test_empty_run_scores_zero_everywhere_and_oracle_scope_is_labelled(small_corpus):
     corpus, passages = small_corpus
     res = score(corpus, passages, [], scope="gold-meetings")
-    assert res.retrieval["counts"]["queries_unanswered"] == 3
+    assert res.document["retrieval"]["counts"]["queries_unanswered"] == 3
     # span:P_best is the chunking's ceiling, not the run's: whole turns hold nothing but the gold they hold
-    assert all(v in (0.0, None) for r in res.retrieval["rows"] for m, v in r["means"].items() if m != "span:P_best")
-    assert {r["means"].get("span:P_best") for r in res.retrieval["rows"] if r["class"] != "summarize"} == {1.0}
-    md = render_metrics_md(res.document)
+    rows = res.results.retrieval.rows
+    assert all(v in (0.0, None) for r in rows for m, v in r.means.items() if m != "span:P_best")
+    assert {r.means.get("span:P_best") for r in rows if r.cls != "summarize"} == {1.0}
+    md = render_metrics_md(res.results)
     assert md.startswith("# Retrieval metrics: tiny\n\n**ORACLE scope `gold-meetings`")
     assert res.document["scope"]["oracle"] is True
 
@@ -37,7 +38,7 @@ def test_write_results_is_byte_identical_and_refuses_a_non_empty_directory(tmp_p
     b = write_results(tmp_path / "b", score(corpus, passages, small_run()))
     for name in CLAIM_FILES:
         assert (a / name).read_bytes() == (b / name).read_bytes()
-    doc = read_metrics(a)
+    doc = read_metrics(a).tree
     assert doc["schema_version"] == 2 and doc["provenance"]["arm"] == {"k": 1, "name": "hand"}
     assert doc["provenance"]["metric_engine"]["name"] == "pytrec_eval-terrier"
     text = (a / "metrics.json").read_text()
@@ -52,7 +53,7 @@ from pathlib import Path
 from tests.unit.harness.helpers import meeting, small_world, turn, turn_passages, write_corpus
 from turnbench.corpus import open_corpus
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.resultsdir import write_results
+from turnbench.results.directory import write_results
 from turnbench.harness.score import UNKNOWN, score_run
 from turnbench.rankings import RankedPassage
 out = Path(sys.argv[1])
@@ -96,15 +97,15 @@ def test_domains_get_their_own_rows_and_a_class_mixing_levels_is_described_as_su
     run = [RP("q1", "m1:00001", 2), RP("q2", "m2:00001", 2), RP("q2", "m2:00000", 1),
            RP("q3", "m2:00000", 1), RP("q4", "m1:00000", 1)]
     res = score(corpus, passages, run)
-    by_domain = res.retrieval["rows_by_domain"]
+    by_domain = res.document["retrieval"]["rows_by_domain"]
     assert sorted(by_domain) == ["committee", "product"]
     product = {r["class"]: r for r in by_domain["product"]}
     committee = {r["class"]: r for r in by_domain["committee"]}
     assert product["lookup"]["means"]["MRR"] == 1.0 and committee["lookup"]["means"]["MRR"] == 0.5
     assert product["summarize"]["passage_level_queries"] == 0
     assert committee["summarize"]["passage_level_queries"] == 1
-    assert [p["domain"] for p in res.retrieval["per_query"]] == ["product", "committee", "committee", "product"]
-    md = render_metrics_md(res.document)
+    assert [p.domain for p in res.results.retrieval.per_query] == ["product", "committee", "committee", "product"]
+    md = render_metrics_md(res.results)
     assert "## Domain: committee" in md and "## Domain: product" in md
     # summarize has one turn-level (q3) and one meeting-level (q4) query: the note must not call it meeting-only
     assert "`summarize` mixes 1 passage-level and 1 meeting-level queries" in md
@@ -114,6 +115,6 @@ def test_domains_get_their_own_rows_and_a_class_mixing_levels_is_described_as_su
 def test_a_corpus_without_domains_has_no_domain_rows(small_corpus):
     corpus, passages = small_corpus
     res = score(corpus, passages, small_run())
-    assert "rows_by_domain" not in res.retrieval
-    assert "## Domain" not in render_metrics_md(res.document)
-    assert all("domain" not in r for r in res.retrieval["per_query"])
+    assert "rows_by_domain" not in res.document["retrieval"]
+    assert "## Domain" not in render_metrics_md(res.results)
+    assert all("domain" not in r for r in res.document["retrieval"]["per_query"])

@@ -126,28 +126,3 @@ def _check_answers(block: Mapping[str, Any], where: str) -> None:
                     f"{where}: answer {claimed['query_id']} says {k} = {claimed.get(k)!r}, but its gold and "
                     f"submitted answers give {mine.get(k)!r}")
     _same_rows(list(block["rows"]), [row.to_json() for r in again for row in r.rows()], where, "answers")
-
-
-def embedding_digests(document: Mapping[str, Any]) -> dict[str, str]:
-    """The digests of the vectors a result was computed from (passages in the index, the queries'), by what they
-    cover; empty for a result that used none."""
-    prov = document.get("provenance", {})
-    found = {}
-    index, arm = prov.get("index"), prov.get("arm")  # another engine's results say "external/unknown" for both
-    index_vectors = index.get("vectors") if isinstance(index, Mapping) else None
-    if index_vectors:
-        found["passages"] = str(index_vectors["embeddings"]["digest"]["sha256"])
-    query_vectors = arm.get("query_vectors") if isinstance(arm, Mapping) else None
-    if query_vectors:
-        found["queries"] = str(query_vectors["digest"]["sha256"])
-    return found
-
-
-def digest_differences(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> list[str]:
-    """One line per vector digest that differs: when the vectors differ, every metric difference follows from
-    them (another encoder, runtime or CPU), and a metric diff would be the wrong thing to show first."""
-    a, b = embedding_digests(baseline), embedding_digests(candidate)
-    return [f"the {what} embeddings differ: digest {str(a.get(what))[:12]}… in the baseline, {str(b.get(what))[:12]}… "
-            "now" for what in sorted(set(a) | set(b)) if a.get(what) != b.get(what)]
-
-

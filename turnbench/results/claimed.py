@@ -12,7 +12,7 @@ again passes it. So every file beside metrics.json is, on read, either
   there, is refused too.
 
 metrics.json itself is the one file not recorded there: its values are re-derived from the exported evidence
-(``turnbench.harness.rederive``). A difference is refused (ResultsIntegrityError, exit 3) naming the file.
+(``turnbench.results.rederive``). A difference is refused (ResultsIntegrityError, exit 3) naming the file.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ quantiles, concurrency, host facts: what legitimately differs between runs).
 A directory is trusted only as written. ``write_digest`` records the sha256 of every file but runinfo.json in
 ``claim.sha256`` — the format ``sha256sum`` writes, so ``sha256sum -c claim.sha256`` checks it without turnbench —
 and ``read_results`` refuses a directory whose files do not match it, then checks the document against itself
-(``turnbench.harness.integrity``), every other file against metrics.json (the sha256 its provenance records, or the
-bytes it makes again: ``turnbench.harness.claimed``) and its values against the evidence
-(``turnbench.harness.rederive``). A hand-edited file is refused (exit 3) naming what differs, even with
+(``turnbench.results.integrity``), every other file against metrics.json (the sha256 its provenance records, or the
+bytes it makes again: ``turnbench.results.claimed``) and its values against the evidence
+(``turnbench.results.rederive``). A hand-edited file is refused (exit 3) naming what differs, even with
 ``claim.sha256`` written again.
 
 A *side* of a comparison is one results directory, or a set of ``seed-<S>/`` results directories (``bench
@@ -34,15 +34,16 @@ from turnbench.errors import BadInput, CorpusIntegrityError, ResultsIntegrityErr
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
-from turnbench.harness.claimed import check_derived, check_recorded, digest_entries, with_file_digests
-from turnbench.harness.integrity import check_document, digest_differences, embedding_digests
-from turnbench.harness.rederive import NEEDED, rederive
 from turnbench.harness.score import Scored
 from turnbench.harness.stats import nearest_rank
 from turnbench.processes import Background
 from turnbench.render import view as V
 from turnbench.render.markdown import render_answers_md, render_metrics_md
 from turnbench.render.view import Side
+from turnbench.results.claimed import check_derived, check_recorded, digest_entries, with_file_digests
+from turnbench.results.integrity import check_document
+from turnbench.results.record import Results, from_tree
+from turnbench.results.rederive import NEEDED, rederive
 from turnbench.submissions import SubmittedAnswer, write_answers
 
 METRICS_JSON = "metrics.json"
@@ -107,7 +108,7 @@ def write_staged(tmp: Path, results: Scored,
         # re-hashed in claim.sha256 alone
         document = with_file_digests(results.document, shas)
         shas |= _write_all(tmp, {METRICS_JSON: canonical.pretty(document),
-                                 METRICS_MD: render_metrics_md(document).encode("utf-8")})
+                                 METRICS_MD: render_metrics_md(from_tree(document)).encode("utf-8")})
         if callable(info):
             info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
@@ -149,8 +150,8 @@ def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def read_metrics(path: Path) -> dict[str, Any]:
-    """metrics.json of a results directory (or the file itself), refused unless it is exactly as written."""
+def read_metrics(path: Path) -> Results:
+    """The results of a directory (or of its metrics.json), refused unless they are exactly as written."""
     return read_results(Path(path))
 
 
@@ -212,11 +213,11 @@ def load_json(path: Path) -> Any:
         raise BadInput(f"{path}: not valid JSON ({exc})") from None
 
 
-def read_results(directory: Path, *, checked: bool = True) -> dict[str, Any]:
-    """metrics.json of a results directory, refused unless its digest and its own numbers agree. ``checked=False``
+def read_results(directory: Path, *, checked: bool = True) -> Results:
+    """The results of a directory, refused unless its digest and its own numbers agree. ``checked=False``
     verifies the digest alone and leaves the rest — the document consistent with itself, its values following
     from the exported evidence — to the caller (``rederive_dirs``)."""
-    return _checked(Path(directory), checked)[0]
+    return from_tree(*_checked(Path(directory), checked)[0:1], str(directory))
 
 
 def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | None = None
@@ -262,7 +263,7 @@ def _rendered(document: Mapping[str, Any]) -> dict[str, Callable[[], bytes]]:
     """The files people read, as ``document`` makes them: metrics.md, and answers.md when it has answers."""
     from turnbench.harness.answers import rebuild
 
-    out: dict[str, Callable[[], bytes]] = {METRICS_MD: lambda: render_metrics_md(document).encode("utf-8")}
+    out: dict[str, Callable[[], bytes]] = {METRICS_MD: lambda: render_metrics_md(from_tree(document)).encode("utf-8")}
     if BLOCK in document:
         out[ANSWERS_MD] = lambda: render_answers_md(rebuild(document[BLOCK])).encode("utf-8")
     return out
@@ -291,6 +292,17 @@ def side_dirs(path: Path) -> list[Path]:
     return [Path(path)] if seeds is None else list(seeds.values())
 
 
+def corpus_ids(path: Path) -> set[str]:
+    """The corpus ids a results directory (or set of seeds) records, read without any check (a comparison checks)."""
+    out = set()
+    for d in side_dirs(Path(path)):
+        try:
+            out.add(str(json.loads((d / METRICS_JSON).read_bytes())["provenance"]["corpus"]["id"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # the comparison says what is wrong with it
+    return out
+
+
 # The instruction sets onnxruntime's kernels choose between: the same int8 model gives other vectors on a CPU with
 # another set (AVX2's multiply-add saturates where AVX-512 VNNI's does not; float reductions run in other orders), so
 # dense results are reproducible on one class of CPU, not across them. Recorded in runinfo.json (never the claim).
@@ -307,33 +319,6 @@ def cpu_vector_isa() -> str:
     line = next((ln for ln in text.splitlines() if ln.startswith(("flags", "Features"))), "")
     have = set(line.partition(":")[2].split())
     return " ".join(f for f in VECTOR_ISA if f in have)
-
-
-VERIFIED, DIFFERENT, NOT_HERE = "verified", "different", "not verifiable here"
-
-
-def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[str, list[str]]:
-    """What ``make verify`` says first about one arm: whether the vectors are the baseline's. When they differ and
-    the baseline's vectors were computed on a CPU with other vector instruction sets, the arm is not verifiable
-    here (its metrics follow from the CPU's kernels, not from a change): said so, never passed as verified."""
-    docs = [json.loads((Path(d) / "metrics.json").read_text(encoding="utf-8")) for d in (baseline_dir, candidate_dir)]
-    differ = digest_differences(*docs)
-    if not differ:
-        held = ", ".join(sorted(embedding_digests(docs[0]))) or "none"
-        return VERIFIED, [f"verify: {name}: embeddings digests equal to the baseline's (vectors: {held})"]
-    isa = []
-    for d in (baseline_dir, candidate_dir):
-        try:
-            isa.append(str(load_json(Path(d) / RUNINFO_JSON)["host"].get("cpu_vector_isa", "unrecorded")))
-        except (OSError, BadInput, KeyError, TypeError, AttributeError):
-            isa.append("unrecorded")
-    lines = [f"verify: {name}: {line}" for line in differ]
-    if isa[0] != isa[1]:
-        return NOT_HERE, [*lines, f"verify: {name}: NOT VERIFIED on this CPU: the baseline's vectors come from a CPU "
-                                  f"with [{isa[0]}], these from [{isa[1]}]; dense metrics follow from the CPU's "
-                                  "kernels, so they are compared only between CPUs of one class"]
-    return DIFFERENT, [*lines, f"verify: {name}: on a CPU of the baseline's class: metrics not compared, they follow "
-                               "from the vectors"]
 
 
 SEED_DIR = re.compile(r"seed-([0-9]{1,10})")
@@ -393,7 +378,7 @@ def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, An
                 latency = {k: float(quantiles[k]) for k in ("p50", "p95")}
         except (BadInput, AttributeError):
             recorded, latency = None, None
-    return V.from_files(document, files, recorded, latency, claim)
+    return V.from_files(from_tree(document, str(directory)), files, recorded, latency, claim)
 
 
 def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | None = None,

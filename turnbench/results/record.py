@@ -1,0 +1,379 @@
+"""The results record: what one scored run is, from scoring to the page, as frozen records.
+
+Scoring returns a ``Results``; the reader (``turnbench.results.directory``) opens one from a directory, checked; the
+writer writes its ``tree`` as metrics.json. Everything else — render, compare, re-derivation, report, agreement, the
+API — reads fields. The JSON tree is kept whole beside the fields because the claim is its bytes: a field is never
+written back, so a record read and written again is the same file, byte for byte.
+
+The fields are what code reads. What a results file records only for people to read (the arm's request body, the
+index settings, the corpus's counts) stays as recorded facts (``Facts``): the engine side is free-form by design
+(docs/design.md §4), and nothing computes with it beyond equality and printing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnbench.errors import ResultsIntegrityError
+
+ALL = "all"  # the row of every class together
+
+# A recorded fact: JSON as the file holds it, for printing and equality only (never a number a table shows)
+Facts = Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class EntryError:
+    """A row's entry-point error: the median |Δ| (s) of the first gold passage, over the queries that found one."""
+
+    median: float | None
+    found: int
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a table: a class (or ``all``) of one corpus, its query counts and its mean per measure (None when
+    no query of the row has the measure, e.g. passage measures of meeting-level summaries)."""
+
+    corpus: str
+    cls: str
+    queries: int
+    unanswered: int
+    dropped_unjudgeable: int
+    means: Mapping[str, float | None]
+    passage_level_queries: int = 0
+    entry_error: EntryError | None = None
+
+
+@dataclass(frozen=True)
+class QueryValues:
+    """One judged query's values (6 decimals)."""
+
+    query_id: str
+    cls: str
+    surface: str
+    level: str
+    answered: bool
+    values: Mapping[str, float]
+    corpus: str = ""
+    rule: str = ""
+    domain: str | None = None
+    entry_error_s: float | None = None
+
+    def group(self, key: str) -> str:
+        """The query's value of a ``group_by`` key as the file names it (``class`` is ``cls``)."""
+        return str(getattr(self, _FIELD.get(key, key)))
+
+
+_FIELD = {"class": "cls"}
+
+
+@dataclass(frozen=True)
+class Shift:
+    cls: str
+    measure: str
+    shift: float
+
+
+@dataclass(frozen=True)
+class TieEffect:
+    """What trec_eval's own tie rule would have changed, had it scored the run instead of rule-5 order."""
+
+    changed_any_metric: bool
+    values_changed: int
+    queries_changed: int
+    largest_shift: Shift | None  # None when no mean moves at 6 decimals
+
+
+@dataclass(frozen=True)
+class Ties:
+    queries_judged: int
+    anywhere: int  # queries holding a raw-score tie anywhere in their ranking
+    in_top: Mapping[int, int]  # cut-off -> queries with a tie in their top k
+    trec_eval: TieEffect
+
+
+@dataclass(frozen=True)
+class Block:
+    """A table of per-query values and their rows: the graded retrieval block, or the strict one."""
+
+    name: str
+    measures: tuple[str, ...]
+    group_by: tuple[str, ...]
+    rows: tuple[Row, ...]
+    per_query: tuple[QueryValues, ...]
+    rows_by_surface: Mapping[str, tuple[Row, ...]] = field(default_factory=dict)
+    rows_by_domain: Mapping[str, tuple[Row, ...]] = field(default_factory=dict)
+    comparable: tuple[str, ...] = ()  # measures comparable across chunkings (retrieval only)
+    counts: Facts = field(default_factory=dict)  # judging's counts (retrieval only)
+    ties: Ties | None = None
+    rule: str = ""  # what makes the block (strict only)
+    threshold: int | None = None  # the least grade counted relevant (strict only)
+    # the queries left out: unjudgeable ones (retrieval), those with no passage at the threshold (strict)
+    dropped: tuple[Any, ...] = ()
+
+    def row(self, cls: str = ALL, corpus: str | None = None) -> Row | None:
+        return next((r for r in self.rows if r.cls == cls and (corpus is None or r.corpus == corpus)), None)
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    corpus: str
+    rule: str
+    surface: str
+    grammar: str
+    questions: int
+    answered: float
+    declined: int
+    em: float
+    partial: float
+    set_f1: float | None
+
+
+@dataclass(frozen=True)
+class AnswerQuery:
+    query_id: str
+    corpus: str
+    rule: str
+    surface: str
+    grammar: str
+    answered: bool
+    em: float
+    partial: float
+    set_f1: float | None
+    gold: Facts
+    submitted: Facts | None
+    intent: Facts
+    mechanism: str
+
+
+@dataclass(frozen=True)
+class AnswerPolicy:
+    count_tolerance: int
+    set_credit: str
+    facts: Facts  # as recorded, for equality and the page
+
+
+@dataclass(frozen=True)
+class Answers:
+    """The answers block: exact-match scoring of the aggregation questions."""
+
+    answerer: str
+    policy: AnswerPolicy
+    rows: tuple[AnswerRow, ...]
+    per_query: tuple[AnswerQuery, ...]
+    mechanisms: Mapping[str, int]
+
+    @property
+    def overall(self) -> AnswerRow | None:
+        """The row over every question (rule, surface and grammar all ``all``)."""
+        return next((r for r in self.rows if r.rule == r.surface == r.grammar == ALL), None)
+
+
+@dataclass(frozen=True)
+class Scope:
+    label: str
+    meaning: str
+    oracle: bool
+
+
+@dataclass(frozen=True)
+class CorpusFacts:
+    id: str
+    sha256: str
+    seed: int | None
+    tier: str
+    facts: Facts  # the whole record, counts and licence included
+
+    @property
+    def meetings(self) -> int:
+        """How many meetings the corpus holds, as its counts record (0 when they do not)."""
+        counts = self.facts.get("counts")
+        n = counts.get("meetings") if isinstance(counts, Mapping) else None
+        return n if isinstance(n, int) and not isinstance(n, bool) else 0
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a number comes from. ``arm``, ``index``, ``stack`` and ``inputs`` are the engine side's recorded facts."""
+
+    corpus: CorpusFacts
+    licence_tier: str
+    arm: object  # a name, or the arm's recorded definition
+    relevance_policy: Facts
+    metric_engine: Facts
+    files: Mapping[str, str]  # file name -> sha256, of every file the claim holds beside metrics.json
+    index: object = None
+    stack: object = None
+    inputs: Facts = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """A short name for the arm: its ``name``, or the name of its nested ``arm``."""
+        arm = self.arm
+        if isinstance(arm, Mapping):
+            inner = arm.get("arm")
+            for cand in (arm.get("name"), inner.get("name") if isinstance(inner, Mapping) else None):
+                if isinstance(cand, str) and cand:
+                    return cand
+            return "(unnamed arm)"
+        return str(arm)
+
+    @property
+    def policy(self) -> str:
+        """The relevance policy's name (what two results must share to be compared)."""
+        return str(self.relevance_policy.get("name", ""))
+
+    @property
+    def embeddings(self) -> dict[str, str]:
+        """The digests of the vectors the numbers were computed from (passages in the index, the queries'), by what
+        they cover; empty for a result that used none (another engine's results say "external/unknown")."""
+        found = {}
+        index_vectors = self.index.get("vectors") if isinstance(self.index, Mapping) else None
+        if index_vectors:
+            found["passages"] = str(index_vectors["embeddings"]["digest"]["sha256"])
+        query_vectors = self.arm.get("query_vectors") if isinstance(self.arm, Mapping) else None
+        if query_vectors:
+            found["queries"] = str(query_vectors["digest"]["sha256"])
+        return found
+
+    @property
+    def passage_count(self) -> int | None:
+        passages = self.inputs.get("passages")
+        return passages.get("count") if isinstance(passages, Mapping) else None
+
+    @property
+    def passages_sha256(self) -> str | None:
+        passages = self.inputs.get("passages")
+        return passages.get("sha256") if isinstance(passages, Mapping) else None
+
+
+@dataclass(frozen=True)
+class Results:
+    """One scored run: its tables, its answers block, and where its numbers come from. ``tree`` is metrics.json as
+    written (its bytes are the claim); the fields are read from it once."""
+
+    schema_version: int
+    scope: Scope
+    provenance: Provenance
+    retrieval: Block | None
+    strict: Block | None
+    answers: Answers | None
+    tree: Mapping[str, Any] = field(repr=False, compare=False)
+
+    @property
+    def corpus_id(self) -> str:
+        return self.provenance.corpus.id
+
+    @property
+    def label(self) -> str:
+        return self.provenance.label
+
+    @property
+    def blocks(self) -> Iterator[Block]:
+        yield from (b for b in (self.retrieval, self.strict) if b is not None)
+
+    def with_block(self, name: str, block: Mapping[str, Any]) -> Results:
+        """The same run with one more block (e.g. ``answers``), refused when it has one by that name."""
+        if name in self.tree:
+            raise ResultsIntegrityError(f"metrics.json already has a {name!r} block")
+        return from_tree({**self.tree, name: block})
+
+
+def digest_differences(baseline: Results, candidate: Results) -> list[str]:
+    """One line per vector digest that differs: when the vectors differ, every metric difference follows from
+    them (another encoder, runtime or CPU), and a metric diff would be the wrong thing to show first."""
+    a, b = baseline.provenance.embeddings, candidate.provenance.embeddings
+    return [f"the {what} embeddings differ: digest {str(a.get(what))[:12]}… in the baseline, {str(b.get(what))[:12]}… "
+            "now" for what in sorted(set(a) | set(b)) if a.get(what) != b.get(what)]
+
+
+# -- the JSON boundary: a metrics.json tree into fields -----------------------------------------------------------
+
+def from_tree(tree: Mapping[str, Any], where: str = "metrics.json") -> Results:
+    """The record of a metrics.json tree; a tree missing what a record needs is refused, never half read."""
+    try:
+        prov = tree["provenance"]
+        return Results(
+            schema_version=int(tree.get("schema_version", 0)),
+            scope=_scope(tree.get("scope") or {}),
+            provenance=_provenance(prov),
+            retrieval=_block("retrieval", tree["retrieval"]) if "retrieval" in tree else None,
+            strict=_block("strict", tree["strict"]) if "strict" in tree else None,
+            answers=_answers(tree["answers"]) if "answers" in tree else None,
+            tree=tree,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise ResultsIntegrityError(f"{where}: not a results document ({type(e).__name__}: {e})") from None
+
+
+def _scope(s: Mapping[str, Any]) -> Scope:
+    return Scope(str(s.get("label", "")), str(s.get("meaning", "")), bool(s.get("oracle", False)))
+
+
+def _provenance(p: Mapping[str, Any]) -> Provenance:
+    c = p["corpus"]
+    licence = c.get("licence") or {}
+    tier = str(p.get("licence_tier") or licence.get("tier") or "")
+    seed = c.get("seed")
+    return Provenance(
+        corpus=CorpusFacts(str(c["id"]), str(c.get("sha256", "")), seed if isinstance(seed, int) else None,
+                           str(licence.get("tier") or tier), c),
+        licence_tier=tier, arm=p.get("arm"), relevance_policy=p.get("relevance_policy") or {},
+        metric_engine=p.get("metric_engine") or {}, files=dict(p.get("files") or {}), index=p.get("index"),
+        stack=p.get("stack"), inputs=p.get("inputs") or {})
+
+
+def _row(r: Mapping[str, Any]) -> Row:
+    e = r.get("entry_error_s")
+    return Row(str(r.get("corpus", "")), str(r["class"]), int(r.get("queries", 0)), int(r.get("unanswered", 0)),
+               int(r.get("dropped_unjudgeable", 0)), dict(r["means"]), int(r.get("passage_level_queries", 0)),
+               EntryError(e.get("median"), int(e.get("queries_with_gold_found", 0))) if e is not None else None)
+
+
+def _query(r: Mapping[str, Any]) -> QueryValues:
+    return QueryValues(str(r["query_id"]), str(r["class"]), str(r.get("surface", "")), str(r.get("level", "")),
+                       bool(r.get("answered", True)),
+                       dict(r["values"]), str(r.get("corpus", "")), str(r.get("rule", "")), r.get("domain"),
+                       r.get("entry_error_s"))
+
+
+def ties_of(t: Mapping[str, Any] | None) -> Ties | None:
+    if not t:
+        return None
+    rule = t["trec_eval_tie_rule"]
+    big = rule.get("largest_mean_shift")
+    return Ties(int(t["queries_judged"]), int(t["queries_with_ties_anywhere"]),
+                {int(k): int(v) for k, v in t["queries_with_ties_in_top"].items()},
+                TieEffect(bool(rule["changed_any_metric"]), int(rule.get("values_changed", 0)),
+                          int(rule.get("queries_changed", 0)),
+                          Shift(str(big["class"]), str(big["measure"]), float(big["shift"])) if big else None))
+
+
+def _block(name: str, b: Mapping[str, Any]) -> Block:
+    # a file always names its measures (the reader checks it first); a tree built by hand may leave them to its values
+    measures = b["measures"] if "measures" in b else dict.fromkeys(m for q in b["per_query"] for m in q["values"])
+    return Block(
+        name=name, measures=tuple(measures), group_by=tuple(b.get("group_by") or ("corpus", "class")),
+        rows=tuple(map(_row, b["rows"])), per_query=tuple(map(_query, b["per_query"])),
+        rows_by_surface={k: tuple(map(_row, v)) for k, v in (b.get("rows_by_surface") or {}).items()},
+        rows_by_domain={k: tuple(map(_row, v)) for k, v in (b.get("rows_by_domain") or {}).items()},
+        comparable=tuple(b.get("comparable_across_chunkings") or ()), counts=b.get("counts") or {},
+        ties=ties_of(b.get("ties")), rule=str(b.get("rule", "")), threshold=b.get("threshold"),
+        dropped=tuple(b.get("dropped_no_strict_passage" if name == "strict" else "dropped_unjudgeable") or ()))
+
+
+def _answers(a: Mapping[str, Any]) -> Answers:
+    pol = a.get("policy") or {"count_tolerance": 0, "set_credit": ""}
+    rows = tuple(AnswerRow(str(r["corpus"]), str(r["rule"]), str(r["surface"]), str(r["grammar"]),
+                           int(r["questions"]), r["answered"], int(r["declined"]), r["em"], r["partial"], r["set_f1"])
+                 for r in a.get("rows", ()))
+    per_query = tuple(AnswerQuery(str(q["query_id"]), str(q.get("corpus", "")), str(q.get("rule", "")),
+                                  str(q.get("surface", "")), str(q.get("grammar", "")), bool(q["answered"]), q["em"],
+                                  q["partial"], q["set_f1"], q.get("gold") or {}, q.get("submitted"),
+                                  q.get("intent") or {}, str(q.get("mechanism", "")))
+                      for q in a["per_query"])
+    return Answers(str(a.get("answerer", "")), AnswerPolicy(int(pol["count_tolerance"]), str(pol["set_credit"]), pol),
+                   rows, per_query, dict(a.get("mechanisms") or {}))
