@@ -211,3 +211,11 @@ def test_verified_and_unverified_imports_differ_only_in_the_release_record(tmp_p
     mv, mu = (json.loads(x["manifest.json"]) for x in (v, u))
     assert mv["producer"].pop("release")["verified"] is True and mu["producer"].pop("release")["verified"] is False
     assert mv == mu  # the corpus id and every hash are the same: the sources are the same bytes
+
+
+def test_a_synthetic_corpus_records_no_release():
+    # results measured on a generated corpus keep their bytes: the key exists only for an imported one
+    from tests.unit.corpus.helpers import REPO
+
+    small = open_corpus(REPO / "fixtures" / "small")
+    assert "release" not in small.manifest["producer"] and "release" not in small.provenance()
