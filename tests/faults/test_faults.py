@@ -1152,6 +1152,13 @@ CASES = [
     Case("answers", "answers to unknown questions", lambda w: ["answer", "--corpus", str(SMALL), "--answers", str(
         _file(w, "a.jsonl", '{"query_id": "nope", "answer": null}\n')), "--out", str(w / "out")], 2,
          r"not answer-scored", ("out",)),
+    # bench's answer-scoring options (issue 46 item 5) -----------------------------------------------------------
+    Case("bench-answers", "a negative count tolerance", lambda w: [
+        "bench", "--corpus", str(SMALL), "--arm", "bm25", "--tolerance", "-1", "--out", str(w / "out")], 2,
+         r"BadInput: Invalid value for '--tolerance': -1 is not in the range x>=0", ("out",)),
+    Case("bench-answers", "an unknown set credit", lambda w: [
+        "bench", "--corpus", str(SMALL), "--arm", "bm25", "--set-credit", "half", "--out", str(w / "out")], 2,
+         r"BadInput: Invalid value for '--set-credit': 'half' is not one of 'f1', 'exact'", ("out",)),
     # the command line itself ------------------------------------------------------------------------------------
     Case("cli", "an unknown command", lambda w: ["frobnicate"], 2, r"BadInput: No such command"),
     Case("cli", "an unknown option", lambda w: ["validate", "--frob", str(SMALL)], 2, r"BadInput: No such option"),
