@@ -18,7 +18,8 @@ class Refusal(TurnbenchError):
 
 
 class CorpusIntegrityError(Refusal):
-    """A corpus file is missing, extra, or does not match its manifest hash."""
+    """A corpus file is missing, extra, or does not match its manifest hash; or a published corpus's source file is
+    missing, extra, or does not match its release manifest (``corpus.releases``)."""
 
 
 class VersionDrift(Refusal):

@@ -673,16 +673,60 @@ def _meetingqa_without_turns(w: Path) -> str:
     return str(src)
 
 
+def _released_qmsum(w: Path, edit: Callable[[Path], None]) -> list[str]:
+    """A copy of the hand-made QMSum tree, its test-only release recorded before ``edit`` changes the copy."""
+    from tests.unit.corpus.helpers import release_file
+
+    src = w / "qmsum"
+    shutil.copytree(REPO / "tests" / "fixtures" / "qmsum" / "ALL", src)
+    release = release_file(w / "release.json", "qmsum", {f"{p.parent.name}/{p.name}": p for p in src.glob("*/*.json")})
+    edit(src)
+    return [str(src), "--release", str(release)]
+
+
+def _one_byte(src: Path) -> None:
+    path = src / "train" / "ES2002a.json"
+    data = bytearray(path.read_bytes())
+    data[data.index(b'"content": "') + 12] ^= 0x20
+    path.write_bytes(bytes(data))
+
+
+RELEASES = [
+    # real corpora verified against their releases (issue 46 item 3) -----------------------------------------------
+    Case("releases", "a QMSum file one byte off its release", lambda w: [
+        "import", "qmsum", *_released_qmsum(w, _one_byte), "--out", str(w / "out")], 3,
+         r"CorpusIntegrityError: train/ES2002a\.json: sha256 \w+… is not release test/hand-made@0+'s", ("out",)),
+    Case("releases", "a file the release does not list", lambda w: [
+        "import", "qmsum", *_released_qmsum(w, lambda s: shutil.copy(s / "test" / "covid_1.json",
+                                                                      s / "test" / "covid_9.json")),
+        "--out", str(w / "out")], 3, r"CorpusIntegrityError: test/covid_9\.json: not a file of release", ("out",)),
+    Case("releases", "a split directory missing a file of the release", lambda w: [
+        "import", "qmsum", *_released_qmsum(w, lambda s: (s / "train" / "Bmr001.json").unlink()),
+        "--out", str(w / "out")], 3, r"CorpusIntegrityError: train/Bmr001\.json: missing from the directory train/",
+         ("out",)),
+    Case("releases", "hand-made files against the pinned QMSum release", lambda w: [
+        "import", "qmsum", str(REPO / "tests" / "fixtures" / "qmsum" / "ALL"), "--out", str(w / "out")], 3,
+         r"CorpusIntegrityError: .* release Yale-LILY/QMSum@83d7768c1f2b", ("out",)),
+    Case("releases", "hand-made files against the pinned MeetingQA release", lambda w: [
+        "import", "meetingqa", str(REPO / "tests" / "fixtures" / "meetingqa"), "--out", str(w / "out")], 3,
+         r"CorpusIntegrityError: .* release adobe-research/meetingqa@5e3d1fbf4fef", ("out",)),
+    Case("releases", "--allow-unverified imports an edited file, marked", lambda w: [
+        "import", "qmsum", *_released_qmsum(w, _one_byte), "--allow-unverified", "--out", str(w / "out")], 0, r"^$",
+         says=r"UNVERIFIED against test/hand-made@0+ \(train/ES2002a\.json: sha256"),
+]
+
+
 ROUND4_H3 = [
     # importers write only corpora turnbench reads ------------------------------------------------------------------
     Case("imports", "a QMSum meeting id with a space", lambda w: ["import", "qmsum", _qmsum_src(
-        w, lambda s: (s / "train" / "Bmr001.json").rename(s / "train" / "Bmr 001.json")), "--out", str(w / "out")], 2,
+        w, lambda s: (s / "train" / "Bmr001.json").rename(s / "train" / "Bmr 001.json")), "--out", str(w / "out"),
+        "--allow-unverified"], 2,
          r"BadInput: train/Bmr 001.json: meeting 'Bmr 001': meeting id 'Bmr 001' holds ' '", ("out",)),
     Case("imports", "a NUL in a QMSum turn", lambda w: ["import", "qmsum", _qmsum_src(w, _nul_turn), "--out",
-                                                        str(w / "out")], 2,
+                                                        str(w / "out"), "--allow-unverified"], 2,
          r"train/ES2002a.json: meeting 'ES2002a': turns\[0\].text holds a NUL character", ("out",)),
     Case("imports", "a MeetingQA meeting left without turns", lambda w: [
-        "import", "meetingqa", _meetingqa_without_turns(w), "--out", str(w / "out")], 2,
+        "import", "meetingqa", _meetingqa_without_turns(w), "--out", str(w / "out"), "--allow-unverified"], 2,
          r"test/EN2098c.json: meeting 'EN2098c': meeting EN2098c has no turns", ("out",)),
     # a sweep is staged: one ended inside its staging leaves neither OUT nor the staging ---------------------------
     Case("sweep", "a sweep whose stack cannot be reached", lambda w: [
@@ -1109,6 +1153,13 @@ CASES = [
     Case("answers", "answers to unknown questions", lambda w: ["answer", "--corpus", str(SMALL), "--answers", str(
         _file(w, "a.jsonl", '{"query_id": "nope", "answer": null}\n')), "--out", str(w / "out")], 2,
          r"not answer-scored", ("out",)),
+    # bench's answer-scoring options (issue 46 item 5) -----------------------------------------------------------
+    Case("bench-answers", "a negative count tolerance", lambda w: [
+        "bench", "--corpus", str(SMALL), "--arm", "bm25", "--tolerance", "-1", "--out", str(w / "out")], 2,
+         r"BadInput: Invalid value for '--tolerance': -1 is not in the range x>=0", ("out",)),
+    Case("bench-answers", "an unknown set credit", lambda w: [
+        "bench", "--corpus", str(SMALL), "--arm", "bm25", "--set-credit", "half", "--out", str(w / "out")], 2,
+         r"BadInput: Invalid value for '--set-credit': 'half' is not one of 'f1', 'exact'", ("out",)),
     # the command line itself ------------------------------------------------------------------------------------
     Case("cli", "an unknown command", lambda w: ["frobnicate"], 2, r"BadInput: No such command"),
     Case("cli", "an unknown option", lambda w: ["validate", "--frob", str(SMALL)], 2, r"BadInput: No such option"),
@@ -1119,6 +1170,7 @@ CASES = [
     *FAMILIES,
     *HNSW,
     *TRANSCRIPTS,
+    *RELEASES,
 ]
 
 

@@ -158,3 +158,18 @@ def test_any_concurrency_gives_the_same_run_byte_for_byte(stack, tmp_path):
     assert len(one.query_ids) > 50 and len(one) > 1000
     for name in ("run.trec", "run.jsonl", "passages.jsonl", "arm.json"):
         assert (tmp_path / "c1" / name).read_bytes() == (tmp_path / "c4" / name).read_bytes(), name
+
+
+def test_bench_scores_its_answers_with_the_tolerance_and_set_credit_given(stack, tmp_path):
+    # the same answers, scored three ways: the defaults are the policy's own, a looser policy is written down
+    default = bench(stack, tmp_path / "d")[0]
+    loose = bench(stack, tmp_path / "l", tolerance=3, set_credit="exact")[0]
+    d, ls = (read_metrics(o.out_dir)["answers"] for o in (default, loose))
+    assert d["policy"]["count_tolerance"] == 0 and d["policy"]["set_credit"] == "f1"
+    assert ls["policy"]["count_tolerance"] == 3 and ls["policy"]["set_credit"] == "exact"
+    by_id = {r["query_id"]: r for r in ls["per_query"]}
+    assert len(d["per_query"]) == len(by_id) > 0 and any(r["gold"]["type"] == "meeting_set" for r in d["per_query"])
+    for r in d["per_query"]:  # a looser count never scores lower; exact credit makes partial = EM on sets
+        assert by_id[r["query_id"]]["em"] >= r["em"]
+        if r["gold"]["type"] == "meeting_set":
+            assert by_id[r["query_id"]]["partial"] == by_id[r["query_id"]]["em"]

@@ -40,13 +40,14 @@ class Answered:
 
 def answer(corpus: CorpusLike, out: PathLike, *, answerer: str = "reference", tolerance: int = 0,
            index: str | None = None, answers: PathLike | None = None,
-           stack: StackInfo | None = None) -> Answered:
+           stack: StackInfo | None = None, set_credit: str = "f1") -> Answered:
     """Answer a corpus's aggregation questions with ``answerer`` (reference: the intent parser and exact
     aggregations, on the stack that holds the corpus; none: declines everything) — or score another engine's
-    ``answers`` (answers.jsonl; no stack needed) — by exact match (counts within ``tolerance``), and write the
+    ``answers`` (answers.jsonl; no stack needed) — by exact match (counts within ``tolerance``; a meeting set
+    credited by ``set_credit``: f1, its set F1, or exact), and write the
     results directory ``out`` (answers.md, answers.json, answers.jsonl; new or empty). ``stack`` None: the recorded
     stack, held for reading, when the answerer needs one."""
-    from turnbench.harness.answers import score_answers
+    from turnbench.harness.answers import AnswerPolicy, score_answers
     from turnbench.pipeline.answering import answer as run_answers
     from turnbench.pipeline.answering import answer_provenance
     from turnbench.results.directory import write_answer_results
@@ -57,6 +58,8 @@ def answer(corpus: CorpusLike, out: PathLike, *, answerer: str = "reference", to
     target = _path(out, "out")
     _typed(answerer, str, "answerer", "an answerer's name (str)")
     _int(tolerance, "tolerance")
+    _typed(set_credit, str, "set_credit", "f1 or exact (str)")
+    AnswerPolicy(tolerance, set_credit)  # refused before any answer is asked for
     _typed(index, str, "index", "an index name (str)", optional=True)
     submitted_file = None if answers is None else _path(answers, "answers")
     _stack(stack, optional=True)
@@ -65,15 +68,17 @@ def answer(corpus: CorpusLike, out: PathLike, *, answerer: str = "reference", to
     if submitted_file is not None:
         answerer = EXTERNAL
         submitted = read_answers(submitted_file)
-        results = score_answers(opened.queries(), submitted, tolerance=tolerance, corpus=opened.id,
-                                answerer=answerer)
+        results = score_answers(opened.queries(), submitted, tolerance=tolerance, set_credit=set_credit,
+                                corpus=opened.id, answerer=answerer)
     elif stack is not None:
         used = stack if answerer == "reference" else None
-        results, submitted = run_answers(used, opened, answerer=answerer, tolerance=tolerance, index=index)
+        results, submitted = run_answers(used, opened, answerer=answerer, tolerance=tolerance, index=index,
+                                             set_credit=set_credit)
     else:
         with use_lock(writes=False):
             used = current_stack() if answerer == "reference" else None
-            results, submitted = run_answers(used, opened, answerer=answerer, tolerance=tolerance, index=index)
+            results, submitted = run_answers(used, opened, answerer=answerer, tolerance=tolerance, index=index,
+                                             set_credit=set_credit)
     write_answer_results(target, results, submitted, answer_provenance(opened, used, answerer, index))
     return Answered(opened.id, answerer, results, target)
 

@@ -93,21 +93,35 @@ def failed_checks(results: Sequence[CheckResult]) -> list[str]:
     return failures(checked)
 
 
-def import_qmsum(sources: Sequence[PathLike], out: PathLike) -> Mapping[str, Any]:
+def _release(corpus: str, release: PathLike | None, allow_unverified: bool) -> Any:
+    from turnbench.corpus.releases import load_release
+
+    _typed(allow_unverified, bool, "allow_unverified", "True or False")
+    return None if release is None else load_release(_path(release, "release"), corpus)
+
+
+def import_qmsum(sources: Sequence[PathLike], out: PathLike, *, release: PathLike | None = None,
+                 allow_unverified: bool = False) -> Mapping[str, Any]:
     """Import QMSum JSONL files or per-meeting JSON directories (e.g. data/ALL) as a corpus at ``out`` (absent or
-    empty); returns its manifest."""
+    empty); returns its manifest. Every source file is checked against the QMSum release turnbench pins (or the
+    release manifest at ``release``): one that is not the release is refused (CorpusIntegrityError) unless
+    ``allow_unverified``, which imports it and records ``producer.release.verified`` false with the reason."""
     from turnbench.corpus.qmsum import import_qmsum as convert
 
-    return convert(_paths(sources, "sources"), _path(out, "out"))
+    pinned = _release("qmsum", release, allow_unverified)
+    return convert(_paths(sources, "sources"), _path(out, "out"), release=pinned, allow_unverified=allow_unverified)
 
 
-def import_meetingqa(sources: Sequence[PathLike], out: PathLike) -> Mapping[str, Any]:
+def import_meetingqa(sources: Sequence[PathLike], out: PathLike, *, release: PathLike | None = None,
+                     allow_unverified: bool = False) -> Mapping[str, Any]:
     """Import MeetingQA (a checkout, its Annotated-AMI-QA directory, a split directory or meeting files) as a corpus
     of licence tier B at ``out``; each question's own sentences are kept out of the transcript. Returns its
-    manifest."""
+    manifest. Every source file is checked against the MeetingQA release turnbench pins (or the release manifest at
+    ``release``), as ``import_qmsum`` does; ``allow_unverified`` imports anything else, recorded unverified."""
     from turnbench.corpus.meetingqa import import_meetingqa as convert
 
-    return convert(_paths(sources, "sources"), _path(out, "out"))
+    pinned = _release("meetingqa", release, allow_unverified)
+    return convert(_paths(sources, "sources"), _path(out, "out"), release=pinned, allow_unverified=allow_unverified)
 
 
 def import_transcripts(directory: PathLike, out: PathLike) -> Mapping[str, Any]:

@@ -110,38 +110,56 @@ def import_group() -> None:
 @click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--out", required=True, type=click.Path(path_type=str),
               help="New corpus directory (must not exist or be empty).")
+@click.option("--release", "release", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="A release manifest to verify the sources against instead of the one turnbench pins "
+                   "(docs/formats.md).")
+@click.option("--allow-unverified", is_flag=True,
+              help="Import sources that are not the release (edited, missing or extra files) anyway; the corpus "
+                   "manifest records them unverified, with the reason.")
 @handle_errors
-def import_qmsum_cmd(sources: tuple[str, ...], out: str) -> None:
+def import_qmsum_cmd(sources: tuple[str, ...], out: str, release: str | None, allow_unverified: bool) -> None:
     """Import QMSum JSONL files or per-meeting JSON directories (e.g. data/ALL) as a corpus."""
     from turnbench.api import import_qmsum
 
     check_outputs([("--out", out)], sources)
-    manifest = import_qmsum(sources, out)
+    manifest = import_qmsum(sources, out, release=release, allow_unverified=allow_unverified)
     c = manifest["counts"]
     refused = sum(c["queries_refused"].values())
     click.echo(
         f"{manifest['corpus_id']}: {c['meetings']} meetings {c['meetings_by_domain']}, {c['queries']} queries "
         f"{c['queries_by_class']}, refused {refused} {c['queries_refused']}, "
-        f"deduplicated {c['queries_deduplicated']} → {out}"
+        f"deduplicated {c['queries_deduplicated']}, {_verified(manifest)} → {out}"
     )
+
+
+def _verified(manifest: Any) -> str:
+    r = manifest["producer"]["release"]
+    return f"verified against {r['id']}" if r["verified"] else f"UNVERIFIED against {r['id']} ({r['reason']})"
 
 
 @import_group.command("meetingqa")
 @click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--out", required=True, type=click.Path(path_type=str),
               help="New corpus directory (must not exist or be empty).")
+@click.option("--release", "release", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="A release manifest to verify the sources against instead of the one turnbench pins "
+                   "(docs/formats.md).")
+@click.option("--allow-unverified", is_flag=True,
+              help="Import sources that are not the release (edited, missing or extra files) anyway; the corpus "
+                   "manifest records them unverified, with the reason.")
 @handle_errors
-def import_meetingqa_cmd(sources: tuple[str, ...], out: str) -> None:
+def import_meetingqa_cmd(sources: tuple[str, ...], out: str, release: str | None, allow_unverified: bool) -> None:
     """Import MeetingQA (a checkout, its Annotated-AMI-QA directory, a split directory or meeting files) as a
     corpus of licence tier B; each question's own sentences are kept out of the transcript (docs/agreement.md)."""
     from turnbench.api import import_meetingqa
 
-    manifest = import_meetingqa(sources, out)
+    manifest = import_meetingqa(sources, out, release=release, allow_unverified=allow_unverified)
     c = manifest["counts"]
     click.echo(
         f"{manifest['corpus_id']}: {c['meetings']} meetings {c['meetings_by_domain']}, {c['queries']} queries, "
         f"refused {sum(c['queries_refused'].values())} {c['queries_refused']}, {c['sentences_removed']} question "
-        f"sentences kept out of the transcript ({c['answer_sentences_removed']} of them answer sentences) → {out}"
+        f"sentences kept out of the transcript ({c['answer_sentences_removed']} of them answer sentences), "
+        f"{_verified(manifest)} → {out}"
     )
 
 

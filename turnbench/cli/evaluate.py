@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+# what harness.answers.AnswerPolicy credits a meeting-set answer with (tests/unit/cli/test_answer_options.py
+# holds the two lists to each other)
+SET_CREDITS = ("f1", "exact")
 
 
 def _concurrency_option(fn: Callable[P, R]) -> Callable[P, R]:
@@ -77,18 +80,21 @@ def run_cmd(corpus_dir: str, arm_name: str | None, arm_file: str | None, out: st
                  skip=False)
 @click.option("--tolerance", type=click.IntRange(min=0), default=0, show_default=True,
               help="Count tolerance for exact match (recorded in the results).")
+@click.option("--set-credit", type=click.Choice(SET_CREDITS), default="f1", show_default=True,
+              help="What a meeting-set answer is credited with: its set F1 (partial credit), or exact match.")
 @click.option("--index", default=None,
               help="OpenSearch index the corpus was loaded into [default: turnbench-passages].")
 @click.option("--answers", "answers_file", type=click.Path(dir_okay=False, path_type=str), default=None,
               help="Score another engine's answers.jsonl instead of answering (no stack needed).")
 @handle_errors
-def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, index: str | None,
+def answer_cmd(corpus_dir: str, out: str, answerer: str, tolerance: int, set_credit: str, index: str | None,
                answers_file: str | None) -> None:
     """Answer a corpus's aggregation questions on the current stack and score them by exact match."""
     check_outputs([("--out", out)], [corpus_dir, *([answers_file] if answers_file else [])])
     from turnbench.api import answer
 
-    answered = answer(corpus_dir, out, answerer=answerer, tolerance=tolerance, index=index, answers=answers_file)
+    answered = answer(corpus_dir, out, answerer=answerer, tolerance=tolerance, set_credit=set_credit, index=index,
+                      answers=answers_file)
     for label, row in answered.grammar_rows():
         em = "–" if row.em is None else f"{row.em:.4f}"
         share = "–" if row.answered is None else f"{row.answered:.4f}"
@@ -165,6 +171,14 @@ _cut_options = (
 )
 
 
+_answer_scoring_options = (
+    click.option("--tolerance", type=click.IntRange(min=0), default=0, show_default=True,
+                 help="The answers' count tolerance for exact match (recorded in the results)."),
+    click.option("--set-credit", type=click.Choice(SET_CREDITS), default="f1", show_default=True,
+                 help="What a meeting-set answer is credited with: its set F1 (partial credit), or exact match."),
+)
+
+
 def bench_options(fn: Callable[..., R]) -> Callable[..., R]:
     """The options that shape a bench besides its corpus, arms and output, gathered into one ``BenchOptions`` and
     handed to the command as ``options`` (refused in one line when they do not go together)."""
@@ -185,8 +199,10 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
         from turnbench.api import BenchOptions, RelevancePolicy
 
         max_words, overlap = (rest.pop("max_words"), rest.pop("overlap")) if cut else (200, 0)
+        tolerance, set_credit = (rest.pop("tolerance"), rest.pop("set_credit")) if cut else (0, "f1")
         options = BenchOptions(
             scope=vocab.ScopeName(scope), provider=vocab.ProviderName(provider), answerer=vocab.Answerer(answerer),
+            tolerance=tolerance, set_credit=set_credit,
             policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer),
             control_name=control_name, max_words=max_words, overlap=overlap, index=index, shards=shards,
             concurrency=concurrency, knn_engine=vocab.KnnEngine(knn_engine), reload=reload,
@@ -202,6 +218,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
         provider_option("Stack provider; auto uses a recorded running stack, else docker, else embedded."),
         answerer_option("Answer the aggregation questions too (answers.md); skip leaves them out.", skip=True)
         if cut else click.option("--answerer", hidden=True, default=vocab.Answerer.SKIP.value),
+        *(_answer_scoring_options if cut else ()),
         click.option("--index", default=None, help="OpenSearch index to load into [default: turnbench-passages]."),
         reload_option,
         image_options,

@@ -124,7 +124,7 @@ class Corpus:
     def provenance(self) -> dict[str, Any]:
         """What a results file records about the corpus it was measured on (docs/design.md §3 rule 1)."""
         producer = self.manifest.get("producer", {})
-        return {
+        prov = {
             "id": self.id,
             "format_version": self.manifest["format_version"],
             "sha256": self.sha256,
@@ -134,6 +134,9 @@ class Corpus:
             "seed": producer.get("seed"),
             "counts": dict(self.manifest.get("counts", {})),
         }
+        if isinstance(producer.get("release"), dict):  # an imported corpus: whether its sources are the release's
+            prov["release"] = dict(producer["release"])
+        return prov
 
 
 # an "id" member with a string value, as any JSON writer spells it (no escape inside the key)

@@ -10,6 +10,13 @@ Sources
     the ``Annotated-AMI-QA`` directory itself, one split's directory of ``<meeting_id>.json`` files, or such files.
     The split of a meeting is its directory's name. The same meeting given twice is refused.
 
+Release
+    Before anything is parsed, every file read is checked against the release turnbench pins
+    (``releases/meetingqa.json``: adobe-research/meetingqa at a named commit, under
+    ``ProcessedTranscripts/Annotated-AMI-QA``; ``corpus.releases``): a file the release does not list, one whose
+    bytes differ, or a split directory read without every file the release lists in it is refused, unless
+    unverified sources are allowed; the manifest's producer records the release and whether it was verified.
+
 Questions
     A sentence asks a question to import when ``question.possible`` is true and its ``answerSpan`` is non-empty.
     The question's own sentences are ``combinedQuestion`` (the sentences that together form it; the sentence alone
@@ -46,6 +53,7 @@ from turnbench import canonical
 from turnbench.corpus.imports import TIMING, Refused, Source, corpus_id_from, tally, write_imported
 from turnbench.corpus.qmsum_rules import merge_ranges, synthetic_turns
 from turnbench.corpus.records import RULE_OF_CLASS, Meeting, Query
+from turnbench.corpus.releases import ReadFile, Release, bundled, verify
 from turnbench.errors import BadInput
 
 PRODUCER = "turnbench.meetingqa"
@@ -93,6 +101,7 @@ class Conversion:
     refused: tuple[Refused, ...]
     counts: Mapping[str, int]  # questions seen, merged, sentences removed, answer sentences removed
     sources: tuple[Source, ...]
+    release: Mapping[str, Any] | None = None  # what was verified against which release (releases.verify)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -155,16 +164,16 @@ def _split_dirs(path: Path) -> list[Path]:
     return []
 
 
-def read_sources(paths: Sequence[Path]) -> tuple[list[Source], list[RawMeeting]]:
-    """Read every meeting file the paths name; refuse unreadable input and a meeting given twice."""
-    if not paths:
-        raise BadInput("no MeetingQA source given")
-    files: list[tuple[Path, str, str]] = []  # (file, display name, split)
+def _listing(paths: Sequence[Path]) -> tuple[list[tuple[Path, str, str]], list[str]]:
+    """The meeting files the paths name, as (file, display name, split), and the splits read as whole directories."""
+    files: list[tuple[Path, str, str]] = []
+    whole: list[str] = []
     for p in map(Path, paths):
         if p.is_dir():
             direct = _json_files(p)
             if direct:
                 files.extend((f, f"{p.name}/{f.name}", p.name) for f in direct)
+                whole.append(p.name)
                 continue
             splits = _split_dirs(p)
             found = [(f, f"{s.name}/{f.name}", s.name) for s in splits for f in _json_files(s)]
@@ -172,23 +181,39 @@ def read_sources(paths: Sequence[Path]) -> tuple[list[Source], list[RawMeeting]]
                 raise BadInput(f"{p}: holds no <meeting_id>.json files and no {'/'.join(NESTED)}/"
                                f"{{{','.join(SPLIT_DIRS)}}} directories of them")
             files.extend(found)
+            whole.extend(s.name for s in splits)
         elif p.is_file() and p.suffix == ".json":
             files.append((p, p.name, p.parent.name))
         elif not p.exists():
             raise BadInput(f"{p}: no such file or directory")
         else:
             raise BadInput(f"{p}: not a MeetingQA source (a .json meeting file or a directory of them)")
+    return files, whole
+
+
+def read_sources(paths: Sequence[Path], release: Release | None = None,
+                 allow_unverified: bool = False) -> tuple[list[Source], list[RawMeeting], dict[str, Any] | None]:
+    """Read every meeting file the paths name; refuse unreadable input and a meeting given twice. With a
+    ``release``, every file read is checked against it before anything is parsed (``releases.verify``); the third
+    value is what the corpus manifest records of it (None without a release)."""
+    if not paths:
+        raise BadInput("no MeetingQA source given")
+    files, whole = _listing(paths)
+    data = [f.read_bytes() for f, _, _ in files]
+    record = None
+    if release is not None:
+        read = [ReadFile.of(f"{split}/{f.name}", b) for (f, _, split), b in zip(files, data, strict=True)]
+        record = verify(release, read, whole, allow_unverified=allow_unverified)
     sources: list[Source] = []
     raws: list[RawMeeting] = []
     seen: dict[str, str] = {}
-    for f, display, split in files:
-        data = f.read_bytes()
+    for (f, display, split), b in zip(files, data, strict=True):
         if f.stem in seen:
             raise BadInput(f"meeting {f.stem} is given twice ({seen[f.stem]} and {display})")
         seen[f.stem] = display
-        sources.append(Source(display, canonical.sha256_bytes(data), split))
-        raws.append(parse_meeting(data, f.stem, split, display))
-    return sources, raws
+        sources.append(Source(display, canonical.sha256_bytes(b), split))
+        raws.append(parse_meeting(b, f.stem, split, display))
+    return sources, raws, record
 
 
 # -- converting ------------------------------------------------------------------------------------
@@ -249,9 +274,9 @@ def convert_meeting(raw: RawMeeting) -> tuple[Meeting, list[Query], list[Refused
     return meeting, queries, refused, counts
 
 
-def convert(paths: Sequence[Path]) -> Conversion:
+def convert(paths: Sequence[Path], release: Release | None = None, allow_unverified: bool = False) -> Conversion:
     """Read and convert every source; pure apart from reading the input files."""
-    sources, raws = read_sources(paths)
+    sources, raws, record = read_sources(paths, release, allow_unverified)
     meetings, queries, refused = [], [], []
     counts = {"questions": sum(len(r.questions) for r in raws), "sentences_removed": 0,
               "answer_sentences_removed": 0}
@@ -264,7 +289,7 @@ def convert(paths: Sequence[Path]) -> Conversion:
             counts[k] += v
     return Conversion(meetings=tuple(meetings), queries=tuple(sorted(queries, key=lambda q: q.id)),
                       refused=tuple(sorted(refused, key=lambda r: r.query_id)), counts=counts,
-                      sources=tuple(sorted(sources, key=lambda s: (s.file, s.sha256, s.split))))
+                      sources=tuple(sorted(sources, key=lambda s: (s.file, s.sha256, s.split))), release=record)
 
 
 def counts_of(conv: Conversion) -> dict[str, Any]:
@@ -294,6 +319,7 @@ def producer_of(conv: Conversion) -> dict[str, Any]:
         "gold": "every turn holding an answer sentence; no answer turns",
         "timing": dict(TIMING),
         "refused_queries": [r.to_json() for r in conv.refused],
+        **({"release": dict(conv.release)} if conv.release is not None else {}),
     }
 
 
@@ -301,10 +327,13 @@ def corpus_id_of(conv: Conversion) -> str:
     return corpus_id_from("meetingqa", conv.sources)
 
 
-def import_meetingqa(paths: Sequence[Path], out: Path) -> dict[str, Any]:
-    """Convert MeetingQA sources into a corpus at ``out``; returns the manifest. Nothing is left on failure."""
+def import_meetingqa(paths: Sequence[Path], out: Path, *, release: Release | None = None,
+                     allow_unverified: bool = False) -> dict[str, Any]:
+    """Convert MeetingQA sources into a corpus at ``out``; returns the manifest. Nothing is left on failure. Every
+    source file is checked against ``release`` (the bundled MeetingQA release when None) first: one that is not the
+    release is refused (CorpusIntegrityError) unless ``allow_unverified``, which records it unverified."""
     out = canonical.refuse_non_empty(Path(out))
-    conv = convert(paths)
+    conv = convert(paths, release if release is not None else bundled("meetingqa"), allow_unverified)
     if not conv.queries:
         raise BadInput("the sources hold no answered question to import")
     return write_imported(out, conv.meetings, conv.queries, corpus_id=corpus_id_of(conv), licence=LICENCE,

@@ -13,6 +13,13 @@ Sources
     there because they repeat the same meetings). The split of a meeting is the JSONL file's stem or the
     JSON file's directory name. The same meeting given twice (same id, or the same transcript) is refused.
 
+Release
+    Before anything is parsed, every file read is checked against the release turnbench pins
+    (``releases/qmsum.json``: Yale-LILY/QMSum at a named commit, under ``data/ALL``; ``corpus.releases``): a file
+    the release does not list, one whose bytes differ, or a split directory read without every file the release
+    lists in it is refused, unless unverified sources are allowed; the manifest's producer records the release and
+    whether the sources were verified against it.
+
 Meeting ids
     Per-meeting JSON files are named by meeting id. QMSum's JSONL lines carry no id, so a line's id is
     ``qmsum-`` plus the first 12 hex digits of the sha256 of its canonical transcript, unless the line
@@ -53,6 +60,7 @@ from turnbench.corpus.qmsum_rules import (
     synthetic_turns,
 )
 from turnbench.corpus.records import RULE_OF_CLASS, Meeting, Query
+from turnbench.corpus.releases import ReadFile, Release, bundled, verify
 from turnbench.errors import BadInput
 
 PRODUCER = "turnbench.qmsum"
@@ -92,6 +100,7 @@ class Conversion:
     refused: tuple[Refused, ...]
     duplicates: Mapping[str, int]
     sources: tuple[Source, ...]
+    release: Mapping[str, Any] | None = None  # what was verified against which release (releases.verify)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -128,16 +137,14 @@ def _transcript_sha(d: Mapping[str, Any]) -> str:
     return canonical.sha256_bytes(canonical.dumps(turns).encode())
 
 
-def _read_json_file(path: Path, display: str, split: str) -> tuple[Source, RawMeeting]:
-    data = path.read_bytes()
+def _read_json_file(data: bytes, path: Path, display: str, split: str) -> tuple[Source, RawMeeting]:
     d = _load_json(data, display)
     _check_meeting(d, display)
     src = Source(display, canonical.sha256_bytes(data), split)
     return src, RawMeeting(path.stem, split, display, d, _transcript_sha(d))
 
 
-def _read_jsonl_file(path: Path) -> tuple[Source, list[RawMeeting]]:
-    data = path.read_bytes()
+def _read_jsonl_file(data: bytes, path: Path) -> tuple[Source, list[RawMeeting]]:
     split = path.stem
     out = []
     for n, line in enumerate(data.splitlines(), 1):
@@ -157,39 +164,73 @@ def _json_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.is_file() and p.suffix == ".json" and not p.name.startswith("."))
 
 
-def read_sources(paths: Sequence[Path]) -> tuple[list[Source], list[RawMeeting]]:
-    """Read every source; refuse unreadable input and any meeting given twice."""
-    if not paths:
-        raise BadInput("no QMSum source given")
-    sources: list[Source] = []
-    raws: list[RawMeeting] = []
+@dataclass(frozen=True)
+class _File:
+    """A file to read: where it is, how the manifest names it, its split, and its path under the release root."""
+
+    path: Path
+    display: str
+    split: str
+    jsonl: bool
+
+    @property
+    def key(self) -> str:
+        return f"jsonl/{self.path.name}" if self.jsonl else f"{self.split}/{self.path.name}"
+
+
+def _listing(paths: Sequence[Path]) -> tuple[list[_File], list[str]]:
+    """The files the paths name, and the splits read as whole directories."""
+    files: list[_File] = []
+    whole: list[str] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files = _json_files(p)
-            if files:
-                pairs = [_read_json_file(f, f"{p.name}/{f.name}", p.name) for f in files]
-            else:
-                splits = [p / s for s in SPLIT_DIRS if (p / s).is_dir()]
-                pairs = [_read_json_file(f, f"{s.name}/{f.name}", s.name) for s in splits for f in _json_files(s)]
-                if not pairs:
-                    raise BadInput(f"{p}: holds no <meeting_id>.json files and no train/val/test directories of them")
-            for src, raw in pairs:
-                sources.append(src)
-                raws.append(raw)
+            direct = _json_files(p)
+            if direct:
+                files.extend(_File(f, f"{p.name}/{f.name}", p.name, False) for f in direct)
+                whole.append(p.name)
+                continue
+            splits = [p / s for s in SPLIT_DIRS if (p / s).is_dir()]
+            found = [_File(f, f"{s.name}/{f.name}", s.name, False) for s in splits for f in _json_files(s)]
+            if not found:
+                raise BadInput(f"{p}: holds no <meeting_id>.json files and no train/val/test directories of them")
+            files.extend(found)
+            whole.extend(s.name for s in splits)
         elif p.is_file() and p.suffix == ".jsonl":
-            src, rs = _read_jsonl_file(p)
-            if not rs:
-                raise BadInput(f"{p}: holds no meetings")
-            sources.append(src)
-            raws.extend(rs)
+            files.append(_File(p, p.name, p.stem, True))
         elif p.is_file() and p.suffix == ".json":
-            src, raw = _read_json_file(p, p.name, p.parent.name)
-            sources.append(src)
-            raws.append(raw)
+            files.append(_File(p, p.name, p.parent.name, False))
         elif not p.exists():
             raise BadInput(f"{p}: no such file or directory")
         else:
             raise BadInput(f"{p}: not a QMSum source (expected a .jsonl file, a .json file or a directory)")
+    return files, whole
+
+
+def read_sources(paths: Sequence[Path], release: Release | None = None,
+                 allow_unverified: bool = False) -> tuple[list[Source], list[RawMeeting], dict[str, Any] | None]:
+    """Read every source; refuse unreadable input and any meeting given twice. With a ``release``, every file read
+    is checked against it before anything is parsed (``releases.verify``); the third value is what the corpus
+    manifest records of it (None without a release)."""
+    if not paths:
+        raise BadInput("no QMSum source given")
+    files, whole = _listing(paths)
+    data = [f.path.read_bytes() for f in files]
+    record = None
+    if release is not None:
+        record = verify(release, [ReadFile.of(f.key, b) for f, b in zip(files, data, strict=True)], whole,
+                        allow_unverified=allow_unverified)
+    sources: list[Source] = []
+    raws: list[RawMeeting] = []
+    for f, b in zip(files, data, strict=True):
+        if f.jsonl:
+            src, rs = _read_jsonl_file(b, f.path)
+            if not rs:
+                raise BadInput(f"{f.path}: holds no meetings")
+        else:
+            src, raw = _read_json_file(b, f.path, f.display, f.split)
+            rs = [raw]
+        sources.append(src)
+        raws.extend(rs)
     seen_id: dict[str, str] = {}
     seen_text: dict[str, str] = {}
     for r in raws:
@@ -199,7 +240,7 @@ def read_sources(paths: Sequence[Path]) -> tuple[list[Source], list[RawMeeting]]
             raise BadInput(f"the same transcript is given twice ({seen_text[r.transcript_sha256]} and {r.source})")
         seen_id[r.id] = r.source
         seen_text[r.transcript_sha256] = r.source
-    return sources, raws
+    return sources, raws, record
 
 
 # -- converting ------------------------------------------------------------------------------------
@@ -284,9 +325,9 @@ def convert_meeting(raw: RawMeeting) -> tuple[Meeting, list[Query], list[Refused
     return meeting, queries, refused, dup
 
 
-def convert(paths: Sequence[Path]) -> Conversion:
+def convert(paths: Sequence[Path], release: Release | None = None, allow_unverified: bool = False) -> Conversion:
     """Read and convert every source; pure apart from reading the input files."""
-    sources, raws = read_sources(paths)
+    sources, raws, record = read_sources(paths, release, allow_unverified)
     meetings, queries, refused = [], [], []
     duplicates = {"identical": 0, "spans_merged": 0, "general_dropped": 0}
     for raw in sorted(raws, key=lambda r: r.id):
@@ -302,6 +343,7 @@ def convert(paths: Sequence[Path]) -> Conversion:
         refused=tuple(sorted(refused, key=lambda r: r.query_id)),
         duplicates=duplicates,
         sources=tuple(sorted(sources, key=lambda s: (s.file, s.sha256, s.split))),
+        release=record,
     )
 
 
@@ -332,6 +374,7 @@ def producer_of(conv: Conversion) -> dict[str, Any]:
         "domain_speaker_rules": [{"domain": d, "pattern": p, "applies_to": q} for d, p, q in DOMAIN_SPEAKER_RULES],
         "dedupe": "same meeting and casefolded, whitespace-collapsed text; span occurrences win and are unioned",
         "refused_queries": [r.to_json() for r in conv.refused],
+        **({"release": dict(conv.release)} if conv.release is not None else {}),
     }
 
 
@@ -339,10 +382,13 @@ def corpus_id_of(conv: Conversion) -> str:
     return corpus_id_from("qmsum", conv.sources)
 
 
-def import_qmsum(paths: Sequence[Path], out: Path) -> dict[str, Any]:
-    """Convert QMSum sources into a corpus at ``out``; returns the manifest. Nothing is left on failure."""
+def import_qmsum(paths: Sequence[Path], out: Path, *, release: Release | None = None,
+                 allow_unverified: bool = False) -> dict[str, Any]:
+    """Convert QMSum sources into a corpus at ``out``; returns the manifest. Nothing is left on failure. Every
+    source file is checked against ``release`` (the bundled QMSum release when None) first: one that is not the
+    release is refused (CorpusIntegrityError) unless ``allow_unverified``, which records it unverified."""
     out = canonical.refuse_non_empty(Path(out))
-    conv = convert(paths)
+    conv = convert(paths, release if release is not None else bundled("qmsum"), allow_unverified)
     if not conv.meetings:
         raise BadInput("the sources hold no meetings")
     return write_imported(out, conv.meetings, conv.queries, corpus_id=corpus_id_of(conv), licence=LICENCE,

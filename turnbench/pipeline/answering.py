@@ -19,14 +19,16 @@ from turnbench.submissions import SubmittedAnswer
 
 
 def answer(stack: StackInfo | None, corpus: Corpus, *, answerer: str = "reference", tolerance: int = 0,
-           index: str | None = None) -> tuple[AnswerResults, list[SubmittedAnswer]]:
-    """Answer every answer-scored query of ``corpus`` on ``stack`` (which must hold it) and score them."""
+           index: str | None = None, set_credit: str = "f1") -> tuple[AnswerResults, list[SubmittedAnswer]]:
+    """Answer every answer-scored query of ``corpus`` on ``stack`` (which must hold it) and score them (counts
+    within ``tolerance``; a meeting set credited by ``set_credit``: f1 or exact)."""
     from turnbench.engines.answer.engine import answer_queries
     from turnbench.harness.answers import score_answers
 
     queries = corpus.queries()
     submitted = answer_queries(stack, queries, answerer=answerer, index=index, corpus=corpus)
-    return score_answers(queries, submitted, tolerance=tolerance, corpus=corpus.id, answerer=answerer), submitted
+    return (score_answers(queries, submitted, tolerance=tolerance, set_credit=set_credit, corpus=corpus.id,
+                          answerer=answerer), submitted)
 
 
 def answer_provenance(corpus: Corpus, stack: StackInfo | None, answerer: str, index: str | None) -> dict[str, Any]:

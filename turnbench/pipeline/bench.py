@@ -72,6 +72,8 @@ class BenchOptions:
     scope: ScopeName = ScopeName.CORPUS
     provider: ProviderName = ProviderName.AUTO
     answerer: Answerer = Answerer.REFERENCE
+    tolerance: int = 0  # the answers' count tolerance for exact match (harness.answers.AnswerPolicy)
+    set_credit: str = "f1"  # what a meeting-set answer is credited with: its set F1, or exact match only
     policy: RelevancePolicy = RelevancePolicy()
     control_name: str | None = None  # write the single arm's results to OUT/NAME/ (a named control)
     index: str | None = None  # the OpenSearch index to load into (default: turnbench-passages)
@@ -91,7 +93,10 @@ class BenchOptions:
         object.__setattr__(self, "knn_engine", parse(KnnEngine, self.knn_engine, "k-NN engine"))
         if not isinstance(self.policy, RelevancePolicy):
             raise BadInput(f"policy must be a RelevancePolicy, not {type(self.policy).__name__}")
+        from turnbench.harness.answers import AnswerPolicy
         from turnbench.loading.chunking import check_cut
+
+        AnswerPolicy(self.tolerance, self.set_credit)  # refuses a negative tolerance or an unknown credit
         from turnbench.loading.vectors import check_graph_order
 
         check_cut(self.max_words, self.overlap)
@@ -263,7 +268,8 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     answer_results = None
     if options.answerer != Answerer.SKIP:
         with st.stage(Stage.ANSWERS, tag):
-            answer_results, _ = answer(stack, corpus, answerer=options.answerer, index=loaded.index)
+            answer_results, _ = answer(stack, corpus, answerer=options.answerer, index=loaded.index,
+                                       tolerance=options.tolerance, set_credit=options.set_credit)
     outcomes = []
     texts = _texts(corpus, loaded, arms)
     for arm, out_dir in dirs:

@@ -2,14 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from turnbench import canonical
 from turnbench.corpus.format import CorpusWriter
 from turnbench.corpus.records import Meeting, Query, Turn
+from turnbench.corpus.releases import ReadFile, Release, load_release, record
 
 REPO = Path(__file__).resolve().parents[3]
 QMSUM_FIXTURE = REPO / "tests" / "fixtures" / "qmsum"
+MEETINGQA_FIXTURE = REPO / "tests" / "fixtures" / "meetingqa"
+MEETINGQA_SPLITS = MEETINGQA_FIXTURE / "ProcessedTranscripts" / "Annotated-AMI-QA"
+TEST_COMMIT = "0" * 40
+
+
+def release_file(out: Path, corpus: str, files: Mapping[str, Path]) -> Path:
+    """A test-only release manifest of ``corpus`` at ``out``: each path under the release root, and the file whose
+    bytes it pins (read now)."""
+    pins = {}
+    for key, path in files.items():
+        f = ReadFile.of(key, path.read_bytes())
+        pins[key] = {"git_blob": f.git_blob, "sha256": f.sha256}
+    out.write_bytes(canonical.pretty(record(corpus, repository="test/hand-made", commit=TEST_COMMIT, root="data",
+                                            licence={"name": "test", "tier": "A"}, files=pins,
+                                            recorded_from="a test's hand-made tree")))
+    return out
+
+
+def fixture_release(out: Path, corpus: str) -> Path:
+    """The test-only release of the hand-written fixtures (tests/fixtures/qmsum, tests/fixtures/meetingqa)."""
+    if corpus == "qmsum":
+        files = {f"{p.parent.name}/{p.name}": p for p in (QMSUM_FIXTURE / "ALL").glob("*/*.json")}
+        files.update({f"jsonl/{p.name}": p for p in (QMSUM_FIXTURE / "jsonl").glob("*.jsonl")})
+    else:
+        files = {f"{p.parent.name}/{p.name}": p for p in MEETINGQA_SPLITS.glob("*/*.json")}
+    return release_file(out, corpus, files)
+
+
+def fixture_release_of(tmp: Path, corpus: str) -> Release:
+    return load_release(fixture_release(tmp / f"{corpus}-release.json", corpus), corpus)
 
 
 def write(root: Path, meetings: Sequence[Meeting], queries: Sequence[Query]) -> Path:

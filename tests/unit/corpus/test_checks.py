@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.corpus.helpers import GOOD, QMSUM_FIXTURE, QUERIES, m, write
+from tests.unit.corpus.helpers import GOOD, QMSUM_FIXTURE, QUERIES, fixture_release_of, m, write
 from turnbench.corpus.checks import (
     GENERIC,
     CheckResult,
@@ -90,7 +90,7 @@ def test_gold_naming_missing_meetings_or_turns_and_uncovered_answers_fail(tmp_pa
 def test_a_real_qmsum_import_passes_the_generic_checks(tmp_path):
     from turnbench.corpus.qmsum import import_qmsum
 
-    import_qmsum([QMSUM_FIXTURE / "ALL"], tmp_path / "qm")
+    import_qmsum([QMSUM_FIXTURE / "ALL"], tmp_path / "qm", release=fixture_release_of(tmp_path, "qmsum"))
     results = validate(tmp_path / "qm")
     assert failures(results) == []
     assert sum(r.status == "pass" for r in results) == len(GENERIC)

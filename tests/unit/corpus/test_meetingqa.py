@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.corpus.helpers import REPO, tree_bytes
+from tests.unit.corpus.helpers import REPO, fixture_release, fixture_release_of, tree_bytes
 from turnbench.cli import main
 from turnbench.corpus import meetingqa, open_corpus
 from turnbench.errors import BadInput
@@ -25,7 +25,7 @@ OWN_WORDS = ("zebra", "quokka", "numbat", "axolotl", "capybara")
 @pytest.fixture()
 def corpus(tmp_path: Path):
     out = tmp_path / "mqa"
-    meetingqa.import_meetingqa([FIXTURE], out)
+    meetingqa.import_meetingqa([FIXTURE], out, release=fixture_release_of(tmp_path, "meetingqa"))
     return open_corpus(out)
 
 
@@ -97,9 +97,10 @@ def test_imported_corpus_validates(corpus):
 
 def test_sources_in_every_layout_give_the_same_bytes(tmp_path: Path):
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
-    meetingqa.import_meetingqa([FIXTURE], a)
-    meetingqa.import_meetingqa([SPLITS], b)
-    meetingqa.import_meetingqa([SPLITS / "test", SPLITS / "train"], c)
+    release = fixture_release_of(tmp_path, "meetingqa")
+    meetingqa.import_meetingqa([FIXTURE], a, release=release)
+    meetingqa.import_meetingqa([SPLITS], b, release=release)
+    meetingqa.import_meetingqa([SPLITS / "test", SPLITS / "train"], c, release=release)
     assert tree_bytes(a) == tree_bytes(b) == tree_bytes(c)
 
 
@@ -120,10 +121,14 @@ def test_bad_sources_are_refused_in_one_line(tmp_path: Path):
 
 def test_cli_import_and_exit_codes(tmp_path: Path):
     runner = CliRunner()
-    ok = runner.invoke(main, ["import", "meetingqa", str(FIXTURE), "--out", str(tmp_path / "out")])
+    release = str(fixture_release(tmp_path / "release.json", "meetingqa"))
+    ok = runner.invoke(main, ["import", "meetingqa", str(FIXTURE), "--out", str(tmp_path / "out"),
+                              "--release", release])
     assert ok.exit_code == 0, ok.output
     assert "4 queries" in ok.output and "kept out of the transcript" in ok.output
-    again = runner.invoke(main, ["import", "meetingqa", str(FIXTURE), "--out", str(tmp_path / "out")])
+    assert "verified against test/hand-made@000000000000" in ok.output
+    again = runner.invoke(main, ["import", "meetingqa", str(FIXTURE), "--out", str(tmp_path / "out"),
+                                 "--release", release])
     assert again.exit_code == 2
     missing = runner.invoke(main, ["import", "meetingqa", str(tmp_path / "nope"), "--out", str(tmp_path / "x")])
     assert missing.exit_code == 2 and len(missing.output.strip().splitlines()) == 1

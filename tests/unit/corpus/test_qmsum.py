@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.corpus.helpers import QMSUM_FIXTURE, tree_bytes
+from tests.unit.corpus.helpers import QMSUM_FIXTURE, fixture_release, fixture_release_of, tree_bytes
 from turnbench import canonical
 from turnbench.cli import main
 from turnbench.corpus import open_corpus, qmsum
@@ -25,7 +25,7 @@ JSONL = QMSUM_FIXTURE / "jsonl" / "val.jsonl"
 @pytest.fixture()
 def corpus(tmp_path: Path):
     out = tmp_path / "qm"
-    qmsum.import_qmsum([ALL, JSONL], out)
+    qmsum.import_qmsum([ALL, JSONL], out, release=fixture_release_of(tmp_path, "qmsum"))
     return open_corpus(out)
 
 
@@ -124,9 +124,10 @@ def test_manifest_records_sources_licence_and_producer(corpus):
 
 def _import_in_subprocess(out: Path, hashseed: str) -> None:
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
+    release = fixture_release(out.parent / f"{out.name}-release.json", "qmsum")
     proc = subprocess.run(
         [sys.executable, "-c", "from turnbench.cli import main; main()", "import", "qmsum", str(JSONL), str(ALL),
-         "--out", str(out)],
+         "--out", str(out), "--release", str(release)],
         env=env, capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr
@@ -135,14 +136,15 @@ def _import_in_subprocess(out: Path, hashseed: str) -> None:
 def test_output_byte_identical_across_runs_and_argument_order(tmp_path: Path):
     _import_in_subprocess(tmp_path / "a", "1")
     _import_in_subprocess(tmp_path / "b", "999")
-    qmsum.import_qmsum([ALL, JSONL], tmp_path / "c")  # sources in the other order
+    qmsum.import_qmsum([ALL, JSONL], tmp_path / "c", release=fixture_release_of(tmp_path, "qmsum"))  # other order
     a, b, c = tree_bytes(tmp_path / "a"), tree_bytes(tmp_path / "b"), tree_bytes(tmp_path / "c")
     assert a == b == c
     assert "manifest.json" in a and "queries.jsonl" in a
 
 
 def test_split_directories_and_single_files_are_sources(tmp_path: Path):
-    qmsum.import_qmsum([ALL / "train", ALL / "test" / "covid_1.json"], tmp_path / "o")
+    qmsum.import_qmsum([ALL / "train", ALL / "test" / "covid_1.json"], tmp_path / "o",
+                       release=fixture_release_of(tmp_path, "qmsum"))
     c = open_corpus(tmp_path / "o")
     assert c.manifest["counts"]["meetings_by_split"] == {"test": 1, "train": 2}
     assert [s["file"] for s in c.manifest["producer"]["sources"]] == [
@@ -172,7 +174,7 @@ def _bad(tmp_path: Path, name: str, content: str) -> Path:
 def test_bad_input_exit_2_and_nothing_left(tmp_path: Path, name: str, content: str, message: str):
     src = _bad(tmp_path, name, content)
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["import", "qmsum", str(src), "--out", str(out)])
+    result = CliRunner().invoke(main, ["import", "qmsum", str(src), "--out", str(out), "--allow-unverified"])
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
@@ -184,12 +186,12 @@ def test_same_meeting_twice_is_refused(tmp_path: Path):
     copy = tmp_path / "copy"
     shutil.copytree(ALL / "train", copy)
     with pytest.raises(BadInput, match="given twice"):
-        qmsum.import_qmsum([ALL, copy], tmp_path / "out")
+        qmsum.import_qmsum([ALL, copy], tmp_path / "out", allow_unverified=True)
     # the same transcript under another name
     (copy / "ES2002a.json").rename(copy / "ES2099a.json")
     (copy / "Bmr001.json").unlink()
     with pytest.raises(BadInput, match="same transcript"):
-        qmsum.import_qmsum([ALL, copy], tmp_path / "out")
+        qmsum.import_qmsum([ALL, copy], tmp_path / "out", allow_unverified=True)
     assert not (tmp_path / "out").exists()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.corpus.helpers import GOOD, QMSUM_FIXTURE, QUERIES, REPO, write
+from tests.unit.corpus.helpers import GOOD, QMSUM_FIXTURE, QUERIES, REPO, fixture_release_of, write
 from tests.unit.generator.helpers import (
     copy_corpus,
     edit_meeting,
@@ -99,7 +99,7 @@ def test_generic_checks_pass_and_synthetic_checks_are_na(tmp_path):
 def test_a_real_qmsum_import_passes_the_generic_checks(tmp_path):
     from turnbench.corpus.qmsum import import_qmsum
 
-    import_qmsum([QMSUM_FIXTURE / "ALL"], tmp_path / "qm")
+    import_qmsum([QMSUM_FIXTURE / "ALL"], tmp_path / "qm", release=fixture_release_of(tmp_path, "qmsum"))
     results = validate_corpus(tmp_path / "qm")
     assert failures(results) == []
     assert sum(r.status == "pass" for r in results) == len(GENERIC)
