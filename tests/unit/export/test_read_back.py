@@ -199,3 +199,18 @@ def test_an_export_run_refusal_is_one_line_with_its_exit_code_and_writes_nothing
     assert r.exit_code == code, r.output
     assert len(r.output.strip().splitlines()) == 1 and says in r.output and "Traceback" not in r.output
     assert (out.read_text() == "mine") if case == "exists" else not out.exists()
+
+
+def test_the_api_refuses_a_wrong_argument_before_anything_is_written(results, tmp_path):
+    import turnbench.api as turnbench
+    from turnbench.errors import BadInput
+
+    with pytest.raises(BadInput, match="pyserini"):
+        turnbench.export_beir(SMALL, tmp_path / "beir", pyserini="yes")
+    with pytest.raises(BadInput, match="--run 'scored' is not one of passages, meetings, raw"):
+        turnbench.export_run(results, tmp_path / "run.json", run="scored")
+    with pytest.raises(BadInput, match="--format 'trec' is not one of ranx"):
+        turnbench.export_run(results, tmp_path / "run.json", fmt="trec")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    w = turnbench.export_run(results, tmp_path / "run.json")
+    assert (w.queries, w.tied_queries, w.source.name) == (103, 0, "run.passages.trec")
