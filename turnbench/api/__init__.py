@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from turnbench.api.corpora import (
         export_beir,
+        export_run,
         export_transcripts,
         failed_checks,
         generate,
@@ -100,6 +101,7 @@ _HOMES = {
     "import_transcripts": "turnbench.api.corpora",
     "export_beir": "turnbench.api.corpora",
     "export_transcripts": "turnbench.api.corpora",
+    "export_run": "turnbench.api.corpora",
     "measure": "turnbench.api.measures",
     "Measured": "turnbench.api.measures",
     "graph_recall": "turnbench.api.measures",
@@ -162,7 +164,8 @@ _HOMES = {
 
 __all__ = ["Results", "Row", "QueryValues", "open_corpus", "generate", "regenerate", "validate", "failed_checks",
            "import_qmsum",
-           "import_meetingqa", "import_transcripts", "export_beir", "export_transcripts", "measure", "Measured",
+           "import_meetingqa", "import_transcripts", "export_beir", "export_transcripts", "export_run",
+           "measure", "Measured",
            "graph_recall", "open_stack", "recorded_stack", "stack_up", "stack_status", "describe_stack", "stack_down",
            "stack_state_path", "image_reference", "prepare_jars", "Jars", "find_postgres", "update_jars_lock",
            "rebuild_launcher",

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from turnbench.corpus.checks import CheckResult
     from turnbench.corpus.format import Corpus
     from turnbench.export.beir import Counts
+    from turnbench.export.runs import ExportedRun
     from turnbench.export.transcripts import Written
     from turnbench.generator.generate import Regenerated
 
@@ -132,14 +133,17 @@ def import_transcripts(directory: PathLike, out: PathLike) -> Mapping[str, Any]:
     return convert(_path(directory, "directory"), _path(out, "out"))
 
 
-def export_beir(corpus: CorpusLike, out: PathLike, *, max_words: int = 200) -> Counts:
+def export_beir(corpus: CorpusLike, out: PathLike, *, max_words: int = 200, pyserini: bool = False) -> Counts:
     """Write a corpus as a BEIR dataset at ``out`` (absent or empty): corpus.jsonl, queries.jsonl, qrels/test.tsv,
-    passages.jsonl and a README (docs/export.md); cut as a load of ``max_words`` cuts it. Returns what it holds."""
+    passages.jsonl and a README (docs/export.md); cut as a load of ``max_words`` cuts it, its text TSV-safe (the
+    exact text kept as ``metadata.original_text``). With ``pyserini``, pyserini/ too: a JsonCollection, its topics
+    and qrels. Returns what it holds."""
     from turnbench.export.beir import export_beir as write
 
     root, target = _corpus_root(corpus), _path(out, "out")
     _int(max_words, "max_words")
-    return write(root, target, max_words=max_words)
+    _typed(pyserini, bool, "pyserini", "True or False")
+    return write(root, target, max_words=max_words, pyserini=pyserini)
 
 
 def export_transcripts(corpus: CorpusLike, out: PathLike, fmt: str) -> Written:
@@ -151,6 +155,18 @@ def export_transcripts(corpus: CorpusLike, out: PathLike, fmt: str) -> Written:
     _typed(fmt, str, "fmt", "a format's name (str)")
     return write(root, target, fmt)
 
+
+def export_run(source: PathLike, out: PathLike, *, run: str | None = None, fmt: str = "ranx") -> ExportedRun:
+    """Write a run as ``{query id: {doc id: score}}`` JSON at ``out`` (a new file): what ranx's
+    ``Run.from_file``/``Run.from_dict`` and BEIR's evaluator read (docs/export.md). ``source`` is a results
+    directory (``run`` passages, the default: the run as scored; meetings; raw: the engine's scores), a run
+    directory or a run file (raw scores only). Nothing in ``source`` is written."""
+    from turnbench.export.runs import export_run as write
+
+    src, target = _path(source, "source"), _path(out, "out")
+    _typed(run, str, "run", "passages, meetings or raw", optional=True)
+    _typed(fmt, str, "fmt", "a format's name (str)")
+    return write(src, target, which=run, fmt=fmt)
 
 
 def open_corpus(corpus: CorpusLike) -> Corpus:
