@@ -18,7 +18,7 @@ Scoring may read ``Query.meta["grammar"]`` (to label out-of-grammar surfaces); a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -264,26 +264,6 @@ def answers_block(results: Sequence[AnswerResults]) -> dict[str, Any]:
 
 
 GRAMMAR_LABELS = {GRAMMAR_IN: "in grammar", GRAMMAR_OUT: "OUT of grammar", ALL: "all", "mixed": "mixed"}
-
-
-def rebuild(block: Mapping[str, Any]) -> list[AnswerResults]:
-    """The answer results an ``answers`` block records, re-scored from its gold and submitted answers under its
-    recorded policy: what a block must equal to be trusted."""
-    policy_json = block["policy"]
-    policy = AnswerPolicy(policy_json["count_tolerance"], policy_json["set_credit"])
-    # a corpus with no answer-scored query (QMSum) still has its rows, all counting 0 questions
-    by_corpus: dict[str, list[AnswerScore]] = {str(row["corpus"]): [] for row in block["rows"]}
-    for rec in block["per_query"]:
-        gold = Answer.from_json(rec["gold"])
-        given = Answer.from_json(rec["submitted"]) if rec["submitted"] is not None else None
-        sub = SubmittedAnswer(str(rec["query_id"]), given, str(rec["mechanism"]),
-                              {str(k): str(v) for k, v in dict(rec["intent"]).items()})
-        em, partial, f1 = score_answer(gold, given, policy)
-        by_corpus.setdefault(str(rec["corpus"]), []).append(
-            AnswerScore(sub.query_id, str(rec["rule"]), str(rec["surface"]), str(rec["grammar"]), gold, sub, q6(em),
-                        q6(partial), None if f1 is None else q6(f1), given is not None))
-    return [AnswerResults(corpus, str(block["answerer"]), policy, tuple(sorted(scores, key=lambda s: s.query_id)))
-            for corpus, scores in sorted(by_corpus.items())]
 
 
 def mechanisms_used(results: Sequence[AnswerResults]) -> dict[str, int]:

@@ -261,7 +261,7 @@ def _rederive(directory: Path, doc: Any, claim: str) -> None:
 
 def _rendered(document: Mapping[str, Any]) -> dict[str, Callable[[], bytes]]:
     """The files people read, as ``document`` makes them: metrics.md, and answers.md when it has answers."""
-    from turnbench.harness.answers import rebuild
+    from turnbench.results.integrity import rebuild
 
     out: dict[str, Callable[[], bytes]] = {METRICS_MD: lambda: render_metrics_md(from_tree(document)).encode("utf-8")}
     if BLOCK in document:

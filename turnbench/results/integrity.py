@@ -16,8 +16,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from turnbench.canonical import q6
+from turnbench.corpus.records import Answer
 from turnbench.errors import BadInput, ResultsIntegrityError
+from turnbench.harness.answers import AnswerPolicy, AnswerResults, AnswerScore, score_answer
 from turnbench.harness.rows import aggregate_rows
+from turnbench.submissions import SubmittedAnswer
 
 # -- the document consistent with itself -----------------------------------------------------------------------
 
@@ -115,7 +119,6 @@ def _same_rows(claimed: Sequence[Mapping[str, Any]], again: Sequence[Mapping[str
 
 
 def _check_answers(block: Mapping[str, Any], where: str) -> None:
-    from turnbench.harness.answers import rebuild
 
     again = rebuild(block)
     for claimed, mine in zip(block["per_query"], (s.to_json(r.corpus) for r in again for s in r.scores),
@@ -126,3 +129,23 @@ def _check_answers(block: Mapping[str, Any], where: str) -> None:
                     f"{where}: answer {claimed['query_id']} says {k} = {claimed.get(k)!r}, but its gold and "
                     f"submitted answers give {mine.get(k)!r}")
     _same_rows(list(block["rows"]), [row.to_json() for r in again for row in r.rows()], where, "answers")
+
+
+def rebuild(block: Mapping[str, Any]) -> list[AnswerResults]:
+    """The answer results an ``answers`` block records, re-scored from its gold and submitted answers under its
+    recorded policy: what a block must equal to be trusted."""
+    policy_json = block["policy"]
+    policy = AnswerPolicy(policy_json["count_tolerance"], policy_json["set_credit"])
+    # a corpus with no answer-scored query (QMSum) still has its rows, all counting 0 questions
+    by_corpus: dict[str, list[AnswerScore]] = {str(row["corpus"]): [] for row in block["rows"]}
+    for rec in block["per_query"]:
+        gold = Answer.from_json(rec["gold"])
+        given = Answer.from_json(rec["submitted"]) if rec["submitted"] is not None else None
+        sub = SubmittedAnswer(str(rec["query_id"]), given, str(rec["mechanism"]),
+                              {str(k): str(v) for k, v in dict(rec["intent"]).items()})
+        em, partial, f1 = score_answer(gold, given, policy)
+        by_corpus.setdefault(str(rec["corpus"]), []).append(
+            AnswerScore(sub.query_id, str(rec["rule"]), str(rec["surface"]), str(rec["grammar"]), gold, sub, q6(em),
+                        q6(partial), None if f1 is None else q6(f1), given is not None))
+    return [AnswerResults(corpus, str(block["answerer"]), policy, tuple(sorted(scores, key=lambda s: s.query_id)))
+            for corpus, scores in sorted(by_corpus.items())]

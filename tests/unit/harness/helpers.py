@@ -256,8 +256,8 @@ def reseal(path: Path, change=None) -> Path:
     are, metrics.md and answers.md made from it, and claim.sha256 rewritten: a forger's finishing touch."""
     import json
 
-    from turnbench.harness.answers import rebuild
     from turnbench.render.markdown import render_answers_md
+    from turnbench.results.integrity import rebuild
 
     doc = json.loads((path / "metrics.json").read_text())
     if change is not None:
@@ -319,7 +319,7 @@ def forge_answer_gold(path: Path, count_to: int = 0) -> Path:
     """A consistent forgery of an aggregation question's gold: the first count question's gold count set to
     ``count_to`` (another value if it is that already), its scores and the answer rows computed again, answers.md
     made again and every digest rewritten."""
-    from turnbench.harness.answers import rebuild
+    from turnbench.results.integrity import rebuild
 
     def change(doc: dict) -> None:
         block = doc["answers"]
