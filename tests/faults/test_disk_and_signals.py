@@ -179,7 +179,7 @@ def test_a_signalled_compare_takes_its_checking_child_with_it(tmp_path: Path, si
 SWEEP_CHILD = r"""
 import contextlib, sys, time
 from turnbench.pipeline import bench as B, sweep as P
-from turnbench.render import sweep as R
+from turnbench.render import sweep_tables as R
 
 HANG = sys.argv[1] == "hang"
 

@@ -85,7 +85,7 @@ class Swept:
 
     def to_markdown(self) -> str:
         """sweep.md: the table of every cell and arm, and the rule's verdicts."""
-        from turnbench.render.sweep import sweep_md
+        from turnbench.render.sweep_tables import sweep_md
 
         return sweep_md(self.document)
 
@@ -98,7 +98,7 @@ def sweep(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, *, max_w
     OUT/w<W>-o<O>/<arm>/ per cell with sweep.json, sweep.md and sweep.html. ``rule``: a decision rule fixed before
     the numbers (several arms: each against the first in every cell; one arm: each cell against the first)."""
     from turnbench.engines.arms import resolve
-    from turnbench.harness import sweep as rules
+    from turnbench.harness import sweep_rules as rules
     from turnbench.pipeline import sweep as sw
 
     root, target = _corpus_root(corpus), _path(out, "out")

@@ -1,6 +1,6 @@
 """A decision rule written down before the candidate runs, and its verdict: ``compare --rule FILE`` (docs/gate.md).
 
-The file holds the clauses of ``sweep --rule`` (``turnbench.harness.sweep``), one per line or comma-separated,
+The file holds the clauses of ``sweep --rule`` (``turnbench.harness.sweep_rules``), one per line or comma-separated,
 ``#`` starting a comment, each optionally with a margin, and one line saying what an undetermined verdict means:
 
     # pre-registered 2026-12-06, before the candidate ran
@@ -31,7 +31,7 @@ from pathlib import Path
 from turnbench.corpus.records import RANKED_CLASSES
 from turnbench.errors import BadInput
 from turnbench.harness.compare import Row
-from turnbench.harness.sweep import Clause, parse_rule
+from turnbench.harness.sweep_rules import Clause, parse_rule
 
 HELD, FAILED, UNDETERMINED = "held", "failed", "undetermined"
 _MARGIN = re.compile(r"(?P<clause>.+?)\s+(?P<word>by|within)\s+(?P<x>\S+)")

@@ -1,6 +1,6 @@
 """``turnbench sweep``: a grid of chunkings (``--max-words`` × ``--overlap``) loaded one after another on one
 stack, every arm run and scored on each against the same turn gold; one table and one page over all of them, and
-the decision rule, fixed before the numbers, evaluated in every cell (``turnbench.harness.sweep``).
+the decision rule, fixed before the numbers, evaluated in every cell (``turnbench.harness.sweep_rules``).
 
 Layout: ``OUT/w<W>-o<O>/<arm>/`` is each cell's results directory (complete, as ``bench`` writes it, so any two
 can be compared); ``OUT/sweep.json``, ``OUT/sweep.md`` and ``OUT/sweep.html`` are the summary. OUT is written
@@ -20,7 +20,7 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
-from turnbench.harness import sweep as S
+from turnbench.harness import sweep_rules as S
 from turnbench.pipeline.progress import QUIET, Progress, Stages
 from turnbench.results.record import Results
 from turnbench.stack.info import StackInfo
@@ -181,7 +181,7 @@ def verdicts(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str], rule: str
 
 
 def write_summary(out: Path, document: Mapping[str, Any]) -> None:
-    from turnbench.render.sweep import sweep_html, sweep_md
+    from turnbench.render.sweep_tables import sweep_html, sweep_md
 
     canonical.write_json(out / SWEEP_JSON, dict(document))
     canonical.write_bytes_atomic(out / SWEEP_MD, sweep_md(document).encode("utf-8"))

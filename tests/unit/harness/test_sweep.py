@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from turnbench.cli import main
 from turnbench.errors import BadInput
-from turnbench.harness import sweep as S
+from turnbench.harness import sweep_rules as S
 from turnbench.pipeline.sweep import grid, measures, parse_ints, verdicts
 
 MEASURES = measures()
