@@ -39,10 +39,6 @@ _UNIT, _RECORD = "\x1f", "\x1e"
 _ABSENT = "\x00"  # the text of a turn the corpus lacks
 
 
-def _turn(t: Turn) -> str:
-    return _UNIT.join((str(t.index), t.speaker, repr(t.start), repr(t.end), t.text))
-
-
 def _bound_turns(q: Query) -> dict[str, list[int]]:
     """Per meeting, the gold and answer turn indices ``q``'s binding reads, in order."""
     wanted: dict[str, set[int]] = {}

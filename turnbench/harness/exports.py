@@ -412,14 +412,6 @@ def _texts(data: Content, where: str) -> Iterator[str]:
             raise BadInput(f"{where}: not UTF-8 text") from None
 
 
-def read_file(directory: Path, name: str) -> bytes:
-    path = Path(directory) / name
-    if not path.is_file():
-        raise BadInput(f"{directory}: no {name}; results written before turnbench exported TREC files cannot "
-                       "be read back (re-score them)")
-    return path.read_bytes()
-
-
 def spans_text(judged: Any, tops: Iterable[str], judgeable: Mapping[str, Any], meeting_of: Mapping[str, str]) -> bytes:
     """spans.jsonl: what the span and entry-point measures read, so anyone can re-derive them (``judged``: a
     ``turnbench.harness.judgements.Judged``)."""

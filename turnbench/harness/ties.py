@@ -12,7 +12,7 @@ same by both rules, so only tied queries are evaluated again.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import eq, gt
@@ -20,23 +20,12 @@ from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.harness import metrics as M
-from turnbench.rankings import Placement, RankedPassage
+from turnbench.rankings import Placement
 from turnbench.results.record import Ties
 
 CUTOFFS = (5, 10, 20)
 RULE = ("a query's top k holds a tie when two of its first k passages, or its k-th and (k+1)-th, share a raw "
         "score (best score per passage)")
-
-
-def best_scores(entries: Iterable[RankedPassage]) -> dict[str, dict[str, float]]:  # the rule, spelled out for tests
-    """Per query, each passage's best raw score (a passage listed twice keeps its best, as rule 5 does)."""
-    out: dict[str, dict[str, float]] = {}
-    for e in entries:
-        scores = out.setdefault(e.query_id, {})
-        old = scores.get(e.passage_id)
-        if old is None or e.score > old:
-            scores[e.passage_id] = e.score
-    return out
 
 
 def tie_depth(scores: Sequence[float]) -> int | None:

@@ -79,8 +79,6 @@ def test_read_back_refuses_what_is_not_a_trec_file(tmp_path):
         X.parse_qrels(b"q 0 d\n", "qrels")
     with pytest.raises(BadInput, match="line 2 has 3 columns"):
         X.parse_run(b"q Q0 d 1 1.0 t\nq Q0 d\n", "run")
-    with pytest.raises(BadInput, match="no run.raw.trec"):
-        X.read_file(tmp_path, X.RUN_RAW)
 
 
 _PLAIN = (b"q2 Q0 p9 1 3.5 t\nq1 Q0 p1 1 9 t\nq1 Q0 p2 2 8 t\nq10 Q0 p7 1 2 t\nq1 Q0 p3 3 7 t\n"

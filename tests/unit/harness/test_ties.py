@@ -14,7 +14,6 @@ def test_tie_depth_and_trec_eval_order():
     assert T.tie_depth([3.0, 2.0, 2.0, 1.0]) == 1  # the 2nd and 3rd share a score
     assert T.tie_depth([3.0, 1.0]) is None
     assert T.trec_eval_order(list(scores), list(scores.values())) == ["a", "c", "b", "d"]  # ties: id descending
-    assert T.best_scores([RP("q", "a", 1), RP("q", "a", 5), RP("q", "b", 2)]) == {"q": {"a": 5.0, "b": 2.0}}
 
 
 def test_the_small_run_reports_its_one_tie_and_what_trec_eval_would_have_made_of_it(small_corpus):
