@@ -225,16 +225,25 @@ def _hits(qid: str, r: Mapping[str, Any], known: Mapping[str, str] | None,
     shards = r.get("_shards", {})
     if r.get("timed_out") or shards.get("failed", 0):  # a skipped shard could not match: not partial
         raise SearchFailed(f"query {qid}: partial result (timed out or shards failed): {shards}")
+    hits = r.get("hits", {}).get("hits", ())  # filter_path drops an empty hit list entirely: no key means no hit
+    try:  # a hundred thousand hits read by comprehensions; a hit lacking a part is found and named hit by hit
+        pids = [hit["fields"]["passage_id"][0] for hit in hits]
+        scores = [float(hit["_score"]) for hit in hits]
+    except (KeyError, IndexError, TypeError, AttributeError):
+        pids, scores = _hits_one_by_one(qid, hits)
+    return (pids if known is None else list(map(known.get, pids, pids))), scores, r["took"] / 1000.0
+
+
+def _hits_one_by_one(qid: str, hits: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[float]]:
     pids: list[str] = []
     scores: list[float] = []
-    # filter_path drops an empty hit list entirely: no key means no hit
-    for rank, hit in enumerate(r.get("hits", {}).get("hits", ()), 1):
+    for rank, hit in enumerate(hits, 1):
         pid = hit.get("fields", {}).get("passage_id")
         if not pid:
             raise SearchFailed(f"query {qid}: hit {rank} carries no passage_id; the index is not a passage index")
-        pids.append(known.get(pid[0], pid[0]) if known is not None else pid[0])
+        pids.append(pid[0])
         scores.append(float(hit["_score"]))
-    return pids, scores, r["took"] / 1000.0
+    return pids, scores
 
 
 def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,

@@ -100,3 +100,25 @@ def test_requires_shards_takes_only_one():
     with pytest.raises(BadInput, match='shards may only be "one"'):
         parse_arm(b'name = "x"\nbody = \'{"query": {"match": {"content": {{query_text}}}}}\'\n[requires]\n'
                   b'shards = "many"\n', "x.toml", builtin=False)
+
+
+def test_hits_are_read_with_the_inventorys_strings_and_a_hit_without_its_id_is_named():
+    import pytest
+
+    from turnbench.engines.retrieval import _hits
+    from turnbench.errors import SearchFailed
+
+    def answer(*hits):
+        return {"took": 7, "_shards": {"failed": 0}, "hits": {"hits": list(hits)}}
+
+    ids = {"m1:00001": "m1:00001"}
+    pids, scores, took = _hits("q1", answer({"fields": {"passage_id": ["m1:00001"]}, "_score": 2.5},
+                                            {"fields": {"passage_id": ["m2:00003"]}, "_score": 1}), ids)
+    assert pids == ["m1:00001", "m2:00003"] and pids[0] is ids["m1:00001"] and scores == [2.5, 1.0]
+    assert isinstance(scores[1], float) and took == 0.007
+    assert _hits("q1", {"took": 1, "_shards": {}}, None) == ([], [], 0.001)  # no hit: no key at all
+    for broken in ({"_score": 1.0}, {"fields": {"passage_id": []}, "_score": 1.0}, {"fields": {}, "_score": 1.0}):
+        with pytest.raises(SearchFailed, match=r"^query q1: hit 2 carries no passage_id"):
+            _hits("q1", answer({"fields": {"passage_id": ["m1:00001"]}, "_score": 2.5}, broken), ids)
+    with pytest.raises(KeyError):  # a hit without a score: as before, not a refusal of the hits' reading
+        _hits("q1", answer({"fields": {"passage_id": ["m1:00001"]}}), ids)
