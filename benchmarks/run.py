@@ -9,7 +9,9 @@ concurrency (target: ``run`` >= 0.8x a bare two-thread loop), and checks every c
 
 ``--process``: whole processes instead, on the current stack (the corpus loaded): ``turnbench run`` start to exit
 against a bare process sending the same bodies from two threads (``BARE_PROCESS``: urllib3, the bodies read
-serialised from a file), alternated, best of ``--repeat`` (target: >= 0.8).
+serialised from a file), alternated, ``--repeat`` rounds: the median and best of each, their CPU time, and the ratio
+per round (target: >= 0.8); ``--against TREE`` adds the same command from another checkout (the code before),
+every run's files compared byte for byte.
 """
 
 from __future__ import annotations
@@ -41,8 +43,13 @@ with ThreadPoolExecutor(2) as ex:
 """
 
 
-def whole_process(corpus_dir: Path, arm: str, url: str, payloads: list[bytes], repeat: int) -> tuple[float, float]:
-    """(turnbench run s, bare process s), each the best of ``repeat`` alternated rounds."""
+def whole_process(corpus_dir: Path, arm: str, url: str, payloads: list[bytes], repeat: int,
+                  against: Path | None = None) -> dict[str, tuple[list[float], list[float]]]:
+    """Each process's (wall seconds, CPU seconds) per round, ``repeat`` alternated rounds after one that warms them
+    all: ``run`` (this tree's `turnbench run`), ``bare``, and with ``against`` ``before`` (the same command from that
+    tree's ``turnbench`` package, for the same machine at the same moment); every run's files compared byte for
+    byte with the first one's."""
+    import resource
     import shutil
     import subprocess
     import sys
@@ -53,27 +60,49 @@ def whole_process(corpus_dir: Path, arm: str, url: str, payloads: list[bytes], r
     exe = str(Path(sys.executable).with_name("turnbench"))
     tmp = Path(tempfile.mkdtemp(prefix="turnbench-run-process-"))
 
-    def wall(cmd: list[str]) -> float:
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        return time.perf_counter() - t0
+    def children_cpu() -> float:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+        c0, t0 = children_cpu(), time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, **env})
+        return time.perf_counter() - t0, children_cpu() - c0
 
     try:
         (tmp / "payloads").write_bytes(b"\0".join(payloads))
-        bare_cmd = [sys.executable, "-c", BARE_PROCESS, f"{url}/_msearch?filter_path={MSEARCH_FILTER}",
-                    str(tmp / "payloads")]
-        runs, bares = [], []
-        for i in range(repeat + 1):  # the first round warms both
-            shutil.rmtree(tmp / "out", ignore_errors=True)
-            a = wall([exe, "run", "--corpus", str(corpus_dir), "--arm", arm, "--out", str(tmp / "out")])
-            b = wall(bare_cmd)
+        run = [sys.executable, exe, "run", "--corpus", str(corpus_dir), "--arm", arm, "--out"]
+        cmds: dict[str, tuple[list[str], dict[str, str]]] = {
+            "run": (run + [str(tmp / "run")], {}),
+            "bare": ([sys.executable, "-c", BARE_PROCESS, f"{url}/_msearch?filter_path={MSEARCH_FILTER}",
+                      str(tmp / "payloads")], {})}
+        if against is not None:  # the script's own directory comes first on sys.path, then PYTHONPATH's tree
+            cmds["before"] = (run + [str(tmp / "before")], {"PYTHONPATH": str(against)})
+        out: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in cmds}
+        first: dict[str, bytes] = {}
+        for i in range(repeat + 1):
+            for name, (cmd, env) in cmds.items():
+                if name != "bare":
+                    shutil.rmtree(cmd[-1], ignore_errors=True)
+                wall, cpu = timed(cmd, env)
+                if name != "bare":
+                    files = {f: (Path(cmd[-1]) / f).read_bytes() for f in RUN_FILES}
+                    if first and files != first:
+                        raise SystemExit(f"{name}: its run files differ from the first run's")
+                    first = first or files
+                if i:
+                    out[name][0].append(wall)
+                    out[name][1].append(cpu)
             if i:
-                runs.append(a)
-                bares.append(b)
-                print(f"turnbench run {a:.2f} s, bare process {b:.2f} s: {b / a:.2f}", flush=True)
-        return min(runs), min(bares)
+                print(f"round {i}: " + ", ".join(f"{k} {v[0][-1]:.2f} s" for k, v in out.items())
+                      + f"; bare / run {out['bare'][0][-1] / out['run'][0][-1]:.2f}; load average "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
+        return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+RUN_FILES = ("passages.jsonl", "run.trec", "run.jsonl", "arm.json")
 
 
 def bare(url: str, payloads: list[bytes], threads: int) -> float:
@@ -103,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--current", action="store_true", help="use the current (recorded or external) stack")
     ap.add_argument("--process", action="store_true",
                     help="whole processes on the current stack: turnbench run against a bare process")
+    ap.add_argument("--against", default=None, metavar="TREE",
+                    help="with --process: also the same command from another checkout's turnbench (e.g. a git "
+                         "worktree of the code before), alternated with the others")
     args = ap.parse_args(argv)
 
     from turnbench.corpus.format import open_corpus
@@ -126,9 +158,18 @@ def main(argv: list[str] | None = None) -> int:
           f"{MSEARCH_BATCH}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
 
     if args.process:
-        a, b = whole_process(Path(args.corpus), args.arm, current_stack().opensearch_url, payloads, args.repeat)
-        print(f"whole process, best of {args.repeat}: turnbench run {a:.2f} s, bare {b:.2f} s: {b / a:.2f} "
-              f"(target >= {TARGET_RATIO}): {'ok' if b / a >= TARGET_RATIO else 'MISSED'}")
+        timed = whole_process(Path(args.corpus), args.arm, current_stack().opensearch_url, payloads, args.repeat,
+                              Path(args.against) if args.against else None)
+        for name, (walls, cpus) in timed.items():
+            print(f"{name}: median {statistics.median(walls):.2f} s, best {min(walls):.2f} s; CPU median "
+                  f"{statistics.median(cpus):.2f} s")
+        floor = timed["bare"][0]
+        for name in [k for k in timed if k != "bare"]:
+            ratios = [b / a for b, a in zip(floor, timed[name][0], strict=True)]
+            print(f"{name}: bare / {name} per round median {statistics.median(ratios):.2f}, best {max(ratios):.2f}; "
+                  f"best against best {min(floor) / min(timed[name][0]):.2f} (target >= {TARGET_RATIO}): "
+                  f"{'ok' if statistics.median(ratios) >= TARGET_RATIO else 'MISSED'}")
+        print(f"load average at the end {os.getloadavg()[0]:.1f}; every run's files the same bytes")
         return 0
     with (contextlib.nullcontext(current_stack()) if args.current else open_stack("embedded")) as stack:
         try:
