@@ -395,6 +395,10 @@ def compare(base: Results, cand: Results, *, resamples: int = RESAMPLES, seed: i
     if bp.metric_engine != cp.metric_engine:
         notes.append(f"metric engines differ: baseline {bp.metric_engine.get('version')}, "
                      f"candidate {cp.metric_engine.get('version')}")
+    bd, cd = bp.run_depth, cp.run_depth
+    if bd is not None and cd is not None and bd != cd:
+        notes.append(f"run depths differ: the baseline ranks up to {bd} passages a question, the candidate {cd}; a "
+                     f"measure that reads past rank {min(bd, cd)} counts the shallower run's missing ranks as misses")
     if base.answers is not None and base.answers.answerer != (cand.answers.answerer if cand.answers else None):
         notes.append(f"answerers differ: baseline {base.answers.answerer}, "
                      f"candidate {cand.answers.answerer if cand.answers else None}")

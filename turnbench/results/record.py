@@ -240,6 +240,13 @@ class Provenance:
         return found
 
     @property
+    def run_depth(self) -> int | None:
+        """The deepest a question's run went, as handed over (None when not recorded)."""
+        run = self.inputs.get("run")
+        depth = run.get("max_depth") if isinstance(run, Mapping) else None
+        return depth if isinstance(depth, int) and not isinstance(depth, bool) else None
+
+    @property
     def passage_count(self) -> int | None:
         passages = self.inputs.get("passages")
         return passages.get("count") if isinstance(passages, Mapping) else None

@@ -449,3 +449,13 @@ def test_wins_and_losses_are_counted_as_six_decimals_count_them():
     d = np.array(edges + rng.uniform(-2e-6, 2e-6, 500).tolist() + (rng.integers(-3, 4, 200) / 1e6).tolist())
     assert _wins_losses(d) == (sum(1 for x in d.tolist() if q6(x) > 0), sum(1 for x in d.tolist() if q6(x) < 0))
     assert _wins_losses(np.array([6e-7, 1e-6, -3e-7, 0.0])) == (2, 0)
+
+
+def test_arms_run_to_different_depths_are_noted_not_refused():
+    values = {f"q{i}": ("lookup", 0.5) for i in range(6)}
+    deep, shallow = doc(values), doc(values, arm="cand")
+    deep["provenance"]["inputs"] = {"run": {"max_depth": 100}}
+    shallow["provenance"]["inputs"] = {"run": {"max_depth": 10}}
+    (note,) = [n for n in compare(deep, shallow, resamples=200).notes if "depth" in n]
+    assert note.startswith("run depths differ: the baseline ranks up to 100 passages a question, the candidate 10")
+    assert not [n for n in compare(deep, deep, resamples=200).notes if "depth" in n]
