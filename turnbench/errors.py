@@ -89,6 +89,16 @@ class ResultsIntegrityError(Refusal):
     """A results file does not match the digest written with it, or its numbers disagree with each other."""
 
 
+class NotPublishable(BadInput):
+    """A ``--publishable`` command given results or a corpus whose licence tier keeps them out of print (tier B:
+    non-commercial, internal use; tier C: the source's own terms, never redistributed)."""
+
+
+class TierRefused(Refusal):
+    """A corpus of licence tier C given to scoring: turnbench records such a corpus (``measure --against`` reads
+    it) but never puts a number on it."""
+
+
 class UnpairedComparison(Refusal):
     """Two results cannot be compared: query sets, corpora or policies differ."""
 

@@ -716,6 +716,33 @@ RELEASES = [
 ]
 
 
+def _tiered_results(w: Path, tier: str) -> str:
+    from tests.unit.harness.helpers import ranked_results_dir
+
+    return str(ranked_results_dir(w / f"tier-{tier}", {f"q{i:02d}": ("lookup", 1 + i % 3) for i in range(12)},
+                                  tier=tier))
+
+
+def _tiered_corpus(w: Path, tier: str) -> str:
+    from tests.unit.harness.helpers import small_world, write_corpus
+
+    return str(write_corpus(w / f"corpus-{tier}", *small_world(), tier=tier))
+
+
+TIERS = [
+    # licence tiers acted on (issue 46 item 2) ----------------------------------------------------------------------
+    Case("tiers", "report --publishable of a tier B result", lambda w: [
+        "report", _tiered_results(w, "B"), "--out", str(w / "page.html"), "--publishable"], 2,
+         r"NotPublishable: .*licence tier B \(non-commercial: internal use only\)", ("page.html",)),
+    Case("tiers", "compare --publishable with a tier C side", lambda w: [
+        "compare", _tiered_results(w, "A"), _tiered_results(w, "C"), "--publishable", "--json",
+        str(w / "cmp.json")], 2, r"NotPublishable: .*licence tier C", ("cmp.json",)),
+    Case("tiers", "export beir --publishable of a tier B corpus", lambda w: [
+        "export", "beir", _tiered_corpus(w, "B"), "--out", str(w / "beir"), "--publishable"], 2,
+         r"NotPublishable: .*licence tier B", ("beir",)),
+]
+
+
 ROUND4_H3 = [
     # importers write only corpora turnbench reads ------------------------------------------------------------------
     Case("imports", "a QMSum meeting id with a space", lambda w: ["import", "qmsum", _qmsum_src(
@@ -1188,6 +1215,7 @@ CASES = [
     *HNSW,
     *TRANSCRIPTS,
     *RELEASES,
+    *TIERS,
 ]
 
 

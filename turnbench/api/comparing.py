@@ -28,12 +28,13 @@ CorpusLike = Any  # a Corpus or its directory
 def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
             corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None,
             also: Sequence[tuple[Results | PathLike, Results | PathLike]] = (),
-            texts: bool = False) -> Compared | ComparedCorpora:
+            texts: bool = False, publishable: bool = False) -> Compared | ComparedCorpora:
     """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
     the randomisation p-value, the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what
     ``--gate`` fails on, ``.warnings()`` the lookup losses within noise. ``also``: the same two arms on other
     corpora, judged together (``compare --also``; docs/gate.md). ``texts``: read the texts (and check every binding)
-    for a page (``.to_html()``) even when no corpus is named."""
+    for a page (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results
+    not measured on a tier A corpus, before anything is compared."""
     from turnbench.harness.compare import SEED
     from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
@@ -46,6 +47,10 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
     pairs = _list(also, "also", "(baseline, candidate) pairs", lambda p: isinstance(p, (tuple, list)) and len(p) == 2,
                   "a (baseline, candidate) pair")
     sides = [(_results_dir(b, "also baseline"), _results_dir(c, "also candidate")) for b, c in pairs]
+    if _typed(publishable, bool, "publishable", "True or False"):
+        from turnbench.results.verify import publishable as check
+
+        check([base, cand, *(p for pair in sides for p in pair)])
     if pairs:
         return compare_corpora([(base, cand), *sides], corpora=_corpora(corpora), texts=texts, resamples=resamples,
                                seed=SEED if seed is None else seed)
@@ -109,14 +114,20 @@ def check_plan(planned: Plan, corpus: PathLike) -> tuple[bool, str]:
 
 
 def report(results: Results | PathLike, baseline: Results | PathLike | None = None, *,
-           corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None) -> bytes:
+           corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None,
+           publishable: bool = False) -> bytes:
     """report.html of ``results`` alone, or against ``baseline`` (bootstrap of ``resamples`` from ``seed``, as
-    ``compare`` draws): one self-contained page."""
+    ``compare`` draws): one self-contained page. ``publishable``: refuse (NotPublishable) results not measured on a
+    tier A corpus, before anything is drawn."""
     from turnbench.harness.compare import SEED
     from turnbench.pipeline.comparing import report_page
 
     _int(resamples, "resamples")
     _int(seed, "seed", optional=True)
+    if _typed(publishable, bool, "publishable", "True or False"):
+        from turnbench.results.verify import publishable as check
+
+        check([_results_dir(results, "results"), *([] if baseline is None else [_results_dir(baseline, "baseline")])])
     return report_page(_results_dir(results, "results"),
                        None if baseline is None else _results_dir(baseline, "baseline"), corpora=_corpora(corpora),
                        resamples=resamples, seed=SEED if seed is None else seed)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from turnbench.api._args import PathLike, _corpus, _corpus_root, _int, _path, _paths, _typed
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, NotPublishable
 
 if TYPE_CHECKING:
     from turnbench.corpus.checks import CheckResult
@@ -133,16 +133,23 @@ def import_transcripts(directory: PathLike, out: PathLike) -> Mapping[str, Any]:
     return convert(_path(directory, "directory"), _path(out, "out"))
 
 
-def export_beir(corpus: CorpusLike, out: PathLike, *, max_words: int = 200, pyserini: bool = False) -> Counts:
+def export_beir(corpus: CorpusLike, out: PathLike, *, max_words: int = 200, pyserini: bool = False,
+                publishable: bool = False) -> Counts:
     """Write a corpus as a BEIR dataset at ``out`` (absent or empty): corpus.jsonl, queries.jsonl, qrels/test.tsv,
     passages.jsonl and a README (docs/export.md); cut as a load of ``max_words`` cuts it, its text TSV-safe (the
     exact text kept as ``metadata.original_text``). With ``pyserini``, pyserini/ too: a JsonCollection, its topics
-    and qrels. Returns what it holds."""
+    and qrels. ``publishable``: refuse (NotPublishable) a corpus whose licence is not tier A. Returns what it
+    holds."""
+    from turnbench.corpus.format import open_corpus
     from turnbench.export.beir import export_beir as write
 
     root, target = _corpus_root(corpus), _path(out, "out")
     _int(max_words, "max_words")
     _typed(pyserini, bool, "pyserini", "True or False")
+    if _typed(publishable, bool, "publishable", "True or False"):
+        tier = str(open_corpus(root).licence.get("tier", "unrecorded"))
+        if tier != "A":
+            raise NotPublishable(f"{root}: licence tier {tier}: --publishable exports tier A corpora only")
     return write(root, target, max_words=max_words, pyserini=pyserini)
 
 

@@ -14,6 +14,8 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
                 "gold are made again from it and their own passages.jsonl (exit 3 naming the first query that "
                 "differs), and the report shows its texts. Without it, the report uses the corpus runinfo.json "
                 "records, or shows no texts.")
+_PUBLISHABLE_HELP = ("Refuse (exit 2) any results not measured on a tier A corpus: a MeetingQA (tier B, "
+                     "non-commercial) or imported-transcripts (tier C) number never reaches a page meant for print.")
 
 
 @click.command("compare")
@@ -39,10 +41,11 @@ _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): e
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
               help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
+@click.option("--publishable", is_flag=True, help=_PUBLISHABLE_HELP)
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
                 html_out: str | None, json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
-                corpus_dirs: tuple[str, ...]) -> None:
+                corpus_dirs: tuple[str, ...], publishable: bool) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
     from turnbench import api
@@ -57,7 +60,7 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
                             *([rule_file] if rule_file else [])])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared = api.compare(baseline, candidate, corpora=corpus_dirs, resamples=resamples, seed=seed, also=also,
-                           texts=bool(html_out))
+                           texts=bool(html_out), publishable=publishable)
     text = compared.to_markdown(gate=gate if gate else None)
     page = compared.to_html(gate=gate) if html_out else None
     document = compared.to_json()
@@ -93,9 +96,10 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
               help="Bootstrap resamples (with a baseline).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
               help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
+@click.option("--publishable", is_flag=True, help=_PUBLISHABLE_HELP)
 @handle_errors
 def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[str, ...], resamples: int,
-               seed: int | None) -> None:
+               seed: int | None, publishable: bool) -> None:
     """One self-contained HTML page (inline SVG, no script, no network) of RESULTS, or of RESULTS against
     --baseline: metrics, the forest plot of deltas, per-query deltas, the worst regressions with their texts,
     answers."""
@@ -104,7 +108,7 @@ def report_cmd(results: str, baseline: str | None, out: str, corpus_dirs: tuple[
     if Path(out).suffix not in (".html", ".htm"):
         raise errors.BadInput(f"--out {out}: the report is HTML; give a .html name")
     check_outputs([("--out", out)], [results, *([baseline] if baseline else []), *corpus_dirs])
-    page = api.report(results, baseline, corpora=corpus_dirs, resamples=resamples, seed=seed)
+    page = api.report(results, baseline, corpora=corpus_dirs, resamples=resamples, seed=seed, publishable=publishable)
     api.write_bytes(out, page)
     click.echo(f"wrote {out} ({len(page):,} bytes)")
 

@@ -21,15 +21,17 @@ def export_group() -> None:
               help="Most words in one passage: the same cut as `turnbench load --max-words`.")
 @click.option("--pyserini", is_flag=True,
               help="Also write pyserini/: the passages as a JsonCollection (id, contents), its topics and qrels.")
+@click.option("--publishable", is_flag=True,
+              help="Refuse (exit 2) a corpus whose licence is not tier A (MeetingQA is B, imported transcripts C).")
 @handle_errors
-def export_beir_cmd(corpus_dir: str, out: str, max_words: int, pyserini: bool) -> None:
+def export_beir_cmd(corpus_dir: str, out: str, max_words: int, pyserini: bool, publishable: bool) -> None:
     """Write CORPUS as a BEIR dataset: corpus.jsonl, queries.jsonl, qrels/test.tsv, plus passages.jsonl for
     `turnbench score` and a README (docs/export.md). Text is TSV-safe (each tab and line break one space); the exact
     text is kept as metadata.original_text."""
     from turnbench.api import export_beir
 
     check_outputs([("--out", out)], [corpus_dir])
-    c = export_beir(corpus_dir, out, max_words=max_words, pyserini=pyserini)
+    c = export_beir(corpus_dir, out, max_words=max_words, pyserini=pyserini, publishable=publishable)
     grades = ", ".join(f"{n} x {g}" for g, n in c.passage_qrels_by_grade.items())
     click.echo(f"{c.passages} passages of {c.meetings} meetings, {c.queries} queries ({c.queries_turn_level} "
                f"turn-level, {c.queries_meeting_level} meeting-level), {c.passage_qrels} passage qrels for "

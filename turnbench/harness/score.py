@@ -25,7 +25,7 @@ from turnbench import canonical
 from turnbench.canonical import q6
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import RANKED_CLASSES, Query
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, TierRefused
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
 from turnbench.harness import judgements as J
@@ -169,6 +169,9 @@ def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
+    if (corpus_prov.get("licence") or {}).get("tier") == "C":
+        raise TierRefused(f"corpus {corpus_prov['id']} is licence tier C (its source's own terms): turnbench records "
+                          "it (measure --against reads it) but puts no number on it")
     passages = list(passages)
     # what reads every passage is made before the first part is started: a forked process's memory is shared with
     # its parent until either writes to it, and counting a reference is a write, so each passage touched after the

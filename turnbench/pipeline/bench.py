@@ -26,7 +26,7 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
 from turnbench.engines.protocol import EngineRef
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, TierRefused
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.harness.score import Scored
 from turnbench.paths import check_name
@@ -119,6 +119,9 @@ def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, options: Bench
     resolved = _check(arms, engines)
     dirs = result_dirs(Path(out), [a.name for a in resolved], options.control_name)
     corpus = open_corpus(Path(corpus_dir))
+    if corpus.licence.get("tier") == "C":  # refused before a stack starts, as scoring would refuse it after the run
+        raise TierRefused(f"corpus {corpus.id} is licence tier C (its source's own terms): turnbench records it "
+                          "(measure --against reads it) but puts no number on it")
     return _bench([(Path(corpus_dir), corpus, dirs)], resolved, options, progress=progress, echo=echo, stack=stack)
 
 

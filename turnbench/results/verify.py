@@ -6,10 +6,11 @@ computed on a CPU with other vector instruction sets, the arm is not verifiable 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
-from turnbench.errors import BadInput
-from turnbench.results.directory import RUNINFO_JSON, load_json
+from turnbench.errors import BadInput, NotPublishable
+from turnbench.results.directory import METRICS_JSON, RUNINFO_JSON, load_json, side_dirs
 from turnbench.results.record import digest_differences, from_tree
 
 VERIFIED, DIFFERENT, NOT_HERE = "verified", "different", "not verifiable here"
@@ -38,3 +39,22 @@ def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[
                                   "kernels, so they are compared only between CPUs of one class"]
     return DIFFERENT, [*lines, f"verify: {name}: on a CPU of the baseline's class: metrics not compared, they follow "
                                "from the vectors"]
+
+
+PUBLISHABLE = "A"
+TIERS = {"A": "publishable", "B": "non-commercial: internal use only", "C": "the source's own terms: never printed"}
+
+
+def publishable(paths: Sequence[Path]) -> None:
+    """Refuse (NotPublishable) unless every results directory (or seed of a set) among ``paths`` was measured on a
+    tier A corpus. Read before anything is compared or drawn; the comparison then verifies each directory whole."""
+    for path in paths:
+        for directory in side_dirs(Path(path)):
+            try:
+                prov = load_json(Path(directory) / METRICS_JSON)["provenance"]
+                tier, corpus = str(prov.get("licence_tier", "unrecorded")), str(prov["corpus"]["id"])
+            except (KeyError, TypeError, AttributeError):
+                continue  # not a results document: what reads it next says so
+            if tier != PUBLISHABLE:
+                raise NotPublishable(f"{directory}: corpus {corpus} is licence tier {tier} "
+                                     f"({TIERS.get(tier, 'unknown')}): --publishable takes tier A results only")

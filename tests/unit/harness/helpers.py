@@ -34,11 +34,11 @@ def query(qid: str, cls: str, gold_turns: dict, answer_turns: dict | None = None
                  {m: tuple(r) for m, r in gold_turns.items()}, answer_turns or {}, None, level)
 
 
-def write_corpus(root: Path, meetings, queries, corpus_id: str = "tiny") -> Path:
+def write_corpus(root: Path, meetings, queries, corpus_id: str = "tiny", tier: str = "A") -> Path:
     with CorpusWriter(root) as w:
         w.write_meetings(meetings)
         w.write_queries(sorted(queries, key=lambda q: q.id))
-        w.write_manifest(corpus_id=corpus_id, licence={"name": "CC0-1.0", "tier": "A"},
+        w.write_manifest(corpus_id=corpus_id, licence={"name": "CC0-1.0", "tier": tier},
                          producer={"name": "hand-built", "version": "1", "seed": 7},
                          counts={"meetings": len(meetings), "queries": len(queries)})
     return root
@@ -184,7 +184,7 @@ def reproduce_with_ir_measures(directory: Path) -> dict[str, dict[str, float]]:
 
 def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus: str = "c", sha: str = "s1",
                        arm: str = "base", seed: int | None = None,
-                       policy: str = "graded(high=0.5,low=0.0,answer=0.5)") -> Path:
+                       policy: str = "graded(high=0.5,low=0.0,answer=0.5)", tier: str = "A") -> Path:
     """A results directory whose numbers follow from its exported files: each query (id -> (class, rank)) has one
     relevant passage, ranked at ``rank`` among ten (a rank above 10 leaves it out: the query scores 0). Its
     per-query values are what pytrec_eval gives those files, so the directory survives re-derivation; edit a value
@@ -208,7 +208,7 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
         "provenance": {"corpus": {"id": corpus, "sha256": sha, "seed": seed}, "relevance_policy": {"name": policy},
                        "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11",
                                          "semantics": "trec_eval -c", "ndcg": "ndcg_cut"},
-                       "arm": {"name": arm}, "licence_tier": "A", "stack": {}},
+                       "arm": {"name": arm}, "licence_tier": tier, "stack": {}},
         "scope": {"label": "corpus", "oracle": False},
         "retrieval": {"group_by": ["corpus", "class"], "measures": measures, "per_query": per_query,
                       "rows": aggregate_rows(corpus, per_query, measures, {}),
