@@ -73,6 +73,36 @@ class Results:
 
         return render_metrics_md(self.record)
 
+    def to_dataframe(self, what: str = "per_query") -> Any:
+        """A pandas DataFrame: ``per_query`` (one row per judged query, a column per measure) or ``rows`` (the table
+        metrics.md shows). Needs pandas."""
+        from turnbench.api import frames
+
+        _typed(what, str, "what", '"per_query" or "rows"')
+        if what not in ("per_query", "rows"):
+            raise BadInput(f'what must be "per_query" or "rows", not {what!r}')
+        return frames.per_query_frame(self) if what == "per_query" else frames.rows_frame(self)
+
+    def to_ranx(self, level: str = "passage") -> tuple[Any, Any]:
+        """ranx's ``(Run, Qrels)`` at ``level`` (``passage`` or ``meeting``): the run as scored, in rank order, and
+        the qrels it was judged by; ``ranx.evaluate`` on them gives this record's values. Needs ranx."""
+        from turnbench.api import frames
+
+        return frames.ranx_pair(self, _typed(level, str, "level", '"passage" or "meeting"'))
+
+    def to_trec(self, level: str = "passage") -> tuple[str, str]:
+        """(run, qrels) as TREC text, exactly the files written beside metrics.json at ``level``."""
+        from turnbench.api import frames
+
+        run, qrels = frames.trec_files(self, _typed(level, str, "level", '"passage" or "meeting"'))
+        return run.decode("utf-8"), qrels.decode("utf-8")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the metrics table the report shows."""
+        from turnbench.api import frames
+
+        return frames.html_table(self)
+
     def write(self, out: PathLike) -> Results:
         """Write a results directory at ``out`` (which must not exist or be empty); returns it, located there."""
         from turnbench.results.directory import runinfo, write_results

@@ -17,11 +17,14 @@ from turnbench.vocab import ScopeName
 CorpusLike = Any  # a Corpus or its directory
 
 
-def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: PathLike | Iterable[RankedPassage],
+def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: Any,
           *, policy: RelevancePolicy = RelevancePolicy(), scope: str = ScopeName.CORPUS,
           arm: Mapping[str, Any] | None = None) -> Results:
-    """Judge a passage inventory against the corpus's gold and score a run of it — any engine's. ``arm`` describes
-    the engine (recorded verbatim; ``external/unknown`` without it)."""
+    """Judge a passage inventory against the corpus's gold and score a run of it — any engine's. ``ranking``: a run
+    file's path, RankedPassage records, ``{query: {passage: score}}``, a ranx ``Run`` or a pandas DataFrame with
+    columns ``query_id``, ``passage_id``, ``score``. ``arm`` describes the engine (recorded verbatim;
+    ``external/unknown`` without it)."""
+    from turnbench.api.frames import ranked_from
     from turnbench.harness.score import UNKNOWN
     from turnbench.passages import read_passages
     from turnbench.pipeline.scoring import score_passages
@@ -34,10 +37,12 @@ def score(corpus: CorpusLike, passages: PathLike | Iterable[Passage], ranking: P
     inventory = read_passages(Path(passages)) if _is_path(passages) else _list(
         passages, "passages", "Passage records (or a passages.jsonl path)", lambda p: isinstance(p, Passage),
         "a Passage")
+    in_memory = None if _is_path(ranking) or isinstance(ranking, Ranking) else ranked_from(ranking)
     entries: Iterable[RankedPassage] = (
-        read_run(Path(ranking)) if _is_path(ranking) else ranking if isinstance(ranking, Ranking) else _list(
-            ranking, "ranking", "RankedPassage records (or a run file's path)",
-            lambda r: isinstance(r, RankedPassage), "a RankedPassage"))
+        in_memory if in_memory is not None else read_run(Path(ranking)) if _is_path(ranking)
+        else ranking if isinstance(ranking, Ranking) else _list(
+            ranking, "ranking", "RankedPassage records, {query: {passage: score}}, a ranx Run, a DataFrame (or a run "
+            "file's path)", lambda r: isinstance(r, RankedPassage), "a RankedPassage"))
     scored = score_passages(the_corpus, inventory, entries, policy=policy, scope=scope,
                             arm=dict(arm) if arm is not None else UNKNOWN)
     return Results(scored)

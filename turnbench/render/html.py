@@ -95,7 +95,7 @@ def _rows_table(rows: Sequence[ResultRow], measures: Sequence[str], comparable: 
     return _table(header, cells, len(lead) + 1)
 
 
-def _metric_table(results: Results, latency: Mapping[str, float] | None = None) -> str:
+def metric_table(results: Results, latency: Mapping[str, float] | None = None) -> str:
     """The class rows: passage and meeting measures, then those comparable across chunkings (marked), the strict
     rows (grades ≥ 2 relevant) and the rows per surface."""
     block = results.retrieval
@@ -233,10 +233,10 @@ def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tupl
     body.append("<h2>Metrics per class</h2>\n")
     for seed, v in cand:
         body.append(f"<h3>candidate {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
-                    + _metric_table(v.results, v.latency_ms))
+                    + metric_table(v.results, v.latency_ms))
     for seed, v in base:
         body.append(f"<h3>baseline {esc(v.label)}{'' if seed is None else f' · seed {seed}'}</h3>"
-                    + _metric_table(v.results, v.latency_ms))
+                    + metric_table(v.results, v.latency_ms))
     body.append("<h2>What moved: Δ per class and measure</h2>\n")
     body.append(plots.forest(_forest_rows(cmp.rows, per_seed), f"{cmp.candidate} − {cmp.baseline}"
                              + (" (pooled; violet ticks: each seed)" if per_seed else "")))
@@ -341,7 +341,7 @@ def results_page(view: View) -> bytes:
     scope = results.scope
     notes = [f"ORACLE scope {scope.label}: {scope.meaning}"] if scope.oracle else []
     body = _header(title, facts, notes)
-    body += ["<h2>Metrics per class</h2>\n", _metric_table(results, view.latency_ms)]
+    body += ["<h2>Metrics per class</h2>\n", metric_table(results, view.latency_ms)]
     if block is not None and block.ties is not None:
         from turnbench.harness.ties import note
 
