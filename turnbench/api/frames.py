@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from turnbench.errors import BadInput
 from turnbench.rankings import RankedPassage
-
-if TYPE_CHECKING:
-    from turnbench.api.results import Results
+from turnbench.results.record import Block, Results
 
 LEVELS = ("passage", "meeting")
 RUN_COLUMNS = ("query_id", "passage_id", "score")
@@ -83,54 +82,53 @@ def _entry(qid: Any, pid: Any, score: Any, where: str) -> tuple[str, str, float]
     return qid, pid, value
 
 
-def per_query_frame(results: Results) -> Any:
+def per_query_frame(block: Block) -> Any:
     """One row per judged query: its id, class, surface, level, whether answered, and one column per measure."""
     pd = _optional("pandas")
     rows = [{"query_id": q.query_id, "class": q.cls, "surface": q.surface, "level": q.level,
-             "answered": q.answered, **dict(q.values)} for q in results.per_query]
-    return pd.DataFrame(rows, columns=["query_id", "class", "surface", "level", "answered", *results.measures])
+             "answered": q.answered, **dict(q.values)} for q in block.per_query]
+    return pd.DataFrame(rows, columns=["query_id", "class", "surface", "level", "answered", *block.measures])
 
 
-def rows_frame(results: Results) -> Any:
+def rows_frame(block: Block) -> Any:
     """The table metrics.md shows: one row per corpus × class (and ``all``), one column per measure."""
     pd = _optional("pandas")
     rows = [{"corpus": r.corpus, "class": r.cls, "queries": r.queries, "unanswered": r.unanswered,
-             "dropped_unjudgeable": r.dropped_unjudgeable, **dict(r.means)} for r in results.rows]
+             "dropped_unjudgeable": r.dropped_unjudgeable, **dict(r.means)} for r in block.rows]
     return pd.DataFrame(rows, columns=["corpus", "class", "queries", "unanswered", "dropped_unjudgeable",
-                                       *results.measures])
+                                       *block.measures])
 
 
-def trec_files(results: Results, level: str) -> tuple[bytes, bytes]:
-    """(the run as scored, its qrels) at ``level``, as written beside metrics.json (TREC six- and four-column)."""
+def trec_files(out_dir: Path | None, files: Mapping[str, Any], level: str) -> tuple[bytes, bytes]:
+    """(the run as scored, its qrels) at ``level``, as written beside metrics.json (TREC six- and four-column): read
+    from ``out_dir`` when the results were written, else from the files scoring made (``files``)."""
     from turnbench.harness import exports
 
     if level not in LEVELS:
         raise BadInput(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
-    names = ((exports.RUN_PASSAGES, exports.QRELS_PASSAGES) if level == "passage"
-             else (exports.RUN_MEETINGS, exports.QRELS_MEETINGS))
-    if results.out_dir is not None:
-        missing = [n for n in names if not (results.out_dir / n).is_file()]
+    run, qrels = ((exports.RUN_PASSAGES, exports.QRELS_PASSAGES) if level == "passage"
+                  else (exports.RUN_MEETINGS, exports.QRELS_MEETINGS))
+    if out_dir is not None:
+        missing = [n for n in (run, qrels) if not (out_dir / n).is_file()]
         if missing:
-            raise BadInput(f"{results.out_dir}: no {missing[0]}; re-score these results to export them")
-        return tuple((results.out_dir / n).read_bytes() for n in names)  # type: ignore[return-value]
-    files = results.scored.extra_files
-    return tuple(exports.content_bytes(files[n]) for n in names)  # type: ignore[return-value]
+            raise BadInput(f"{out_dir}: no {missing[0]}; re-score these results to export them")
+        return (out_dir / run).read_bytes(), (out_dir / qrels).read_bytes()
+    return exports.content_bytes(files[run]), exports.content_bytes(files[qrels])
 
 
-def ranx_pair(results: Results, level: str) -> tuple[Any, Any]:
+def ranx_pair(record: Results, run_text: bytes, qrels_text: bytes) -> tuple[Any, Any]:
     """ranx's (Run, Qrels) of the run as scored (rank order made strictly decreasing scores) and its qrels."""
     from turnbench.harness import exports
 
     ranx = _optional("ranx")
-    run_text, qrels_text = trec_files(results, level)
     parsed = exports.parse_run(run_text, "run")
     qrels = exports.parse_qrels(qrels_text, "qrels")
-    return (ranx.Run({q: dict(docs) for q, docs in parsed.items()}, name=results.record.label),
+    return (ranx.Run({q: dict(docs) for q, docs in parsed.items()}, name=record.label),
             ranx.Qrels({q: dict(d) for q, d in qrels.items()}))
 
 
-def html_table(results: Results) -> str:
+def html_table(record: Results) -> str:
     from turnbench.render.html import metric_table
 
-    return metric_table(results.record)
+    return metric_table(record)
 

@@ -81,27 +81,30 @@ class Results:
         _typed(what, str, "what", '"per_query" or "rows"')
         if what not in ("per_query", "rows"):
             raise BadInput(f'what must be "per_query" or "rows", not {what!r}')
-        return frames.per_query_frame(self) if what == "per_query" else frames.rows_frame(self)
+        return frames.per_query_frame(self._retrieval) if what == "per_query" else frames.rows_frame(self._retrieval)
 
     def to_ranx(self, level: str = "passage") -> tuple[Any, Any]:
         """ranx's ``(Run, Qrels)`` at ``level`` (``passage`` or ``meeting``): the run as scored, in rank order, and
         the qrels it was judged by; ``ranx.evaluate`` on them gives this record's values. Needs ranx."""
         from turnbench.api import frames
 
-        return frames.ranx_pair(self, _typed(level, str, "level", '"passage" or "meeting"'))
+        run, qrels = frames.trec_files(self.out_dir, self.scored.extra_files,
+                                       _typed(level, str, "level", '"passage" or "meeting"'))
+        return frames.ranx_pair(self.record, run, qrels)
 
     def to_trec(self, level: str = "passage") -> tuple[str, str]:
         """(run, qrels) as TREC text, exactly the files written beside metrics.json at ``level``."""
         from turnbench.api import frames
 
-        run, qrels = frames.trec_files(self, _typed(level, str, "level", '"passage" or "meeting"'))
+        run, qrels = frames.trec_files(self.out_dir, self.scored.extra_files,
+                                       _typed(level, str, "level", '"passage" or "meeting"'))
         return run.decode("utf-8"), qrels.decode("utf-8")
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the metrics table the report shows."""
         from turnbench.api import frames
 
-        return frames.html_table(self)
+        return frames.html_table(self.record)
 
     def write(self, out: PathLike) -> Results:
         """Write a results directory at ``out`` (which must not exist or be empty); returns it, located there."""
