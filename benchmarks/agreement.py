@@ -123,7 +123,7 @@ def agree(synthetic: Path, real: Path, arms: Sequence[str], out: Path, unit: str
     from turnbench.render.markdown import render_agreement_md as render_md
 
     docs = documents(synthetic, arms) + documents(real, arms)
-    ids = [d["provenance"]["corpus"]["id"] for d in docs]
+    ids = [d.corpus_id for d in docs]
     groups = {ids[0]: clusters(synthetic, arms), ids[-1]: clusters(real, arms)} if unit == "meetings" else None
     cells = agreement(docs, resamples=resamples, unit=unit, clusters=groups)
     name = ids[-1]
@@ -153,7 +153,7 @@ def verdicts(synthetic: Path, reals: Sequence[Path], decisions: Sequence[Any], o
 
     names = arms_of(decisions)
     docs = documents(synthetic, names) + [d for r in reals for d in documents(r, names)]
-    for t in decision_tables(docs, decisions, synthetic=docs[0]["provenance"]["corpus"]["id"], resamples=resamples):
+    for t in decision_tables(docs, decisions, synthetic=docs[0].corpus_id, resamples=resamples):
         text = render_decisions_md(t, resamples=resamples)
         canonical.write_bytes_atomic(out / f"decisions-{t.real}.md", text.encode("utf-8"))
         canonical.write_json(out / f"decisions-{t.real}.json", {"resamples": resamples, **t.to_json()})

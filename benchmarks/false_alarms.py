@@ -51,6 +51,7 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> None:
     from turnbench.harness.compare import STRICT_CLASS, WORSE, compare, guard_fires
     from turnbench.results.directory import read_metrics, seed_dirs
+    from turnbench.results.record import from_tree
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--arm", action="append", required=True,
@@ -66,16 +67,16 @@ def main(argv: list[str] | None = None) -> None:
     pairs = 0
     real = []
     t = time.perf_counter()
-    docs = {(name, s): read_metrics(d[s]) for name, d in dirs.items() for s in seeds}
+    docs = {(name, s): read_metrics(d[s]).tree for name, d in dirs.items() for s in seeds}
     for (name_a, name_b), s in itertools.product(itertools.combinations(sorted(dirs), 2), seeds):
         a, b = docs[(name_a, s)], docs[(name_b, s)]
-        cmp = compare(a, b, resamples=args.resamples)
+        cmp = compare(from_tree(a), from_tree(b), resamples=args.resamples)
         real.append(f"{name_a} -> {name_b} (seed {s}): gate {'FAIL' if cmp.gate_failures() else 'pass'}"
                     f"{' (' + cmp.gate_failures()[0] + ')' if cmp.gate_failures() else ''}"
                     f"{'; ' + str(len(cmp.warnings())) + ' lookup warning(s)' if cmp.warnings() else ''}")
         for k in range(args.swaps):
             x, y = _swap(a, b, _coin(name_a, name_b, s, k))
-            cmp = compare(x, y, resamples=args.resamples)
+            cmp = compare(from_tree(x), from_tree(y), resamples=args.resamples)
             level = cmp.guard_level()
             holm = any(r.verdict == WORSE and r.block not in ("comparable", "strict") for r in cmp.rows)
             guard = any(guard_fires(r, level) for r in cmp.rows)

@@ -163,7 +163,7 @@ def main(argv=None) -> None:
         M.evaluate(qrels, {q: {d: float(-r) for r, d in enumerate(run.get(q, ()))} for q in qrels}, M.PASSAGE_MEASURES)
         s4 = time.perf_counter()
 
-        c = results.retrieval["counts"]
+        c = results.document["retrieval"]["counts"]
         print(f"queries judged {c['queries_judged']}, unanswered {c['queries_unanswered']}, "
               f"dropped {c['queries_dropped_unjudgeable']}, judged passages {c['judged_passages']}")
         times.sort()

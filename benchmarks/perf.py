@@ -45,7 +45,8 @@ import json, sys
 from turnbench.harness.compare import ALL, RESAMPLES, SEED, _row_seed, tables_of
 from turnbench.harness.stats import bootstrap_means, holm, randomisation_p
 import numpy as np
-doc = json.load(open(sys.argv[1] + "/metrics.json"))
+from turnbench.results.record import from_tree
+doc = from_tree(json.load(open(sys.argv[1] + "/metrics.json")))
 ps = []
 for name, t in tables_of(doc).items():
     groups = {}

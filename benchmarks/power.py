@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     from turnbench.harness.power import detectable
     from turnbench.passages import read_passages
     from turnbench.results.directory import read_metrics
+    from turnbench.results.record import from_tree
     from turnbench.runfiles import read_run
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -45,12 +46,12 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     # the planted run has no answers: the retrieval blocks are compared, as a retrieval change would be
-    base = {k: v for k, v in read_metrics(args.results).items() if k != "answers"}
+    base = from_tree({k: v for k, v in read_metrics(args.results).tree.items() if k != "answers"})
     corpus = api._corpus(args.corpus)
     inventory = read_passages(args.results / "passages.jsonl")
     entries = list(read_run(args.results / "run.raw.trec"))
     relevant = _relevant(args.results / "qrels.passages.txt")
-    lookups = sorted(r["query_id"] for r in base["retrieval"]["per_query"] if r["class"] == "lookup")
+    lookups = sorted(r.query_id for r in (base.retrieval.per_query if base.retrieval else ()) if r.cls == "lookup")
     (stated,) = [d for d in detectable(base) if d.group[-1] == "lookup" and d.measure == "nDCG@10"]
     print(f"{args.results}: {len(lookups)} lookups; metrics.md states a lookup nDCG@10 loss of "
           f"{stated.loss:.4f} ({100 * (stated.share or 0):.1f}% of lookups losing their score) is found 80% of the "
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
                 if e.query_id in hit and e.passage_id in relevant.get(e.query_id, ()):
                     continue  # the answer demoted past the depth
                 planted.append(e)
-            cand = api.score(corpus, inventory, planted, arm={"name": "planted"}).document
+            cand = api.score(corpus, inventory, planted, arm={"name": "planted"}).record
             cmp = compare(base, cand, resamples=args.resamples)
             failed += bool(cmp.gate_failures())
             row = next(r for r in cmp.rows if r.block == "retrieval" and r.group("class") == "lookup"

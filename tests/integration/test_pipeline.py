@@ -33,14 +33,14 @@ def test_bench_twice_is_byte_identical_and_compares_as_no_difference(stack, tmp_
     a, b = first[0].out_dir, second[0].out_dir
     for name in (*CLAIM_FILES, "answers.md"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
-    doc = read_metrics(a)
+    doc = read_metrics(a).tree
     prov = doc["provenance"]
     assert prov["stack"] == stack.versions()  # versions only: the provider is not part of the claim
     assert prov["arm"]["arm"]["name"] == "bm25" and prov["index"]["passages_sha256"]
     counts = doc["retrieval"]["counts"]
     assert counts["queries_ranked"] == 103 and counts["queries_judged"] + counts["queries_dropped_unjudgeable"] == 103
     assert "answers" in doc and (a / "runinfo.json").is_file()
-    cmp = compare(doc, read_metrics(b))
+    cmp = compare(read_metrics(a), read_metrics(b))
     assert cmp.rows and all(r.delta == 0.0 and r.verdict == SAME for r in cmp.rows)
 
 
@@ -71,7 +71,7 @@ def test_scoring_the_written_run_with_turnbench_score_gives_the_bench_numbers(st
                                   "--run", str(run_dir / "run.trec"), "--arm-config", str(run_dir / "arm.json"),
                                   "--out", str(tmp_path / "scored")])
     assert r.exit_code == 0, r.output
-    scored, ours = read_metrics(tmp_path / "scored"), read_metrics(benched.out_dir)
+    scored, ours = read_metrics(tmp_path / "scored").tree, read_metrics(benched.out_dir).tree
     assert scored["retrieval"] == ours["retrieval"]  # ties included: run.trec carries the raw scores
     for name in ("run.raw.trec", "qrels.passages.txt", "run.passages.trec", "bindings.jsonl"):
         assert (tmp_path / "scored" / name).read_bytes() == (benched.out_dir / name).read_bytes(), name
@@ -133,7 +133,7 @@ def test_an_equivalent_arm_passes_the_gate_and_the_exports_reproduce_with_ir_mea
     cmp = compare(read_metrics(benched.out_dir), read_metrics(out))
     assert cmp.gate_failures() == [] and all(r.delta == 0.0 and r.verdict == SAME for r in cmp.rows)
 
-    doc = read_metrics(benched.out_dir)
+    doc = read_metrics(benched.out_dir).tree
     again = reproduce_with_ir_measures(benched.out_dir)
     trec = json.loads((benched.out_dir / "trec.json").read_text())["measures"]
     for r in doc["retrieval"]["per_query"]:
@@ -164,7 +164,7 @@ def test_bench_scores_its_answers_with_the_tolerance_and_set_credit_given(stack,
     # the same answers, scored three ways: the defaults are the policy's own, a looser policy is written down
     default = bench(stack, tmp_path / "d")[0]
     loose = bench(stack, tmp_path / "l", tolerance=3, set_credit="exact")[0]
-    d, ls = (read_metrics(o.out_dir)["answers"] for o in (default, loose))
+    d, ls = (read_metrics(o.out_dir).tree["answers"] for o in (default, loose))
     assert d["policy"]["count_tolerance"] == 0 and d["policy"]["set_credit"] == "f1"
     assert ls["policy"]["count_tolerance"] == 3 and ls["policy"]["set_credit"] == "exact"
     by_id = {r["query_id"]: r for r in ls["per_query"]}

@@ -31,7 +31,7 @@ def test_a_sweep_writes_each_cell_and_one_summary_byte_identically(stack, tmp_pa
     counts = [c["passages"] for c in doc["cells"]]
     assert counts[0] > counts[2] and counts[1] > counts[0]  # smaller passages are more; overlap adds more
     # the same gold under every cut: the gold-word measures read it, the passage counts move
-    metrics = [read_metrics(tmp_path / "a" / c.name / "bm25") for c in cells]
+    metrics = [read_metrics(tmp_path / "a" / c.name / "bm25").tree for c in cells]
     assert len({m["provenance"]["inputs"]["passages"]["sha256"] for m in metrics}) == 4
     assert [m["provenance"]["index"].get("overlap") for m in metrics] == [None, 10, None, 10]
     assert len({m["retrieval"]["counts"]["judged_passages"] for m in metrics}) > 1

@@ -44,7 +44,7 @@ def _bench_twice(stack, tmp_path: Path, arms: list, names: list[str]) -> tuple[l
     for first, second in zip(*runs, strict=True):
         for f in SAME:
             assert (first.out_dir / f).read_bytes() == (second.out_dir / f).read_bytes(), (first.name, f)
-    docs = {o.name: read_metrics(o.out_dir) for o in runs[0]}
+    docs = {o.name: read_metrics(o.out_dir).tree for o in runs[0]}
     for name, doc in docs.items():
         assert doc["retrieval"]["counts"]["queries_ranked"] == 103, name
         assert doc["provenance"]["index"] == docs[names[0]]["provenance"]["index"], name  # the same passages

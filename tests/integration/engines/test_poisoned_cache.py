@@ -24,7 +24,7 @@ def _bench(stack, out: Path, *, reload: bool) -> dict:
     options = pipeline.BenchOptions(provider="external", index=INDEX, answerer="skip", reload=reload, stack_options={
         "opensearch_url": stack.opensearch_url, "postgres_dsn": stack.postgres_dsn})
     (done,) = pipeline.bench(SMALL, ["dense-exact"], out, options)
-    return read_metrics(done.out_dir)
+    return read_metrics(done.out_dir).tree
 
 
 def _facts(doc: dict) -> tuple:

@@ -68,7 +68,7 @@ def test_the_engine_in_the_docs_benched_with_engine_equals_its_own_trec_run_scor
     from turnbench.passages import write_passages
 
     corpus = opened(SMALL)
-    loaded = read_metrics(benched)["provenance"]["index"]
+    loaded = read_metrics(benched).tree["provenance"]["index"]
     passages = passages_with_texts(corpus, loaded)
     ref = protocol.resolve(f"{tmp_path / 'overlap.py'}:engine")
     ref.engine.index(passages, None)
@@ -82,7 +82,7 @@ def test_the_engine_in_the_docs_benched_with_engine_equals_its_own_trec_run_scor
     r = CliRunner().invoke(main, ["score", "--corpus", str(SMALL), "--passages", str(tmp_path / "passages.jsonl"),
                                   "--run", str(tmp_path / "run.trec"), "--out", str(tmp_path / "scored")])
     assert r.exit_code == 0, r.output
-    ours, theirs = read_metrics(benched), read_metrics(tmp_path / "scored")
+    ours, theirs = read_metrics(benched).tree, read_metrics(tmp_path / "scored").tree
     assert ours["retrieval"] == theirs["retrieval"]
     assert ours["provenance"]["inputs"] == theirs["provenance"]["inputs"]
     arm = ours["provenance"]["arm"]
@@ -107,7 +107,7 @@ def test_the_shipped_engines_bench_beside_an_arm_byte_identical_twice_and_leave_
     for first, second in zip(*runs, strict=True):
         for f in (*CLAIM_FILES, "run.raw.trec", "run.passages.trec", "bindings.jsonl", "report.html"):
             assert (first.out_dir / f).read_bytes() == (second.out_dir / f).read_bytes(), (first.name, f)
-    docs = {o.name: read_metrics(o.out_dir) for o in runs[0]}
+    docs = {o.name: read_metrics(o.out_dir).tree for o in runs[0]}
     for name, doc in docs.items():
         counts = doc["retrieval"]["counts"]
         assert counts["queries_ranked"] == 103, name

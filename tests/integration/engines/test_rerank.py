@@ -75,13 +75,14 @@ def test_a_rerank_arm_is_scored_in_the_stages_order_not_re_sorted_by_first_stage
     q = embed(enc, [(qid, question.text)], role="query").micro[0].astype("int64")
     from turnbench.engines.texts import passages_with_texts
 
-    texts = {p.id: p.text for p in passages_with_texts(corpus, read_metrics(second.out_dir)["provenance"]["index"])}
+    index = read_metrics(second.out_dir).tree["provenance"]["index"]
+    texts = {p.id: p.text for p in passages_with_texts(corpus, index)}
     top = trace[qid][:TOP]
     found = embed(enc, [(r[0], texts[r[0]]) for r in top], role="passage")
     assert [r[3] for r in top] == [int(found.micro[found.index[r[0]]].astype("int64") @ q) / 1e12 for r in top]
 
     # the metrics are those of the stage's order, and differ from those of bm25's order over the same passages
-    doc, plain = read_metrics(second.out_dir), read_metrics(first.out_dir)
+    doc, plain = read_metrics(second.out_dir).tree, read_metrics(first.out_dir).tree
     assert doc["retrieval"]["per_query"] != plain["retrieval"]["per_query"]
     prov = doc["provenance"]["arm"]["rerank"]
     assert prov["scorer"] == "minilm-l6-v2-int8" and prov["top"] == TOP and prov["trace"] == "rerank.jsonl"
@@ -136,7 +137,7 @@ def test_an_onnx_cross_encoder_at_a_users_path_is_pinned_and_scores_each_pair(st
                 "bm25-cross")
     arm = parse_arm(path.read_bytes(), str(path), builtin=False)
     (out,) = pipeline.bench(SMALL, [arm], tmp_path / "out", _options(stack))
-    prov = read_metrics(out.out_dir)["provenance"]["arm"]["rerank"]
+    prov = read_metrics(out.out_dir).tree["provenance"]["arm"]["rerank"]
     import hashlib
 
     assert prov["model"] == {"file": "share.onnx", "sha256": hashlib.sha256((tmp_path / "share.onnx").read_bytes())
@@ -146,7 +147,7 @@ def test_an_onnx_cross_encoder_at_a_users_path_is_pinned_and_scores_each_pair(st
     corpus = open_corpus(SMALL)
     from turnbench.engines.texts import passages_with_texts
 
-    texts = {p.id: p.text for p in passages_with_texts(corpus, read_metrics(out.out_dir)["provenance"]["index"])}
+    texts = {p.id: p.text for p in passages_with_texts(corpus, read_metrics(out.out_dir).tree["provenance"]["index"])}
     tok = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     tok.no_padding()  # as shipped it pads to 128; the stage runs each pair unpadded
     tok.no_truncation()  # and no passage of the fixture reaches the stage's 512 tokens
@@ -190,7 +191,7 @@ def test_an_engine_declares_a_stage_too(stack, tmp_path):
     (plain, out) = pipeline.bench(SMALL, [], tmp_path / "out", _options(stack),
                                   engines=["turnbench.engines.examples.bm25:engine", Reranked()])
     trace = _trace(out.out_dir)
-    doc = read_metrics(out.out_dir)
+    doc = read_metrics(out.out_dir).tree
     assert doc["provenance"]["arm"]["rerank"]["scorer"] == "minilm-l6-v2-int8"
     corpus = open_corpus(SMALL)
     passages = {p.id: p for p in corpus_passages(corpus, doc)}
