@@ -12,7 +12,7 @@ index settings, the corpus's counts) stays as recorded facts (``Facts``): the en
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,9 +113,6 @@ class Block:
     threshold: int | None = None  # the least grade counted relevant (strict only)
     # the queries left out: unjudgeable ones (retrieval), those with no passage at the threshold (strict)
     dropped: tuple[Any, ...] = ()
-
-    def row(self, cls: str = ALL, corpus: str | None = None) -> Row | None:
-        return next((r for r in self.rows if r.cls == cls and (corpus is None or r.corpus == corpus)), None)
 
 
 @dataclass(frozen=True)
@@ -277,16 +274,6 @@ class Results:
     @property
     def label(self) -> str:
         return self.provenance.label
-
-    @property
-    def blocks(self) -> Iterator[Block]:
-        yield from (b for b in (self.retrieval, self.strict) if b is not None)
-
-    def with_block(self, name: str, block: Mapping[str, Any]) -> Results:
-        """The same run with one more block (e.g. ``answers``), refused when it has one by that name."""
-        if name in self.tree:
-            raise ResultsIntegrityError(f"metrics.json already has a {name!r} block")
-        return from_tree({**self.tree, name: block})
 
 
 def digest_differences(baseline: Results, candidate: Results) -> list[str]:
