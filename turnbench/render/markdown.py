@@ -63,7 +63,7 @@ def render_metrics_md(results: Results) -> str:
     if scope.oracle:
         lines += [f"**ORACLE scope `{scope.label}`: {scope.meaning}.**", ""]
     lines += [
-        f"- corpus: `{corpus.id}` sha256 `{corpus.sha256}` seed `{corpus.seed}` "
+        f"- corpus: `{corpus.id}` sha256 `{corpus.sha256}` seed `{corpus.facts.get('seed')}` "
         f"licence tier `{prov.licence_tier}`",
         f"- scope: `{scope.label}` · arm: `{prov.label}` · stack: {_describe(prov.stack)}",
         f"- relevance policy: `{prov.policy}` · metric engine: {engine['name']} "
