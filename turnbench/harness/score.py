@@ -38,7 +38,7 @@ from turnbench.harness.held import Span
 from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
-from turnbench.results.record import Results, from_tree
+from turnbench.results.record import Results, arm_label, from_tree
 from turnbench.vocab import get_scope
 
 SCHEMA_VERSION = 2  # 2: span and entry-point measures, rows by surface, the strict block
@@ -91,17 +91,6 @@ class Kept:
 def _run_sha256(run: Mapping[str, Sequence[str]]) -> str:
     """sha256 of the normalised run as lines ``query<TAB>id id id...`` in query-id order."""
     return canonical.sha256_bytes("".join(f"{qid}\t{' '.join(run[qid])}\n" for qid in sorted(run)).encode("utf-8"))
-
-
-def arm_label(arm: Any) -> str:
-    """A short name for the arm a results file records: its ``name``, or the name of its nested ``arm``."""
-    if isinstance(arm, Mapping):
-        inner = arm.get("arm")
-        for cand in (arm.get("name"), inner.get("name") if isinstance(inner, Mapping) else None):
-            if isinstance(cand, str) and cand:
-                return cand
-        return "(unnamed arm)"
-    return str(arm)
 
 
 def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def _derived(document: Mapping[str, Any], recorded: Mapping[str, str], read: Cal
 def sidecar_of(document: Mapping[str, Any]) -> dict[str, Any]:
     """trec.json as scoring wrote it, from the document alone."""
     from turnbench.harness import spans as S
-    from turnbench.harness.score import arm_label
+    from turnbench.results.record import arm_label
 
     block = document["retrieval"]
     measures = list(block["measures"])

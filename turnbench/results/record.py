@@ -208,15 +208,7 @@ class Provenance:
 
     @property
     def label(self) -> str:
-        """A short name for the arm: its ``name``, or the name of its nested ``arm``."""
-        arm = self.arm
-        if isinstance(arm, Mapping):
-            inner = arm.get("arm")
-            for cand in (arm.get("name"), inner.get("name") if isinstance(inner, Mapping) else None):
-                if isinstance(cand, str) and cand:
-                    return cand
-            return "(unnamed arm)"
-        return str(arm)
+        return arm_label(self.arm)
 
     @property
     def policy(self) -> str:
@@ -274,6 +266,17 @@ class Results:
     @property
     def label(self) -> str:
         return self.provenance.label
+
+
+def arm_label(arm: object) -> str:
+    """A short name for the arm a results file records: its ``name``, or the name of its nested ``arm``."""
+    if isinstance(arm, Mapping):
+        inner = arm.get("arm")
+        for cand in (arm.get("name"), inner.get("name") if isinstance(inner, Mapping) else None):
+            if isinstance(cand, str) and cand:
+                return cand
+        return "(unnamed arm)"
+    return str(arm)
 
 
 def digest_differences(baseline: Results, candidate: Results) -> list[str]:
