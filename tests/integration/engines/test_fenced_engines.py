@@ -130,15 +130,23 @@ def test_a_real_signal_during_engine_code_ends_the_bench_as_a_signal_does(record
     engine = _engine(tmp_path, search="open(PIDS, 'w').write('searching')\n        time.sleep(600)")
     for sig, code in ((signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 130)):
         (tmp_path / "pids").unlink(missing_ok=True)
+        # PYTHONFAULTHANDLER: a bench that does not end is made to say where it is (SIGABRT dumps every thread)
         proc = subprocess.Popen([*CLI, "bench", "--corpus", str(SMALL), "--engine", engine, "--answerer", "skip",
-                                 "--out", str(tmp_path / "out")], stderr=subprocess.PIPE, text=True, env=recorded,
-                                cwd=tmp_path)
+                                 "--out", str(tmp_path / "out")], stderr=subprocess.PIPE, text=True,
+                                env={**recorded, "PYTHONFAULTHANDLER": "1"}, cwd=tmp_path)
         try:
             deadline = time.monotonic() + 120
             while not (tmp_path / "pids").exists() and time.monotonic() < deadline:
                 time.sleep(0.1)
+            searching = (tmp_path / "pids").exists()
             proc.send_signal(sig)
-            _, err = proc.communicate(timeout=60)
+            try:
+                _, err = proc.communicate(timeout=180)  # a loaded CI machine: ending is cleanup, not a search
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGABRT)
+                _, err = proc.communicate(timeout=30)
+                raise AssertionError(f"{sig.name} (engine searching: {searching}) did not end the bench:\n"
+                                     f"{err}") from None
         finally:
             if proc.poll() is None:
                 proc.kill()
