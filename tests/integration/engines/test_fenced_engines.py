@@ -124,6 +124,12 @@ def test_engine_code_that_ends_interrupts_or_forks_the_bench_is_one_line_exit_2(
         assert child > 0 and not is_running(child), f"the engine's fork {child} outlived the bench"
 
 
+def _interruptible() -> None:
+    # a runner started in the background of a shell without job control ignores SIGINT, and its children inherit
+    # that: the bench under test starts with Ctrl-C's default, as from a terminal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_a_real_signal_during_engine_code_ends_the_bench_as_a_signal_does(recorded, tmp_path):
     """SIGTERM and Ctrl-C raise SystemExit and KeyboardInterrupt inside the engine's code, as the engine's own would:
     the fence knows a signal arrived, so they end the bench as signals (143, 130), not as the engine's failure."""
@@ -133,7 +139,8 @@ def test_a_real_signal_during_engine_code_ends_the_bench_as_a_signal_does(record
         # PYTHONFAULTHANDLER: a bench that does not end is made to say where it is (SIGABRT dumps every thread)
         proc = subprocess.Popen([*CLI, "bench", "--corpus", str(SMALL), "--engine", engine, "--answerer", "skip",
                                  "--out", str(tmp_path / "out")], stderr=subprocess.PIPE, text=True,
-                                env={**recorded, "PYTHONFAULTHANDLER": "1"}, cwd=tmp_path)
+                                env={**recorded, "PYTHONFAULTHANDLER": "1"}, cwd=tmp_path,
+                                preexec_fn=_interruptible)
         try:
             deadline = time.monotonic() + 120
             while not (tmp_path / "pids").exists() and time.monotonic() < deadline:
