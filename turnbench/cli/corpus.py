@@ -106,16 +106,21 @@ def import_group() -> None:
     """Convert a published meeting corpus into corpus format v1."""
 
 
+def _release_options(command: Any) -> Any:
+    """--release and --allow-unverified, which both importers of a published corpus take."""
+    command = click.option("--allow-unverified", is_flag=True,
+                           help="Import sources that are not the release (edited, missing or extra files) anyway; "
+                                "the corpus manifest records them unverified, with the reason.")(command)
+    return click.option("--release", "release", type=click.Path(dir_okay=False, path_type=str), default=None,
+                        help="A release manifest to verify the sources against instead of the one turnbench pins "
+                             "(docs/formats.md).")(command)
+
+
 @import_group.command("qmsum")
 @click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--out", required=True, type=click.Path(path_type=str),
               help="New corpus directory (must not exist or be empty).")
-@click.option("--release", "release", type=click.Path(dir_okay=False, path_type=str), default=None,
-              help="A release manifest to verify the sources against instead of the one turnbench pins "
-                   "(docs/formats.md).")
-@click.option("--allow-unverified", is_flag=True,
-              help="Import sources that are not the release (edited, missing or extra files) anyway; the corpus "
-                   "manifest records them unverified, with the reason.")
+@_release_options
 @handle_errors
 def import_qmsum_cmd(sources: tuple[str, ...], out: str, release: str | None, allow_unverified: bool) -> None:
     """Import QMSum JSONL files or per-meeting JSON directories (e.g. data/ALL) as a corpus."""
@@ -141,12 +146,7 @@ def _verified(manifest: Any) -> str:
 @click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--out", required=True, type=click.Path(path_type=str),
               help="New corpus directory (must not exist or be empty).")
-@click.option("--release", "release", type=click.Path(dir_okay=False, path_type=str), default=None,
-              help="A release manifest to verify the sources against instead of the one turnbench pins "
-                   "(docs/formats.md).")
-@click.option("--allow-unverified", is_flag=True,
-              help="Import sources that are not the release (edited, missing or extra files) anyway; the corpus "
-                   "manifest records them unverified, with the reason.")
+@_release_options
 @handle_errors
 def import_meetingqa_cmd(sources: tuple[str, ...], out: str, release: str | None, allow_unverified: bool) -> None:
     """Import MeetingQA (a checkout, its Annotated-AMI-QA directory, a split directory or meeting files) as a
