@@ -99,14 +99,14 @@ def sweep(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, *, max_w
     the numbers (several arms: each against the first in every cell; one arm: each cell against the first)."""
     from turnbench.engines.arms import resolve
     from turnbench.harness import sweep_rules as rules
-    from turnbench.pipeline import sweep as sw
+    from turnbench.pipeline import sweep as sweep_pipeline
 
     root, target = _corpus_root(corpus), _path(out, "out")
-    sizes = sw.parse_ints(max_words, "--max-words") if isinstance(max_words, str) else _list(
+    sizes = sweep_pipeline.parse_ints(max_words, "--max-words") if isinstance(max_words, str) else _list(
         max_words, "max_words", "whole numbers", lambda v: isinstance(v, int), "a whole number")
-    shares = sw.parse_ints(overlaps, "--overlap") if isinstance(overlaps, str) else _list(
+    shares = sweep_pipeline.parse_ints(overlaps, "--overlap") if isinstance(overlaps, str) else _list(
         overlaps, "overlaps", "whole numbers", lambda v: isinstance(v, int), "a whole number")
-    cells = sw.grid(sizes, shares)
+    cells = sweep_pipeline.grid(sizes, shares)
     items = _list(arms, "arms", "arms (an Arm or a built-in arm's name)", lambda a: isinstance(a, (Arm, str)),
                   "an Arm or a built-in arm's name (str)")
     resolved = [*(a for a in items if isinstance(a, Arm)),
@@ -116,8 +116,9 @@ def sweep(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, *, max_w
     _typed(rule, str, "rule", "a decision rule (str)", optional=True)
     _typed(options, BenchOptions, "options", "a BenchOptions")
     if rule:
-        rules.parse_rule(rule, sw.measures(), across_cells=len(resolved) == 1)  # refused before any stack starts
+        # refused before any stack starts
+        rules.parse_rule(rule, sweep_pipeline.measures(), across_cells=len(resolved) == 1)
     if rule and len(resolved) == 1 and len(cells) == 1:
         raise BadInput("a rule over one arm compares cells with the first: give at least two chunkings")
-    document = sw.sweep(root, resolved, target, cells, options, rule=rule, progress=progress, echo=echo)
-    return Swept(document, (sw.SWEEP_MD, sw.SWEEP_HTML, sw.SWEEP_JSON))
+    document = sweep_pipeline.sweep(root, resolved, target, cells, options, rule=rule, progress=progress, echo=echo)
+    return Swept(document, (sweep_pipeline.SWEEP_MD, sweep_pipeline.SWEEP_HTML, sweep_pipeline.SWEEP_JSON))

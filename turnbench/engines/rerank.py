@@ -139,7 +139,7 @@ class CrossEncoderScorer:
     def __init__(self, spec: RerankSpec, where: str) -> None:
         from tokenizers import Tokenizer
 
-        from turnbench.engines.encoders import onnx_runtime as rt
+        from turnbench.engines.encoders import onnx_runtime
 
         if spec.model is None or spec.tokenizer is None:
             raise BadInput(f"{where}: [rerank] a cross-encoder needs model and tokenizer")
@@ -152,7 +152,7 @@ class CrossEncoderScorer:
         self._tokenizer.enable_truncation(MAX_TOKENS, strategy="longest_first")
         self._tokenizer.no_padding()
         try:
-            self._session = rt.session(model)
+            self._session = onnx_runtime.session(model)
         except Exception as exc:  # onnxruntime raises its own exception types
             raise BadInput(f"{where}: [rerank] model {spec.model.path.name} is not an ONNX model onnxruntime can load "
                            f"({str(exc)[:120]})") from None
@@ -162,7 +162,7 @@ class CrossEncoderScorer:
                            f"cross-encoder takes input_ids and any of {', '.join(CROSS_INPUTS[1:])}")
         self.scale = 10 ** 6
         self._where, self._name = where, spec.model.path.name
-        self._runtime = rt.runtime_provenance()
+        self._runtime = onnx_runtime.runtime_provenance()
         self._pair("a sample question", "a sample passage", "a sample pair")  # another shape: refused before any query
 
     def config(self) -> dict[str, Any]:

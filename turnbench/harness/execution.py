@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from turnbench.harness import exports as X
+from turnbench.harness import exports
 from turnbench.passages import Passage, canonical_blocks, inventory_sha256
 
 T = TypeVar("T")
@@ -43,17 +43,17 @@ class Execution(Protocol):
         ...
 
     def inventory(self, passages: Sequence[Passage]) -> contextlib.AbstractContextManager[Job[tuple[str,
-                                                                                                   X.Content]]]:
+                                                                                                   exports.Content]]]:
         """passages.jsonl of ``passages``: its sha256 (the inventory's) and its content."""
         ...
 
-    def runs(self, names: Sequence[str], make: Callable[[], Mapping[str, X.Content]],
-             stack: contextlib.ExitStack) -> Callable[[], Mapping[str, X.Content]]:
+    def runs(self, names: Sequence[str], make: Callable[[], Mapping[str, exports.Content]],
+             stack: contextlib.ExitStack) -> Callable[[], Mapping[str, exports.Content]]:
         """The files ``make`` gives (named ``names``), as the results will hold them; a part that makes them is
         entered on ``stack`` (or on a longer-lived one of the executor's)."""
         ...
 
-    def files(self, made: Mapping[str, X.Content]) -> dict[str, X.Content]:
+    def files(self, made: Mapping[str, exports.Content]) -> dict[str, exports.Content]:
         """Files made (in whichever process made them), as the results will hold them."""
         ...
 
@@ -103,15 +103,15 @@ class Inline:
         yield _Now(fn, args, inbox)
 
     @contextlib.contextmanager
-    def inventory(self, passages: Sequence[Passage]) -> Iterator[Job[tuple[str, X.Content]]]:
-        yield _Now(lambda: (inventory_sha256(passages), X.Lazy(lambda: canonical_blocks(passages))), (), False)
+    def inventory(self, passages: Sequence[Passage]) -> Iterator[Job[tuple[str, exports.Content]]]:
+        yield _Now(lambda: (inventory_sha256(passages), exports.Lazy(lambda: canonical_blocks(passages))), (), False)
 
-    def runs(self, names: Sequence[str], make: Callable[[], Mapping[str, X.Content]],
-             stack: contextlib.ExitStack) -> Callable[[], Mapping[str, X.Content]]:
+    def runs(self, names: Sequence[str], make: Callable[[], Mapping[str, exports.Content]],
+             stack: contextlib.ExitStack) -> Callable[[], Mapping[str, exports.Content]]:
         made = make()
         return lambda: made
 
-    def files(self, made: Mapping[str, X.Content]) -> dict[str, X.Content]:
+    def files(self, made: Mapping[str, exports.Content]) -> dict[str, exports.Content]:
         return dict(made)
 
     def keep(self, *objects: Any) -> None:

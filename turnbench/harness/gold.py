@@ -29,8 +29,7 @@ from typing import Any
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, DifferentGold
-from turnbench.harness import bindings as B
-from turnbench.harness import exports as X
+from turnbench.harness import bindings, exports
 from turnbench.results.record import Results
 
 _QUERY_BINDING = b'"target":"query"}'
@@ -60,17 +59,17 @@ def gold_of(directory: Path, results: Results) -> Gold:
     directory = Path(directory)
     where = str(directory)
     bound = {}
-    for line in _read(directory, B.BINDINGS).splitlines():
+    for line in _read(directory, bindings.BINDINGS).splitlines():
         if line.endswith(_QUERY_BINDING):
             row = canonical.parse_json(line.decode("utf-8"))
             bound[str(row["id"])] = str(row["sha256"])
     spans = {}
-    for line in _read(directory, X.SPANS).splitlines():
+    for line in _read(directory, exports.SPANS).splitlines():
         if line.startswith(_SPANS_QUERY):
             spans[str(canonical.parse_json(line.decode("utf-8"))["query"])] = line
     answers = {r.query_id: canonical.dumps(r.gold) for r in (results.answers.per_query if results.answers else ())}
-    meetings = X.parse_qrels(_read(directory, X.QRELS_MEETINGS), f"{where}/{X.QRELS_MEETINGS}")
-    judgements = X.parse_qrels(_read(directory, X.QRELS_PASSAGES), f"{where}/{X.QRELS_PASSAGES}")
+    meetings = exports.parse_qrels(_read(directory, exports.QRELS_MEETINGS), f"{where}/{exports.QRELS_MEETINGS}")
+    judgements = exports.parse_qrels(_read(directory, exports.QRELS_PASSAGES), f"{where}/{exports.QRELS_PASSAGES}")
     return Gold(results.provenance.passages_sha256, bound, meetings, spans, answers, judgements, directory)
 
 
@@ -122,13 +121,13 @@ def _shared_records(base: Gold, cand: Gold) -> set[str]:
 
 def _records(directory: Path) -> dict[str, Any]:
     out = {}
-    for n, line in enumerate(_read(directory, X.PASSAGES).splitlines(), 1):
+    for n, line in enumerate(_read(directory, exports.PASSAGES).splitlines(), 1):
         if line.strip():
             try:
                 record = canonical.parse_json(line.decode("utf-8"))
                 out[str(record["id"])] = record
             except (ValueError, KeyError, TypeError):
-                raise BadInput(f"{directory / X.PASSAGES}: line {n} is not a passage record") from None
+                raise BadInput(f"{directory / exports.PASSAGES}: line {n} is not a passage record") from None
     return out
 
 
@@ -143,7 +142,7 @@ def check_against_corpus(gold: Gold, corpus: Corpus, results: Results, judged: d
     policy = results.provenance.policy
     key = (gold.inventory, policy, corpus.sha256)
     if key not in judged:
-        judged[key] = _judged(corpus, gold.directory / X.PASSAGES, policy)
+        judged[key] = _judged(corpus, gold.directory / exports.PASSAGES, policy)
     p_qrels, m_qrels, spans = judged[key]
     answers = {q.id: canonical.dumps(q.answer.to_json()) for q in corpus.queries() if q.answer is not None}
     differing = []
@@ -161,7 +160,7 @@ def check_against_corpus(gold: Gold, corpus: Corpus, results: Results, judged: d
     if differing:
         qid, why = min(differing)
         raise DifferentGold(f"{gold.directory}: query {qid}: {why} (corpus {corpus.id}, judged again from its "
-                            f"{X.PASSAGES})")
+                            f"{exports.PASSAGES})")
 
 
 def _judged(corpus: Corpus, inventory: Path, policy: str) -> _Judged:

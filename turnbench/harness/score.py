@@ -26,16 +26,11 @@ from turnbench.canonical import q6
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import RANKED_CLASSES, Query
 from turnbench.errors import BadInput, TierRefused
-from turnbench.harness import bindings as B
-from turnbench.harness import exports as X
-from turnbench.harness import judgements as J
-from turnbench.harness import metrics as M
-from turnbench.harness import spans as S
-from turnbench.harness import strict as STRICT
-from turnbench.harness import ties as T
+from turnbench.harness import bindings, exports, judgements, metrics, spans, ties
 from turnbench.harness.execution import INLINE, Execution, Job
 from turnbench.harness.held import Span
 from turnbench.harness.rows import aggregate_rows, grouped_rows
+from turnbench.harness.strict import block_and_qrels
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
 from turnbench.results.record import Results, arm_label, from_tree
@@ -55,9 +50,9 @@ class Scored:
 
     document: Mapping[str, Any]
     # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
-    extra_files: Mapping[str, X.Content] = field(default_factory=dict)
+    extra_files: Mapping[str, exports.Content] = field(default_factory=dict)
 
-    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, X.Content] | None = None
+    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, exports.Content] | None = None
                    ) -> Scored:
         if name in self.document:
             raise BadInput(f"metrics.json already has a {name!r} block")
@@ -113,7 +108,7 @@ class _Setting:
     corpus_prov: Mapping[str, Any]
     engine_side: Mapping[str, Any]
     scope: Any
-    policy: J.RelevancePolicy
+    policy: judgements.RelevancePolicy
     ranked: list[Query]  # the retrieval-scored queries, in id order
     query_ids: set[str]  # every query's
     passages: list[Passage]
@@ -135,10 +130,10 @@ class _Ordered:
     placed: tuple[Placement, dict[str, Any]]  # the inventory in rule-5 order, each query's hits as positions in it
     shown: set[str]  # the passages of a top BIND_DEPTH: bound, for the report shows them
     tops: set[str]  # the passages of a top SPAN_DEPTH: the span measures read their words
-    files: Callable[[], Mapping[str, X.Content]]  # the three exported runs
+    files: Callable[[], Mapping[str, exports.Content]]  # the three exported runs
 
 
-def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: J.RelevancePolicy,
+def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
               provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE) -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
@@ -151,7 +146,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *,
                       execution=execution)[0]
 
 
-def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: J.RelevancePolicy,
+def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
                provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE
                ) -> tuple[Scored, Kept]:
     """``score_run``, with what it kept for what reads the results next (``Kept``)."""
@@ -168,26 +163,27 @@ def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *
     pmap, ranked = _inventory(passages, corpus.queries())
     setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked,
                        {q.id for q in corpus.queries()}, passages, pmap, {p.id: p.meeting for p in passages},
-                       X.run_tag(arm_label(engine_side["arm"])), execution)
+                       exports.run_tag(arm_label(engine_side["arm"])), execution)
     placed = Placement.of(passages)
     placed.meetings  # noqa: B018  # made now: the meeting run and the tie report read it
-    query_digests = B.QueryDigests(setting.ranked)
+    query_digests = bindings.QueryDigests(setting.ranked)
     halves = corpus.halves(HERE_SHARE) if hasattr(corpus, "halves") else None
-    judging = J.Judging(setting.ranked, J.Parts(*halves) if halves else corpus.iter_meetings(), setting.passages,
-                        setting.policy, keep=True, visit=query_digests, start=execution.start)
+    judging = judgements.Judging(setting.ranked, judgements.Parts(*halves) if halves else corpus.iter_meetings(),
+                                 setting.passages, setting.policy, keep=True, visit=query_digests,
+                                 start=execution.start)
     # the parts that need only the inventory and the corpus start together: passages.jsonl's bytes and sha256, made
     # while the run is ordered here; and judging, whose other part is judged here once the run is ordered
     with execution.inventory(passages) as inventory_side, judging:
         return _scored(setting, run_entries, placed, judging, query_digests, inventory_side)
 
 
-_InventorySide = Job[tuple[str, X.Content]]
+_InventorySide = Job[tuple[str, exports.Content]]
 # a run: its entries, a function that gives them, or a job reading them
 _Run = Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Job[list[RankedPassage] | Ranking]
 
 
-def _scored(setting: _Setting, given: _Run, placed: Placement, judging: J.Judging, query_digests: B.QueryDigests,
-            inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+def _scored(setting: _Setting, given: _Run, placed: Placement, judging: judgements.Judging,
+            query_digests: bindings.QueryDigests, inventory_side: _InventorySide) -> tuple[Scored, Kept]:
     """``score_run`` once its parts are started: the run read and normalised while judging goes on, judging
     finished with what the run ranks; then the two sides of scoring."""
     with contextlib.ExitStack() as stack:
@@ -197,7 +193,7 @@ def _scored(setting: _Setting, given: _Run, placed: Placement, judging: J.Judgin
 
         # what judging keeps depends on the run's top passages: the run is ordered (and its three runs' writer
         # forked) between two meetings judged here, as soon as it has been read; judging goes on meanwhile
-        def filters(wait: bool) -> J.Filters | None:
+        def filters(wait: bool) -> judgements.Filters | None:
             if not made:
                 if not wait and isinstance(given, Job) and not given.ready():
                     return None
@@ -228,15 +224,15 @@ def _ordered(setting: _Setting, run_entries: Ranking | list[RankedPassage], plac
     ranked_run = {qid: run[qid] for qid in sorted(run) if qid in ranked_ids}
     raw = (run_entries.only(ranked_ids) if isinstance(run_entries, Ranking)
            else [e for e in run_entries if e.query_id in ranked_ids])
-    files = setting.execution.runs((X.RUN_PASSAGES, X.RUN_MEETINGS, X.RUN_RAW),
-                                   functools.partial(X.run_files, ranked_run, m_order, raw, setting.tag), stack)
+    files = setting.execution.runs((exports.RUN_PASSAGES, exports.RUN_MEETINGS, exports.RUN_RAW),
+                                   functools.partial(exports.run_files, ranked_run, m_order, raw, setting.tag), stack)
     return _Ordered(run, ranked_run, m_order, best, sorted(set(run) - ranked_ids), (placed, positions),
-                    {pid for pids in ranked_run.values() for pid in pids[:B.BIND_DEPTH]},
-                    {pid for pids in ranked_run.values() for pid in pids[:S.SPAN_DEPTH]}, files)
+                    {pid for pids in ranked_run.values() for pid in pids[:bindings.BIND_DEPTH]},
+                    {pid for pids in ranked_run.values() for pid in pids[:spans.SPAN_DEPTH]}, files)
 
 
-def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Mapping[str, str],
-            query_digests: B.QueryDigests, inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+def _judged(setting: _Setting, ordered: _Ordered, judged: judgements.Judged, digests: Mapping[str, str],
+            query_digests: bindings.QueryDigests, inventory_side: _InventorySide) -> tuple[Scored, Kept]:
     """``_scored`` once judging is done: the comparable measures, then bindings.jsonl, are made by one part (wanted
     last: where it is a child, this process's work is the longer path) while the measures, the tie report and
     spans.jsonl are made here. One part, not two: a forked child copies the pages it touches."""
@@ -244,36 +240,38 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: J.Judged, digests: Map
     ok = {qid: j for qid, j in judged.queries.items() if j.judgeable}
     p_qrels = {qid: j.passages for qid, j in ok.items() if j.level == "turn"}
     m_qrels = {qid: j.meetings for qid, j in ok.items()}
-    scored = M.Scorer(max((len(v) for v in run.values()), default=0))
+    scored = metrics.Scorer(max((len(v) for v in run.values()), default=0))
     meeting_of = setting.meeting_of
     heads = [_row_head(corpus_id, q, ok, run) for q in ranked if q.id in ok]
-    comparable = functools.partial(S.comparable_values, timed=S.times_are_truth(setting.corpus_prov.get("producer"),
-                                                                                 judged.timings))
+    comparable = functools.partial(spans.comparable_values,
+                                   timed=spans.times_are_truth(setting.corpus_prov.get("producer"), judged.timings))
     setting.execution.keep(setting, judged, digests, meeting_of, ordered)  # not freed one by one
     bound = [setting.pmap[pid] for pid in sorted(ordered.shown | {pid for j in ok.values() for pid in j.passages})]
     kept = Kept(ranked, bound, digests, judged.held, query_digests.digests(), {}, p_qrels)
-    binder = functools.partial(B.compute, ranked, bound, {}, judged.held, kept.query_digests, digests)
+    binder = functools.partial(bindings.compute, ranked, bound, {}, judged.held, kept.query_digests, digests)
     with setting.execution.start(_beside, functools.partial(comparable, heads, run, judged, setting.pmap, meeting_of),
                                  binder, setting.execution.files, later=True) as beside:
-        p_vals = M.evaluate_lists(p_qrels, run, scored, M.PASSAGE_MEASURES)
+        p_vals = metrics.evaluate_lists(p_qrels, run, scored, metrics.PASSAGE_MEASURES)
         # the strict block: after the tie report (it reads each query's head, and the graded values)
-        strict = functools.partial(STRICT.block_and_qrels, corpus_id, ranked, heads, p_qrels,
-                                   functools.partial(M.evaluate_lists, ranked=run, scored=scored,
-                                                     measures=M.PASSAGE_MEASURES), p_vals)
+        strict = functools.partial(block_and_qrels, corpus_id, ranked, heads, p_qrels,
+                                   functools.partial(metrics.evaluate_lists, ranked=run, scored=scored,
+                                                     measures=metrics.PASSAGE_MEASURES), p_vals)
         return _metrics_side(setting, ordered, judged, ok, (p_qrels, m_qrels), p_vals, scored, meeting_of,
                              kept, (beside, strict), inventory_side)
 
 
-def _beside(comparable: Callable[[], S.Comparable], binder: Callable[[], list[dict[str, Any]]],
-            files: Callable[[Mapping[str, X.Content]], dict[str, X.Content]]
-            ) -> tuple[S.Comparable, dict[str, X.Content]]:
-    return comparable(), files({B.BINDINGS: B.text(binder())})
+def _beside(comparable: Callable[[], spans.Comparable], binder: Callable[[], list[dict[str, Any]]],
+            files: Callable[[Mapping[str, exports.Content]], dict[str, exports.Content]]
+            ) -> tuple[spans.Comparable, dict[str, exports.Content]]:
+    return comparable(), files({bindings.BINDINGS: bindings.text(binder())})
 
 
-def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Mapping[str, J.QueryJudgements],
+def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judged,
+                  ok: Mapping[str, judgements.QueryJudgements],
                   qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
-                  p_vals: Mapping[str, Mapping[M.Measure, float]], scored: M.Scorer, meeting_of: Mapping[str, str],
-                  kept: Kept, children: tuple[Job[tuple[S.Comparable, dict[str, X.Content]]],
+                  p_vals: Mapping[str, Mapping[metrics.Measure, float]], scored: metrics.Scorer,
+                  meeting_of: Mapping[str, str],
+                  kept: Kept, children: tuple[Job[tuple[spans.Comparable, dict[str, exports.Content]]],
                                               Callable[[], tuple[dict[str, Any], bytes]]],
                   inventory_side: _InventorySide) -> tuple[Scored, Kept]:
     """The measures, the tie report and spans.jsonl, here while the other parts make theirs; then, with what they and
@@ -282,27 +280,28 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
                                                    ordered.m_order)
     jq = judged.queries
     p_qrels, m_qrels = qrels
-    m_vals = M.evaluate_lists(m_qrels, m_order, scored, M.MEETING_MEASURES)
+    m_vals = metrics.evaluate_lists(m_qrels, m_order, scored, metrics.MEETING_MEASURES)
     per_query = _per_query_rows(corpus_id, ranked, ok, run, p_vals, m_vals)
-    timed = S.times_are_truth(setting.corpus_prov.get("producer"), judged.timings)
+    timed = spans.times_are_truth(setting.corpus_prov.get("producer"), judged.timings)
 
-    measures = [str(m) for m in M.ALL_MEASURES] + list(S.SPAN_MEASURES) + (list(S.ENTRY_MEASURES) if timed else [])
+    measures = ([str(m) for m in metrics.ALL_MEASURES] + list(spans.SPAN_MEASURES)
+                + (list(spans.ENTRY_MEASURES) if timed else []))
     unjudgeable = [q.id for q in ranked if not jq[q.id].judgeable]
     dropped = {c: sum(1 for q in ranked if q.cls == c and not jq[q.id].judgeable) for c in RANKED_CLASSES}
     judged_ids = [r["query_id"] for r in per_query]
-    tie_block = T.report(ranked_run, ordered.best, [qid for qid in judged_ids if qid in ranked_run],
-                         T.Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
+    tie_block = ties.report(ranked_run, ordered.best, [qid for qid in judged_ids if qid in ranked_run],
+                         ties.Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
                          {r["query_id"]: r["values"] for r in per_query},
                          {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of,
-                         T.Grades(p_qrels, m_qrels, *ordered.placed))
-    side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
+                         ties.Grades(p_qrels, m_qrels, *ordered.placed))
+    side = exports.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
-                     comparable=S.comparable_facts(timed, judged.by_times))
+                     comparable=spans.comparable_facts(timed, judged.by_times))
     strict, strict_qrels = children[1]()
     run_sha = _run_sha256(run)
-    files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
-    files[X.QRELS_STRICT] = strict_qrels
-    files.update(setting.execution.files({X.SPANS: X.spans_text(judged, ordered.tops, ok, meeting_of)}))
+    files = exports.export_files(p_qrels, m_qrels, ordered.files(), side)
+    files[exports.QRELS_STRICT] = strict_qrels
+    files.update(setting.execution.files({exports.SPANS: exports.spans_text(judged, ordered.tops, ok, meeting_of)}))
     comparable, made = children[0].result()
     files.update(made)
     for row in per_query:
@@ -314,7 +313,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
     retrieval = {
         "group_by": list(GROUP_BY),
         "measures": measures,
-        "comparable_across_chunkings": [m for m in measures if m in S.COMPARABLE],
+        "comparable_across_chunkings": [m for m in measures if m in spans.COMPARABLE],
         "rows": aggregate_rows(corpus_id, per_query, measures, dropped),
         **_grouped(corpus_id, per_query, measures, ranked, set(unjudgeable)),
         "per_query": per_query,
@@ -323,7 +322,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
                    | {"passages_judged_by_times": judged.by_times}),
         "ties": tie_block,
     }
-    inventory, files[X.PASSAGES] = inventory_side.result()
+    inventory, files[exports.PASSAGES] = inventory_side.result()
     passages = setting.passages
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -333,7 +332,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
         "retrieval": retrieval,
         "strict": strict,
     }
-    tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
+    tops_shown = {qid: list(pids[:bindings.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
     return Scored(document, files), replace(kept, run=tops_shown)
 
 
@@ -357,7 +356,7 @@ def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: S
     return out
 
 
-def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: J.RelevancePolicy,
+def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: judgements.RelevancePolicy,
                 n_passages: int, inventory: str, run: Mapping[str, Sequence[str]], run_sha: str) -> dict[str, Any]:
     """Where every number of the results comes from (docs/design.md §3 rule 1): corpus, engine side, metric engine,
     policy, and the identity of the inventory and the run as scored."""
@@ -366,7 +365,7 @@ def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], 
         "corpus": corpus_prov,
         "licence_tier": (corpus_prov.get("licence") or {}).get("tier", "unrecorded"),
         **engine_side,
-        "metric_engine": M.engine_provenance(),
+        "metric_engine": metrics.engine_provenance(),
         "relevance_policy": policy.to_json(),
         "inputs": {
             "passages": {"count": n_passages, "sha256": inventory},
@@ -386,11 +385,11 @@ def _ranked_queries(queries: Iterable[Query]) -> list[Query]:
     return ranked
 
 
-def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, J.QueryJudgements],
-                    run: Mapping[str, Sequence[str]], p_vals: Mapping[str, Mapping[M.Measure, float]],
-                    m_vals: Mapping[str, Mapping[M.Measure, float]]) -> list[dict[str, Any]]:
+def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, judgements.QueryJudgements],
+                    run: Mapping[str, Sequence[str]], p_vals: Mapping[str, Mapping[metrics.Measure, float]],
+                    m_vals: Mapping[str, Mapping[metrics.Measure, float]]) -> list[dict[str, Any]]:
     """One row per judged query, in id order: its groups and its values (6 decimals)."""
-    names = {m: str(m) for m in M.ALL_MEASURES}
+    names = {m: str(m) for m in metrics.ALL_MEASURES}
     per_query = []
     for q in ranked:
         if q.id not in ok:
@@ -406,15 +405,16 @@ def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, J.
     return per_query
 
 
-def _row_head(corpus_id: str, q: Query, ok: Mapping[str, J.QueryJudgements], run: Mapping[str, Sequence[str]]
+def _row_head(corpus_id: str, q: Query, ok: Mapping[str, judgements.QueryJudgements], run: Mapping[str, Sequence[str]]
               ) -> dict[str, Any]:
     """What names and groups a judged query's row, before its values."""
     return {"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule, "surface": q.surface,
             "level": ok[q.id].level, "answered": bool(run.get(q.id))}
 
 
-def _counts(ranked: Sequence[Query], per_query: Sequence[Mapping[str, Any]], ok: Mapping[str, J.QueryJudgements],
-            judged: Mapping[str, J.QueryJudgements], dropped: Mapping[str, int], ignored: Sequence[str]
+def _counts(ranked: Sequence[Query], per_query: Sequence[Mapping[str, Any]],
+            ok: Mapping[str, judgements.QueryJudgements],
+            judged: Mapping[str, judgements.QueryJudgements], dropped: Mapping[str, int], ignored: Sequence[str]
             ) -> dict[str, Any]:
     grades: dict[str, int] = {}
     for j in ok.values():

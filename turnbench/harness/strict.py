@@ -16,8 +16,7 @@ from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES, Query
-from turnbench.harness import exports as X
-from turnbench.harness import metrics as M
+from turnbench.harness import exports, metrics
 from turnbench.harness.rows import aggregate_rows
 
 THRESHOLD = 2
@@ -33,7 +32,7 @@ def strict_qrels(p_qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str
     return out
 
 
-Values = Mapping[str, Mapping[M.Measure, float]]
+Values = Mapping[str, Mapping[metrics.Measure, float]]
 
 
 def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping[str, Any]],
@@ -51,7 +50,7 @@ def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping
         same = {qid for qid, docs in qrels.items() if graded_qrels.get(qid) == docs and qid in graded_values}
         values = dict(evaluate({qid: docs for qid, docs in qrels.items() if qid not in same}))
         values.update({qid: graded_values[qid] for qid in same})
-    names = [str(m) for m in M.PASSAGE_MEASURES]
+    names = [str(m) for m in metrics.PASSAGE_MEASURES]
     per_query = []
     for r in graded_rows:
         if r["level"] != "turn" or r["query_id"] not in qrels:
@@ -82,4 +81,4 @@ def block_and_qrels(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequen
     taken where the strict qrels are the same), and its qrels file (qrels.passages.strict.txt)."""
     qrels = strict_qrels(p_qrels)
     graded = None if graded_values is None else (p_qrels, graded_values)
-    return block(corpus_id, ranked, graded_rows, qrels, evaluate, graded), X.qrels_text(qrels)
+    return block(corpus_id, ranked, graded_rows, qrels, evaluate, graded), exports.qrels_text(qrels)

@@ -19,7 +19,7 @@ from operator import eq, gt
 from typing import Any
 
 from turnbench.canonical import q6
-from turnbench.harness import metrics as M
+from turnbench.harness import metrics
 from turnbench.rankings import Placement
 from turnbench.results.record import Ties
 
@@ -269,20 +269,22 @@ class Rescorer:
     rule-5 meetings) has no meeting value that can move, and only its passage values are given."""
 
     def __init__(self, p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],
-                 scored: M.Scorer, meeting_of: Mapping[str, str], m_order: Mapping[str, Sequence[str]]) -> None:
+                 scored: metrics.Scorer, meeting_of: Mapping[str, str], m_order: Mapping[str, Sequence[str]]) -> None:
         self.p_qrels, self.m_qrels, self.scored, self.meeting_of = p_qrels, m_qrels, scored, meeting_of
         self.m_order = m_order
-        cutoffs = [m.cutoff for m in M.MEETING_MEASURES]
+        cutoffs = [m.cutoff for m in metrics.MEETING_MEASURES]
         self.m_depth = None if None in cutoffs else max(c for c in cutoffs if c is not None)
 
     def __call__(self, other: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
         pq = {qid: self.p_qrels[qid] for qid in other if qid in self.p_qrels}
-        pv = (M.evaluate(pq, M.lists_read(other, pq, pq, self.scored, M.PASSAGE_MEASURES), M.PASSAGE_MEASURES)
+        passage_measures = metrics.PASSAGE_MEASURES
+        pv = (metrics.evaluate(pq, metrics.lists_read(other, pq, pq, self.scored, passage_measures), passage_measures)
               if pq else {})
         k = self.m_depth
         meetings = {qid: top for qid in other
                     if (top := meeting_order(other[qid], self.meeting_of, k)) != list(self.m_order[qid][:k])}
         mq = {qid: self.m_qrels[qid] for qid in meetings}
-        mv = (M.evaluate(mq, M.lists_read(meetings, mq, mq, self.scored, M.MEETING_MEASURES), M.MEETING_MEASURES)
-              if mq else {})
+        meeting_measures = metrics.MEETING_MEASURES
+        mv = (metrics.evaluate(mq, metrics.lists_read(meetings, mq, mq, self.scored, meeting_measures),
+                               meeting_measures) if mq else {})
         return {qid: {str(m): v for m, v in {**pv.get(qid, {}), **mv.get(qid, {})}.items()} for qid in other}

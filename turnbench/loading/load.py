@@ -27,7 +27,7 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, IndexNotSettled, StackStateError
 from turnbench.loading import capacity, proof, tables
-from turnbench.loading import index as ix
+from turnbench.loading import index as search_index
 from turnbench.loading.chunking import Chunk, check_cut, chunk_meeting
 from turnbench.loading.spec import LoadSpec
 from turnbench.loading.vectors import VectorSpec
@@ -95,7 +95,7 @@ def _bulk_actions(index: str, chunks: Iterable[tuple[Chunk, str, str | None]],
     """One bulk action per passage; ``sent`` collects each document's digest (turnbench.loading.proof), what the
     load's record says the index holds."""
     for chunk, title, recorded_date in chunks:
-        source = ix.passage_document(chunk, title, recorded_date)
+        source = search_index.passage_document(chunk, title, recorded_date)
         if vector is not None:
             source[vector[0]] = vector[1](chunk.passage.id)
         if sent is not None:
@@ -131,7 +131,8 @@ def _bulk(client: OpenSearch, index: str, chunks: Iterable[tuple[Chunk, str, str
 
 
 def load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec = LoadSpec(), *,
-                settle_timeout_s: float = ix.SETTLE_TIMEOUT_S, progress: Callable[[int, int], None] | None = None,
+                settle_timeout_s: float = search_index.SETTLE_TIMEOUT_S,
+                progress: Callable[[int, int], None] | None = None,
                 embed_progress: Callable[[int, int], None] | None = None) -> LoadResult:
     """Load ``corpus`` into the stack's PostgreSQL and OpenSearch, cut and indexed as ``spec`` says (its ``shards``
     primary shards, no replicas), and return the passages and provenance. ``progress(done, total)`` is called with
@@ -157,7 +158,7 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec, *, settle_tim
     written = _write(stack, client, corpus, spec, old_marker=old_marker, progress=progress,
                      embed_progress=embed_progress, timings=timings)
     passages = written.passages
-    expected = ix.expected_counts(passages)
+    expected = search_index.expected_counts(passages)
     if len(expected[1]) != written.counts.meetings or written.meetings_cut != written.counts.meetings:
         # a meeting with no segments yields no passage; the index could not show it
         empty = written.counts.meetings - len(expected[1])
@@ -168,9 +169,9 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec, *, settle_tim
                       pg_marker=_pg_loaded(index, written.marker, passages_sha256, len(passages)))
 
     t0 = time.perf_counter()
-    prov = ix.index_provenance(client, index)
-    topology = ix.index_topology(client, index)
-    timings["store_size_bytes"] = float(ix.store_size_bytes(client, index))
+    prov = search_index.index_provenance(client, index)
+    topology = search_index.index_topology(client, index)
+    timings["store_size_bytes"] = float(search_index.store_size_bytes(client, index))
     if any(n != 1 for n in topology["segments_per_shard"]):
         raise IndexNotSettled(f"index {index!r} has {topology['segments_per_shard']} segments per shard after "
                               "force-merge, not 1")
@@ -182,12 +183,13 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec, *, settle_tim
                            "embeddings": dict(written.vector_prov)}
     marker = {**written.marker, "passages": len(passages), "meetings": written.counts.meetings,
               "segments": written.counts.segments, "passages_sha256": passages_sha256, "state": "settled"}
-    ix.put_marker(client, index, marker)
+    search_index.put_marker(client, index, marker)
     timings["provenance_s"] = time.perf_counter() - t0
     # what a later reuse must read back from both stores, kept where only turnbench writes (turnbench.loading.proof)
     t0 = time.perf_counter()
-    proof.write_record(index, {"index_uuid": ix.index_uuid(client, index), "marker": marker, "provenance": prov,
-                               "documents": proof.combine(written.sent), "tables": tables.digest(stack)})
+    proof.write_record(index, {"index_uuid": search_index.index_uuid(client, index), "marker": marker,
+                               "provenance": prov, "documents": proof.combine(written.sent),
+                               "tables": tables.digest(stack)})
     timings["record_s"] = time.perf_counter() - t0
     timings["total_s"] = time.perf_counter() - t_all
     return LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
@@ -211,21 +213,21 @@ def _refuse_before_writing(stack: StackInfo, client: OpenSearch, corpus: Corpus,
                            spec: LoadSpec) -> Mapping[str, Any] | None:
     """Everything that can refuse the load, checked before either store is written, so a refusal changes nothing;
     returns the index's marker when turnbench made the index there before (it is replaced)."""
-    from turnbench.loading import vectors as vx
+    from turnbench.loading import vectors as vector_index
 
     index, shards, vectors = spec.index, spec.shards, spec.vectors
-    ix.check_index_name(index)
-    ix.check_shards(shards)
+    search_index.check_index_name(index)
+    search_index.check_shards(shards)
     if vectors is not None:
-        vx.check_engine(vectors, stack.provider)
-        vx.require_plugins(client, vectors.engine)
+        vector_index.check_engine(vectors, stack.provider)
+        vector_index.require_plugins(client, vectors.engine)
         if vectors.graph and shards > 1:
             raise BadInput("an HNSW graph is built reproducibly on one shard only; load it with --shards 1")
     want = capacity.need(corpus.manifest.get("counts") or {}, vector_dim=vectors.dim if vectors else None,
                          graph=bool(vectors and vectors.graph))
     if want is not None:
         capacity.check_stack(client, want, shards=shards, postgres_beside=stack.provider == "embedded")
-    old_marker = ix.index_marker(client, index)
+    old_marker = search_index.index_marker(client, index)
     tables.loaded_tables_marker(stack)
     check_cut(spec.max_words, spec.overlap)  # a bad size or overlap is refused before any write
     return old_marker
@@ -307,14 +309,14 @@ def _create_index(client: OpenSearch, corpus: Corpus, spec: LoadSpec, *, vector_
     index, shards, overlap, vectors = spec.index, spec.shards, spec.overlap, spec.vectors
     if replace:
         client.indices.delete(index=index)
-    marker = corpus_marker(corpus, format=ix.INDEX_FORMAT, max_words=spec.max_words, shards=shards, state="loading",
-                           **({"overlap": overlap} if overlap else {}))
+    marker = corpus_marker(corpus, format=search_index.INDEX_FORMAT, max_words=spec.max_words, shards=shards,
+                           state="loading", **({"overlap": overlap} if overlap else {}))
     settings, mappings = _definition(shards, vectors if vector_prov is not None else None, n_passages)
     marker.update(_shaping(settings, mappings, overlap=overlap))
     if vectors is not None and vector_prov is not None:
         marker["vectors"] = {"field": vectors.field, "encoder": vectors.encoder, "graph": vectors.graph,
                              "digest": vector_prov["digest"]["sha256"], "config": vectors.config()}
-    mappings["_meta"] = {ix.MARKER: marker}
+    mappings["_meta"] = {search_index.MARKER: marker}
     client.indices.create(index=index, body={"settings": settings, "mappings": mappings},
                           params={"wait_for_active_shards": "all"})
     return marker
@@ -322,7 +324,7 @@ def _create_index(client: OpenSearch, corpus: Corpus, spec: LoadSpec, *, vector_
 
 def _definition(shards: int, vectors: VectorSpec | None, n_passages: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """The settings and mappings a load creates the index with (before the marker is added)."""
-    settings, mappings = ix.index_settings(shards), ix.index_mappings()
+    settings, mappings = search_index.index_settings(shards), search_index.index_mappings()
     if vectors is not None:
         settings["index"].update(vectors.settings(n_passages))
         mappings["properties"][vectors.field] = vectors.mapping()
@@ -342,16 +344,17 @@ def _index_graph(client: OpenSearch, index: str, held: Sequence[tuple[Chunk, str
                  sent: proof.PassageDigests) -> tuple[int, int]:
     """The passages with their vectors in the fixed build order of a reproducible HNSW graph, one refresh per
     segment; returns (indexed, segments before the force-merge)."""
-    from turnbench.loading import vectors as vx
+    from turnbench.loading import vectors as vector_index
 
     docs = {c.passage.id: (c, title, date) for c, title, date in held}
-    actions = [a for pid in vx.build_order(list(docs), vectors.graph_order)
+    actions = [a for pid in vector_index.build_order(list(docs), vectors.graph_order)
                for a in _bulk_actions(index, [docs[pid]], (vectors.field, vector_of), sent)]
-    indexed, segments_before = vx.sequential_bulk(client, index, actions, progress)
-    if segments_before != vx.expected_segments(len(actions)):
+    indexed, segments_before = vector_index.sequential_bulk(client, index, actions, progress)
+    if segments_before != vector_index.expected_segments(len(actions)):
         raise IndexNotSettled(
             f"index {index!r} held {segments_before} segments before the force-merge, not "
-            f"{vx.expected_segments(len(actions))} (one per refresh): a merge or flush cut them otherwise, so the "
+            f"{vector_index.expected_segments(len(actions))} (one per refresh): a merge or flush cut them otherwise, "
+            "so the "
             "vector graph would not be the reproducible one")
     return indexed, segments_before
 
@@ -369,7 +372,7 @@ def _merge_and_settle(stack: StackInfo, client: OpenSearch, index: str, passages
     client.indices.refresh(index=index)
     timings["force_merge_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    reads = ix.settle(client, index, expected, timeout_s=settle_timeout_s)
+    reads = search_index.settle(client, index, expected, timeout_s=settle_timeout_s)
     timings["settle_s"] = time.perf_counter() - t0
     timings["settle_reads"] = float(reads)
     t0 = time.perf_counter()
@@ -382,7 +385,7 @@ def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
     return fn(*args), time.perf_counter() - t0
 
 
-def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = ix.DEFAULT_INDEX,
+def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = search_index.DEFAULT_INDEX,
                   client: OpenSearch | None = None) -> dict[str, Any]:
     """Refuse unless the index and the PostgreSQL schema hold ``corpus``, fully loaded; returns the index marker.
 
@@ -390,7 +393,7 @@ def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = ix.DEFAULT_I
     corpus's passages or a half-finished load.
     """
     client = client or opensearch_client(stack)
-    marker = ix.index_marker(client, index)
+    marker = search_index.index_marker(client, index)
     if marker is None:
         raise StackStateError(f"OpenSearch index {index!r} does not exist; run `turnbench load` first")
     if marker.get("corpus_sha256") != corpus.sha256:

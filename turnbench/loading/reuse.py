@@ -22,8 +22,8 @@ from typing import Any
 
 from turnbench import canonical, settings
 from turnbench.corpus.format import Corpus
-from turnbench.loading import index as ix
-from turnbench.loading import load as ld
+from turnbench.loading import index as search_index
+from turnbench.loading import load as loader
 from turnbench.loading import proof, tables
 from turnbench.loading.chunking import check_cut
 from turnbench.loading.spec import LoadSpec
@@ -35,7 +35,7 @@ from turnbench.stack.info import StackInfo
 
 def load_or_reuse(stack: StackInfo, corpus: Corpus, spec: LoadSpec = LoadSpec(), *, reload: bool = False,
                   progress: Callable[[int, int], None] | None = None,
-                  embed_progress: Callable[[int, int], None] | None = None) -> ld.LoadResult:
+                  embed_progress: Callable[[int, int], None] | None = None) -> loader.LoadResult:
     """The settled load of exactly this (``spec``) already in the stack (``reused``), else (or with ``reload``) a load
     (turnbench.loading.load.load_corpus) whose ``not_reused`` says why the stack's could not be kept (empty when the
     stack held no such index)."""
@@ -45,12 +45,12 @@ def load_or_reuse(stack: StackInfo, corpus: Corpus, spec: LoadSpec = LoadSpec(),
             kept, why = settled_load(stack, corpus, spec)
         if kept is not None:
             return kept
-    loaded = ld.load_corpus(stack, corpus, spec, progress=progress, embed_progress=embed_progress)
+    loaded = loader.load_corpus(stack, corpus, spec, progress=progress, embed_progress=embed_progress)
     return dataclasses.replace(loaded, not_reused=why)
 
 
 def settled_load(stack: StackInfo, corpus: Corpus,
-                 spec: LoadSpec = LoadSpec()) -> tuple[ld.LoadResult | None, str]:
+                 spec: LoadSpec = LoadSpec()) -> tuple[loader.LoadResult | None, str]:
     """The settled load of exactly this corpus, cut and index definition already in the stack, as the LoadResult a
     load would return (``reused``), or None and why not. Nothing is written. Kept only when the state directory
     records a settled load into this index (turnbench.loading.proof) whose marker, shaping, uuid, provenance,
@@ -59,10 +59,10 @@ def settled_load(stack: StackInfo, corpus: Corpus,
     t_all = time.perf_counter()
     index, vectors = spec.index, spec.vectors
     client = opensearch_client(stack)
-    ix.check_index_name(index)
-    ix.check_shards(spec.shards)
+    search_index.check_index_name(index)
+    search_index.check_shards(spec.shards)
     check_cut(spec.max_words, spec.overlap)
-    live_marker = ix.index_marker(client, index)  # someone else's index, alias or data stream is refused here
+    live_marker = search_index.index_marker(client, index)  # someone else's index, alias or data stream is refused here
     if live_marker is None:
         return None, ""  # nothing to keep: a fresh stack's load is no news
     record = proof.read_record(index)
@@ -75,11 +75,11 @@ def settled_load(stack: StackInfo, corpus: Corpus,
     if differs is not None:
         return None, differs
     n_passages = int(marker["passages"])
-    if ix.index_uuid(client, index) != record.get("index_uuid"):
+    if search_index.index_uuid(client, index) != record.get("index_uuid"):
         return None, f"index {index!r} is not the one the state directory's record was written for (another uuid)"
     held = tables.loaded_tables_marker(stack)
     pg_want = {"corpus_sha256": corpus.sha256,
-               "loaded": ld._pg_loaded(index, marker, str(marker.get("passages_sha256")), n_passages)}
+               "loaded": loader._pg_loaded(index, marker, str(marker.get("passages_sha256")), n_passages)}
     for key, value in pg_want.items():
         if held is None or held.get(key) != value:
             return None, f"PostgreSQL schema {tables.SCHEMA!r} does not hold this load ({key} differs)"
@@ -88,14 +88,14 @@ def settled_load(stack: StackInfo, corpus: Corpus,
     if passages_sha256 != marker.get("passages_sha256") or len(passages) != n_passages:
         return None, ("the inventory read back from PostgreSQL does not hash to the recorded "
                       f"{marker.get('passages_sha256')}")
-    expected = ix.expected_counts(passages)
-    if ix.observed_counts(client, index) != expected:
+    expected = search_index.expected_counts(passages)
+    if search_index.observed_counts(client, index) != expected:
         return None, f"index {index!r} does not hold exactly the inventory's passages per meeting"
-    prov = ix.index_provenance(client, index)
-    topology = ix.index_topology(client, index)
+    prov = search_index.index_provenance(client, index)
+    topology = search_index.index_topology(client, index)
     if any(n != 1 for n in topology["segments_per_shard"]):
         return None, f"index {index!r} has {topology['segments_per_shard']} segments per shard, not 1"
-    ld._add_provenance(prov, stack, passages=n_passages, meetings=int(marker.get("meetings", -1)),
+    loader._add_provenance(prov, stack, passages=n_passages, meetings=int(marker.get("meetings", -1)),
                        segments=int(marker.get("segments", -1)), passages_sha256=passages_sha256,
                        max_words=spec.max_words, overlap=spec.overlap)
     recorded = record["provenance"]
@@ -112,7 +112,7 @@ def settled_load(stack: StackInfo, corpus: Corpus,
     if differs is not None:
         return None, differs
     timings = {"total_s": time.perf_counter() - t_all, "reused": 1.0}
-    return ld.LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
+    return loader.LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
                          timings=timings, topology=topology, reused=True), "reused"
 
 
@@ -121,15 +121,16 @@ def _shape_differs(marker: Mapping[str, Any], corpus: Corpus, spec: LoadSpec) ->
     or None."""
     index, max_words, overlap, shards, vectors = spec.index, spec.max_words, spec.overlap, spec.shards, spec.vectors
     want = {"corpus_sha256": corpus.sha256, "state": "settled", "max_words": max_words, "cut_overlap": overlap,
-            "shards": shards, "chunking": ld.CHUNKING, "tables_format": tables.TABLES_FORMAT}
+            "shards": shards, "chunking": loader.CHUNKING, "tables_format": tables.TABLES_FORMAT}
     for key, value in want.items():
         if marker.get(key) != value:
             return f"index {index!r} has {key} {marker.get(key)!r}, not {value!r}"
     n_passages = marker.get("passages")
     if not isinstance(n_passages, int):
         return f"index {index!r} records no passage count"
-    index_settings, mappings = ld._definition(shards, vectors, n_passages)
-    if marker.get("definition_sha256") != ld._shaping(index_settings, mappings, overlap=overlap)["definition_sha256"]:
+    index_settings, mappings = loader._definition(shards, vectors, n_passages)
+    shaping = loader._shaping(index_settings, mappings, overlap=overlap)
+    if marker.get("definition_sha256") != shaping["definition_sha256"]:
         return f"index {index!r} was created with other settings or mappings"
     recorded_vectors = marker.get("vectors")
     if (vectors is None) != (recorded_vectors is None):

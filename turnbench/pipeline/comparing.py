@@ -13,12 +13,12 @@ from typing import Any
 
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, ResultsIntegrityError
-from turnbench.harness import corpora as K
+from turnbench.harness import corpora as across_corpora
 from turnbench.harness.compare import GUARD_ALPHA, RESAMPLES, SEED, Comparison, Row, compare
 from turnbench.harness.gold import check_sides
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
-from turnbench.render import view as V
+from turnbench.render import view
 from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md, render_corpora_md
 from turnbench.results.directory import (
@@ -68,7 +68,7 @@ def with_stack_notes(result: Comparison | SeedsComparison, baseline: Path, candi
     return replace(result, notes=result.notes + extra)
 
 
-def _bindings_if_needed(b: V.View, c: V.View) -> tuple[Sequence[Any], Sequence[Any]] | None:
+def _bindings_if_needed(b: view.View, c: view.View) -> tuple[Sequence[Any], Sequence[Any]] | None:
     """Both sides' bindings, read only when their corpora differ (the one case compare consults them)."""
     if b.corpus_sha256 == c.corpus_sha256 or not (b.exported and c.exported):
         return None
@@ -153,7 +153,7 @@ class ComparedCorpora:
     compared as ``compare_dirs`` does, the verdicts adjusted together (``turnbench.harness.corpora``)."""
 
     pairs: tuple[Compared, ...]
-    result: K.CorporaComparison
+    result: across_corpora.CorporaComparison
 
     def to_markdown(self, *, gate: bool | None = None) -> str:
         return render_corpora_md(self.result, gate=gate)
@@ -183,7 +183,7 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
     """The same change (baseline arm → candidate arm) judged on each corpus of ``pairs``: a regression on any
     corpus fails the gate, a win must hold on every one. ``corpora``: corpus directories, each checked against the
     pair whose results it scored."""
-    level = K.guard_level(len(pairs))
+    level = across_corpora.guard_level(len(pairs))
     done: list[Compared] = []
     for b, c in pairs:
         # each named corpus checks (and judges again) the pair whose results it scored
@@ -195,13 +195,13 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
     unused = named - {v.corpus_id for p in done for side in (p.baseline, p.candidate) for _, v in side}
     if unused:
         raise BadInput(f"corpus {sorted(unused)[0]} is not the corpus of any results given")
-    K.check_corpora([(p.baseline[0][1].results, p.candidate[0][1].results) for p in done])
+    across_corpora.check_corpora([(p.baseline[0][1].results, p.candidate[0][1].results) for p in done])
     parts = []
     for p in done:
         cmp = p.result.pooled if isinstance(p.result, SeedsComparison) else p.result
         tier = p.baseline[0][1].results.provenance.licence_tier or "unrecorded"
-        parts.append(K.Corpus(str(cmp.facts["corpus"]), tier, cmp))
-    return ComparedCorpora(tuple(done), K.combine(parts))
+        parts.append(across_corpora.Corpus(str(cmp.facts["corpus"]), tier, cmp))
+    return ComparedCorpora(tuple(done), across_corpora.combine(parts))
 
 
 def _one_blas_thread() -> Any:

@@ -22,17 +22,17 @@ from typing import Any, TypeVar
 
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
-from turnbench.harness import bindings as B
-from turnbench.harness import exports as X
-from turnbench.harness import judgements as J
+from turnbench.harness import exports, judgements
+from turnbench.harness.bindings import QUERY
+from turnbench.harness.bindings import compute as compute_bindings
 from turnbench.harness.execution import Job
 from turnbench.harness.held import Span
 from turnbench.harness.score import Kept, Scored, score_kept
 from turnbench.passages import Passage
 from turnbench.processes import NOT_YET, Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
-from turnbench.render import html as H
-from turnbench.render import view as V
+from turnbench.render.html import results_page, results_shown
+from turnbench.render.view import from_results, texts_from
 from turnbench.results.directory import REPORT_HTML
 
 T = TypeVar("T")
@@ -54,14 +54,14 @@ class Forked:
         return Background(fn, *args, later=later)
 
     @contextlib.contextmanager
-    def inventory(self, passages: Sequence[Passage]) -> Iterator[Job[tuple[str, X.Content]]]:
-        spool = X.Spool.open() if self.into is None else None
-        with Background(X.make_inventory, passages, self.into, spool, later=True) as making:
-            yield _Then(making, lambda made: (made[0], X.inventory_content(passages, self.into, spool, made[1],
+    def inventory(self, passages: Sequence[Passage]) -> Iterator[Job[tuple[str, exports.Content]]]:
+        spool = exports.Spool.open() if self.into is None else None
+        with Background(exports.make_inventory, passages, self.into, spool, later=True) as making:
+            yield _Then(making, lambda made: (made[0], exports.inventory_content(passages, self.into, spool, made[1],
                                                                            made[0])))
 
-    def runs(self, names: Sequence[str], make: Callable[[], Mapping[str, X.Content]],
-             stack: contextlib.ExitStack) -> Callable[[], Mapping[str, X.Content]]:
+    def runs(self, names: Sequence[str], make: Callable[[], Mapping[str, exports.Content]],
+             stack: contextlib.ExitStack) -> Callable[[], Mapping[str, exports.Content]]:
         into = self.into
         if into is None:
             made = make()
@@ -69,21 +69,21 @@ class Forked:
         side = (self.lasting or stack).enter_context(Background(_write_made, into, make, later=True))
         shas = functools.cache(side.result)
         if self.lasting is not None:  # still being written, maybe: taken when the results' writing gets there
-            return lambda: X.pending(into, names, shas)
-        return lambda: X.written(into, shas())
+            return lambda: exports.pending(into, names, shas)
+        return lambda: exports.written(into, shas())
 
-    def files(self, made: Mapping[str, X.Content]) -> dict[str, X.Content]:
+    def files(self, made: Mapping[str, exports.Content]) -> dict[str, exports.Content]:
         if self.into is None:
             return dict(made)
-        return X.written(self.into, _write_made(self.into, lambda: made))
+        return exports.written(self.into, _write_made(self.into, lambda: made))
 
     def keep(self, *objects: Any) -> None:
         outlive(*objects)  # held until a command ends, not freed one by one
 
 
-def _write_made(into: Path, make: Callable[[], Mapping[str, X.Content]]) -> dict[str, str]:
+def _write_made(into: Path, make: Callable[[], Mapping[str, exports.Content]]) -> dict[str, str]:
     """The files ``make`` gives written into ``into``: name -> sha256 (for ``exports.written``)."""
-    return {name: X.write_hashed(into, name, content) for name, content in make().items()}
+    return {name: exports.write_hashed(into, name, content) for name, content in make().items()}
 
 
 def _receiving(receive: Callable[[bool], Any], fn: Callable[..., T], *args: Any) -> T:
@@ -114,8 +114,8 @@ class _Then(Job[T]):
 @collector_paused()
 def score(corpus: Corpus, passages: Iterable[Passage],
           run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Job[Any], *,
-          policy: J.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus", into: Path | None = None,
-          lasting: contextlib.ExitStack | None = None) -> tuple[Scored, PageSource]:
+          policy: judgements.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus",
+          into: Path | None = None, lasting: contextlib.ExitStack | None = None) -> tuple[Scored, PageSource]:
     """``harness.score.score_run`` with its parts forked (``Forked(into, lasting)``) and the cyclic collector paused,
     and what the report page reads of it."""
     results, kept = score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
@@ -163,7 +163,7 @@ class Rows:
         if queries is None and passages is None:
             return list(self.rows)
         return [r for r in self.rows
-                if r["id"] in ((queries or ()) if r["target"] == B.QUERY else (passages or ()))]
+                if r["id"] in ((queries or ()) if r["target"] == QUERY else (passages or ()))]
 
 
 class Binder:
@@ -180,7 +180,7 @@ class Binder:
                  ) -> list[dict[str, Any]]:
         qs = self.queries if queries is None else [q for q in self.queries if q.id in queries]
         ps = self.passages if passages is None else [p for p in self.passages if p.id in passages]
-        return B.compute(qs, ps, {}, self.held, self.query_digests, self.passage_digests)
+        return compute_bindings(qs, ps, {}, self.held, self.query_digests, self.passage_digests)
 
 
 def attach_report(results: Scored, corpus: Corpus, source: PageSource | None = None) -> Scored:
@@ -189,10 +189,10 @@ def attach_report(results: Scored, corpus: Corpus, source: PageSource | None = N
     again, and kept, and only their bindings checked against them (a few dozen digests: a text changed since
     judging is refused, not shown); the other bindings were just computed from this corpus, and holding their texts
     would hold the corpus (GBs at 20,000 meetings)."""
-    view = V.from_results(results, source)
-    view = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on",
-                                        only=H.results_shown(view)))
-    return Scored(results.document, {**results.extra_files, REPORT_HTML: H.results_page(view)})
+    page = from_results(results, source)
+    page = page.with_texts(texts_from(page, corpus, "the corpus these results were scored on",
+                                      only=results_shown(page)))
+    return Scored(results.document, {**results.extra_files, REPORT_HTML: results_page(page)})
 
 
 Drawn = tuple[Scored, PageSource | None]  # what the page's child is handed: the results and what it reads of them
@@ -209,7 +209,7 @@ def page_input(results: Scored, source: PageSource | None) -> Drawn:
     """``results`` reduced to what its page reads: the document, and the page source of the queries it shows."""
     if source is None:
         return Scored(results.document), None
-    return Scored(results.document), source.only(H.results_shown(V.from_results(results, source)))
+    return Scored(results.document), source.only(results_shown(from_results(results, source)))
 
 
 def _draw_when_handed(receive: Callable[[], Drawn], corpus: Corpus) -> tuple[bytes, float]:
@@ -223,4 +223,4 @@ def drawn(given: Drawn, corpus: Corpus) -> tuple[bytes, float]:
     """The page of ``given`` drawn with ``corpus``'s texts, and the seconds it took."""
     t0 = time.perf_counter()
     html = attach_report(given[0], corpus, given[1]).extra_files[REPORT_HTML]
-    return X.content_bytes(html), time.perf_counter() - t0
+    return exports.content_bytes(html), time.perf_counter() - t0

@@ -14,11 +14,11 @@ from pathlib import Path
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
-from turnbench.harness import judgements as J
+from turnbench.harness import judgements
 from turnbench.harness.exports import Lazy
 from turnbench.harness.score import UNKNOWN, Scored
 from turnbench.passages import Passage
-from turnbench.pipeline import executor as E
+from turnbench.pipeline import executor
 from turnbench.pipeline.executor import attach_report
 from turnbench.processes import Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
@@ -26,12 +26,12 @@ from turnbench.results.directory import REPORT_HTML, runinfo, staged_results, wr
 
 
 def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterable[RankedPassage], *,
-                   policy: J.RelevancePolicy, scope: str = "corpus", arm: object = UNKNOWN,
+                   policy: judgements.RelevancePolicy, scope: str = "corpus", arm: object = UNKNOWN,
                    timings: dict[str, float] | None = None) -> Scored:
     """Another engine's inventory and run scored against ``corpus`` (its arm description recorded verbatim, else
     ``UNKNOWN``), with the report page drawn from the corpus's texts; ``timings`` receives the seconds of each."""
     t0 = time.perf_counter()
-    results, source = E.score(corpus, passages, entries, policy=policy, scope=scope,
+    results, source = executor.score(corpus, passages, entries, policy=policy, scope=scope,
                               provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
     t1 = time.perf_counter()
     results = attach_report(results, corpus, source)
@@ -41,7 +41,7 @@ def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterabl
 
 
 @collector_paused()
-def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: J.RelevancePolicy,
+def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: judgements.RelevancePolicy,
                 scope: str = "corpus", arm_config: Path | None = None) -> Scored:
     """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
     else ``UNKNOWN``), score them against the corpus and write a results directory."""
@@ -68,12 +68,12 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         # cannot be drawn leaves no directory behind.
         with staged_results(out) as staged, contextlib.ExitStack() as lasting:
             t1 = time.perf_counter()
-            results, source = E.score(corpus, passages, reading, policy=policy, scope=scope,
+            results, source = executor.score(corpus, passages, reading, policy=policy, scope=scope,
                                       provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged,
                                       lasting=lasting)
             timings["judge_and_score"] = time.perf_counter() - t1
             page: list[bytes] = []
-            with Background(E.drawn, E.page_input(results, source), corpus) as drawing:
+            with Background(executor.drawn, executor.page_input(results, source), corpus) as drawing:
 
                 def report() -> Iterator[bytes]:
                     html, seconds = drawing.result()
@@ -87,8 +87,8 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
     return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
 
-def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: J.RelevancePolicy, scope: str = "corpus",
-               arm_config: Path | None = None) -> Scored:
+def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: judgements.RelevancePolicy,
+               scope: str = "corpus", arm_config: Path | None = None) -> Scored:
     """``turnbench score --hits``: a product's hits (meeting, start, end[, speaker][, text] per query:
     ``runfiles.read_hits``) as an inventory and a run, judged by the words their spans hold and scored as
     ``score_files`` scores any engine's."""

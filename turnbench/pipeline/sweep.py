@@ -20,7 +20,7 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
-from turnbench.harness import sweep_rules as S
+from turnbench.harness import sweep_rules
 from turnbench.pipeline.progress import QUIET, Progress, Stages
 from turnbench.results.record import Results
 from turnbench.stack.info import StackInfo
@@ -30,7 +30,7 @@ MAX_CELLS = 36
 SWEEP_JSON, SWEEP_MD, SWEEP_HTML = "sweep.json", "sweep.md", "sweep.html"
 
 
-def grid(max_words: Sequence[int], overlaps: Sequence[int]) -> list[S.Cell]:
+def grid(max_words: Sequence[int], overlaps: Sequence[int]) -> list[sweep_rules.Cell]:
     """The cells in order (sizes as given, each with every overlap), refused when a value repeats, an overlap is not
     below every size, or the grid is larger than ``MAX_CELLS``."""
     if not max_words or not overlaps:
@@ -43,7 +43,7 @@ def grid(max_words: Sequence[int], overlaps: Sequence[int]) -> list[S.Cell]:
     if max(overlaps) >= min(max_words):
         raise BadInput(f"--overlap {max(overlaps)} is not below --max-words {min(max_words)}: a passage would repeat "
                        "its predecessor whole")
-    cells = [S.Cell(w, o) for w in max_words for o in overlaps]
+    cells = [sweep_rules.Cell(w, o) for w in max_words for o in overlaps]
     if len(cells) > MAX_CELLS:
         raise BadInput(f"a grid of {len(cells)} chunkings is more than {MAX_CELLS}: each is a load of the corpus")
     return cells
@@ -60,19 +60,19 @@ def parse_ints(text: str, option: str) -> list[int]:
     return values
 
 
-def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequence[S.Cell], options: Any, *,
+def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequence[sweep_rules.Cell], options: Any, *,
           rule: str | None = None, progress: Progress | None = None, echo: Callable[[str], None] | None = None,
           stack: StackInfo | None = None) -> dict[str, Any]:
     """Run the sweep and write its summary; returns sweep.json's document. ``options``: a ``BenchOptions`` (its
     answerer is ignored: a sweep is retrieval only); ``progress``: told of each stage as it goes."""
     from turnbench.corpus.format import open_corpus
-    from turnbench.pipeline import bench as B
+    from turnbench.pipeline import bench
 
-    resolved = B._check(arms)
+    resolved = bench._check(arms)
     out = Path(out)
     canonical.refuse_non_empty(out, "sweep directory", "choose a new --out")
     across_cells = len(resolved) == 1
-    clauses = S.parse_rule(rule, measures(), across_cells=across_cells) if rule else ()
+    clauses = sweep_rules.parse_rule(rule, measures(), across_cells=across_cells) if rule else ()
     corpus = open_corpus(Path(corpus_dir))
     opts = dataclasses.replace(options, answerer=Answerer.SKIP)
     docs: dict[tuple[str, str], Results] = {}
@@ -84,11 +84,11 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
         (progress or QUIET).expect(1 + 5 * len(resolved) * len(cells))
         st = Stages(progress or QUIET)
         say = echo or st.log
-        with B._stack_stage(stack, opts, st, say) as open_:
+        with bench._stack_stage(stack, opts, st, say) as open_:
             for cell, dirs in jobs:
                 say(f"sweep: {cell.name} (max {cell.max_words} words, overlap {cell.overlap})")
                 cell_opts = dataclasses.replace(opts, max_words=cell.max_words, overlap=cell.overlap)
-                for o in B._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
+                for o in bench._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
                                          tag=f" {cell.name}", say=say):
                     docs[(cell.name, o.arm)] = o.results.results
         document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
@@ -97,13 +97,13 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
 
 
 def measures() -> list[str]:
-    from turnbench.harness import metrics as M
+    from turnbench.harness import metrics
     from turnbench.harness.spans import COMPARABLE
 
-    return [str(m) for m in M.ALL_MEASURES] + list(COMPARABLE)
+    return [str(m) for m in metrics.ALL_MEASURES] + list(COMPARABLE)
 
 
-def _cell_block(cell: S.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str], Results]) -> dict[str, Any]:
+def _cell_block(cell: sweep_rules.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str], Results]) -> dict[str, Any]:
     first = docs[(cell.name, arms[0])]
     per_arm = {}
     for arm in arms:
@@ -112,27 +112,27 @@ def _cell_block(cell: S.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str]
         per_arm[arm] = {
             "results": f"{cell.name}/{arm}",
             "judged_passages": doc.retrieval.counts["judged_passages"] if doc.retrieval else 0,
-            "means": S.class_means(doc),
+            "means": sweep_rules.class_means(doc),
             "entry_median_s": {r.cls: r.entry_error.median if r.entry_error else None for r in rows},
         }
     return {"cell": cell.name, "max_words": cell.max_words, "overlap": cell.overlap,
             "passages": first.provenance.passage_count, "arms": per_arm}
 
 
-def summary(corpus: Corpus, cells: Sequence[S.Cell], arms: Sequence[str],
+def summary(corpus: Corpus, cells: Sequence[sweep_rules.Cell], arms: Sequence[str],
             docs: Mapping[tuple[str, str], Results], rule: str | None,
-            clauses: Sequence[S.Clause]) -> dict[str, Any]:
+            clauses: Sequence[sweep_rules.Clause]) -> dict[str, Any]:
     """sweep.json: every cell's class means per arm, and the rule's verdict per comparison and cell."""
     blocks = [_cell_block(c, arms, docs) for c in cells]
     first = docs[(cells[0].name, arms[0])].retrieval
     measures = first.measures if first else ()
-    comparable = [m for m in measures if m in S.SHOWN_COMPARABLE]
+    comparable = [m for m in measures if m in sweep_rules.SHOWN_COMPARABLE]
     doc: dict[str, Any] = {
         "corpus": {"id": corpus.id, "sha256": corpus.sha256},
         "grid": {"max_words": sorted({c.max_words for c in cells}), "overlap": sorted({c.overlap for c in cells})},
         "arms": list(arms),
         "comparable_across_chunkings": comparable,
-        "not_comparable": [m for m in S.SHOWN_PASSAGE if m in measures],
+        "not_comparable": [m for m in sweep_rules.SHOWN_PASSAGE if m in measures],
         "cells": blocks,
     }
     if rule:
@@ -152,7 +152,7 @@ def _pairs(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str]
 
 
 def verdicts(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str], rule: str,
-             clauses: Sequence[S.Clause]) -> dict[str, Any]:
+             clauses: Sequence[sweep_rules.Clause]) -> dict[str, Any]:
     from turnbench.harness.spans import COMPARABLE
 
     across_cells = len(arms) == 1  # then only what is comparable across chunkings may be set side by side
@@ -161,8 +161,8 @@ def verdicts(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str], rule: str
         per_cell = []
         signs: dict[str, dict[str, list[float]]] = {}
         for cell, b, c in cells:
-            delta = S.deltas(b, c)
-            ok, failed = S.holds(clauses, delta)
+            delta = sweep_rules.deltas(b, c)
+            ok, failed = sweep_rules.holds(clauses, delta)
             per_cell.append({"cell": cell, "holds": ok, "failed": failed})
             for cls, values in delta.items():
                 for m, v in values.items():
@@ -172,7 +172,7 @@ def verdicts(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str], rule: str
         held = [bool(x["holds"]) for x in per_cell]
         out.append({"baseline": base, "candidate": cand, "cells": per_cell,
                     "stable": len(set(held)) <= 1, "holds_in": sum(held), "of": len(held),
-                    "signs": {cls: {m: S.sign_pattern(v) for m, v in sorted(ms.items())}
+                    "signs": {cls: {m: sweep_rules.sign_pattern(v) for m, v in sorted(ms.items())}
                               for cls, ms in sorted(signs.items())}})
     return {"text": rule, "clauses": [str(c) for c in clauses],
             "reads": "sign of Δ of class means at 6 decimals; not a significance test (compare two cells' results "

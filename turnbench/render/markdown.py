@@ -10,8 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from turnbench.errors import BadInput
-from turnbench.harness import decisions as dec
-from turnbench.harness import power, ties
+from turnbench.harness import decisions, power, ties
 from turnbench.harness.agreement import INERT_MEAN, LEVEL, RESAMPLES, Cell
 from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
 from turnbench.harness.compare import ALPHA, BETTER, GUARD_ALPHA, REPORT_ONLY, SAME, WORSE, Comparison, Row
@@ -393,22 +392,24 @@ def render_comparison_md(result: Comparison | SeedsComparison, *, gate: bool | N
     return render_compare_md(result, gate=gate)
 
 
-def _verdict_cell(v: dec.Verdict) -> str:
+def _verdict_cell(v: decisions.Verdict) -> str:
     rel = DASH if v.relative is None else f"{v.relative:+.1%}"
-    word = {dec.BETTER: "**better**", dec.WORSE: "**worse**", dec.NONE: "none"}[v.verdict]
+    word = {decisions.BETTER: "**better**", decisions.WORSE: "**worse**", decisions.NONE: "none"}[v.verdict]
     return f"{word} {v.delta:+.4f} [{v.interval[0]:+.4f}, {v.interval[1]:+.4f}] ({rel})"
 
 
-def render_decisions_md(t: dec.DecisionTable, *, resamples: int = RESAMPLES) -> str:
+def render_decisions_md(t: decisions.DecisionTable, *, resamples: int = RESAMPLES) -> str:
     """A decision table: each decision's verdict on the synthetic corpus and on one real corpus, and the counts."""
     counts = t.counts()
     lines = [f"# Decisions: `{t.synthetic}` against `{t.real}`", "",
-             f"Per decision (control → treatment), {dec.MEASURE} over every scored question: Δ = treatment − control "
+             f"Per decision (control → treatment), {decisions.MEASURE} over every scored question: "
+             "Δ = treatment − control "
              f"[{LEVEL:.0%} paired bootstrap interval, {resamples} resamples of the questions] (Δ relative to the "
              "control's mean); **better** / **worse** when the interval excludes zero, none (no measurable "
              "difference) when it holds it.", "",
-             f"agree {counts[dec.AGREE]} · opposite {counts[dec.OPPOSITE]} · synthetic-only "
-             f"{counts[dec.SYNTHETIC_ONLY]} · real-only {counts[dec.REAL_ONLY]} (|Δ| ≥ {dec.MATERIAL} on the real "
+             f"agree {counts[decisions.AGREE]} · opposite {counts[decisions.OPPOSITE]} · synthetic-only "
+             f"{counts[decisions.SYNTHETIC_ONLY]} · real-only {counts[decisions.REAL_ONLY]} "
+             f"(|Δ| ≥ {decisions.MATERIAL} on the real "
              f"corpus: {counts['real-only material']})", ""]
     rows = [[r.decision.name, f"{r.decision.control} → {r.decision.treatment}", _verdict_cell(r.synthetic),
              _verdict_cell(r.real), r.agreement + (" (|Δ| ≥ 0.01)" if r.material else "")] for r in t.rows]

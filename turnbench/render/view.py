@@ -17,8 +17,10 @@ from typing import Any, Protocol
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Meeting
 from turnbench.errors import BadInput
-from turnbench.harness import bindings as B
-from turnbench.harness import exports as X
+from turnbench.harness import bindings as binding_rows
+from turnbench.harness import exports
+from turnbench.harness.bindings import BIND_DEPTH, BINDINGS, PASSAGE, QUERY
+from turnbench.harness.exports import QRELS_PASSAGES, RUN_PASSAGES
 from turnbench.harness.score import Scored
 from turnbench.results.record import Results
 
@@ -43,7 +45,7 @@ class View:
     that needs only the numbers never pays for reading megabytes of runs."""
 
     results: Results
-    files: Mapping[str, X.Content]  # the exported run, qrels and bindings, as written
+    files: Mapping[str, exports.Content]  # the exported run, qrels and bindings, as written
     texts: Texts
     corpus_dir: str | None = None  # what runinfo.json records, if anything
     # runinfo.json's query latency quantiles (ms): measured, never claimed, so only pages written on demand show it
@@ -57,14 +59,14 @@ class View:
 
     @property
     def exported(self) -> bool:
-        return self.scored or all(name in self.files for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS))
+        return self.scored or all(name in self.files for name in (RUN_PASSAGES, QRELS_PASSAGES, BINDINGS))
 
     @functools.cached_property
     def run(self) -> Mapping[str, list[str]]:
         """Rule-5 order, the top of each query (what the bindings cover)."""
         if not self.exported:
             return {}
-        parsed = X.parse_run(self.files[X.RUN_PASSAGES], X.RUN_PASSAGES, depth=B.BIND_DEPTH)
+        parsed = exports.parse_run(self.files[RUN_PASSAGES], RUN_PASSAGES, depth=BIND_DEPTH)
         return {qid: [d for d, _ in docs] for qid, docs in parsed.items()}
 
     def top(self, qid: str) -> list[str]:
@@ -72,19 +74,21 @@ class View:
         of a few queries of a run of a million lines."""
         if "run" in self.__dict__ or not self.exported:
             return list(self.run.get(qid, ()))
-        data = self.files[X.RUN_PASSAGES]
+        data = self.files[RUN_PASSAGES]
         if "_plain" not in self.__dict__:
-            self.__dict__["_plain"] = X.plain_run(data)
+            self.__dict__["_plain"] = exports.plain_run(data)
         if not self.__dict__["_plain"]:
             return list(self.run.get(qid, ()))
         tops = self.__dict__.setdefault("_tops", {})
         if qid not in tops:
-            tops[qid] = X.run_tops(X.content_bytes(data), [qid], B.BIND_DEPTH).get(qid, [])
+            tops[qid] = exports.run_tops(exports.content_bytes(data), [qid], BIND_DEPTH).get(qid, [])
         return list(tops[qid])
 
     @functools.cached_property
     def qrels(self) -> Mapping[str, Mapping[str, int]]:
-        return X.parse_qrels(X.content_bytes(self.files[X.QRELS_PASSAGES]), X.QRELS_PASSAGES) if self.exported else {}
+        if not self.exported:
+            return {}
+        return exports.parse_qrels(exports.content_bytes(self.files[QRELS_PASSAGES]), QRELS_PASSAGES)
 
     @property
     def has_bindings(self) -> bool:
@@ -92,7 +96,7 @@ class View:
         when it is parsed)."""
         if "bindings" in self.__dict__ or not self.exported or self.bind is not None:
             return bool(self.bindings)
-        return bool(X.content_bytes(self.files[B.BINDINGS]).strip())
+        return bool(exports.content_bytes(self.files[BINDINGS]).strip())
 
     def bindings_of(self, ids: Collection[str]) -> Sequence[Mapping[str, Any]]:
         """The binding rows of those targets (and perhaps others), without reading every row when they have not
@@ -101,13 +105,13 @@ class View:
             return self.bindings
         if self.bind is not None:
             return self.bind(ids, ids)
-        return B.parse(X.content_bytes(self.files[B.BINDINGS]), B.BINDINGS, ids)
+        return binding_rows.parse(exports.content_bytes(self.files[BINDINGS]), BINDINGS, ids)
 
     @functools.cached_property
     def bindings(self) -> Sequence[Mapping[str, Any]]:
         if self.bind is not None:
             return self.bind(None, None)
-        return B.parse(X.content_bytes(self.files[B.BINDINGS]), B.BINDINGS) if self.exported else ()
+        return binding_rows.parse(exports.content_bytes(self.files[BINDINGS]), BINDINGS) if self.exported else ()
 
     @property
     def label(self) -> str:
@@ -137,9 +141,9 @@ Side = list[tuple[int | None, "View"]]
 NO_TEXTS = Texts("no corpus given and none recorded: texts are not shown (pass --corpus DIR)")
 
 
-def from_files(results: Results, files: Mapping[str, X.Content], corpus_dir: str | None = None,
+def from_files(results: Results, files: Mapping[str, exports.Content], corpus_dir: str | None = None,
                latency_ms: Mapping[str, float] | None = None, claim: str = "") -> View:
-    view = View(results, {n: files[n] for n in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS) if n in files},
+    view = View(results, {n: files[n] for n in (RUN_PASSAGES, QRELS_PASSAGES, BINDINGS) if n in files},
                 NO_TEXTS, corpus_dir, latency_ms, claim)
     if not view.exported:
         # written before results carried their runs: numbers only, no passages, nothing bound to text
@@ -187,15 +191,16 @@ def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting]
         rows = []  # a page that shows no query parses no binding either
     else:
         shown = {pid for qid in only for pid in view.top(qid)}
-        rows = [r for r in view.bindings_of({*only, *shown}) if r["id"] in (only if r["target"] == B.QUERY
+        rows = [r for r in view.bindings_of({*only, *shown}) if r["id"] in (only if r["target"] == QUERY
                                                                               else shown)]
     queries = {q.id: q for q in corpus.queries()} if rows else {}
-    meetings: dict[str, Meeting] = B.check(rows, corpus, f"{view.label} results", read, memo, queries) if rows else {}
+    meetings: dict[str, Meeting] = (binding_rows.check(rows, corpus, f"{view.label} results", read, memo, queries)
+                                    if rows else {})
     note = "" if corpus.sha256 == view.corpus_sha256 else (
         f"; its sha256 differs from the results' ({view.corpus_sha256[:12]}…) but every "
         f"{'bound' if only is None else 'shown'} target's text is unchanged")
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
-    bound_q = [r["id"] for r in rows if r["target"] == B.QUERY]
+    bound_q = [r["id"] for r in rows if r["target"] == QUERY]
     gold: dict[str, tuple[tuple[str, str], ...]] = {}
     for qid in bound_q:
         q = queries[qid]
@@ -209,8 +214,8 @@ def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting]
         gold[qid] = tuple(items)
     # what each passage was judged holding: its held words, turn by turn (a window shows its window, not the turn)
     passages = {str(r["id"]): " ".join(" ".join(turns[str(r["meeting"])][i].text.split()[a:b])
-                                       for i, a, b in B.spans_of(r))
-                for r in rows if r["target"] == B.PASSAGE and str(r["meeting"]) in turns}
+                                       for i, a, b in binding_rows.spans_of(r))
+                for r in rows if r["target"] == PASSAGE and str(r["meeting"]) in turns}
     return Texts(f"texts from corpus {corpus.id} (sha256 {corpus.sha256[:12]}…), {how}{note}",
                  {qid: queries[qid].text for qid in bound_q}, gold, passages)
 

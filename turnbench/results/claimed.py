@@ -22,7 +22,7 @@ from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput, ResultsIntegrityError
-from turnbench.harness import exports as X
+from turnbench.harness import exports
 
 METRICS_JSON, METRICS_MD = "metrics.json", "metrics.md"
 FILES = "files"  # the key of provenance recording each file's sha256
@@ -61,8 +61,8 @@ def check_recorded(document: Mapping[str, Any], listed: Mapping[str, str], where
             raise ResultsIntegrityError(f"{where}: {name} is not the file metrics.json records (its sha256 is not "
                                         "the one in metrics.json's provenance)")
     inventory = (provenance.get("inputs") or {}).get("passages") or {}
-    if X.PASSAGES in recorded and recorded[X.PASSAGES] != inventory.get("sha256"):
-        raise ResultsIntegrityError(f"{where}: {X.PASSAGES} is not the inventory metrics.json was scored on (its "
+    if exports.PASSAGES in recorded and recorded[exports.PASSAGES] != inventory.get("sha256"):
+        raise ResultsIntegrityError(f"{where}: {exports.PASSAGES} is not the inventory metrics.json was scored on (its "
                                     "sha256 is not provenance.inputs.passages')")
 
 
@@ -88,28 +88,28 @@ def _derived(document: Mapping[str, Any], recorded: Mapping[str, str], read: Cal
              ) -> dict[str, Callable[[], bytes]]:
     """The exports made again from the document (and qrels.passages.txt), by name: each a function of its bytes."""
     out: dict[str, Callable[[], bytes]] = {}
-    if X.TREC_JSON in recorded:
-        out[X.TREC_JSON] = lambda: canonical.pretty(sidecar_of(document))
-    if X.QRELS_STRICT in recorded and X.QRELS_PASSAGES in recorded:
-        out[X.QRELS_STRICT] = lambda: _strict(read(X.QRELS_PASSAGES))
+    if exports.TREC_JSON in recorded:
+        out[exports.TREC_JSON] = lambda: canonical.pretty(sidecar_of(document))
+    if exports.QRELS_STRICT in recorded and exports.QRELS_PASSAGES in recorded:
+        out[exports.QRELS_STRICT] = lambda: _strict(read(exports.QRELS_PASSAGES))
     return out
 
 
 def sidecar_of(document: Mapping[str, Any]) -> dict[str, Any]:
     """trec.json as scoring wrote it, from the document alone."""
-    from turnbench.harness import spans as S
+    from turnbench.harness import spans
     from turnbench.results.record import arm_label
 
     block = document["retrieval"]
     measures = list(block["measures"])
     timed = any(m.startswith("entry:") for m in measures)
-    return X.sidecar(document["provenance"]["relevance_policy"], measures, block["dropped_unjudgeable"],
+    return exports.sidecar(document["provenance"]["relevance_policy"], measures, block["dropped_unjudgeable"],
                      [r["query_id"] for r in block["per_query"] if not r["answered"]],
-                     X.run_tag(arm_label(document["provenance"]["arm"])),
-                     comparable=S.comparable_facts(timed, block["counts"]["passages_judged_by_times"]))
+                     exports.run_tag(arm_label(document["provenance"]["arm"])),
+                     comparable=spans.comparable_facts(timed, block["counts"]["passages_judged_by_times"]))
 
 
 def _strict(qrels: bytes) -> bytes:
     from turnbench.harness.strict import strict_qrels
 
-    return X.qrels_text(strict_qrels(X.parse_qrels(qrels, X.QRELS_PASSAGES)))
+    return exports.qrels_text(strict_qrels(exports.parse_qrels(qrels, exports.QRELS_PASSAGES)))

@@ -31,13 +31,13 @@ from typing import Any
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, CorpusIntegrityError, ResultsIntegrityError
-from turnbench.harness import bindings as B
-from turnbench.harness import exports as X
+from turnbench.harness import bindings, exports
 from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
+from turnbench.harness.exports import QRELS_PASSAGES, RUN_MEETINGS, RUN_PASSAGES, RUN_RAW
 from turnbench.harness.score import Scored
 from turnbench.harness.stats import nearest_rank
 from turnbench.processes import Background
-from turnbench.render import view as V
+from turnbench.render import view as page_view
 from turnbench.render.markdown import render_answers_md, render_metrics_md
 from turnbench.render.view import Side
 from turnbench.results.claimed import check_derived, check_recorded, digest_entries, with_file_digests
@@ -96,8 +96,8 @@ def write_staged(tmp: Path, results: Scored,
     # the raw and the meeting runs, made as they are written (about half the writing), are written by a forked child
     # while the rest are written here, unless they were written already; the report is written here last (it may
     # still be being drawn by another child); each file is hashed as it is written, for claim.sha256
-    away = {n: c for n in sorted(files) if n in _AWAY and isinstance(c := files[n], X.Lazy)
-            and not isinstance(c, X.Written)}
+    away = {n: c for n in sorted(files) if n in _AWAY and isinstance(c := files[n], exports.Lazy)
+            and not isinstance(c, exports.Written)}
     with contextlib.ExitStack() as stack:
         writing = stack.enter_context(Background(_write_all, tmp, away)) if away else None
         shas = _write_all(tmp, {n: files[n] for n in sorted(files) if n not in away and n != REPORT_HTML})
@@ -115,12 +115,12 @@ def write_staged(tmp: Path, results: Scored,
         write_digest(tmp, shas)
 
 
-_AWAY = frozenset({X.RUN_RAW, X.RUN_MEETINGS})
+_AWAY = frozenset({RUN_RAW, RUN_MEETINGS})
 
 
-def _write_all(directory: Path, files: Mapping[str, X.Content]) -> dict[str, str]:
+def _write_all(directory: Path, files: Mapping[str, exports.Content]) -> dict[str, str]:
     """Each file written, and the sha256 of what was written."""
-    return {name: X.write_hashed(directory, name, content) for name, content in files.items()}
+    return {name: exports.write_hashed(directory, name, content) for name, content in files.items()}
 
 
 def runinfo_notes(baseline: Path, candidate: Path) -> tuple[str, ...]:
@@ -360,11 +360,11 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     return out_dir
 
 
-def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> V.View:
+def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> page_view.View:
     """A results directory, refused unless its digest and numbers hold (``read_results``; ``known`` as there)."""
     directory = Path(directory)
     document, claim = _checked(directory, checked, known)
-    files = {name: (directory / name).read_bytes() for name in (X.RUN_PASSAGES, X.QRELS_PASSAGES, B.BINDINGS)
+    files = {name: (directory / name).read_bytes() for name in (RUN_PASSAGES, QRELS_PASSAGES, bindings.BINDINGS)
              if (directory / name).is_file()}
     recorded, latency = None, None
     info = directory / RUNINFO_JSON
@@ -378,33 +378,33 @@ def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, An
                 latency = {k: float(quantiles[k]) for k in ("p50", "p95")}
         except (BadInput, AttributeError):
             recorded, latency = None, None
-    return V.from_files(from_tree(document, str(directory)), files, recorded, latency, claim)
+    return page_view.from_files(from_tree(document, str(directory)), files, recorded, latency, claim)
 
 
-def attach_texts(view: V.View, corpora: Sequence[Corpus], cache: V.Meetings | None = None,
-                 only: Collection[str] | None = None) -> V.View:
+def attach_texts(view: page_view.View, corpora: Sequence[Corpus], cache: page_view.Meetings | None = None,
+                 only: Collection[str] | None = None) -> page_view.View:
     """``view`` with texts from the named corpus of its id (every binding checked), else from the corpus
     runinfo.json records (``only``: just the queries a page shows, checked and read)."""
     from turnbench.corpus.format import open_corpus
 
-    cache = cache or V.Meetings()
+    cache = cache or page_view.Meetings()
     if not view.has_bindings:
         return view
     for c in corpora:
         if c.id == view.corpus_id:
-            return view.with_texts(V.texts_from(view, c, "named with --corpus", cache.of(c), cache.memo(c)))
+            return view.with_texts(page_view.texts_from(view, c, "named with --corpus", cache.of(c), cache.memo(c)))
     if view.corpus_dir is None:
         return view
     try:
         recorded = open_corpus(Path(view.corpus_dir))
     except (BadInput, CorpusIntegrityError, OSError):
-        return view.with_texts(V.Texts("the corpus recorded in runinfo.json is gone or damaged: texts are not "
-                                     "shown (pass --corpus DIR)"))
+        return view.with_texts(page_view.Texts("the corpus recorded in runinfo.json is gone or damaged: texts are not "
+                                               "shown (pass --corpus DIR)"))
     if recorded.sha256 != view.corpus_sha256:
-        return view.with_texts(V.Texts("the corpus recorded in runinfo.json now holds other text: texts are not "
-                                     "shown (pass --corpus DIR)"))
+        return view.with_texts(page_view.Texts("the corpus recorded in runinfo.json now holds other text: texts are "
+                                               "not shown (pass --corpus DIR)"))
     read = cache.of(recorded) if only is None or only else {}  # a page showing no query reads no meeting
-    return view.with_texts(V.texts_from(view, recorded, "found where runinfo.json records it", read,
+    return view.with_texts(page_view.texts_from(view, recorded, "found where runinfo.json records it", read,
                                       cache.memo(recorded), only))
 
 
@@ -428,6 +428,6 @@ def with_texts(sides: Sequence[Side], corpora: Sequence[Corpus],
     for c in corpora:
         if c.id not in ids:
             raise BadInput(f"corpus {c.id} is not the corpus of any results given ({', '.join(sorted(ids))})")
-    cache = V.Meetings()
+    cache = page_view.Meetings()
     return [[(s, attach_texts(v, corpora, cache, None if shown is None else shown.get(s, ()))) for s, v in side]
             for side in sides]

