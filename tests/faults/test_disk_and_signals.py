@@ -196,7 +196,7 @@ def cells(open_, job, resolved, opts, st, *, tag, say):
     return []
 
 B._stack_stage, B._bench_corpus = no_stack, cells
-P.summary = lambda *args: {"cells": []}
+P.summary = lambda *args: None
 P.write_summary = lambda out, doc: (out / "sweep.json").write_text("{}")
 R.sweep_md = lambda doc: ""
 from turnbench.cli import main

@@ -12,6 +12,7 @@ from turnbench.engines.arms import builtin
 from turnbench.pipeline import bench as pipeline
 from turnbench.pipeline.sweep import grid, sweep
 from turnbench.results.directory import read_metrics
+from turnbench.results.sweep import from_tree
 
 SMALL = Path(__file__).resolve().parents[2] / "fixtures" / "small"
 
@@ -27,8 +28,8 @@ def test_a_sweep_writes_each_cell_and_one_summary_byte_identically(stack, tmp_pa
     for name in ("sweep.json", "sweep.md", "sweep.html"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     doc = docs[0]
-    assert [c["cell"] for c in doc["cells"]] == ["w30-o0", "w30-o10", "w200-o0", "w200-o10"]
-    counts = [c["passages"] for c in doc["cells"]]
+    assert [c.name for c in doc.cells] == ["w30-o0", "w30-o10", "w200-o0", "w200-o10"]
+    counts = [c.passages for c in doc.cells]
     assert counts[0] > counts[2] and counts[1] > counts[0]  # smaller passages are more; overlap adds more
     # the same gold under every cut: the gold-word measures read it, the passage counts move
     metrics = [read_metrics(tmp_path / "a" / c.name / "bm25").tree for c in cells]
@@ -36,11 +37,11 @@ def test_a_sweep_writes_each_cell_and_one_summary_byte_identically(stack, tmp_pa
     assert [m["provenance"]["index"].get("overlap") for m in metrics] == [None, 10, None, 10]
     assert len({m["retrieval"]["counts"]["judged_passages"] for m in metrics}) > 1
     assert all("span:R@10" in m["retrieval"]["comparable_across_chunkings"] for m in metrics)
-    (c,) = doc["rule"]["comparisons"]
-    assert c["baseline"] == "bm25 @ w30-o0" and c["of"] == 3
+    (c,) = doc.rule.comparisons
+    assert c.baseline == "bm25 @ w30-o0" and len(c.cells) == 3
     md = (tmp_path / "a" / "sweep.md").read_text()
     assert "span:R@10 ⇄" in md and "nDCG@10 †" in md and "Decision rule, fixed before the numbers" in md
-    assert json.loads((tmp_path / "a" / "sweep.json").read_text()) == doc
+    assert from_tree(json.loads((tmp_path / "a" / "sweep.json").read_text())) == doc
 
 
 def test_a_sweep_ended_by_sigterm_on_the_real_stack_leaves_nothing_and_its_rerun_completes(stack, tmp_path):

@@ -3,7 +3,7 @@ score, write (``bench``, ``bench_outcomes``, ``bench_seeds``) — and a grid of 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +14,7 @@ from turnbench.engines.arms import Arm
 from turnbench.errors import BadInput
 from turnbench.pipeline.bench import BenchOptions
 from turnbench.pipeline.progress import Progress
+from turnbench.results.sweep import Sweep
 
 if TYPE_CHECKING:
     from turnbench.pipeline.bench import BenchOutcome
@@ -78,16 +79,16 @@ def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: PathLike,
 
 @dataclass(frozen=True)
 class Swept:
-    """A sweep's summary (what OUT/sweep.json holds) and the names of the summary's files in OUT."""
+    """A sweep's summary (the record OUT/sweep.json holds) and the names of the summary's files in OUT."""
 
-    document: Mapping[str, Any]
+    summary: Sweep
     files: tuple[str, ...]
 
     def to_markdown(self) -> str:
         """sweep.md: the table of every cell and arm, and the rule's verdicts."""
         from turnbench.render.sweep_tables import sweep_md
 
-        return sweep_md(self.document)
+        return sweep_md(self.summary)
 
 
 def sweep(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, *, max_words: Sequence[int] | str = (200,),
@@ -120,5 +121,5 @@ def sweep(corpus: CorpusLike, arms: Sequence[Arm | str], out: PathLike, *, max_w
         rules.parse_rule(rule, sweep_pipeline.measures(), across_cells=len(resolved) == 1)
     if rule and len(resolved) == 1 and len(cells) == 1:
         raise BadInput("a rule over one arm compares cells with the first: give at least two chunkings")
-    document = sweep_pipeline.sweep(root, resolved, target, cells, options, rule=rule, progress=progress, echo=echo)
-    return Swept(document, (sweep_pipeline.SWEEP_MD, sweep_pipeline.SWEEP_HTML, sweep_pipeline.SWEEP_JSON))
+    summary = sweep_pipeline.sweep(root, resolved, target, cells, options, rule=rule, progress=progress, echo=echo)
+    return Swept(summary, (sweep_pipeline.SWEEP_MD, sweep_pipeline.SWEEP_HTML, sweep_pipeline.SWEEP_JSON))

@@ -19,10 +19,11 @@ from typing import Any
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.engines.arms import Arm
-from turnbench.errors import BadInput
+from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness import sweep_rules
 from turnbench.pipeline.progress import QUIET, Progress, Stages
 from turnbench.results.record import Results
+from turnbench.results.sweep import ArmCell, CellResults, CellVerdict, Means, Rule, RuleComparison, Sweep
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import Answerer
 
@@ -62,8 +63,8 @@ def parse_ints(text: str, option: str) -> list[int]:
 
 def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequence[sweep_rules.Cell], options: Any, *,
           rule: str | None = None, progress: Progress | None = None, echo: Callable[[str], None] | None = None,
-          stack: StackInfo | None = None) -> dict[str, Any]:
-    """Run the sweep and write its summary; returns sweep.json's document. ``options``: a ``BenchOptions`` (its
+          stack: StackInfo | None = None) -> Sweep:
+    """Run the sweep and write its summary; returns sweep.json's record. ``options``: a ``BenchOptions`` (its
     answerer is ignored: a sweep is retrieval only); ``progress``: told of each stage as it goes."""
     from turnbench.corpus.format import open_corpus
     from turnbench.pipeline import bench
@@ -91,9 +92,9 @@ def sweep(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, cells: Sequenc
                 for o in bench._bench_corpus(open_, (Path(corpus_dir), corpus, dirs), resolved, cell_opts, st,
                                          tag=f" {cell.name}", say=say):
                     docs[(cell.name, o.arm)] = o.results.results
-        document = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
-        write_summary(staged, document)
-    return document
+        swept = summary(corpus, cells, [a.name for a in resolved], docs, rule, clauses)
+        write_summary(staged, swept)
+    return swept
 
 
 def measures() -> list[str]:
@@ -103,56 +104,46 @@ def measures() -> list[str]:
     return [str(m) for m in metrics.ALL_MEASURES] + list(COMPARABLE)
 
 
-def _cell_block(cell: sweep_rules.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str], Results]) -> dict[str, Any]:
-    first = docs[(cell.name, arms[0])]
+def _cell(cell: sweep_rules.Cell, arms: Sequence[str], docs: Mapping[tuple[str, str], Results]) -> CellResults:
     per_arm = {}
     for arm in arms:
         doc = docs[(cell.name, arm)]
         rows = doc.retrieval.rows if doc.retrieval else ()
-        per_arm[arm] = {
-            "results": f"{cell.name}/{arm}",
-            "judged_passages": doc.retrieval.counts["judged_passages"] if doc.retrieval else 0,
-            "means": sweep_rules.class_means(doc),
-            "entry_median_s": {r.cls: r.entry_error.median if r.entry_error else None for r in rows},
-        }
-    return {"cell": cell.name, "max_words": cell.max_words, "overlap": cell.overlap,
-            "passages": first.provenance.passage_count, "arms": per_arm}
+        judged = doc.retrieval.counts["judged_passages"] if doc.retrieval else 0
+        if not isinstance(judged, int):
+            raise ResultsIntegrityError(f"{cell.name}/{arm}: metrics.json's judged_passages is not a count")
+        per_arm[arm] = ArmCell(f"{cell.name}/{arm}", judged,
+                               sweep_rules.class_means(doc),
+                               {r.cls: r.entry_error.median if r.entry_error else None for r in rows})
+    passages = docs[(cell.name, arms[0])].provenance.passage_count
+    return CellResults(cell.name, cell.max_words, cell.overlap, passages, per_arm)
 
 
 def summary(corpus: Corpus, cells: Sequence[sweep_rules.Cell], arms: Sequence[str],
             docs: Mapping[tuple[str, str], Results], rule: str | None,
-            clauses: Sequence[sweep_rules.Clause]) -> dict[str, Any]:
-    """sweep.json: every cell's class means per arm, and the rule's verdict per comparison and cell."""
-    blocks = [_cell_block(c, arms, docs) for c in cells]
+            clauses: Sequence[sweep_rules.Clause]) -> Sweep:
+    """sweep.json's record: every cell's class means per arm, and the rule's verdict per comparison and cell."""
+    blocks = tuple(_cell(c, arms, docs) for c in cells)
     first = docs[(cells[0].name, arms[0])].retrieval
     measures = first.measures if first else ()
-    comparable = [m for m in measures if m in sweep_rules.SHOWN_COMPARABLE]
-    doc: dict[str, Any] = {
-        "corpus": {"id": corpus.id, "sha256": corpus.sha256},
-        "grid": {"max_words": sorted({c.max_words for c in cells}), "overlap": sorted({c.overlap for c in cells})},
-        "arms": list(arms),
-        "comparable_across_chunkings": comparable,
-        "not_comparable": [m for m in sweep_rules.SHOWN_PASSAGE if m in measures],
-        "cells": blocks,
-    }
-    if rule:
-        doc["rule"] = verdicts(blocks, arms, rule, clauses)
-    return doc
+    return Sweep(corpus.id, corpus.sha256, tuple(sorted({c.max_words for c in cells})),
+                 tuple(sorted({c.overlap for c in cells})), tuple(arms),
+                 tuple(m for m in measures if m in sweep_rules.SHOWN_COMPARABLE),
+                 tuple(m for m in sweep_rules.SHOWN_PASSAGE if m in measures), blocks,
+                 verdicts(blocks, arms, rule, clauses) if rule else None)
 
 
-def _pairs(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str]
-           ) -> list[tuple[str, str, list[tuple[str, Mapping[str, Any], Mapping[str, Any]]]]]:
+def _pairs(blocks: Sequence[CellResults], arms: Sequence[str]) -> list[tuple[str, str, list[tuple[str, Means, Means]]]]:
     """(baseline label, candidate label, [(cell, baseline means, candidate means)]) per comparison the rule reads."""
     if len(arms) > 1:
-        return [(arms[0], a, [(b["cell"], b["arms"][arms[0]]["means"], b["arms"][a]["means"]) for b in blocks])
-                for a in arms[1:]]
+        return [(arms[0], a, [(b.name, b.arms[arms[0]].means, b.arms[a].means) for b in blocks]) for a in arms[1:]]
     ref = blocks[0]
-    return [(f"{arms[0]} @ {ref['cell']}", f"{arms[0]} @ each cell",
-             [(b["cell"], ref["arms"][arms[0]]["means"], b["arms"][arms[0]]["means"]) for b in blocks[1:]])]
+    return [(f"{arms[0]} @ {ref.name}", f"{arms[0]} @ each cell",
+             [(b.name, ref.arms[arms[0]].means, b.arms[arms[0]].means) for b in blocks[1:]])]
 
 
-def verdicts(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str], rule: str,
-             clauses: Sequence[sweep_rules.Clause]) -> dict[str, Any]:
+def verdicts(blocks: Sequence[CellResults], arms: Sequence[str], rule: str,
+             clauses: Sequence[sweep_rules.Clause]) -> Rule:
     from turnbench.harness.spans import COMPARABLE
 
     across_cells = len(arms) == 1  # then only what is comparable across chunkings may be set side by side
@@ -163,26 +154,23 @@ def verdicts(blocks: Sequence[Mapping[str, Any]], arms: Sequence[str], rule: str
         for cell, b, c in cells:
             delta = sweep_rules.deltas(b, c)
             ok, failed = sweep_rules.holds(clauses, delta)
-            per_cell.append({"cell": cell, "holds": ok, "failed": failed})
+            per_cell.append(CellVerdict(cell, ok, tuple(failed)))
             for cls, values in delta.items():
                 for m, v in values.items():
                     if across_cells and m not in COMPARABLE:
                         continue
                     signs.setdefault(cls, {}).setdefault(m, []).append(v)
-        held = [bool(x["holds"]) for x in per_cell]
-        out.append({"baseline": base, "candidate": cand, "cells": per_cell,
-                    "stable": len(set(held)) <= 1, "holds_in": sum(held), "of": len(held),
-                    "signs": {cls: {m: sweep_rules.sign_pattern(v) for m, v in sorted(ms.items())}
-                              for cls, ms in sorted(signs.items())}})
-    return {"text": rule, "clauses": [str(c) for c in clauses],
-            "reads": "sign of Δ of class means at 6 decimals; not a significance test (compare two cells' results "
-                     "for intervals)",
-            "comparisons": out}
+        out.append(RuleComparison(base, cand, tuple(per_cell),
+                                  {cls: {m: sweep_rules.sign_pattern(v) for m, v in sorted(ms.items())}
+                                   for cls, ms in sorted(signs.items())}))
+    return Rule(rule, tuple(str(c) for c in clauses),
+                "sign of Δ of class means at 6 decimals; not a significance test (compare two cells' results for "
+                "intervals)", tuple(out))
 
 
-def write_summary(out: Path, document: Mapping[str, Any]) -> None:
+def write_summary(out: Path, swept: Sweep) -> None:
     from turnbench.render.sweep_tables import sweep_html, sweep_md
 
-    canonical.write_json(out / SWEEP_JSON, dict(document))
-    canonical.write_bytes_atomic(out / SWEEP_MD, sweep_md(document).encode("utf-8"))
-    canonical.write_bytes_atomic(out / SWEEP_HTML, sweep_html(document))
+    canonical.write_json(out / SWEEP_JSON, swept.to_tree())
+    canonical.write_bytes_atomic(out / SWEEP_MD, sweep_md(swept).encode("utf-8"))
+    canonical.write_bytes_atomic(out / SWEEP_HTML, sweep_html(swept))

@@ -6,80 +6,79 @@ relevant passages a cut makes, so they orient within a cell and are not read acr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from turnbench.render.html import _page, _table, esc
 from turnbench.render.markdown import COMPARABLE, fmt4, table
+from turnbench.results.sweep import Rule, Sweep
 
 NOT_COMPARABLE = "†"
 
 
-def _rows(doc: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
-    comparable, passage = doc["comparable_across_chunkings"], doc["not_comparable"]
+def _rows(swept: Sweep) -> tuple[list[str], list[list[str]]]:
+    comparable, passage = swept.comparable, swept.not_comparable
     header = ["max words", "overlap", "passages", "arm", "class", "judged",
               *(f"{m} {COMPARABLE}" for m in comparable), f"entry |Δ| s {COMPARABLE}",
               *(f"{m} {NOT_COMPARABLE}" for m in passage)]
     rows = []
-    for cell in doc["cells"]:
-        for arm, a in cell["arms"].items():
-            for cls, means in a["means"].items():
-                rows.append([str(cell["max_words"]), str(cell["overlap"]), str(cell["passages"]), arm, cls,
-                             str(a["judged_passages"]), *(fmt4(means.get(m)) for m in comparable),
-                             fmt4(a["entry_median_s"].get(cls)), *(fmt4(means.get(m)) for m in passage)])
+    for cell in swept.cells:
+        for arm, a in cell.arms.items():
+            for cls, means in a.means.items():
+                rows.append([str(cell.max_words), str(cell.overlap), str(cell.passages), arm, cls,
+                             str(a.judged_passages), *(fmt4(means.get(m)) for m in comparable),
+                             fmt4(a.entry_median_s.get(cls)), *(fmt4(means.get(m)) for m in passage)])
     return header, rows
 
 
-def _facts(doc: Mapping[str, Any]) -> list[str]:
-    g = doc["grid"]
-    return [f"corpus `{doc['corpus']['id']}` (sha256 `{doc['corpus']['sha256'][:12]}`) · max words "
-            f"{', '.join(map(str, g['max_words']))} × overlap {', '.join(map(str, g['overlap']))} · arms "
-            f"{', '.join(doc['arms'])} · every cell judged against the same turn gold",
+def _facts(swept: Sweep) -> list[str]:
+    return [f"corpus `{swept.corpus_id}` (sha256 `{swept.corpus_sha256[:12]}`) · max words "
+            f"{', '.join(map(str, swept.max_words))} × overlap {', '.join(map(str, swept.overlaps))} · arms "
+            f"{', '.join(swept.arms)} · every cell judged against the same turn gold",
             f"{COMPARABLE} comparable across chunkings (gold words, seconds from the gold start); {NOT_COMPARABLE} "
             "counts passages, so it moves with the cut: read it within a cell, not across cells. `judged`: the "
             "passages the cut makes relevant (grade ≥ 1) over all queries."]
 
 
-def _verdict_lines(rule: Mapping[str, Any]) -> list[str]:
-    lines = [f"Decision rule, fixed before the numbers: **{rule['text']}** ({rule['reads']})."]
-    for c in rule["comparisons"]:
-        state = ("stable: holds in every cell" if c["stable"] and c["holds_in"] == c["of"] else
-                 "stable: fails in every cell" if c["stable"] else
-                 f"NOT stable across the grid: holds in {c['holds_in']} of {c['of']} cells")
-        lines.append(f"- `{c['candidate']}` against `{c['baseline']}`: {state}")
-        for cell in c["cells"]:
-            why = "; ".join(cell["failed"])
-            lines.append(f"  - {cell['cell']}: {'holds' if cell['holds'] else 'fails — ' + why}")
+def _verdict_lines(rule: Rule) -> list[str]:
+    lines = [f"Decision rule, fixed before the numbers: **{rule.text}** ({rule.reads})."]
+    for c in rule.comparisons:
+        state = ("stable: holds in every cell" if c.stable and c.holds_in == len(c.cells) else
+                 "stable: fails in every cell" if c.stable else
+                 f"NOT stable across the grid: holds in {c.holds_in} of {len(c.cells)} cells")
+        lines.append(f"- `{c.candidate}` against `{c.baseline}`: {state}")
+        for cell in c.cells:
+            why = "; ".join(cell.failed)
+            lines.append(f"  - {cell.cell}: {'holds' if cell.holds else 'fails — ' + why}")
     return lines
 
 
-def sweep_md(doc: Mapping[str, Any]) -> str:
-    header, rows = _rows(doc)
-    lines = ["# turnbench sweep", "", *(f"{f}\n" for f in _facts(doc)),
+def sweep_md(swept: Sweep) -> str:
+    header, rows = _rows(swept)
+    lines = ["# turnbench sweep", "", *(f"{f}\n" for f in _facts(swept)),
              *table(header, rows, "rrrll" + "r" * (len(header) - 5)), ""]
-    if "rule" in doc:
-        lines += [*_verdict_lines(doc["rule"]), "", "Sign of Δ across the grid (+ every cell, − every cell, mixed):",
-                  "", *(f"- {x}" for x in sign_table(doc["rule"])), ""]
+    if swept.rule is not None:
+        lines += [*_verdict_lines(swept.rule), "", "Sign of Δ across the grid (+ every cell, − every cell, mixed):",
+                  "", *(f"- {x}" for x in sign_table(swept.rule)), ""]
     return "\n".join(lines)
 
 
-def sweep_html(doc: Mapping[str, Any]) -> bytes:
-    header, rows = _rows(doc)
-    body = [f"<h1>turnbench sweep: {esc(doc['corpus']['id'])}</h1>\n",
-            *(f"<div class=meta>{esc(f)}</div>\n" for f in _facts(doc)),
+def sweep_html(swept: Sweep) -> bytes:
+    header, rows = _rows(swept)
+    body = [f"<h1>turnbench sweep: {esc(swept.corpus_id)}</h1>\n",
+            *(f"<div class=meta>{esc(f)}</div>\n" for f in _facts(swept)),
             _table(header, [[esc(v) for v in r] for r in rows], 0)]
-    if "rule" in doc:
-        items = _verdict_lines(doc["rule"])
+    if swept.rule is not None:
+        items = _verdict_lines(swept.rule)
         body.append(f"<h2>Decision rule</h2>\n<p>{esc(items[0])}</p>\n<ul>"
                     + "".join(f"<li>{esc(x.strip().lstrip('- '))}</li>" for x in items[1:]) + "</ul>\n")
-    return _page(f"turnbench sweep: {doc['corpus']['id']}", body)
+    return _page(f"turnbench sweep: {swept.corpus_id}", body)
 
 
-def sign_table(rule: Mapping[str, Any]) -> Sequence[str]:
+def sign_table(rule: Rule) -> Sequence[str]:
     """Per comparison, the sign of each (class, measure)'s Δ across the grid ('mixed' where it changes)."""
     lines = []
-    for c in rule["comparisons"]:
-        for cls, signs in c["signs"].items():
-            lines.append(f"{c['candidate']} vs {c['baseline']} · {cls}: "
+    for c in rule.comparisons:
+        for cls, signs in c.signs.items():
+            lines.append(f"{c.candidate} vs {c.baseline} · {cls}: "
                          + ", ".join(f"{m} {s}" for m, s in signs.items()))
     return lines

@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from turnbench import canonical
 from turnbench.cli import main
 from turnbench.errors import BadInput
 from turnbench.harness import sweep_rules as S
 from turnbench.pipeline.sweep import grid, measures, parse_ints, verdicts
+from turnbench.results.sweep import ArmCell, CellResults, Sweep, from_tree
 
 MEASURES = measures()
 
@@ -60,23 +62,28 @@ def test_signs_across_the_grid():
 
 
 def _block(cell, arms_means):
-    return {"cell": cell, "arms": {a: {"means": m} for a, m in arms_means.items()}}
+    return CellResults(cell, 0, 0, 0, {a: ArmCell(f"{cell}/{a}", 0, m, {}) for a, m in arms_means.items()})
 
 
 def test_a_verdict_is_stable_only_when_it_is_the_same_in_every_cell():
     clauses = S.parse_rule("span:R@10 up on lookup", MEASURES, across_cells=False)
     blocks = [_block("w100-o0", {"a": {"lookup": {"span:R@10": 0.5}}, "b": {"lookup": {"span:R@10": 0.6}}}),
               _block("w200-o0", {"a": {"lookup": {"span:R@10": 0.5}}, "b": {"lookup": {"span:R@10": 0.4}}})]
-    (c,) = verdicts(blocks, ["a", "b"], "span:R@10 up on lookup", clauses)["comparisons"]
-    assert (c["stable"], c["holds_in"], c["of"]) == (False, 1, 2)
-    assert c["signs"] == {"lookup": {"span:R@10": "mixed"}}
+    (c,) = verdicts(blocks, ["a", "b"], "span:R@10 up on lookup", clauses).comparisons
+    assert (c.stable, c.holds_in, len(c.cells)) == (False, 1, 2)
+    assert c.signs == {"lookup": {"span:R@10": "mixed"}}
     # one arm: each cell against the first; passage measures are left out of the signs
     one = [_block("w100-o0", {"a": {"lookup": {"span:R@10": 0.5, "nDCG@10": 0.3}}}),
            _block("w200-o0", {"a": {"lookup": {"span:R@10": 0.7, "nDCG@10": 0.1}}}),
            _block("w400-o0", {"a": {"lookup": {"span:R@10": 0.8, "nDCG@10": 0.2}}})]
-    (c,) = verdicts(one, ["a"], "span:R@10 up on lookup", clauses)["comparisons"]
-    assert c["baseline"] == "a @ w100-o0" and (c["stable"], c["holds_in"], c["of"]) == (True, 2, 2)
-    assert c["signs"] == {"lookup": {"span:R@10": "+"}}
+    (c,) = verdicts(one, ["a"], "span:R@10 up on lookup", clauses).comparisons
+    assert c.baseline == "a @ w100-o0" and (c.stable, c.holds_in, len(c.cells)) == (True, 2, 2)
+    assert c.signs == {"lookup": {"span:R@10": "+"}}
+    # the record is sweep.json's text: written and read back, it is the same record
+    rule = verdicts(one, ["a"], "span:R@10 up on lookup", clauses)
+    swept = Sweep("c", "0" * 64, (100, 200, 400), (0,), ("a",), ("span:R@10",), ("nDCG@10",), tuple(one), rule)
+    tree = canonical.parse_json(canonical.pretty(swept.to_tree()).decode())
+    assert from_tree(tree) == swept and tree["rule"]["comparisons"][0]["of"] == 2
 
 
 def test_the_grid_is_every_size_with_every_overlap_and_refuses_what_cannot_be_cut():
