@@ -226,7 +226,7 @@ def test_a_copy_is_re_derived_once_but_a_tampered_copy_is_still_refused(results:
 
 def test_a_run_that_fails_as_its_writer_child_makes_it_leaves_no_directory(tmp_path: Path, small_corpus) -> None:
     from turnbench.harness.exports import RUN_RAW, Lazy
-    from turnbench.harness.score import Scored
+    from turnbench.harness.score import ResultsFiles
 
     corpus, passages = small_corpus
     res = score(corpus, passages, small_run())
@@ -235,7 +235,7 @@ def test_a_run_that_fails_as_its_writer_child_makes_it_leaves_no_directory(tmp_p
         yield b"q1 Q0 m1:00000 1 1.0 t\n"
         raise BadInput("the run's source vanished while it was written")
 
-    forged = Scored(res.document, {**res.extra_files, RUN_RAW: Lazy(broken)})
+    forged = ResultsFiles(res.document, {**res.extra_files, RUN_RAW: Lazy(broken)})
     with pytest.raises(BadInput, match="vanished while it was written"):
         write_results(tmp_path / "r", forged)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

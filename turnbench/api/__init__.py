@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     from turnbench.loading.index import DEFAULT_INDEX
     from turnbench.loading.spec import LoadSpec
     from turnbench.passages import Passage
-    from turnbench.pipeline.bench import BenchOptions, BenchOutcome
+    from turnbench.pipeline.bench import BenchedArm, BenchOptions
     from turnbench.pipeline.comparing import Compared, ComparedCorpora
     from turnbench.pipeline.progress import Progress
     from turnbench.rankings import RankedPassage
@@ -153,7 +153,7 @@ _HOMES = {
     "Compared": "turnbench.pipeline.comparing",
     "ComparedCorpora": "turnbench.pipeline.comparing",
     "BenchOptions": "turnbench.pipeline.bench",
-    "BenchOutcome": "turnbench.pipeline.bench",
+    "BenchedArm": "turnbench.pipeline.bench",
     "RelevancePolicy": "turnbench.harness.judgements",
     "Passage": "turnbench.passages",
     "RankedPassage": "turnbench.rankings",
@@ -173,7 +173,7 @@ __all__ = ["Results", "Row", "QueryValues", "open_corpus", "generate", "regenera
            "bench", "bench_outcomes", "bench_seeds", "sweep", "Swept", "answer", "Answered", "answers_overall",
            "compare", "decide", "Decided", "plan", "check_plan", "report", "agreement", "Agreement",
            "agreement_decisions", "DecisionAgreement", "write_bytes", "write_text", "write_json", "json_text",
-           "Compared", "ComparedCorpora", "BenchOptions", "BenchOutcome", "RelevancePolicy", "Passage",
+           "Compared", "ComparedCorpora", "BenchOptions", "BenchedArm", "RelevancePolicy", "Passage",
            "RankedPassage", "LoadSpec", "DEFAULT_INDEX", "Progress"]
 
 

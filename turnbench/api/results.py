@@ -11,7 +11,7 @@ from typing import Any
 from turnbench.api._args import PathLike, _path, _typed
 from turnbench.errors import BadInput
 from turnbench.harness.rows import ALL
-from turnbench.harness.score import Scored
+from turnbench.harness.score import ResultsFiles
 from turnbench.results.record import Block, Provenance, QueryValues, Row
 from turnbench.results.record import Results as Record
 
@@ -21,7 +21,7 @@ class Results:
     """A scored run: its rows, per-query values and provenance, as metrics.json holds them; ``out_dir`` is where
     it was written, if it was."""
 
-    scored: Scored
+    scored: ResultsFiles
     out_dir: Path | None = None
 
     @property
@@ -118,7 +118,7 @@ class Results:
         """A results directory, refused unless its digest and its numbers hold."""
         from turnbench.results.directory import read_results
 
-        return cls(Scored(read_results(_path(directory, "directory")).tree), Path(directory))
+        return cls(ResultsFiles(read_results(_path(directory, "directory")).tree), Path(directory))
 
 
 def _results_dir(side: Results | PathLike, name: str) -> Path:

@@ -2,9 +2,9 @@
 
 ``score_run`` is what ``turnbench score`` and ``turnbench bench`` both call (through the executor,
 ``turnbench.pipeline.executor``, which decides where its parts run and where its files are staged: scoring
-here only says what is computed from what, ``harness.execution``). It returns ``Scored``, a thin wrapper around
-the metrics.json document, so the markdown is rendered from exactly what the JSON claims and ``compare`` can
-recompute everything from files alone.
+here only says what is computed from what, ``harness.execution``). It returns ``ResultsFiles``, the results
+directory in memory: the metrics.json document and the files beside it, so the markdown is rendered from exactly
+what the JSON claims and ``compare`` can recompute everything from files alone.
 
 Counting (``trec_eval -c``): every ranked query of the corpus is accounted for. A judgeable query the
 run did not answer scores 0 and is counted in ``unanswered``; an unjudgeable one is dropped from the
@@ -44,7 +44,7 @@ GROUP_BY = ("corpus", "class")
 
 
 @dataclass(frozen=True)
-class Scored:
+class ResultsFiles:
     """What scoring one run gives: the metrics.json document (plus blocks other stages add, e.g. ``answers``) and
     the files written beside it (the exported qrels and runs, bindings, answers.md)."""
 
@@ -53,12 +53,12 @@ class Scored:
     extra_files: Mapping[str, exports.Content] = field(default_factory=dict)
 
     def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, exports.Content] | None = None
-                   ) -> Scored:
+                   ) -> ResultsFiles:
         if name in self.document:
             raise BadInput(f"metrics.json already has a {name!r} block")
         doc = dict(self.document)
         doc[name] = block
-        return Scored(doc, {**self.extra_files, **(files or {})})
+        return ResultsFiles(doc, {**self.extra_files, **(files or {})})
 
     @functools.cached_property
     def results(self) -> Results:
@@ -134,7 +134,7 @@ class _Ordered:
 
 
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
-              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE) -> Scored:
+              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE) -> ResultsFiles:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
@@ -148,7 +148,7 @@ def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *,
 
 def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
                provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE
-               ) -> tuple[Scored, Kept]:
+               ) -> tuple[ResultsFiles, Kept]:
     """``score_run``, with what it kept for what reads the results next (``Kept``)."""
     sc = get_scope(scope)
     engine_side = _check_provenance(provenance)
@@ -183,7 +183,7 @@ _Run = Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Job[lis
 
 
 def _scored(setting: _Setting, given: _Run, placed: Placement, judging: judgements.Judging,
-            query_digests: bindings.QueryDigests, inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+            query_digests: bindings.QueryDigests, inventory_side: _InventorySide) -> tuple[ResultsFiles, Kept]:
     """``score_run`` once its parts are started: the run read and normalised while judging goes on, judging
     finished with what the run ranks; then the two sides of scoring."""
     with contextlib.ExitStack() as stack:
@@ -232,7 +232,7 @@ def _ordered(setting: _Setting, run_entries: Ranking | list[RankedPassage], plac
 
 
 def _judged(setting: _Setting, ordered: _Ordered, judged: judgements.Judged, digests: Mapping[str, str],
-            query_digests: bindings.QueryDigests, inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+            query_digests: bindings.QueryDigests, inventory_side: _InventorySide) -> tuple[ResultsFiles, Kept]:
     """``_scored`` once judging is done: the comparable measures, then bindings.jsonl, are made by one part (wanted
     last: where it is a child, this process's work is the longer path) while the measures, the tie report and
     spans.jsonl are made here. One part, not two: a forked child copies the pages it touches."""
@@ -273,7 +273,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
                   meeting_of: Mapping[str, str],
                   kept: Kept, children: tuple[Job[tuple[spans.Comparable, dict[str, exports.Content]]],
                                               Callable[[], tuple[dict[str, Any], bytes]]],
-                  inventory_side: _InventorySide) -> tuple[Scored, Kept]:
+                  inventory_side: _InventorySide) -> tuple[ResultsFiles, Kept]:
     """The measures, the tie report and spans.jsonl, here while the other parts make theirs; then, with what they and
     the inventory's part made, the rows and the document."""
     corpus_id, ranked, run, ranked_run, m_order = (setting.corpus_id, setting.ranked, ordered.run, ordered.ranked_run,
@@ -333,7 +333,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
         "strict": strict,
     }
     tops_shown = {qid: list(pids[:bindings.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
-    return Scored(document, files), replace(kept, run=tops_shown)
+    return ResultsFiles(document, files), replace(kept, run=tops_shown)
 
 
 def _inventory(passages: Sequence[Passage], queries: Iterable[Query]) -> tuple[dict[str, Passage], list[Query]]:

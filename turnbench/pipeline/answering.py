@@ -11,7 +11,7 @@ from typing import Any
 
 from turnbench.corpus.format import Corpus
 from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
-from turnbench.harness.score import Scored
+from turnbench.harness.score import ResultsFiles
 from turnbench.render.markdown import render_answers_md
 from turnbench.results.directory import ANSWERS_MD
 from turnbench.stack.info import StackInfo
@@ -45,7 +45,7 @@ def answer_provenance(corpus: Corpus, stack: StackInfo | None, answerer: str, in
     }
 
 
-def attach(results: Scored, answer_results: Sequence[AnswerResults]) -> Scored:
+def attach(results: ResultsFiles, answer_results: Sequence[AnswerResults]) -> ResultsFiles:
     """``results`` with the ``answers`` block and answers.md."""
     return results.with_block(BLOCK, answers_block(answer_results),
                               {ANSWERS_MD: render_answers_md(answer_results).encode("utf-8")})

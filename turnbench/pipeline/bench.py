@@ -28,7 +28,7 @@ from turnbench.engines.arms import Arm
 from turnbench.engines.protocol import EngineRef
 from turnbench.errors import BadInput, TierRefused
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.harness.score import Scored
+from turnbench.harness.score import ResultsFiles
 from turnbench.paths import check_name
 from turnbench.pipeline.progress import QUIET, Progress, Stages, Took
 from turnbench.stack.info import StackInfo
@@ -40,11 +40,13 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class BenchOutcome:
+class BenchedArm:
+    """One arm benched: its results files, the directory they were written to, and the bench's stage timings."""
+
     name: str  # the results directory's name: the arm, or the control name
     arm: str
     out_dir: Path
-    results: Scored
+    results: ResultsFiles
     stages: Mapping[str, float] = field(default_factory=dict)  # seconds per stage of the whole bench, by its label
 
 
@@ -108,7 +110,7 @@ class BenchOptions:
 
 def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(), *,
           progress: Progress | None = None, echo: Callable[[str], None] | None = None,
-          stack: StackInfo | None = None, engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchOutcome]:
+          stack: StackInfo | None = None, engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchedArm]:
     """Bench every arm (and every Python engine: ``MODULE:FACTORY``, or the object) on one corpus; returns what was
     written. Refusals happen before the stack starts where they can (bad arm or engine, occupied results
     directory, bad corpus). ``stack``: an open stack to bench on (never torn down here); without it the bench opens
@@ -128,7 +130,7 @@ def bench(corpus_dir: Path, arms: Sequence[Arm | str], out: Path, options: Bench
 def bench_seeds(seeds: Sequence[int], arms: Sequence[Arm | str], out: Path, options: BenchOptions = BenchOptions(),
                 *, corpora: Path, workers: int = 1, progress: Progress | None = None,
                 echo: Callable[[str], None] | None = None, stack: StackInfo | None = None,
-                engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchOutcome]:
+                engines: Sequence[EngineRef | str | Any] = ()) -> list[BenchedArm]:
     """Bench every arm on the default-configuration corpus of each seed, one stack for all: results in
     ``OUT/<arm>/seed-<S>/`` (what ``compare`` pools); corpora in ``CORPORA/seed-<S>/``, generated unless one
     already there is exactly that seed's corpus."""
@@ -197,7 +199,7 @@ Job = tuple[Path, Corpus, Sequence[tuple[str, Path]]]  # a corpus directory, the
 
 
 def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, *, progress: Progress | None,
-           echo: Callable[[str], None] | None, stack: StackInfo | None = None) -> list[BenchOutcome]:
+           echo: Callable[[str], None] | None, stack: StackInfo | None = None) -> list[BenchedArm]:
     """One stack; per corpus: load (a vector field when an arm needs one) → answers → per arm: run → judge +
     score → report → write."""
     from turnbench.engines.retrieval import search_plan
@@ -207,7 +209,7 @@ def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, 
     for a in arms:  # an arm that cannot run on this many shards is refused before the stack starts
         if isinstance(a, Arm):
             search_plan(a, options.shards)
-    outcomes: list[BenchOutcome] = []
+    outcomes: list[BenchedArm] = []
     answering = options.answerer != Answerer.SKIP
     (progress or QUIET).expect(1 + sum(1 + answering + 4 * len(dirs) for _, _, dirs in jobs))
     st = Stages(progress or QUIET)
@@ -217,7 +219,7 @@ def _bench(jobs: Sequence[Job], arms: Sequence[Entrant], options: BenchOptions, 
             outcomes += _bench_corpus(open_, job, arms, options, st, tag=f" {job[1].id}" if len(jobs) > 1 else "",
                                       say=say)
     stages = st.seconds()
-    return [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
+    return [BenchedArm(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
 
 
 @contextlib.contextmanager
@@ -237,7 +239,7 @@ def _stack_stage(stack: StackInfo | None, options: BenchOptions, st: Stages,
 
 
 def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: BenchOptions, st: Stages, *,
-                  tag: str, say: Callable[[str], None] | None = None) -> list[BenchOutcome]:
+                  tag: str, say: Callable[[str], None] | None = None) -> list[BenchedArm]:
     """One corpus on an open stack: load (kept when the stack holds a settled load of exactly this corpus, cut and
     index, unless ``options.reload``) → answers → per arm: run → judge + score → report → write."""
     from turnbench.engines.embeddings import spec_for_arms
@@ -292,16 +294,16 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
                 if answer_results is not None:
                     results = attach(results, [answer_results])
                 if rr.rerank is not None:  # both stages' own scores, beside the run as scored
-                    results = Scored(results.document, {**results.extra_files, TRACE_FILE: rr.rerank.trace(
+                    results = ResultsFiles(results.document, {**results.extra_files, TRACE_FILE: rr.rerank.trace(
                         {p.id: p for p in rr.passages})})
             with st.stage(Stage.REPORT, f" {arm}{tag}"):
                 drawing.send(page_input(results, source))
-                results = Scored(results.document, {**results.extra_files, REPORT_HTML: drawing.result()[0]})
+                results = ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: drawing.result()[0]})
         info = _runinfo(stack, corpus_dir, loaded, rr, st, arm=arm, tag=tag, concurrency=concurrency,
                         answered=answer_results is not None)
         with st.stage(Stage.WRITE, f" {arm}{tag}"):
             write_results(out_dir, results, info)
-        outcomes.append(BenchOutcome(out_dir.name, arm, out_dir, results))
+        outcomes.append(BenchedArm(out_dir.name, arm, out_dir, results))
     return outcomes
 
 

@@ -18,7 +18,7 @@ from turnbench.harness.compare import GUARD_ALPHA, RESAMPLES, SEED, Comparison, 
 from turnbench.harness.gold import check_sides
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
-from turnbench.render import view
+from turnbench.render import page
 from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md, render_corpora_md
 from turnbench.results.directory import (
@@ -68,7 +68,7 @@ def with_stack_notes(result: Comparison | SeedsComparison, baseline: Path, candi
     return replace(result, notes=result.notes + extra)
 
 
-def _bindings_if_needed(b: view.View, c: view.View) -> tuple[Sequence[Any], Sequence[Any]] | None:
+def _bindings_if_needed(b: page.Page, c: page.Page) -> tuple[Sequence[Any], Sequence[Any]] | None:
     """Both sides' bindings, read only when their corpora differ (the one case compare consults them)."""
     if b.corpus_sha256 == c.corpus_sha256 or not (b.exported and c.exported):
         return None

@@ -27,12 +27,12 @@ from turnbench.harness.bindings import QUERY
 from turnbench.harness.bindings import compute as compute_bindings
 from turnbench.harness.execution import Job
 from turnbench.harness.held import Span
-from turnbench.harness.score import Kept, Scored, score_kept
+from turnbench.harness.score import Kept, ResultsFiles, score_kept
 from turnbench.passages import Passage
 from turnbench.processes import NOT_YET, Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
 from turnbench.render.html import results_page, results_shown
-from turnbench.render.view import from_results, texts_from
+from turnbench.render.page import from_results, texts_from
 from turnbench.results.directory import REPORT_HTML
 
 T = TypeVar("T")
@@ -115,7 +115,7 @@ class _Then(Job[T]):
 def score(corpus: Corpus, passages: Iterable[Passage],
           run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Job[Any], *,
           policy: judgements.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus",
-          into: Path | None = None, lasting: contextlib.ExitStack | None = None) -> tuple[Scored, PageSource]:
+          into: Path | None = None, lasting: contextlib.ExitStack | None = None) -> tuple[ResultsFiles, PageSource]:
     """``harness.score.score_run`` with its parts forked (``Forked(into, lasting)``) and the cyclic collector paused,
     and what the report page reads of it."""
     results, kept = score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
@@ -183,7 +183,7 @@ class Binder:
         return compute_bindings(qs, ps, {}, self.held, self.query_digests, self.passage_digests)
 
 
-def attach_report(results: Scored, corpus: Corpus, source: PageSource | None = None) -> Scored:
+def attach_report(results: ResultsFiles, corpus: Corpus, source: PageSource | None = None) -> ResultsFiles:
     """``results`` with report.html beside its files, drawn with the texts of the corpus it was just scored on (from
     ``source``, what scoring held, else from its files). Only the meetings of the queries the page shows are read
     again, and kept, and only their bindings checked against them (a few dozen digests: a text changed since
@@ -192,10 +192,10 @@ def attach_report(results: Scored, corpus: Corpus, source: PageSource | None = N
     page = from_results(results, source)
     page = page.with_texts(texts_from(page, corpus, "the corpus these results were scored on",
                                       only=results_shown(page)))
-    return Scored(results.document, {**results.extra_files, REPORT_HTML: results_page(page)})
+    return ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: results_page(page)})
 
 
-Drawn = tuple[Scored, PageSource | None]  # what the page's child is handed: the results and what it reads of them
+Drawn = tuple[ResultsFiles, PageSource | None]  # what the page's child is handed: the results and what it reads of them
 
 
 def page_drawer(corpus: Corpus) -> Background[tuple[bytes, float]]:
@@ -205,11 +205,11 @@ def page_drawer(corpus: Corpus) -> Background[tuple[bytes, float]]:
     return Background(_draw_when_handed, corpus, inbox=True)
 
 
-def page_input(results: Scored, source: PageSource | None) -> Drawn:
+def page_input(results: ResultsFiles, source: PageSource | None) -> Drawn:
     """``results`` reduced to what its page reads: the document, and the page source of the queries it shows."""
     if source is None:
-        return Scored(results.document), None
-    return Scored(results.document), source.only(results_shown(from_results(results, source)))
+        return ResultsFiles(results.document), None
+    return ResultsFiles(results.document), source.only(results_shown(from_results(results, source)))
 
 
 def _draw_when_handed(receive: Callable[[], Drawn], corpus: Corpus) -> tuple[bytes, float]:

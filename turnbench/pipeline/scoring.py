@@ -16,7 +16,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
 from turnbench.harness import judgements
 from turnbench.harness.exports import Lazy
-from turnbench.harness.score import UNKNOWN, Scored
+from turnbench.harness.score import UNKNOWN, ResultsFiles
 from turnbench.passages import Passage
 from turnbench.pipeline import executor
 from turnbench.pipeline.executor import attach_report
@@ -27,7 +27,7 @@ from turnbench.results.directory import REPORT_HTML, runinfo, staged_results, wr
 
 def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterable[RankedPassage], *,
                    policy: judgements.RelevancePolicy, scope: str = "corpus", arm: object = UNKNOWN,
-                   timings: dict[str, float] | None = None) -> Scored:
+                   timings: dict[str, float] | None = None) -> ResultsFiles:
     """Another engine's inventory and run scored against ``corpus`` (its arm description recorded verbatim, else
     ``UNKNOWN``), with the report page drawn from the corpus's texts; ``timings`` receives the seconds of each."""
     t0 = time.perf_counter()
@@ -42,7 +42,7 @@ def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterabl
 
 @collector_paused()
 def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: judgements.RelevancePolicy,
-                scope: str = "corpus", arm_config: Path | None = None) -> Scored:
+                scope: str = "corpus", arm_config: Path | None = None) -> ResultsFiles:
     """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
     else ``UNKNOWN``), score them against the corpus and write a results directory."""
     import numpy  # noqa: F401  # here, once: the children forked below need it too (the run's reader, the page)
@@ -81,14 +81,14 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
                     page.append(html)
                     yield html
 
-                write_staged(staged, Scored(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
+                write_staged(staged, ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
                              lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
     outlive(passages, results, source)  # the inputs and what was made of them: never freed one by one
-    return Scored(results.document, {**results.extra_files, REPORT_HTML: page[0]})
+    return ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: page[0]})
 
 
 def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: judgements.RelevancePolicy,
-               scope: str = "corpus", arm_config: Path | None = None) -> Scored:
+               scope: str = "corpus", arm_config: Path | None = None) -> ResultsFiles:
     """``turnbench score --hits``: a product's hits (meeting, start, end[, speaker][, text] per query:
     ``runfiles.read_hits``) as an inventory and a run, judged by the words their spans hold and scored as
     ``score_files`` scores any engine's."""

@@ -24,7 +24,7 @@ from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.seeds import SeedsComparison
 from turnbench.render import plots
 from turnbench.render.markdown import detectable_cell, per_corpus_cells, relative_text
-from turnbench.render.view import Side, View
+from turnbench.render.page import Page, Side
 from turnbench.results.record import Results
 from turnbench.results.record import Row as ResultRow
 
@@ -146,12 +146,12 @@ def _primary(values: Mapping[str, float]) -> tuple[str, float] | None:
     return None
 
 
-def _per_query(view: View) -> dict[str, tuple[str, Mapping[str, float]]]:
+def _per_query(view: Page) -> dict[str, tuple[str, Mapping[str, float]]]:
     block = view.results.retrieval
     return {r.query_id: (r.cls, r.values) for r in (block.per_query if block else ())}
 
 
-def _passages(view: View, qid: str) -> str:
+def _passages(view: Page, qid: str) -> str:
     grades = view.qrels.get(qid, {})
     items = []
     for pid in view.top(qid):
@@ -163,7 +163,7 @@ def _passages(view: View, qid: str) -> str:
     return "<ol>" + "".join(items) + "</ol>" if items else "<p class=meta>(no passage returned)</p>"
 
 
-def _query_card(qid: str, head: str, sides: Sequence[tuple[str, View]]) -> str:
+def _query_card(qid: str, head: str, sides: Sequence[tuple[str, Page]]) -> str:
     view = sides[0][1]
     t = view.texts
     parts = [f"<div class=q><div class=meta>{head}</div>"]
@@ -210,7 +210,7 @@ def _header(title: str, facts: Sequence[str], notes: Sequence[str]) -> list[str]
             + [f"<p class=note>{esc(n)}</p>\n" for n in notes])
 
 
-def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]],
+def comparison_page(cand: Sequence[tuple[int | None, Page]], base: Sequence[tuple[int | None, Page]],
                     cmp: Comparison, *, per_seed: Mapping[int, Comparison] | None = None,
                     callouts: Sequence[str] = (), gate_failures: Sequence[str] | None = None, top: str = "") -> bytes:
     """The comparison page: ``cand`` and ``base`` are the results (one per seed when pooled)."""
@@ -262,7 +262,7 @@ def comparison_page(cand: Sequence[tuple[int | None, View]], base: Sequence[tupl
     return _page(title, body)
 
 
-def _deltas(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]]
+def _deltas(cand: Sequence[tuple[int | None, Page]], base: Sequence[tuple[int | None, Page]]
             ) -> dict[tuple[int | None, str, str], float]:
     """(seed, query, class) → Δ of the query's primary measure."""
     out = {}
@@ -281,7 +281,7 @@ def _worst(deltas: Mapping[tuple[int | None, str, str], float]) -> list[tuple[fl
                    if d < 0))[:WORST]
 
 
-def shown_queries(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[int | None, View]]
+def shown_queries(cand: Sequence[tuple[int | None, Page]], base: Sequence[tuple[int | None, Page]]
                   ) -> dict[int | None, set[str]]:
     """Per seed (None: one results directory), the queries whose cards the comparison page shows: the only ones
     whose texts it reads."""
@@ -291,8 +291,8 @@ def shown_queries(cand: Sequence[tuple[int | None, View]], base: Sequence[tuple[
     return out
 
 
-def _worst_section(deltas: Mapping[tuple[int | None, str, str], float], cand: Sequence[tuple[int | None, View]],
-                   base: Sequence[tuple[int | None, View]]) -> str:
+def _worst_section(deltas: Mapping[tuple[int | None, str, str], float], cand: Sequence[tuple[int | None, Page]],
+                   base: Sequence[tuple[int | None, Page]]) -> str:
     worst = _worst(deltas)
     views = {seed: (cv, bv) for (seed, cv), (_, bv) in zip(cand, base, strict=True)}
     parts = [f"<h2>The {WORST} worst regressions</h2>\n"]
@@ -310,7 +310,7 @@ def _worst_section(deltas: Mapping[tuple[int | None, str, str], float], cand: Se
     return "".join(parts)
 
 
-def _primary_values(view: View) -> tuple[dict[str, list[float]], list[tuple[float, str, str]]]:
+def _primary_values(view: Page) -> tuple[dict[str, list[float]], list[tuple[float, str, str]]]:
     """Each class's primary values in query-id order, and (value, query, class) of every query that has one."""
     panels: dict[str, list[float]] = {}
     scores: list[tuple[float, str, str]] = []
@@ -322,13 +322,13 @@ def _primary_values(view: View) -> tuple[dict[str, list[float]], list[tuple[floa
     return panels, scores
 
 
-def results_shown(view: View) -> list[str]:
+def results_shown(view: Page) -> list[str]:
     """The queries the page of one results directory shows a card for (the weakest), so only their texts need
     reading."""
     return [qid for _, qid, _ in sorted(_primary_values(view)[1])[:WORST]]
 
 
-def results_page(view: View) -> bytes:
+def results_page(view: Page) -> bytes:
     """The page of one results directory."""
     results = view.results
     prov = results.provenance

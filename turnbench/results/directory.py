@@ -34,12 +34,12 @@ from turnbench.errors import BadInput, CorpusIntegrityError, ResultsIntegrityErr
 from turnbench.harness import bindings, exports
 from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
 from turnbench.harness.exports import QRELS_PASSAGES, RUN_MEETINGS, RUN_PASSAGES, RUN_RAW
-from turnbench.harness.score import Scored
+from turnbench.harness.score import ResultsFiles
 from turnbench.harness.stats import nearest_rank
 from turnbench.processes import Background
-from turnbench.render import view as page_view
+from turnbench.render import page
 from turnbench.render.markdown import render_answers_md, render_metrics_md
-from turnbench.render.view import Side
+from turnbench.render.page import Side
 from turnbench.results.claimed import check_derived, check_recorded, digest_entries, with_file_digests
 from turnbench.results.integrity import check_document
 from turnbench.results.record import Results, from_tree
@@ -69,7 +69,7 @@ def runinfo(elapsed: Mapping[str, float], latencies_ms: Sequence[float] = (), co
     }
 
 
-def write_results(out_dir: Path, results: Scored,
+def write_results(out_dir: Path, results: ResultsFiles,
                   info: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None) -> Path:
     """Write a results directory. It must not exist or be empty: an old claim is never half-overwritten. report.html
     is written after the other files (it may be drawn while they are written), then metrics.json and metrics.md
@@ -89,7 +89,7 @@ def staged_results(out_dir: Path) -> Iterator[Path]:
         yield tmp
 
 
-def write_staged(tmp: Path, results: Scored,
+def write_staged(tmp: Path, results: ResultsFiles,
                  info: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None) -> None:
     """``write_results`` into the staging directory of ``staged_results``."""
     files = results.extra_files
@@ -360,7 +360,7 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     return out_dir
 
 
-def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> page_view.View:
+def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> page.Page:
     """A results directory, refused unless its digest and numbers hold (``read_results``; ``known`` as there)."""
     directory = Path(directory)
     document, claim = _checked(directory, checked, known)
@@ -378,33 +378,33 @@ def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, An
                 latency = {k: float(quantiles[k]) for k in ("p50", "p95")}
         except (BadInput, AttributeError):
             recorded, latency = None, None
-    return page_view.from_files(from_tree(document, str(directory)), files, recorded, latency, claim)
+    return page.from_files(from_tree(document, str(directory)), files, recorded, latency, claim)
 
 
-def attach_texts(view: page_view.View, corpora: Sequence[Corpus], cache: page_view.Meetings | None = None,
-                 only: Collection[str] | None = None) -> page_view.View:
+def attach_texts(view: page.Page, corpora: Sequence[Corpus], cache: page.Meetings | None = None,
+                 only: Collection[str] | None = None) -> page.Page:
     """``view`` with texts from the named corpus of its id (every binding checked), else from the corpus
     runinfo.json records (``only``: just the queries a page shows, checked and read)."""
     from turnbench.corpus.format import open_corpus
 
-    cache = cache or page_view.Meetings()
+    cache = cache or page.Meetings()
     if not view.has_bindings:
         return view
     for c in corpora:
         if c.id == view.corpus_id:
-            return view.with_texts(page_view.texts_from(view, c, "named with --corpus", cache.of(c), cache.memo(c)))
+            return view.with_texts(page.texts_from(view, c, "named with --corpus", cache.of(c), cache.memo(c)))
     if view.corpus_dir is None:
         return view
     try:
         recorded = open_corpus(Path(view.corpus_dir))
     except (BadInput, CorpusIntegrityError, OSError):
-        return view.with_texts(page_view.Texts("the corpus recorded in runinfo.json is gone or damaged: texts are not "
+        return view.with_texts(page.Texts("the corpus recorded in runinfo.json is gone or damaged: texts are not "
                                                "shown (pass --corpus DIR)"))
     if recorded.sha256 != view.corpus_sha256:
-        return view.with_texts(page_view.Texts("the corpus recorded in runinfo.json now holds other text: texts are "
+        return view.with_texts(page.Texts("the corpus recorded in runinfo.json now holds other text: texts are "
                                                "not shown (pass --corpus DIR)"))
     read = cache.of(recorded) if only is None or only else {}  # a page showing no query reads no meeting
-    return view.with_texts(page_view.texts_from(view, recorded, "found where runinfo.json records it", read,
+    return view.with_texts(page.texts_from(view, recorded, "found where runinfo.json records it", read,
                                       cache.memo(recorded), only))
 
 
@@ -428,6 +428,6 @@ def with_texts(sides: Sequence[Side], corpora: Sequence[Corpus],
     for c in corpora:
         if c.id not in ids:
             raise BadInput(f"corpus {c.id} is not the corpus of any results given ({', '.join(sorted(ids))})")
-    cache = page_view.Meetings()
+    cache = page.Meetings()
     return [[(s, attach_texts(v, corpora, cache, None if shown is None else shown.get(s, ()))) for s, v in side]
             for side in sides]

@@ -250,7 +250,7 @@ def test_a_results_page_reads_only_the_texts_it_shows_and_is_the_page_all_texts_
     from tests.unit.harness.helpers import score
     from turnbench.pipeline.scoring import attach_report
     from turnbench.render import html as H
-    from turnbench.render import view as V
+    from turnbench.render import page as V
     from turnbench.results.directory import REPORT_HTML
 
     corpus, passages = small_corpus

@@ -21,7 +21,7 @@ from turnbench.harness import bindings as binding_rows
 from turnbench.harness import exports
 from turnbench.harness.bindings import BIND_DEPTH, BINDINGS, PASSAGE, QUERY
 from turnbench.harness.exports import QRELS_PASSAGES, RUN_PASSAGES
-from turnbench.harness.score import Scored
+from turnbench.harness.score import ResultsFiles
 from turnbench.results.record import Results
 
 
@@ -40,7 +40,7 @@ class Texts:
 
 
 @dataclass(frozen=True)
-class View:
+class Page:
     """One results directory as the report reads it. Its exported files are parsed on first use: a comparison
     that needs only the numbers never pays for reading megabytes of runs."""
 
@@ -125,8 +125,8 @@ class View:
     def corpus_sha256(self) -> str:
         return self.results.provenance.corpus.sha256
 
-    def with_texts(self, texts: Texts) -> View:
-        view = View(self.results, self.files, texts, self.corpus_dir, self.latency_ms, self.claim, self.scored,
+    def with_texts(self, texts: Texts) -> Page:
+        view = Page(self.results, self.files, texts, self.corpus_dir, self.latency_ms, self.claim, self.scored,
                     self.bind)
         # what this view has parsed already, the other has too (the same files): never parsed twice
         view.__dict__.update({k: v for k, v in self.__dict__.items() if k in _PARSED})
@@ -137,13 +137,13 @@ _PARSED = ("run", "qrels", "bindings", "_plain", "_tops")  # cached properties, 
 
 
 # a side of a comparison: one results directory (seed None), or a set of seeds' directories
-Side = list[tuple[int | None, "View"]]
+Side = list[tuple[int | None, "Page"]]
 NO_TEXTS = Texts("no corpus given and none recorded: texts are not shown (pass --corpus DIR)")
 
 
 def from_files(results: Results, files: Mapping[str, exports.Content], corpus_dir: str | None = None,
-               latency_ms: Mapping[str, float] | None = None, claim: str = "") -> View:
-    view = View(results, {n: files[n] for n in (RUN_PASSAGES, QRELS_PASSAGES, BINDINGS) if n in files},
+               latency_ms: Mapping[str, float] | None = None, claim: str = "") -> Page:
+    view = Page(results, {n: files[n] for n in (RUN_PASSAGES, QRELS_PASSAGES, BINDINGS) if n in files},
                 NO_TEXTS, corpus_dir, latency_ms, claim)
     if not view.exported:
         # written before results carried their runs: numbers only, no passages, nothing bound to text
@@ -166,18 +166,18 @@ class Source(Protocol):
     def qrels(self) -> Mapping[str, Mapping[str, int]]: ...
 
 
-def from_results(results: Scored, source: Source | None = None) -> View:
+def from_results(results: ResultsFiles, source: Source | None = None) -> Page:
     """The view of results just scored: the run's tops, the qrels and the bindings taken as scoring holds them when
     it kept them (``source``; the same values the files are written from), not parsed back from its files."""
     if source is None:
         return from_files(results.results, results.extra_files)
-    view = View(results.results, {}, NO_TEXTS, scored=True, bind=source.bindings)
+    view = Page(results.results, {}, NO_TEXTS, scored=True, bind=source.bindings)
     # cached_property reads the instance's __dict__ first, so this is what the first use would have computed
     view.__dict__.update(run=source.run, qrels=source.qrels)
     return view
 
 
-def texts_from(view: View, corpus: Corpus, how: str, read: Mapping[str, Meeting] | None = None,
+def texts_from(view: Page, corpus: Corpus, how: str, read: Mapping[str, Meeting] | None = None,
                memo: dict[tuple[Any, ...], str] | None = None, only: Collection[str] | None = None) -> Texts:
     """The texts ``view``'s bindings stand for in ``corpus``, after checking every binding against it (``read``:
     the corpus's meetings, when already read; ``memo``: digests computed from this corpus for another view).
