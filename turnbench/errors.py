@@ -69,6 +69,11 @@ class ForeignIndex(Refusal):
     """An index holds data this run did not create."""
 
 
+class IndexChanged(Refusal):
+    """The index a run searched was written to while it ran (documents indexed or deleted by another client): its
+    counts after the run are not the ones its claim records."""
+
+
 class UnknownArm(Refusal):
     """No retrieval arm of that name is defined."""
 
