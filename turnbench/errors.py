@@ -108,6 +108,11 @@ class UnpairedComparison(Refusal):
     """Two results cannot be compared: query sets, corpora or policies differ."""
 
 
+class ReceiptMismatch(Refusal):
+    """A reannotation receipt given to ``compare --across-snapshots`` does not match the two snapshots compared: other
+    snapshots, a target that did not change, binding digests or a new gold the results directories do not hold."""
+
+
 class DifferentGold(Refusal):
     """Two results to be compared were judged against different gold (queries, gold turns or answers, or the
     judgements of one inventory), or a side's judgements are not what its named corpus gives."""
