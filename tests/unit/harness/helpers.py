@@ -344,18 +344,18 @@ def _rows_again(block: dict) -> None:
                 dropped(rows))
 
 
-def forge_qrels(path: Path) -> Path:
-    """A consistent forgery of the judgements: the first passage some query ranks first that is not judged (or
-    judged 1) is judged the other way round (grade 1 given or taken: the strict qrels stay as they are); that
-    query's passage values are computed again from the forged qrels, the rows from them, and every digest rewritten.
-    The directory then agrees with itself: only another side's gold, or the corpus, gives it away."""
+def forge_qrels(path: Path, query: str | None = None) -> Path:
+    """A consistent forgery of the judgements: the first passage some query (``query``, when given) ranks first that
+    is not judged (or judged 1) is judged the other way round (grade 1 given or taken: the strict qrels stay as they
+    are); that query's passage values are computed again from the forged qrels, the rows from them, and every digest
+    rewritten. The directory then agrees with itself: only another side's gold, or the corpus, gives it away."""
     from turnbench.harness import exports as X
     from turnbench.results.rederive import _trec_values
 
     qrels = X.parse_qrels((path / X.QRELS_PASSAGES).read_bytes(), "qrels")
     run = {qid: dict(docs) for qid, docs in X.parse_run((path / X.RUN_PASSAGES).read_bytes(), "run").items()}
     qid, pid = next((q, next(iter(docs))) for q, docs in sorted(run.items())
-                    if q in qrels and docs and qrels[q].get(next(iter(docs)), 0) <= 1)
+                    if q in qrels and docs and qrels[q].get(next(iter(docs)), 0) <= 1 and query in (None, q))
     if qrels[qid].pop(pid, None) is None:
         qrels[qid][pid] = 1
     (path / X.QRELS_PASSAGES).write_bytes(X.qrels_text(qrels))

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.unit.harness.helpers import SNAPSHOT_IDS as IDS
-from tests.unit.harness.helpers import snapshot_pair
+from tests.unit.harness.helpers import forge_qrels, snapshot_pair
 from turnbench.cli import main
 
 CHANGED, DELETED, UNCHANGED = IDS[:5], IDS[5:8], IDS[8:]
@@ -147,3 +147,21 @@ def test_the_api_refuses_receipts_without_across_snapshots_and_reannotates(sides
         compared.to_html()
     with pytest.raises(BadInput, match="across snapshots, texts is not taken"):
         api.compare(base, cand, across_snapshots=True, texts=True)
+
+
+def test_the_unchanged_queries_still_hold_one_gold_and_a_receipt_pins_the_new_one(sides, tmp_path):
+    base, cand = sides
+    receipt = tmp_path / "r.json"
+    assert _cli("reannotate", base, cand, "--query", "q02", "--by", "d", "--at", "2026-12-01", "--out",
+                receipt).exit_code == 0
+    # a changed target without a receipt is not compared, whatever its gold: its forgery changes nothing paired
+    forge_qrels(cand, "q01")
+    assert _cli("compare", base, cand, "--across-snapshots", "--receipts", receipt).exit_code == 0
+    # the receipted one's gold forged after its receipt was written: the receipt no longer matches
+    forge_qrels(cand, "q02")
+    _one_line(_cli("compare", base, cand, "--across-snapshots", "--receipts", receipt), 3,
+              "query q02's new gold is not the gold the candidate was judged on")
+    # an unchanged query's judgements forged consistently: the two sides' gold differs where it must not
+    forge_qrels(cand, "q20")
+    _one_line(_cli("compare", base, cand, "--across-snapshots"), 3,
+              "DifferentGold: the baseline and the candidate hold different gold: query q20")
