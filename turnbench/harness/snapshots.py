@@ -2,7 +2,8 @@
 
 A corpus update can change what a query's target means while its id stays the same. ``compare`` refuses two results
 scored on different corpus text whole; ``compare --across-snapshots`` instead classifies each query by its binding
-(``bindings.jsonl``: the sha256 of the query's record and of the text of its gold and answer turns) on both sides:
+(``bindings.jsonl``: the sha256 of the query's record and of the text of its gold and answer turns; a question scored
+on its answer binds no turns, and its target is its gold answer) on both sides:
 
 * **unchanged**: both sides bind it to the same text — paired;
 * **changed**: both hold it, bound to different text — not comparable, unless an explicit **reannotation receipt**
@@ -50,6 +51,12 @@ def query_bindings(directory: Path) -> dict[str, str]:
             except (ValueError, KeyError, TypeError, UnicodeDecodeError):
                 raise BadInput(f"{path}: line {n} is not a binding") from None
     return out
+
+
+def answer_targets(answers: Sequence[tuple[str, Any]]) -> dict[str, str]:
+    """query id -> the sha256 of its gold answer, for the questions scored on their answer (aggregation questions),
+    which bind no turns: their target is the answer the corpus gives (``(query id, gold)`` pairs)."""
+    return {qid: canonical.sha256_bytes(f"answer{chr(31)}{canonical.dumps(gold)}".encode()) for qid, gold in answers}
 
 
 def classify(base: Mapping[str, str], cand: Mapping[str, str]) -> dict[str, tuple[str, ...]]:

@@ -34,6 +34,15 @@ def gold_entry(gold: Gold, qid: str) -> dict[str, Any]:
     return entry
 
 
+def targets(directory: Path, results: Results) -> dict[str, str]:
+    """Every query's target digest in a results directory: its binding, or (a question scored on its answer, which
+    binds no turns) its gold answer's — so no compared query is left unclassified."""
+    bound = S.query_bindings(directory)
+    answers = [(r.query_id, r.gold) for r in (results.answers.per_query if results.answers else ())
+               if r.query_id not in bound]
+    return {**bound, **S.answer_targets(answers)}
+
+
 def _sides(base: Results, cand: Results) -> tuple[str, str, str]:
     bc, cc = base.provenance.corpus, cand.provenance.corpus
     if bc.id != cc.id:
@@ -68,7 +77,7 @@ def reannotate(baseline: Path, candidate: Path, queries: Sequence[str], *, by: s
     b, c = _single(baseline, "baseline"), _single(candidate, "candidate")
     base, cand = read_metrics(b), read_metrics(c)
     corpus, old, new = _sides(base, cand)
-    bound_b, bound_c = S.query_bindings(b), S.query_bindings(c)
+    bound_b, bound_c = targets(b, base), targets(c, cand)
     classes = S.classify(bound_b, bound_c)
     gold = gold_of(c, cand)
     entries = []
@@ -80,6 +89,17 @@ def reannotate(baseline: Path, candidate: Path, queries: Sequence[str], *, by: s
         entries.append({"query": qid, "old_sha256": bound_b[qid], "new_sha256": bound_c[qid], "by": by, "at": at,
                         "gold": gold_entry(gold, qid)})
     return S.receipt_document(corpus, old, new, entries)
+
+
+def _all_classified(sides: Sequence[Results], classified: set[str]) -> None:
+    """Refuse (UnpairedComparison) a compared query no target digest classifies: none may be dropped unseen."""
+    from turnbench.harness.compare import tables_of
+
+    for side in sides:
+        missed = sorted({q for t in tables_of(side).values() for q in t.records} - classified)
+        if missed:
+            raise UnpairedComparison(f"query {missed[0]} ({len(missed)} in all) has no target digest to classify it "
+                                     "by across snapshots (no binding, no gold answer)")
 
 
 def _only(gold: Gold, keep: frozenset[str]) -> Gold:
@@ -107,8 +127,9 @@ def compare_snapshots(baseline: Path, candidate: Path, *, receipts: Sequence[Pat
             base, cand = load_side(b, checked=False, known=known), load_side(c, checked=False, known=known)
             bres, cres = base[0][1].results, cand[0][1].results
             corpus, old, new = _sides(bres, cres)
-            bound_b, bound_c = S.query_bindings(b), S.query_bindings(c)
+            bound_b, bound_c = targets(b, bres), targets(c, cres)
             classes = S.classify(bound_b, bound_c)
+            _all_classified([bres, cres], {*bound_b, *bound_c})
             bgold, cgold = gold_of(b, bres), gold_of(c, cres)
             accepted = S.check_receipts(read, corpus=corpus, old_snapshot=old, new_snapshot=new, classes=classes,
                                         base=bound_b, cand=bound_c,

@@ -165,3 +165,28 @@ def test_the_unchanged_queries_still_hold_one_gold_and_a_receipt_pins_the_new_on
     forge_qrels(cand, "q20")
     _one_line(_cli("compare", base, cand, "--across-snapshots"), 3,
               "DifferentGold: the baseline and the candidate hold different gold: query q20")
+
+
+def test_a_question_scored_on_its_answer_is_classified_by_its_gold_answer(tmp_path):
+    from dataclasses import replace
+
+    from tests.unit.harness.helpers import QUERIES, SUBMITTED, count
+    from turnbench.harness.answers import answers_block, score_answers
+    from turnbench.harness.snapshots import CHANGED as CH
+    from turnbench.harness.snapshots import UNCHANGED as UN
+    from turnbench.harness.snapshots import classify
+    from turnbench.pipeline.snapshots import targets
+    from turnbench.results.record import from_tree
+
+    def record(queries):
+        block = answers_block([score_answers(queries, SUBMITTED, corpus="c", answerer="reference")])
+        return from_tree({"schema_version": 1, "provenance": {"corpus": {"id": "c", "sha256": "s"}},
+                          "scope": {"label": "corpus", "oracle": False}, "answers": block})
+
+    (tmp_path / "bindings.jsonl").write_text('{"id":"lookup-1","sha256":"' + "a" * 64 + '","target":"query"}\n')
+    old = targets(tmp_path, record(QUERIES))
+    moved = [replace(x, answer=count(4)) if x.id == "q1" else x for x in QUERIES]  # q1's count is 3 in the old
+    new = targets(tmp_path, record(moved))
+    assert old["lookup-1"] == "a" * 64 and set(old) == {x.id for x in QUERIES}
+    classes = classify(old, new)
+    assert classes[CH] == ("q1",) and "q2" in classes[UN] and "lookup-1" in classes[UN]
