@@ -91,7 +91,8 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     decision = None
     if rule_file:
         decision = api.decide(compared, rule_file)
-        text += decision.to_markdown()
+        text += decision.to_markdown() + (f"\n(on {compared.denominator()} paired across snapshots)\n"
+                                          if across_snapshots else "")
         document = document | {"rule": decision.to_json()}
     if json_out:
         api.write_json(json_out, document)
@@ -109,7 +110,9 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
         raise errors.GateFailed(f"{len(failures)} regression(s)" + (f" on {on} paired across snapshots" if on else "")
                                 + f"; first: {failures[0]}")
     if decision is not None and not decision.passes:
-        raise errors.GateFailed(f"the rule {rule_file} is {decision.decision.verdict}: {decision.decision.deciding}")
+        raise errors.GateFailed(f"the rule {rule_file} is {decision.decision.verdict}"
+                                + (f" on {on} paired across snapshots" if on else "")
+                                + f": {decision.decision.deciding}")
 
 
 @click.command("reannotate")

@@ -190,3 +190,12 @@ def test_a_question_scored_on_its_answer_is_classified_by_its_gold_answer(tmp_pa
     assert old["lookup-1"] == "a" * 64 and set(old) == {x.id for x in QUERIES}
     classes = classify(old, new)
     assert classes[CH] == ("q1",) and "q2" in classes[UN] and "lookup-1" in classes[UN]
+
+
+def test_a_rule_across_snapshots_says_its_denominator(sides, tmp_path):
+    base, cand = sides
+    rule = tmp_path / "rule.txt"
+    rule.write_text("lookup never down within 0.01\nundetermined fails\n")
+    r = _cli("compare", base, cand, "--across-snapshots", "--rule", rule)
+    assert "(on 32 of 41 queries paired across snapshots)" in r.stdout
+    _one_line(r, 4, "is failed on 32 of 41 queries paired across snapshots: lookup never down within 0.01")
