@@ -89,10 +89,10 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     page = compared.to_html(gate=gate) if html_out else None
     document = compared.to_json()
     decision = None
+    on = compared.denominator() if isinstance(compared, api.Compared) else None
     if rule_file:
         decision = api.decide(compared, rule_file)
-        text += decision.to_markdown() + (f"\n(on {compared.denominator()} paired across snapshots)\n"
-                                          if across_snapshots else "")
+        text += decision.to_markdown() + (f"\n(on {on} paired across snapshots)\n" if on else "")
         document = document | {"rule": decision.to_json()}
     if json_out:
         api.write_json(json_out, document)
@@ -105,7 +105,6 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     if written:
         say(f"wrote {' and '.join(written)}")
     failures = compared.gate_failures()
-    on = compared.denominator() if isinstance(compared, api.Compared) else None
     if gate and failures:
         raise errors.GateFailed(f"{len(failures)} regression(s)" + (f" on {on} paired across snapshots" if on else "")
                                 + f"; first: {failures[0]}")
