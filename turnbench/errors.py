@@ -69,6 +69,11 @@ class ForeignIndex(Refusal):
     """An index holds data this run did not create."""
 
 
+class IndexChanged(Refusal):
+    """The index a run searched was written to while it ran (documents indexed or deleted by another client): its
+    counts after the run are not the ones its claim records."""
+
+
 class UnknownArm(Refusal):
     """No retrieval arm of that name is defined."""
 
@@ -101,6 +106,11 @@ class TierRefused(Refusal):
 
 class UnpairedComparison(Refusal):
     """Two results cannot be compared: query sets, corpora or policies differ."""
+
+
+class ReceiptMismatch(Refusal):
+    """A reannotation receipt given to ``compare --across-snapshots`` does not match the two snapshots compared: other
+    snapshots, a target that did not change, binding digests or a new gold the results directories do not hold."""
 
 
 class DifferentGold(Refusal):

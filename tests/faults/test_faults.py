@@ -951,6 +951,121 @@ TRANSCRIPTS = [
          2, r"BadInput: .*the file's name is the meeting's id", ("out",)),
 ]
 
+# -- across snapshots (issue 46 item 1): compare --across-snapshots, reannotate -------------------------------------
+
+def _snapshots(w: Path, *args: str, receipt: Callable[[dict], None] | None = None, query: str = "q01") -> list[str]:
+    """``compare BASE CAND --across-snapshots`` of results on two snapshots of one corpus (5 targets changed, 3
+    deleted), then ``args``; with ``receipt``, a reannotation receipt of ``query`` changed by it, given as
+    --receipts."""
+    from tests.unit.harness.helpers import snapshot_pair
+
+    base, cand = snapshot_pair(w)
+    extra = list(args)
+    if receipt is not None:
+        from turnbench.api import reannotate
+
+        doc = json.loads(reannotate(base, cand, [query], by="d", at="2026-12-01"))
+        receipt(doc)
+        extra += ["--receipts", str(_file(w, "r.json", json.dumps(doc)))]
+    return ["compare", str(base), str(cand), *extra]
+
+
+def _reannotate(w: Path, *args: str) -> list[str]:
+    from tests.unit.harness.helpers import snapshot_pair
+
+    base, cand = snapshot_pair(w)
+    return ["reannotate", str(base), str(cand), *args, "--out", str(w / "receipt.json")]
+
+
+def _entry(change: Callable[[dict], object]) -> Callable[[dict], None]:
+    """A receipt's every entry changed by ``change``."""
+    def edit(doc: dict) -> None:
+        for e in doc["reannotations"]:
+            change(e)
+    return edit
+
+
+def _without_bindings(w: Path) -> list[str]:
+    """Results across snapshots whose baseline has no bindings.jsonl (as results written before bindings were: its
+    digests say so)."""
+    from tests.unit.harness.helpers import reseal
+
+    args = _snapshots(w, "--across-snapshots")
+    (w / "base" / "bindings.jsonl").unlink()
+    reseal(w / "base")
+    return args
+
+
+SNAPSHOTS = [
+    Case("snapshots", "a receipt whose new digest is not the candidate's binding", lambda w: _snapshots(
+        w, "--across-snapshots", "--out", str(w / "c.md"), receipt=_entry(lambda e: e.update(new_sha256="0" * 64))),
+         3, r"ReceiptMismatch: receipt .*r.json: query q01's new digest 000000000000… is not the candidate's",
+         ("c.md",)),
+    Case("snapshots", "a receipt whose new gold is not the candidate's", lambda w: _snapshots(
+        w, "--across-snapshots", "--out", str(w / "c.md"), receipt=_entry(lambda e: e["gold"].update(passages={}))),
+         3, r"ReceiptMismatch: .*query q01's new gold is not the gold the candidate was judged on", ("c.md",)),
+    Case("snapshots", "a receipt of other snapshots", lambda w: _snapshots(
+        w, "--across-snapshots", receipt=lambda doc: doc.update(new_snapshot_sha256="a" * 64)), 3,
+         r"ReceiptMismatch: receipt .* is for snapshots .* not the compared"),
+    Case("snapshots", "a receipt moved onto an unchanged query", lambda w: _snapshots(
+        w, "--across-snapshots", receipt=_entry(lambda e: e.update(query="q20"))), 3,
+         r"ReceiptMismatch: .*query q20 is unchanged, not changed"),
+    Case("snapshots", "receipts without --across-snapshots", lambda w: _snapshots(
+        w, "--out", str(w / "c.md"), receipt=lambda doc: None), 2,
+         r"BadInput: --receipts is read across snapshots only", ("c.md",)),
+    Case("snapshots", "a receipt file that is missing", lambda w: _snapshots(
+        w, "--across-snapshots", "--receipts", str(w / "nope.json")), 2, r"BadInput: --receipts .*nope.json: no such"),
+    Case("snapshots", "a receipt file that is no receipt", lambda w: _snapshots(
+        w, "--across-snapshots", "--receipts", str(_file(w, "x.json", "[1, 2]"))), 2,
+         r"BadInput: --receipts .*x.json: not a reannotation receipt"),
+    Case("snapshots", "snapshots compared with texts", lambda w: _snapshots(
+        w, "--across-snapshots", "--html", str(w / "c.html")), 2,
+         r"BadInput: --across-snapshots does not take --html", ("c.html",)),
+    Case("snapshots", "snapshots without bindings.jsonl", _without_bindings, 2,
+         r"BadInput: .*base: no bindings.jsonl; --across-snapshots classifies each query by its binding"),
+    Case("snapshots", "snapshots without --across-snapshots", lambda w: _snapshots(w), 3, r"StaleBinding: "),
+    Case("snapshots", "reannotate a deleted query", lambda w: _reannotate(w, "--query", "q07", "--by", "d", "--at",
+                                                                         "2026-12-01"), 2,
+         r"BadInput: query q07 is deleted: only a target whose text changed", ("receipt.json",)),
+    Case("snapshots", "reannotate with a when that is no date", lambda w: _reannotate(
+        w, "--query", "q01", "--by", "d", "--at", "now"), 2, r"BadInput: --at 'now': give the date", ("receipt.json",)),
+]
+
+# -- an external stack's index written to while a bench ran (issue 46 item 5) -------------------------------------
+
+_INTRUDED = "tb-faults-intruded"
+
+
+def _written_during_run(w: Path) -> list[str]:
+    """bench on the shared stack (recorded as an external one) while another client indexes one more document
+    into its index as the run ends: the patch of the run stage fires once, for this index alone."""
+    from turnbench.pipeline import bench as pipeline
+    from turnbench.stack.clients import opensearch_client
+
+    s = _on_stack(w)
+    real = pipeline._run
+
+    def run_then_intrude(*args: Any, **kw: Any) -> Any:
+        result = real(*args, **kw)
+        if args[3].index == _INTRUDED:
+            pipeline._run = real
+            client = opensearch_client(s)
+            hit = client.search(index=_INTRUDED, body={"size": 1, "query": {"match_all": {}}})["hits"]["hits"][0]
+            client.index(index=_INTRUDED, id="intruder", body=hit["_source"])
+        return result
+
+    pipeline._run = run_then_intrude
+    return ["bench", "--corpus", str(SMALL), "--arm", "bm25", "--index", _INTRUDED, "--reload", "--answerer", "skip",
+            "--out", str(w / "out")]
+
+
+EXTERNAL = [
+    Case("external", "a document indexed by another client while the bench ran", _written_during_run, 3,
+         r"IndexChanged: index 'tb-faults-intruded' was written to while bm25 ran: indexing_index_total \d+ -> \d+",
+         ("out",)),
+]
+
+
 # -- the HNSW probe (issue 42 item 1): measure --hnsw -------------------------------------------------------------
 HNSW = [
     Case("hnsw", "no build order", lambda w: ["measure", str(SMALL), "--hnsw", "--orders", "0"], 2,
@@ -1216,11 +1331,16 @@ CASES = [
     *TRANSCRIPTS,
     *RELEASES,
     *TIERS,
+    *SNAPSHOTS,
+    *EXTERNAL,
 ]
 
 
 def _export_run(w: Path, source: Path, *extra: str, out: Path | None = None) -> list[str]:
     return ["export", "run", str(source), "--format", "ranx", "--out", str(out or w / "run.json"), *extra]
+
+
+ON_STACK = ("reuse", "external")  # the areas whose rows need real servers: the session's stack
 
 
 def _tampered_run(res: Path) -> Path:
@@ -1251,16 +1371,16 @@ def _state(w: Path, text: str) -> None:
     _file(w, "state/stack.json", text)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.integration] if c.area == "reuse" else [])
+@pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.integration] if c.area in ON_STACK else [])
                                   for c in CASES], ids=lambda c: f"{c.area}: {c.name}")
 def test_one_line_the_right_exit_code_nothing_left(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    request: pytest.FixtureRequest) -> None:
     monkeypatch.setenv("TURNBENCH_STATE_DIR", str(tmp_path / "state"))
-    if case.area == "reuse" and not _SHARED:  # the integration tests' session stack, not a second one
+    if case.area in ON_STACK and not _SHARED:  # the integration tests' session stack, not a second one
         _SHARED.append(request.getfixturevalue("stack"))
     args = case.args(tmp_path)
     before = {rel: (tmp_path / rel).read_bytes() for rel in case.kept}
-    out = run(args, tmp_path, dict(case.env) | (stack_env() if case.area == "reuse" else {}))
+    out = run(args, tmp_path, dict(case.env) | (stack_env() if case.area in ON_STACK else {}))
     lines = out.stderr.strip().splitlines()
     assert out.code == case.code, out.stderr[:2000]
     assert case.held(out), (out.stdout + out.stderr)[:2000]

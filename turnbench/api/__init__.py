@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         compare,
         decide,
         plan,
+        reannotate,
         report,
     )
     from turnbench.api.corpora import (
@@ -142,6 +143,7 @@ _HOMES = {
     "plan": "turnbench.api.comparing",
     "check_plan": "turnbench.api.comparing",
     "report": "turnbench.api.comparing",
+    "reannotate": "turnbench.api.comparing",
     "agreement": "turnbench.api.comparing",
     "Agreement": "turnbench.api.comparing",
     "agreement_decisions": "turnbench.api.comparing",
@@ -171,7 +173,7 @@ __all__ = ["Results", "Row", "QueryValues", "open_corpus", "generate", "regenera
            "rebuild_launcher",
            "vectors", "load", "arms", "run", "write_run", "WrittenRun", "fuse", "score", "score_files", "score_hits",
            "bench", "bench_outcomes", "bench_seeds", "sweep", "Swept", "answer", "Answered", "answers_overall",
-           "compare", "decide", "Decided", "plan", "check_plan", "report", "agreement", "Agreement",
+           "compare", "decide", "Decided", "plan", "check_plan", "report", "reannotate", "agreement", "Agreement",
            "agreement_decisions", "DecisionAgreement", "write_bytes", "write_text", "write_json", "json_text",
            "Compared", "ComparedCorpora", "BenchOptions", "BenchedArm", "RelevancePolicy", "Passage",
            "RankedPassage", "LoadSpec", "DEFAULT_INDEX", "Progress"]

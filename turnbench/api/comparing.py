@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turnbench.api._args import PathLike, _corpora, _int, _list, _path, _typed
+from turnbench.api._args import PathLike, _corpora, _int, _list, _path, _paths, _typed
 from turnbench.api.results import Results, _results_dir
 from turnbench.errors import BadInput
 from turnbench.results.record import Results as Record
@@ -28,13 +28,16 @@ CorpusLike = Any  # a Corpus or its directory
 def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
             corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None,
             also: Sequence[tuple[Results | PathLike, Results | PathLike]] = (),
-            texts: bool = False, publishable: bool = False) -> Compared | ComparedCorpora:
+            texts: bool = False, publishable: bool = False, across_snapshots: bool = False,
+            receipts: Sequence[PathLike] = ()) -> Compared | ComparedCorpora:
     """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
     the randomisation p-value, the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what
     ``--gate`` fails on, ``.warnings()`` the lookup losses within noise. ``also``: the same two arms on other
     corpora, judged together (``compare --also``; docs/gate.md). ``texts``: read the texts (and check every binding)
     for a page (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results
-    not measured on a tier A corpus, before anything is compared."""
+    not measured on a tier A corpus, before anything is compared. ``across_snapshots``: the two sides were scored
+    on two snapshots of one corpus; compare the queries whose targets are unchanged (and the changed ones a
+    reannotation receipt of ``receipts`` vouches for: ``reannotate``), list the rest by class (docs/design.md §7)."""
     from turnbench.harness.compare import SEED
     from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
@@ -47,15 +50,40 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
     pairs = _list(also, "also", "(baseline, candidate) pairs", lambda p: isinstance(p, (tuple, list)) and len(p) == 2,
                   "a (baseline, candidate) pair")
     sides = [(_results_dir(b, "also baseline"), _results_dir(c, "also candidate")) for b, c in pairs]
+    receipt_files = _paths(receipts, "receipts")
     if _typed(publishable, bool, "publishable", "True or False"):
         from turnbench.results.verify import publishable as check
 
         check([base, cand, *(p for pair in sides for p in pair)])
+    if _typed(across_snapshots, bool, "across_snapshots", "True or False"):
+        from turnbench.pipeline.snapshots import compare_snapshots
+
+        given = [name for name, on in (("corpora", bool(corpora)), ("also", bool(pairs)), ("texts", texts)) if on]
+        if given:
+            raise BadInput(f"across snapshots, {given[0]} is not taken: the comparison is of two results directories "
+                           "on their comparable queries, drawn without texts")
+        return compare_snapshots(base, cand, receipts=receipt_files, resamples=resamples,
+                                 seed=SEED if seed is None else seed)
+    if receipt_files:
+        raise BadInput("receipts are read across snapshots only: give across_snapshots=True (--across-snapshots)")
     if pairs:
         return compare_corpora([(base, cand), *sides], corpora=_corpora(corpora), texts=texts, resamples=resamples,
                                seed=SEED if seed is None else seed)
     return compare_dirs(base, cand, corpora=_corpora(corpora), texts=texts, resamples=resamples,
                         seed=SEED if seed is None else seed)
+
+
+def reannotate(baseline: Results | PathLike, candidate: Results | PathLike, queries: Sequence[str], *, by: str,
+               at: str) -> bytes:
+    """A reannotation receipt (canonical JSON bytes, for ``compare(..., across_snapshots=True, receipts=...)``):
+    ``by`` re-judged each of ``queries`` at ``at`` (an ISO 8601 date or date and time, recorded as given), targets
+    whose text changed between the baseline's snapshot of the corpus and the candidate's; the receipt holds both
+    snapshots, each query's old and new binding digests and its new gold (the candidate's)."""
+    from turnbench.pipeline.snapshots import reannotate as receipt
+
+    qids = _list(queries, "queries", "query ids", lambda q: isinstance(q, str), "a query id (str)")
+    return receipt(_results_dir(baseline, "baseline"), _results_dir(candidate, "candidate"), qids,
+                   by=_typed(by, str, "by", "who reannotated (str)"), at=_typed(at, str, "at", "a date (str)"))
 
 
 @dataclass(frozen=True)

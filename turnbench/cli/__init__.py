@@ -50,7 +50,8 @@ for command in (corpus.generate_cmd, corpus.validate_cmd, corpus.import_group, c
                 stack.stack_group, stack.jars_cmd, stack.load_cmd,
                 evaluate.run_cmd, evaluate.fuse_cmd, evaluate.answer_cmd, evaluate.score_cmd, evaluate.bench_cmd,
                 sweep.sweep_cmd,
-                compare.compare_cmd, compare.plan_cmd, compare.report_cmd, evaluate.agreement_cmd):
+                compare.compare_cmd, compare.reannotate_cmd, compare.plan_cmd, compare.report_cmd,
+                evaluate.agreement_cmd):
     main.add_command(command)
 
 

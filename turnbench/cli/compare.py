@@ -18,6 +18,22 @@ _PUBLISHABLE_HELP = ("Refuse (exit 2) any results not measured on a tier A corpu
                      "non-commercial) or imported-transcripts (tier C) number never reaches a page meant for print.")
 
 
+def _refuse_options(out: str | None, html_out: str | None, across_snapshots: bool, receipt_files: tuple[str, ...],
+                    also: bool, corpus: bool) -> None:
+    """compare's options that cannot go together, or name the wrong kind of file, refused before anything is read."""
+    if out and Path(out).suffix in (".html", ".htm"):
+        raise errors.BadInput(f"--out {out}: the markdown goes there; give a .md name (the HTML report is --html)")
+    if html_out and Path(html_out).suffix not in (".html", ".htm"):
+        raise errors.BadInput(f"--html {html_out}: the report is HTML; give a .html name")
+    if receipt_files and not across_snapshots:
+        raise errors.BadInput("--receipts is read across snapshots only: add --across-snapshots")
+    if across_snapshots:
+        given = [o for o, on in (("--also", also), ("--corpus", corpus), ("--html", bool(html_out))) if on]
+        if given:
+            raise errors.BadInput(f"--across-snapshots does not take {given[0]}: it compares two results directories "
+                                  "on their comparable queries, without texts")
+
+
 @click.command("compare")
 @click.argument("baseline", type=click.Path(exists=True))
 @click.argument("candidate", type=click.Path(exists=True))
@@ -42,32 +58,41 @@ _PUBLISHABLE_HELP = ("Refuse (exit 2) any results not measured on a tier A corpu
               help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @click.option("--publishable", is_flag=True, help=_PUBLISHABLE_HELP)
+@click.option("--across-snapshots", is_flag=True,
+              help="BASELINE and CANDIDATE were scored on two snapshots of one corpus: classify each query by its "
+                   "binding (unchanged, changed, deleted, added), compare the unchanged ones (and the changed ones a "
+                   "--receipts file vouches for) and list the rest as not comparable; every verdict says its paired "
+                   "denominator. Not with --also, --corpus or --html.")
+@click.option("--receipts", "receipt_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="A reannotation receipt (`turnbench reannotate`; repeatable) that makes its changed queries "
+                   "comparable; one that does not match the two snapshots is refused (exit 3). Only with "
+                   "--across-snapshots.")
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
                 html_out: str | None, json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
-                corpus_dirs: tuple[str, ...], publishable: bool) -> None:
+                corpus_dirs: tuple[str, ...], publishable: bool, across_snapshots: bool,
+                receipt_files: tuple[str, ...]) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
     from turnbench import api
 
-    if out and Path(out).suffix in (".html", ".htm"):
-        raise errors.BadInput(f"--out {out}: the markdown goes there; give a .md name (the HTML report is --html)")
-    if html_out and Path(html_out).suffix not in (".html", ".htm"):
-        raise errors.BadInput(f"--html {html_out}: the report is HTML; give a .html name")
+    _refuse_options(out, html_out, across_snapshots, receipt_files, bool(also), bool(corpus_dirs))
     outputs = [(option, path) for option, path in (("--out", out), ("--html", html_out), ("--json", json_out))
                if path]
     check_outputs(outputs, [baseline, candidate, *corpus_dirs, *(p for pair in also for p in pair),
-                            *([rule_file] if rule_file else [])])
+                            *([rule_file] if rule_file else []), *receipt_files])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared = api.compare(baseline, candidate, corpora=corpus_dirs, resamples=resamples, seed=seed, also=also,
-                           texts=bool(html_out), publishable=publishable)
+                           texts=bool(html_out), publishable=publishable, across_snapshots=across_snapshots,
+                           receipts=receipt_files)
     text = compared.to_markdown(gate=gate if gate else None)
     page = compared.to_html(gate=gate) if html_out else None
     document = compared.to_json()
     decision = None
+    on = compared.denominator() if isinstance(compared, api.Compared) else None
     if rule_file:
         decision = api.decide(compared, rule_file)
-        text += decision.to_markdown()
+        text += decision.to_markdown() + (f"\n(on {on} paired across snapshots)\n" if on else "")
         document = document | {"rule": decision.to_json()}
     if json_out:
         api.write_json(json_out, document)
@@ -81,9 +106,34 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
         say(f"wrote {' and '.join(written)}")
     failures = compared.gate_failures()
     if gate and failures:
-        raise errors.GateFailed(f"{len(failures)} regression(s); first: {failures[0]}")
+        raise errors.GateFailed(f"{len(failures)} regression(s)" + (f" on {on} paired across snapshots" if on else "")
+                                + f"; first: {failures[0]}")
     if decision is not None and not decision.passes:
-        raise errors.GateFailed(f"the rule {rule_file} is {decision.decision.verdict}: {decision.decision.deciding}")
+        raise errors.GateFailed(f"the rule {rule_file} is {decision.decision.verdict}"
+                                + (f" on {on} paired across snapshots" if on else "")
+                                + f": {decision.decision.deciding}")
+
+
+@click.command("reannotate")
+@click.argument("baseline", type=click.Path(exists=True, file_okay=False))
+@click.argument("candidate", type=click.Path(exists=True, file_okay=False))
+@click.option("--query", "queries", multiple=True, required=True, metavar="ID",
+              help="A query whose target changed between the snapshots, re-judged (repeatable).")
+@click.option("--by", required=True, help="Who re-judged them, recorded as given.")
+@click.option("--at", "at", required=True,
+              help="When, as an ISO 8601 date or date and time (e.g. 2026-12-06), recorded as given: never the clock.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The receipt file to write (JSON).")
+@handle_errors
+def reannotate_cmd(baseline: str, candidate: str, queries: tuple[str, ...], by: str, at: str, out: str) -> None:
+    """Write a reannotation receipt: the queries whose targets changed between BASELINE's snapshot of a corpus and
+    CANDIDATE's were re-judged, and CANDIDATE's gold is their new gold. The receipt (both snapshots, each query's old
+    and new binding digests, who, when and the new gold) is what `compare --across-snapshots --receipts` takes."""
+    from turnbench import api
+
+    check_outputs([("--out", out)], [baseline, candidate])
+    data = api.reannotate(baseline, candidate, queries, by=by, at=at)
+    api.write_bytes(out, data)
+    click.echo(f"wrote {out} ({len(queries)} reannotated quer{'y' if len(queries) == 1 else 'ies'})")
 
 
 @click.command("report")

@@ -69,6 +69,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from turnbench.harness.snapshots import Snapshots
+
 RESAMPLES = 10_000
 SEED = 20261130
 LOW_PERCENTILE = "2.5"
@@ -193,23 +195,25 @@ def _diff(what: str, a: Any, b: Any) -> None:
 
 def check_paired(base: Results, cand: Results,
                  bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
-                 tables: tuple[Mapping[str, Table], Mapping[str, Table]] | None = None) -> None:
+                 tables: tuple[Mapping[str, Table], Mapping[str, Table]] | None = None, across: bool = False) -> None:
     """Refuse (UnpairedComparison) unless the two results measured the same thing on the same queries.
 
     With both sides' ``bindings``, a corpus whose text changed under a target both were judged on is named as
     the stale binding it is (StaleBinding) rather than as two corpora that merely differ. ``tables``: the two
-    records' ``tables_of``, when the caller holds them already."""
+    records' ``tables_of``, when the caller holds them already; ``across``: two snapshots of one corpus, their
+    tables cut to the queries comparable across them (``turnbench.harness.snapshots``), whose texts differ."""
     _diff("schema versions", base.schema_version, cand.schema_version)
     bc, cc = base.provenance.corpus, cand.provenance.corpus
     _diff("corpora (id)", bc.id, cc.id)
-    if bindings is not None and bc.sha256 != cc.sha256:
+    if bindings is not None and bc.sha256 != cc.sha256 and not across:
         stale = first_difference(*bindings)
         if stale is not None:
             raise StaleBinding(
                 f"corpus {bc.id} changed between the baseline (sha256 {bc.sha256[:12]}…) "
                 f"and the candidate ({cc.sha256[:12]}…): {stale} is bound to different text in the "
                 "two; re-score the baseline on the candidate's corpus")
-    _diff("corpora (sha256)", bc.sha256, cc.sha256)
+    if not across:
+        _diff("corpora (sha256)", bc.sha256, cc.sha256)
     _diff("relevance policies", base.provenance.policy, cand.provenance.policy)
     _diff("scopes", base.scope.label, cand.scope.label)
     if base.answers is not None and cand.answers is not None:  # e.g. a count tolerance of 1 against one of 0
@@ -381,10 +385,15 @@ def _wins_losses(d: NDArray[np.float64]) -> tuple[int, int]:
 
 def compare(base: Results, cand: Results, *, resamples: int = RESAMPLES, seed: int = SEED,
             bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
-            guard_level: float = GUARD_ALPHA) -> Comparison:
-    """Pair two results records and compare every block, group and measure."""
+            guard_level: float = GUARD_ALPHA, across: Snapshots | None = None) -> Comparison:
+    """Pair two results records and compare every block, group and measure (``across``: two snapshots of one
+    corpus, on the queries comparable across them alone)."""
     bt, ct = paired_tables(base, cand)
-    check_paired(base, cand, bindings, (bt, ct))
+    if across is not None:
+        keep = across.comparable
+        bt, ct = ({n: replace(t, records={q: v for q, v in t.records.items() if q in keep}) for n, t in side.items()}
+                  for side in (bt, ct))
+    check_paired(base, cand, bindings, (bt, ct), across=across is not None)
     rows: list[Row] = []
     for name in sorted(bt, key=block_order):
         rows += compare_table(bt[name], ct[name], resamples, seed, guard_level)
@@ -411,5 +420,6 @@ def compare(base: Results, cand: Results, *, resamples: int = RESAMPLES, seed: i
         "queries": {name: len(t.records) for name, t in sorted(bt.items())},
         "bootstrap": BOOTSTRAP_FACTS | {"resamples": resamples, "seed": seed},
         "verdicts": VERDICT_FACTS | {"family": gated(family), "guard_level": guard_level},
+        **({"snapshots": across.to_json()} if across is not None else {}),
     }
     return Comparison(base.label, cand.label, facts, tuple(notes), family)

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
-from turnbench.errors import BadInput, ForeignIndex, IndexNotSettled
+from turnbench.errors import BadInput, ForeignIndex, IndexChanged, IndexNotSettled
 from turnbench.loading.chunking import Chunk
 from turnbench.passages import Passage
 
@@ -256,6 +256,32 @@ def index_provenance(client: OpenSearch, index: str) -> dict[str, Any]:
         "lucene_version": info["version"]["lucene_version"],
         "opensearch_distribution": info["version"].get("distribution", "opensearch"),
     }
+
+
+# what index_provenance records of the index's documents, and how many were deleted: what a write changes
+TOTALS = ("docs_count", "docs_deleted", "indexing_index_total", "indexing_delete_total")
+
+
+def index_totals(client: OpenSearch, index: str) -> dict[str, int]:
+    """The index's document counts and indexing totals as the server reports them now (``TOTALS``): any document
+    indexed or deleted moves an indexing total at once, refreshed or not."""
+    stats = client.indices.stats(index=index, metric="docs,indexing")["indices"][index]["primaries"]
+    return {"docs_count": int(stats["docs"]["count"]), "docs_deleted": int(stats["docs"]["deleted"]),
+            "indexing_index_total": int(stats["indexing"]["index_total"]),
+            "indexing_delete_total": int(stats["indexing"]["delete_total"])}
+
+
+def check_unchanged(client: OpenSearch, index: str, recorded: Mapping[str, Any], *, when: str) -> dict[str, int]:
+    """The index's totals now (``index_totals``), refused (IndexChanged) when one the claim records
+    (``recorded``: the load's provenance, or the totals read before) is not what the server reports: another client
+    indexed or deleted documents ``when``."""
+    now = index_totals(client, index)
+    moved = [f"{k} {recorded[k]} -> {now[k]}" for k in TOTALS if k in recorded and recorded[k] != now[k]]
+    if moved:
+        raise IndexChanged(f"index {index!r} was written to {when}: {', '.join(moved)}; its claim would record "
+                           "counts the run did not search (another client indexed or deleted documents); run again "
+                           "on an index nobody writes")
+    return now
 
 
 def index_topology(client: OpenSearch, index: str) -> dict[str, Any]:

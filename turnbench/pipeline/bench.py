@@ -279,8 +279,9 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
     texts = _texts(corpus, loaded, arms)
     for arm, out_dir in dirs:
         with st.stage(Stage.RUN, f" {arm}{tag}"):
-            rr = _run(stack, corpus, by_name[arm], loaded, options, texts, concurrency,
-                      st.counter(Stage.RUN, f"queries {arm}{tag}"))
+            with _index_unchanged(stack, loaded, arm):
+                rr = _run(stack, corpus, by_name[arm], loaded, options, texts, concurrency,
+                          st.counter(Stage.RUN, f"queries {arm}{tag}"))
         for note in rr.notes:  # a Python engine's threads left running, say: a warning, never hidden
             st.log(f"note: {note}", always=True)
         # the page's child is forked before scoring, and draws while this process writes the claim files
@@ -305,6 +306,20 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
             write_results(out_dir, results, info)
         outcomes.append(BenchedArm(out_dir.name, arm, out_dir, results))
     return outcomes
+
+
+@contextlib.contextmanager
+def _index_unchanged(stack: StackInfo, loaded: LoadResult, arm: str) -> Iterator[None]:
+    """The index's counts and indexing totals read before and again after ``arm``'s run: a document another client
+    indexed or deleted since the load, or while the run searched (an external stack is anyone's to write), refuses
+    the claim (IndexChanged) before anything of it is written — the claim records the load's totals."""
+    from turnbench.loading.index import check_unchanged
+    from turnbench.stack.clients import opensearch_client
+
+    client = opensearch_client(stack)
+    before = check_unchanged(client, loaded.index, loaded.provenance, when=f"between its load and {arm}'s run")
+    yield
+    check_unchanged(client, loaded.index, before, when=f"while {arm} ran")
 
 
 def _texts(corpus: Corpus, loaded: LoadResult, entrants: Sequence[Entrant]) -> tuple[Any, ...] | None:

@@ -88,7 +88,10 @@ class Compared:
         return render_comparison_md(self.result, gate=gate)
 
     def to_html(self, *, gate: bool = False) -> bytes:
-        """The comparison's report.html (``gate``: say whether the gate passed)."""
+        """The comparison's report.html (``gate``: say whether the gate passed); none across snapshots, whose
+        denominator only compare.md and the JSON say."""
+        if self.denominator() is not None:
+            raise BadInput("no page is drawn across snapshots: to_markdown() and to_json() say what was paired")
         return comparison_html(self.baseline, self.candidate, self.result, gate=gate)
 
     def to_json(self) -> dict[str, Any]:
@@ -102,6 +105,13 @@ class Compared:
     def warnings(self) -> list[str]:
         """Lookup losses the guard cannot tell from noise: shown, never failed."""
         return self.result.warnings()
+
+    def denominator(self) -> str | None:
+        """``n of N queries`` when the comparison is across snapshots (on their comparable subset), else None."""
+        from turnbench.harness.snapshots import denominator
+
+        snap = self.result.facts.get("snapshots") if isinstance(self.result, Comparison) else None
+        return None if snap is None else denominator(snap)
 
     def rows(self) -> tuple[Row, ...]:
         """The rows a verdict reads: the pooled ones for seed sets."""

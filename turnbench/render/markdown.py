@@ -19,6 +19,7 @@ from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.rows import ALL
 from turnbench.harness.rules import Decision
 from turnbench.harness.seeds import SeedsComparison, cell_of
+from turnbench.harness.snapshots import denominator, markdown_lines
 from turnbench.results.record import Block, Results
 from turnbench.results.record import Row as RowRecord
 
@@ -162,12 +163,13 @@ def _levels_note(rows: Sequence[RowRecord]) -> str:
     return "".join(notes)
 
 
-def _gate_lines(failures: Sequence[str] | None, warnings: Sequence[str]) -> list[str]:
-    """The gate's verdict and failures (``failures`` None: the gate was not asked for), then the lookup warnings."""
+def _gate_lines(failures: Sequence[str] | None, warnings: Sequence[str], on: str = "") -> list[str]:
+    """The gate's verdict and failures (``failures`` None: the gate was not asked for), then the lookup warnings;
+    ``on``: the paired denominator the verdict is on, when it is a subset (across snapshots)."""
     lines = []
     if failures is not None:
         lines += [f"**Gate: {'FAIL' if failures else 'PASS'}**" + (f" ({len(failures)} failure(s))" if failures
-                                                                    else ""), ""]
+                                                                    else "") + on, ""]
         lines += [f"- {x}" for x in failures] + ([""] if failures else [])
     return lines + [f"> warning: {w}" for w in warnings] + ([""] if warnings else [])
 
@@ -177,7 +179,10 @@ def render_compare_md(cmp: Comparison, *, gate: bool | None = None) -> str:
     counts = cmp.counts()
     f = cmp.facts
     lines = [f"## turnbench compare: `{cmp.candidate}` vs baseline `{cmp.baseline}`", ""]
-    lines += _gate_lines(cmp.gate_failures() if gate is not None else None, cmp.warnings())
+    snap = f.get("snapshots")
+    lines += _gate_lines(cmp.gate_failures() if gate is not None else None, cmp.warnings(),
+                         f" on {denominator(snap)} (the comparable subset across snapshots)" if snap else "")
+    lines += markdown_lines(snap) if snap else []
     if f["oracle"]:
         lines += [f"**ORACLE scope `{f['scope']}`: an upper bound, not a system result.**", ""]
     queries = ", ".join(f"{n} {name}" for name, n in f["queries"].items())

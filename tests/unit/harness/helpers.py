@@ -249,6 +249,66 @@ def seal(path: Path, doc: dict) -> None:
     write_digest(path)
 
 
+# -- two snapshots of one corpus (compare --across-snapshots) --------------------------------------------------------
+
+# 40 lookups, one a meeting: enough that a loss on a subset fails the gate
+SNAPSHOT_IDS = [f"q{i:02d}" for i in range(1, 41)]
+
+
+def _snapshot_meetings(changed: bool, added: bool = False):
+    out = []
+    for i in range(1, 41 + added):
+        turns = [turn(0, "ann", 0, 10, 10), turn(1, "bob", 10, 20, 10), turn(2, "ann", 20, 30, 10)]
+        if changed and f"q{i:02d}" in SNAPSHOT_IDS[:5]:  # the gold turn says other words: its target changed
+            turns[1] = Turn(1, "bob", 10.0, 20.0, " ".join(["x"] * 10))
+        out.append(meeting(f"m{i:02d}", turns))
+    return out
+
+
+def _snapshot(root: Path, new: bool):
+    from turnbench.corpus import open_corpus
+
+    meetings = _snapshot_meetings(new, added=new)
+    qids = [q for q in SNAPSHOT_IDS if not (new and q in SNAPSHOT_IDS[5:8])] + (["q41"] if new else [])
+    queries = [query(q, "lookup", {f"m{q[1:]}": [(1, 1)]}, {f"m{q[1:]}": (1,)}) for q in qids]
+    return open_corpus(write_corpus(root, meetings, queries)), turn_passages(meetings), qids
+
+
+def _scored_snapshot(tmp: Path, corpus, passages, qids, name: str, gold_rank: int) -> Path:
+    """A results directory written by `turnbench score`'s own code path: each query's gold turn ranked
+    ``gold_rank`` among its meeting's three."""
+    import json
+
+    from turnbench.passages import write_passages
+    from turnbench.pipeline.scoring import score_files
+    from turnbench.runfiles import write_jsonl_run
+
+    src = tmp / f"{name}-in"
+    src.mkdir()
+    write_passages(src / "passages.jsonl", passages)
+    run = {}
+    for q in qids:
+        m = f"m{q[1:]}"
+        order = [f"{m}:00000", f"{m}:00002"]
+        order.insert(gold_rank - 1, f"{m}:00001")
+        run[q] = [RP(q, p, 3 - k) for k, p in enumerate(order)]
+    write_jsonl_run(src / "run.jsonl", run)
+    (src / "arm.json").write_text(json.dumps({"name": name}))
+    score_files(corpus.root, src / "passages.jsonl", src / "run.jsonl", tmp / name, policy=RelevancePolicy(),
+                arm_config=src / "arm.json")
+    return tmp / name
+
+
+def snapshot_pair(tmp: Path) -> tuple[Path, Path]:
+    """Results on two snapshots of one corpus (``tmp/old``, ``tmp/new``) sharing query ids: of SNAPSHOT_IDS, the first
+    5 targets changed (their gold turn's text), the next 3 deleted, the rest unchanged, and q41 added. The baseline
+    (``tmp/base``) ranks every gold turn first, the candidate (``tmp/cand``) second: a loss on every query."""
+    old, old_p, old_q = _snapshot(tmp / "old", new=False)
+    new, new_p, new_q = _snapshot(tmp / "new", new=True)
+    assert old.id == new.id and old.sha256 != new.sha256
+    return _scored_snapshot(tmp, old, old_p, old_q, "base", 1), _scored_snapshot(tmp, new, new_p, new_q, "cand", 2)
+
+
 # -- forgeries a forger makes consistent: every file agreeing with metrics.json, every digest rewritten ------------
 
 def reseal(path: Path, change=None) -> Path:
@@ -284,18 +344,18 @@ def _rows_again(block: dict) -> None:
                 dropped(rows))
 
 
-def forge_qrels(path: Path) -> Path:
-    """A consistent forgery of the judgements: the first passage some query ranks first that is not judged (or
-    judged 1) is judged the other way round (grade 1 given or taken: the strict qrels stay as they are); that
-    query's passage values are computed again from the forged qrels, the rows from them, and every digest rewritten.
-    The directory then agrees with itself: only another side's gold, or the corpus, gives it away."""
+def forge_qrels(path: Path, query: str | None = None) -> Path:
+    """A consistent forgery of the judgements: the first passage some query (``query``, when given) ranks first that
+    is not judged (or judged 1) is judged the other way round (grade 1 given or taken: the strict qrels stay as they
+    are); that query's passage values are computed again from the forged qrels, the rows from them, and every digest
+    rewritten. The directory then agrees with itself: only another side's gold, or the corpus, gives it away."""
     from turnbench.harness import exports as X
     from turnbench.results.rederive import _trec_values
 
     qrels = X.parse_qrels((path / X.QRELS_PASSAGES).read_bytes(), "qrels")
     run = {qid: dict(docs) for qid, docs in X.parse_run((path / X.RUN_PASSAGES).read_bytes(), "run").items()}
     qid, pid = next((q, next(iter(docs))) for q, docs in sorted(run.items())
-                    if q in qrels and docs and qrels[q].get(next(iter(docs)), 0) <= 1)
+                    if q in qrels and docs and qrels[q].get(next(iter(docs)), 0) <= 1 and query in (None, q))
     if qrels[qid].pop(pid, None) is None:
         qrels[qid][pid] = 1
     (path / X.QRELS_PASSAGES).write_bytes(X.qrels_text(qrels))
