@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from turnbench.errors import BadInput, ResultsIntegrityError, UnpairedComparison
-from turnbench.harness import snapshots as S
+from turnbench.harness import snapshots as snapshot_rules
 from turnbench.harness.compare import RESAMPLES, SEED, compare
 from turnbench.harness.gold import Gold, check_same_gold, gold_of
 from turnbench.results.record import Results
@@ -37,10 +37,10 @@ def gold_entry(gold: Gold, qid: str) -> dict[str, Any]:
 def targets(directory: Path, results: Results) -> dict[str, str]:
     """Every query's target digest in a results directory: its binding, or (a question scored on its answer, which
     binds no turns) its gold answer's — so no compared query is left unclassified."""
-    bound = S.query_bindings(directory)
+    bound = snapshot_rules.query_bindings(directory)
     answers = [(r.query_id, r.gold) for r in (results.answers.per_query if results.answers else ())
                if r.query_id not in bound]
-    return {**bound, **S.answer_targets(answers)}
+    return {**bound, **snapshot_rules.answer_targets(answers)}
 
 
 def _sides(base: Results, cand: Results) -> tuple[str, str, str]:
@@ -78,17 +78,17 @@ def reannotate(baseline: Path, candidate: Path, queries: Sequence[str], *, by: s
     base, cand = read_metrics(b), read_metrics(c)
     corpus, old, new = _sides(base, cand)
     bound_b, bound_c = targets(b, base), targets(c, cand)
-    classes = S.classify(bound_b, bound_c)
+    classes = snapshot_rules.classify(bound_b, bound_c)
     gold = gold_of(c, cand)
     entries = []
     for qid in dict.fromkeys(queries):
-        if qid not in classes[S.CHANGED]:
+        if qid not in classes[snapshot_rules.CHANGED]:
             cls = next((k for k, qs in classes.items() if qid in qs), None)
             raise BadInput(f"query {qid} is {cls or 'in neither results directory'}: only a target whose text changed "
                            "between the snapshots is reannotated")
         entries.append({"query": qid, "old_sha256": bound_b[qid], "new_sha256": bound_c[qid], "by": by, "at": at,
                         "gold": gold_entry(gold, qid)})
-    return S.receipt_document(corpus, old, new, entries)
+    return snapshot_rules.receipt_document(corpus, old, new, entries)
 
 
 def _all_classified(sides: Sequence[Results], classified: set[str]) -> None:
@@ -120,7 +120,8 @@ def compare_snapshots(baseline: Path, candidate: Path, *, receipts: Sequence[Pat
     from turnbench.results.directory import load_side, rederive_dirs
 
     b, c = _single(baseline, "baseline"), _single(candidate, "candidate")
-    read = [(Path(p), S.read_receipt(Path(p))) for p in receipts]  # a file that is no receipt: refused first
+    # a file that is no receipt: refused first
+    read = [(Path(p), snapshot_rules.read_receipt(Path(p))) for p in receipts]
     with Background(rederive_dirs, [b, c]) as job:
         try:
             known: dict[str, dict[str, Any]] = {}
@@ -128,13 +129,14 @@ def compare_snapshots(baseline: Path, candidate: Path, *, receipts: Sequence[Pat
             bres, cres = base[0][1].results, cand[0][1].results
             corpus, old, new = _sides(bres, cres)
             bound_b, bound_c = targets(b, bres), targets(c, cres)
-            classes = S.classify(bound_b, bound_c)
+            classes = snapshot_rules.classify(bound_b, bound_c)
             _all_classified([bres, cres], {*bound_b, *bound_c})
             bgold, cgold = gold_of(b, bres), gold_of(c, cres)
-            accepted = S.check_receipts(read, corpus=corpus, old_snapshot=old, new_snapshot=new, classes=classes,
-                                        base=bound_b, cand=bound_c,
-                                        gold={q: gold_entry(cgold, q) for q in classes[S.CHANGED]})
-            across = S.snapshots(corpus, old, new, classes, accepted)
+            changed = classes[snapshot_rules.CHANGED]
+            accepted = snapshot_rules.check_receipts(read, corpus=corpus, old_snapshot=old, new_snapshot=new,
+                                                     classes=classes, base=bound_b, cand=bound_c,
+                                                     gold={q: gold_entry(cgold, q) for q in changed})
+            across = snapshot_rules.snapshots(corpus, old, new, classes, accepted)
             result = compare(bres, cres, resamples=resamples, seed=seed, across=across)
             # the unchanged queries hold one gold on both sides; a reannotated one, the candidate's (its receipt's)
             unchanged = frozenset(across.unchanged)
