@@ -28,17 +28,22 @@ CorpusLike = Any  # a Corpus or its directory
 def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
             corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None,
             also: Sequence[tuple[Results | PathLike, Results | PathLike]] = (),
-            texts: bool = False, publishable: bool = False) -> Compared | ComparedCorpora:
+            texts: bool = False, publishable: bool = False, measures: Sequence[str] = ()
+            ) -> Compared | ComparedCorpora:
     """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
     the randomisation p-value, the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what
     ``--gate`` fails on, ``.warnings()`` the lookup losses within noise. ``also``: the same two arms on other
     corpora, judged together (``compare --also``; docs/gate.md). ``texts``: read the texts (and check every binding)
     for a page (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results
-    not measured on a tier A corpus, before anything is compared."""
+    not measured on a tier A corpus, before anything is compared. ``measures``: extra measures (R@1, P@5, ...; as
+    ``score`` takes them) both sides recorded, compared in a report-only ``extra`` block; one a side did not record is
+    refused (BadInput)."""
     from turnbench.harness.compare import SEED
+    from turnbench.harness.metrics import selected
     from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
     base, cand = _results_dir(baseline, "baseline"), _results_dir(candidate, "candidate")
+    names = [str(m) for m in selected(measures)]
     _int(resamples, "resamples")
     _int(seed, "seed", optional=True)
     _typed(texts, bool, "texts", "True or False")
@@ -53,9 +58,9 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
         check([base, cand, *(p for pair in sides for p in pair)])
     if pairs:
         return compare_corpora([(base, cand), *sides], corpora=_corpora(corpora), texts=texts, resamples=resamples,
-                               seed=SEED if seed is None else seed)
+                               seed=SEED if seed is None else seed, measures=names)
     return compare_dirs(base, cand, corpora=_corpora(corpora), texts=texts, resamples=resamples,
-                        seed=SEED if seed is None else seed)
+                        seed=SEED if seed is None else seed, measures=names)
 
 
 @dataclass(frozen=True)

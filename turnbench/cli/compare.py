@@ -8,6 +8,7 @@ import click
 
 from turnbench.api.cli_support import check_outputs, errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.cli.options import measure_option
 
 _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): every binding of the results of "
                 "that corpus is checked against its text (exit 3 naming the first stale target), their judgements and "
@@ -42,10 +43,11 @@ _PUBLISHABLE_HELP = ("Refuse (exit 2) any results not measured on a tier A corpu
               help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @click.option("--publishable", is_flag=True, help=_PUBLISHABLE_HELP)
+@measure_option("Also compare an extra measure both sides recorded (scored with --measure), in a report-only block")
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
                 html_out: str | None, json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
-                corpus_dirs: tuple[str, ...], publishable: bool) -> None:
+                corpus_dirs: tuple[str, ...], publishable: bool, measures: tuple[str, ...]) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
     from turnbench import api
@@ -60,7 +62,7 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
                             *([rule_file] if rule_file else [])])
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared = api.compare(baseline, candidate, corpora=corpus_dirs, resamples=resamples, seed=seed, also=also,
-                           texts=bool(html_out), publishable=publishable)
+                           texts=bool(html_out), publishable=publishable, measures=measures)
     text = compared.to_markdown(gate=gate if gate else None)
     page = compared.to_html(gate=gate) if html_out else None
     document = compared.to_json()

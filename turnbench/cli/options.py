@@ -7,7 +7,7 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from turnbench.api.cli_support import vocab
+from turnbench.api.cli_support import EXTRA_NAMES, vocab
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -46,6 +46,12 @@ reload_option: Decorator = click.option(
     "--reload", is_flag=True, default=False,
     help="Load the corpus again even when the stack already holds a settled load of exactly this corpus, cut and "
          "index (kept by default: markers, inventory hash and live provenance checked).")
+
+
+def measure_option(text: str) -> Decorator:
+    return click.option("--measure", "measures", multiple=True, metavar="NAME",
+                        help=f"{text} (repeatable): {', '.join(EXTRA_NAMES)}, each also as meeting:NAME (the run's "
+                             "meetings); an unknown name is refused (exit 2).")
 
 
 def fusion_method_option(text: str) -> Decorator:

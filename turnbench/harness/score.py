@@ -28,6 +28,7 @@ from turnbench.corpus.records import RANKED_CLASSES, Query
 from turnbench.errors import BadInput, TierRefused
 from turnbench.harness import bindings as B
 from turnbench.harness import exports as X
+from turnbench.harness import extra as EX
 from turnbench.harness import judgements as J
 from turnbench.harness import metrics as M
 from turnbench.harness import spans as S
@@ -121,6 +122,7 @@ class _Setting:
     meeting_of: dict[str, str]  # each passage's meeting, by passage id
     tag: str  # the exported runs' tag
     execution: Execution  # where the parts run and the files made go
+    extra: tuple[M.Measure, ...] = ()  # the extra measures asked for (``harness.extra``): none, no block
 
 
 @dataclass(frozen=True)
@@ -139,23 +141,26 @@ class _Ordered:
 
 
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: J.RelevancePolicy,
-              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE) -> Scored:
+              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE,
+              measures: Sequence[str] = ()) -> Scored:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
     ``run_entries`` may be a function that gives them, or a ``Job`` reading them: either is taken once scoring's
     parts are started, a job's as soon as it is ready, judging going on meanwhile. ``execution``: where the parts
-    run and where the files made go (``harness.execution``; the default runs all here and keeps all in memory)."""
+    run and where the files made go (``harness.execution``; the default runs all here and keeps all in memory).
+    ``measures``: extra measures' names (``metrics.EXTRA_MEASURES``), written to an ``extra`` block."""
     return score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
-                      execution=execution)[0]
+                      execution=execution, measures=measures)[0]
 
 
 def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: J.RelevancePolicy,
-               provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE
-               ) -> tuple[Scored, Kept]:
+               provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE,
+               measures: Sequence[str] = ()) -> tuple[Scored, Kept]:
     """``score_run``, with what it kept for what reads the results next (``Kept``)."""
     sc = get_scope(scope)
+    extra = M.selected(measures)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     if (corpus_prov.get("licence") or {}).get("tier") == "C":
@@ -168,7 +173,7 @@ def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *
     pmap, ranked = _inventory(passages, corpus.queries())
     setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked,
                        {q.id for q in corpus.queries()}, passages, pmap, {p.id: p.meeting for p in passages},
-                       X.run_tag(arm_label(engine_side["arm"])), execution)
+                       X.run_tag(arm_label(engine_side["arm"])), execution, extra)
     placed = Placement.of(passages)
     placed.meetings  # noqa: B018  # made now: the meeting run and the tie report read it
     query_digests = B.QueryDigests(setting.ranked)
@@ -297,7 +302,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
                          T.Grades(p_qrels, m_qrels, *ordered.placed))
     side = X.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
-                     comparable=S.comparable_facts(timed, judged.by_times))
+                     comparable=S.comparable_facts(timed, judged.by_times), extra=[str(m) for m in setting.extra])
     strict, strict_qrels = children[1]()
     run_sha = _run_sha256(run)
     files = X.export_files(p_qrels, m_qrels, ordered.files(), side)
@@ -333,6 +338,9 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: J.Judged, ok: Ma
         "retrieval": retrieval,
         "strict": strict,
     }
+    if setting.extra:
+        document[EX.BLOCK] = EX.block(setting.extra, qrels, (run, m_order), scored, per_query, corpus_id, dropped,
+                                      GROUP_BY)
     tops_shown = {qid: list(pids[:B.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
     return Scored(document, files), replace(kept, run=tops_shown)
 

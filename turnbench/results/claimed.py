@@ -106,7 +106,8 @@ def sidecar_of(document: Mapping[str, Any]) -> dict[str, Any]:
     return X.sidecar(document["provenance"]["relevance_policy"], measures, block["dropped_unjudgeable"],
                      [r["query_id"] for r in block["per_query"] if not r["answered"]],
                      X.run_tag(arm_label(document["provenance"]["arm"])),
-                     comparable=S.comparable_facts(timed, block["counts"]["passages_judged_by_times"]))
+                     comparable=S.comparable_facts(timed, block["counts"]["passages_judged_by_times"]),
+                     extra=(document.get("extra") or {}).get("measures", ()))
 
 
 def _strict(qrels: bytes) -> bytes:

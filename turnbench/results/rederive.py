@@ -54,6 +54,9 @@ def rederive(document: Mapping[str, Any], files: Mapping[str, X.Content], where:
         if row["answered"] != bool(runs["passage"].get(row["query_id"])):
             raise ResultsIntegrityError(f"{where}: query {row['query_id']}: metrics.json says answered = "
                                         f"{row['answered']}, its exported runs say otherwise")
+    if "extra" in document:  # the measures asked for: on the same qrels and runs
+        count += _same(document["extra"], _trec_values(document["extra"], qrels, runs, where), where,
+                       "metrics.json's extra block")
     if "strict" in document:
         strict_q = {"passage": X.parse_qrels(X.content_bytes(files[X.QRELS_STRICT]), f"{where}/{X.QRELS_STRICT}"),
                     "meeting": {}}
