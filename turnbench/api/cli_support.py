@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from turnbench import errors, settings, vocab
 from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
-from turnbench.harness.metrics import EXTRA_NAMES
 from turnbench.paths import check_outputs
 from turnbench.signals import terminating_raises
 from turnbench.version import __version__
 
-__all__ = ["errors", "settings", "vocab", "DEFAULT_CONCURRENCY", "MAX_CONCURRENCY", "EXTRA_NAMES", "check_outputs",
+__all__ = ["errors", "settings", "vocab", "DEFAULT_CONCURRENCY", "MAX_CONCURRENCY", "check_outputs",
            "abandoned_alive", "keep_until_exit", "terminating_raises", "__version__"]
 
 

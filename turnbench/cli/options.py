@@ -7,7 +7,7 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from turnbench.api.cli_support import EXTRA_NAMES, vocab
+from turnbench.api.cli_support import vocab
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -50,8 +50,8 @@ reload_option: Decorator = click.option(
 
 def measure_option(text: str) -> Decorator:
     return click.option("--measure", "measures", multiple=True, metavar="NAME",
-                        help=f"{text} (repeatable): {', '.join(EXTRA_NAMES)}, each also as meeting:NAME (the run's "
-                             "meetings); an unknown name is refused (exit 2).")
+                        help=f"{text} (repeatable): {', '.join(vocab.ExtraMeasure)}, each also as meeting:NAME "
+                             "(the run's meetings); an unknown name is refused (exit 2).")
 
 
 def fusion_method_option(text: str) -> Decorator:

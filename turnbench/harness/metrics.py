@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from turnbench.errors import BadInput
+from turnbench.vocab import ExtraMeasure
 
 ENGINE_NAME = "pytrec_eval-terrier"
 ENGINE_DIST = "pytrec-eval-terrier"
@@ -71,7 +72,7 @@ PASSAGE_MEASURES = tuple(_m(s) for s in ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", 
 MEETING_MEASURES = tuple(_m(s) for s in ("meeting:nDCG@10", "meeting:R@10"))
 ALL_MEASURES = PASSAGE_MEASURES + MEETING_MEASURES
 # what ``--measure`` may add (the measures papers report), at both levels, in this order whatever the order asked
-EXTRA_NAMES = ("R@1", "P@5", "P@10", "MAP@100", "Success@1", "Success@5", "Success@10")
+EXTRA_NAMES = tuple(str(m) for m in ExtraMeasure)
 EXTRA_MEASURES = tuple(_m(s) for s in EXTRA_NAMES) + tuple(_m(f"meeting:{s}") for s in EXTRA_NAMES)
 
 
