@@ -81,7 +81,10 @@ def selected(names: Iterable[str], option: str = "--measure") -> tuple[Measure, 
     same bytes); a name that is not one of them (a headline measure too: it is always computed) is refused in one line
     naming those that are."""
     known = {str(m): m for m in EXTRA_MEASURES}
-    names = [names] if isinstance(names, str) else list(names)
+    try:
+        names = [names] if isinstance(names, str) else list(names)
+    except TypeError:
+        raise BadInput(f"measures must be measure names (a list of str), not {type(names).__name__}") from None
     for name in names:
         if not isinstance(name, str) or name not in known:
             headline = name in {str(m) for m in ALL_MEASURES}
