@@ -86,6 +86,19 @@ class Level(StrEnum):
     MEETING = "meeting"
 
 
+class ExtraMeasure(StrEnum):
+    """The measures ``--measure`` adds beside the headline ones (turnbench.harness.extra), in the order they are
+    written whatever order they are asked in; each is also offered at meeting level as ``meeting:NAME``."""
+
+    R1 = "R@1"
+    P5 = "P@5"
+    P10 = "P@10"
+    MAP100 = "MAP@100"  # trec_eval's map_cut.100, ir_measures' AP@100
+    SUCCESS1 = "Success@1"
+    SUCCESS5 = "Success@5"
+    SUCCESS10 = "Success@10"
+
+
 class Stage(StrEnum):
     """A bench's stages, in the order they run; the value is the key of the stage's seconds in runinfo.json
     (``elapsed_seconds``), ``label`` the words progress shows and ``bench`` prints for it."""

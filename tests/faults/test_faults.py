@@ -132,13 +132,14 @@ def score(w: Path, run_file: Path | None = None, passages: Path | None = None, *
 
 
 def results(w: Path, change: Callable[[dict], object] | None = None, *, rehash_digest: bool = True,
-            name: str = "res") -> Path:
-    """A real results directory of fixtures/small (scored from a one-passage run), optionally forged."""
+            name: str = "res", measures: tuple[str, ...] = ()) -> Path:
+    """A real results directory of fixtures/small (scored from a one-passage run, with the extra ``measures``),
+    optionally forged."""
     from turnbench.results.directory import write_digest
 
     src = w / f"{name}-src"
     src.mkdir()
-    args = score(src)
+    args = score(src, None, None, *(x for m in measures for x in ("--measure", m)))
     args[args.index("--out") + 1] = str(w / name)
     out = run(args, w)
     assert out.code == 0, out.stderr
@@ -1135,6 +1136,60 @@ def _r6_slot_day_moved(rows: list[dict], facts: list[dict]) -> None:
     m["recorded_date"] = (day + datetime.timedelta(days=1 if day.day < 28 else -1)).isoformat()
 
 
+def _extra_forged(doc: dict) -> None:
+    """An extra measure's per-query value and its rows rewritten together (the digest is rewritten by ``results``)."""
+    from turnbench.harness.rows import aggregate_rows
+
+    block = doc["extra"]
+    values = block["per_query"][0]["values"]
+    values["P@10"] = 0.5 if values["P@10"] != 0.5 else 0.25
+    block["rows"] = aggregate_rows(block["rows"][0]["corpus"], block["per_query"], block["measures"],
+                                   {r["class"]: r["dropped_unjudgeable"] for r in block["rows"] if r["class"] != "all"})
+
+
+def _twice_and_once(w: Path) -> list[str]:
+    """``score --measure P@5`` into one/, then the command: the same with P@5 asked for twice (into out/)."""
+    args = score(w, None, None, "--measure", "P@5")
+    once = [*args[:args.index("--out") + 1], str(w / "one"), *args[args.index("--out") + 2:]]
+    assert run(once, w).code == 0
+    return [*args, "--measure", "P@5"]
+
+
+_ONE_OF = r"one of R@1, P@5, P@10, MAP@100, Success@1, Success@5, Success@10, each also as meeting:NAME"
+# the extra measures (issue 45 item 3): a name refused before anything is read or written, a compare of a measure
+# one side did not record refused, a forged extra value caught by re-derivation, a name given twice asked once
+MEASURES = [
+    Case("measures", "score --measure of an unknown name", lambda w: score(w, None, None, "--measure", "P@3"), 2,
+         rf"BadInput: --measure 'P@3': unknown; {_ONE_OF}", ("out",)),
+    Case("measures", "score --measure in ir_measures' spelling", lambda w: score(w, None, None, "--measure",
+                                                                                   "AP@100"), 2,
+         r"BadInput: --measure 'AP@100': unknown; one of .*MAP@100", ("out",)),
+    Case("measures", "score --measure of a headline measure", lambda w: score(w, None, None, "--measure", "nDCG@10"),
+         2, rf"BadInput: --measure 'nDCG@10': always computed, not an extra measure; {_ONE_OF}", ("out",)),
+    Case("measures", "bench --measure of an unknown name (before any stack)", lambda w: [
+        "bench", "--corpus", str(SMALL), "--arm", "bm25", "--measure", "meeting:P@3", "--out", str(w / "out")], 2,
+         r"BadInput: --measure 'meeting:P@3': unknown", ("out",)),
+    Case("measures", "compare --measure the baseline did not record", lambda w: [
+        "compare", str(results(w, name="a")), str(results(w, name="b", measures=("P@5",))), "--measure", "P@5"], 2,
+         r"BadInput: --measure P@5: the baseline \(external/unknown on .*\) did not record it; score it again with "
+         r"--measure P@5"),
+    Case("measures", "compare --measure the candidate did not record", lambda w: [
+        "compare", str(results(w, name="a", measures=("P@5", "P@10"))), str(results(w, name="b", measures=("P@5",))),
+        "--measure", "P@10", "--measure", "P@5"], 2, r"BadInput: --measure P@10: the candidate .* did not record it"),
+    Case("measures", "compare --measure of an unknown name", lambda w: [
+        "compare", str(results(w, name="a")), str(results(w, name="b")), "--measure", "Success@3"], 2,
+         r"BadInput: --measure 'Success@3': unknown"),
+    Case("measures", "an extra value and its rows forged together, digest rewritten", lambda w: [
+        "compare", str(results(w, name="a", measures=("P@10",))),
+        str(results(w, _extra_forged, name="b", measures=("P@10",))), "--measure", "P@10"], 3,
+         r"ResultsIntegrityError: .*query q\d+ P@10: metrics.json's extra block says (0.5|0.25), its exported "
+         r"qrels and run give"),
+    Case("measures", "a measure asked for twice is asked for once", _twice_and_once, 0, "",
+         same=(("one/metrics.json", "out/metrics.json"), ("one/metrics.md", "out/metrics.md"),
+               ("one/trec.json", "out/trec.json"), ("one/claim.sha256", "out/claim.sha256"))),
+]
+
+
 CASES = [
     # the generator's contracts, each class of corpus that failed its own validate (issue 42 item 4) -------------
     Case("contracts", "a discussion block left with two speakers", lambda w: ["validate", "--skip-cosine", str(corpus(
@@ -1333,6 +1388,7 @@ CASES = [
     *TIERS,
     *SNAPSHOTS,
     *EXTERNAL,
+    *MEASURES,
 ]
 
 

@@ -42,6 +42,11 @@ def _calls(tmp: Path) -> list[tuple[str, Callable[[], Any], str]]:
         ("score passages", lambda: turnbench.score(SMALL, 1, []), "passages must be a list of Passage records"),
         ("score passage", lambda: turnbench.score(SMALL, [1], []), "passages\\[0\\] must be a Passage, not int"),
         ("score ranking", lambda: turnbench.score(SMALL, [], 1), "ranking must be a list of RankedPassage"),
+        ("score measures", lambda: turnbench.score(SMALL, [], [], measures=5),  # type: ignore[arg-type]
+         "measures must be measure names \\(a list of str\\), not int"),
+        ("score measure", lambda: turnbench.score(SMALL, [], [], measures=[5]),  # type: ignore[list-item]
+         "--measure 5: unknown; one of R@1"),
+        ("compare measures", lambda: turnbench.compare(RESULTS, RESULTS, measures=["MAP"]), "--measure 'MAP': unknown"),
         ("score ranked", lambda: turnbench.score(SMALL, [], [("q", "p", 1.0)]),
          "ranking\\[0\\] must be a RankedPassage"),
         ("score policy", lambda: turnbench.score(SMALL, [], [], policy="x"), "policy must be a RelevancePolicy"),

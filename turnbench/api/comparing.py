@@ -29,7 +29,7 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
             corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None,
             also: Sequence[tuple[Results | PathLike, Results | PathLike]] = (),
             texts: bool = False, publishable: bool = False, across_snapshots: bool = False,
-            receipts: Sequence[PathLike] = ()) -> Compared | ComparedCorpora:
+            receipts: Sequence[PathLike] = (), measures: Sequence[str] = ()) -> Compared | ComparedCorpora:
     """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
     the randomisation p-value, the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what
     ``--gate`` fails on, ``.warnings()`` the lookup losses within noise. ``also``: the same two arms on other
@@ -37,11 +37,15 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
     for a page (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results
     not measured on a tier A corpus, before anything is compared. ``across_snapshots``: the two sides were scored
     on two snapshots of one corpus; compare the queries whose targets are unchanged (and the changed ones a
-    reannotation receipt of ``receipts`` vouches for: ``reannotate``), list the rest by class (docs/design.md §7)."""
+    reannotation receipt of ``receipts`` vouches for: ``reannotate``), list the rest by class (docs/design.md §7).
+    ``measures``: extra measures (R@1, P@5, ...; as ``score`` takes them) both sides recorded, compared in a
+    report-only ``extra`` block; one a side did not record is refused (BadInput)."""
     from turnbench.harness.compare import SEED
+    from turnbench.harness.metrics import selected
     from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
     base, cand = _results_dir(baseline, "baseline"), _results_dir(candidate, "candidate")
+    names = [str(m) for m in selected(measures)]
     _int(resamples, "resamples")
     _int(seed, "seed", optional=True)
     _typed(texts, bool, "texts", "True or False")
@@ -63,14 +67,14 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
             raise BadInput(f"across snapshots, {given[0]} is not taken: the comparison is of two results directories "
                            "on their comparable queries, drawn without texts")
         return compare_snapshots(base, cand, receipts=receipt_files, resamples=resamples,
-                                 seed=SEED if seed is None else seed)
+                                 seed=SEED if seed is None else seed, measures=names)
     if receipt_files:
         raise BadInput("receipts are read across snapshots only: give across_snapshots=True (--across-snapshots)")
     if pairs:
         return compare_corpora([(base, cand), *sides], corpora=_corpora(corpora), texts=texts, resamples=resamples,
-                               seed=SEED if seed is None else seed)
+                               seed=SEED if seed is None else seed, measures=names)
     return compare_dirs(base, cand, corpora=_corpora(corpora), texts=texts, resamples=resamples,
-                        seed=SEED if seed is None else seed)
+                        seed=SEED if seed is None else seed, measures=names)
 
 
 def reannotate(baseline: Results | PathLike, candidate: Results | PathLike, queries: Sequence[str], *, by: str,

@@ -8,6 +8,7 @@ import click
 
 from turnbench.api.cli_support import check_outputs, errors
 from turnbench.cli.base import handle_errors, say
+from turnbench.cli.options import measure_option
 
 _CORPUS_HELP = ("Corpus the results were scored on (repeatable, one per seed): every binding of the results of "
                 "that corpus is checked against its text (exit 3 naming the first stale target), their judgements and "
@@ -67,11 +68,12 @@ def _refuse_options(out: str | None, html_out: str | None, across_snapshots: boo
               help="A reannotation receipt (`turnbench reannotate`; repeatable) that makes its changed queries "
                    "comparable; one that does not match the two snapshots is refused (exit 3). Only with "
                    "--across-snapshots.")
+@measure_option("Also compare an extra measure both sides recorded (scored with --measure), in a report-only block")
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
                 html_out: str | None, json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
                 corpus_dirs: tuple[str, ...], publishable: bool, across_snapshots: bool,
-                receipt_files: tuple[str, ...]) -> None:
+                receipt_files: tuple[str, ...], measures: tuple[str, ...]) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
     paired bootstrap interval, p-value, Holm-adjusted verdict."""
     from turnbench import api
@@ -84,7 +86,7 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
     # texts are read (and their bindings checked) only for a page or when a corpus is named
     compared = api.compare(baseline, candidate, corpora=corpus_dirs, resamples=resamples, seed=seed, also=also,
                            texts=bool(html_out), publishable=publishable, across_snapshots=across_snapshots,
-                           receipts=receipt_files)
+                           receipts=receipt_files, measures=measures)
     text = compared.to_markdown(gate=gate if gate else None)
     page = compared.to_html(gate=gate) if html_out else None
     document = compared.to_json()

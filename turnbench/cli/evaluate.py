@@ -16,6 +16,7 @@ from turnbench.cli.options import (
     answerer_option,
     fusion_method_option,
     knn_engine_option,
+    measure_option,
     provider_option,
     reload_option,
     scope_option,
@@ -116,6 +117,10 @@ def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
     return fn
 
 
+_MEASURE_HELP = ("An extra measure to compute beside the headline ones, written to metrics.json's extra block and "
+                 "a table of its own in metrics.md")
+
+
 @click.command("score")
 @click.option("--corpus", "corpus_dir", required=True, type=click.Path(file_okay=False), help="Corpus directory.")
 @click.option("--passages", "passages_file", default=None, type=click.Path(dir_okay=False),
@@ -131,10 +136,11 @@ def _relevance_options(fn: Callable[P, R]) -> Callable[P, R]:
 @click.option("--arm-config", type=click.Path(dir_okay=False), default=None,
               help="JSON describing the engine or arm (e.g. the arm.json `turnbench run` writes); recorded verbatim. "
                    "Without it the arm is recorded as external/unknown.")
+@measure_option(_MEASURE_HELP)
 @handle_errors
 def score_cmd(corpus_dir: str, passages_file: str | None, run_file: str | None, hits_file: str | None, out: str,
               relevance_high: float, relevance_low: float, binary_relevance: bool, relevance_answer: float, scope: str,
-              arm_config: str | None) -> None:
+              arm_config: str | None, measures: tuple[str, ...]) -> None:
     """Score another engine's output (or ours): judge its passages, evaluate its run, write a results directory."""
     from turnbench import api
 
@@ -144,9 +150,10 @@ def score_cmd(corpus_dir: str, passages_file: str | None, run_file: str | None, 
     inputs = [f for f in (passages_file, run_file, hits_file, arm_config) if f]
     check_outputs([("--out", out)], [corpus_dir, *inputs])
     policy = api.RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer)
-    results = (api.score_hits(corpus_dir, hits_file, out, policy=policy, scope=scope, arm_config=arm_config)
+    results = (api.score_hits(corpus_dir, hits_file, out, policy=policy, scope=scope, arm_config=arm_config,
+                              measures=measures)
                if hits_file else api.score_files(corpus_dir, str(passages_file), str(run_file), out, policy=policy,
-                                                 scope=scope, arm_config=arm_config))
+                                                 scope=scope, arm_config=arm_config, measures=measures))
     click.echo(results.to_markdown(), nl=False)
     click.echo(f"wrote {out}/: metrics.json, metrics.md, report.html, the TREC qrels and runs, runinfo.json")
 
@@ -200,13 +207,14 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
 
         max_words, overlap = (rest.pop("max_words"), rest.pop("overlap")) if cut else (200, 0)
         tolerance, set_credit = (rest.pop("tolerance"), rest.pop("set_credit")) if cut else (0, "f1")
+        measures = rest.pop("measures") if cut else ()
         options = BenchOptions(
             scope=vocab.ScopeName(scope), provider=vocab.ProviderName(provider), answerer=vocab.Answerer(answerer),
             tolerance=tolerance, set_credit=set_credit,
             policy=RelevancePolicy(relevance_high, relevance_low, binary_relevance, relevance_answer),
             control_name=control_name, max_words=max_words, overlap=overlap, index=index, shards=shards,
             concurrency=concurrency, knn_engine=vocab.KnnEngine(knn_engine), reload=reload,
-            graph_order=graph_order,
+            graph_order=graph_order, measures=measures,
             stack_options={**image_choice(opensearch_image, postgres_image, provider),
                            **nodes_choice(nodes, provider)})
         return fn(options=options, **rest)
@@ -235,6 +243,7 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
                           "(docs/agreement.md): ask an approximate-search decision of several."),
         _relevance_options,
         *(_cut_options if cut else ()),
+        *((measure_option(_MEASURE_HELP),) if cut else ()),
     )):
         gathered = option(gathered)
     return gathered

@@ -48,5 +48,11 @@ reload_option: Decorator = click.option(
          "index (kept by default: markers, inventory hash and live provenance checked).")
 
 
+def measure_option(text: str) -> Decorator:
+    return click.option("--measure", "measures", multiple=True, metavar="NAME",
+                        help=f"{text} (repeatable): {', '.join(vocab.ExtraMeasure)}, each also as meeting:NAME "
+                             "(the run's meetings); an unknown name is refused (exit 2).")
+
+
 def fusion_method_option(text: str) -> Decorator:
     return click.option("--method", type=click.Choice(vocab.choices(vocab.FusionMethod)), required=True, help=text)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
-from turnbench.errors import StaleBinding, UnpairedComparison
+from turnbench.errors import BadInput, StaleBinding, UnpairedComparison
 from turnbench.harness.bindings import first_difference
 from turnbench.harness.stats import bootstrap_means, guard, nearest_rank, randomisation_p
 from turnbench.harness.verdicts import (
@@ -134,16 +134,32 @@ TABLE_READERS: tuple[tuple[str, Callable[[Results], Table | None]], ...] = (
     ("answers", lambda r: _answers_table(r.answers) if r.answers else None))
 
 
-def tables_of(results: Results) -> dict[str, Table]:
+def tables_of(results: Results, measures: Sequence[str] = (), side: str = "results") -> dict[str, Table]:
+    """The record's tables; with ``measures`` (extra measures' canonical names, ``metrics.selected``), also the
+    ``extra`` table of just those, refused (BadInput) when the record did not record one of them."""
     tables = {name: reader(results) for name, reader in TABLE_READERS}
+    if measures:
+        tables["extra"] = _extra_table(results, measures, side)
     return {name: t for name, t in tables.items() if t is not None and t.measures}
 
 
-def paired_tables(base: Results, cand: Results) -> tuple[dict[str, Table], dict[str, Table]]:
+def _extra_table(results: Results, measures: Sequence[str], side: str) -> Table:
+    """The extra measures asked for, as the record holds them: compare reads recorded values, never a run again."""
+    missing = [m for m in measures if results.extra is None or m not in results.extra.measures]
+    if missing or results.extra is None:
+        raise BadInput(f"--measure {missing[0]}: the {side} ({results.label} on {results.corpus_id}) did not record "
+                       f"it; score it again with --measure {missing[0]}")
+    whole = _retrieval_table(results.extra, "extra")
+    recs = {q: (g, {m: v for m, v in values.items() if m in measures}) for q, (g, values) in whole.records.items()}
+    return Table("extra", whole.group_keys, tuple(m for m in whole.measures if m in measures), recs)
+
+
+def paired_tables(base: Results, cand: Results, measures: Sequence[str] = ()
+                  ) -> tuple[dict[str, Table], dict[str, Table]]:
     """Both records' tables; one record read on both sides (a side compared with itself, or a copy read once)
     is made into tables once."""
-    bt = tables_of(base)
-    return bt, bt if cand is base else tables_of(cand)
+    bt = tables_of(base, measures, "baseline")
+    return bt, bt if cand is base else tables_of(cand, measures, "candidate")
 
 
 
@@ -385,10 +401,12 @@ def _wins_losses(d: NDArray[np.float64]) -> tuple[int, int]:
 
 def compare(base: Results, cand: Results, *, resamples: int = RESAMPLES, seed: int = SEED,
             bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
-            guard_level: float = GUARD_ALPHA, across: Snapshots | None = None) -> Comparison:
+            guard_level: float = GUARD_ALPHA, across: Snapshots | None = None,
+            measures: Sequence[str] = ()) -> Comparison:
     """Pair two results records and compare every block, group and measure (``across``: two snapshots of one
-    corpus, on the queries comparable across them alone)."""
-    bt, ct = paired_tables(base, cand)
+    corpus, on the queries comparable across them alone; ``measures``: extra measures both recorded, compared in a
+    report-only ``extra`` block)."""
+    bt, ct = paired_tables(base, cand, measures)
     if across is not None:
         keep = across.comparable
         bt, ct = ({n: replace(t, records={q: v for q, v in t.records.items() if q in keep}) for n, t in side.items()}

@@ -266,7 +266,10 @@ def raw_run_chunks(entries: Iterable[RankedPassage], tag: str) -> Iterator[bytes
 
 
 def sidecar(policy: Mapping[str, Any], measures: Sequence[str], unjudgeable: Sequence[str],
-            unanswered: Sequence[str], tag: str, *, comparable: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            unanswered: Sequence[str], tag: str, *, comparable: Mapping[str, Any] | None = None,
+            extra: Sequence[str] = ()) -> dict[str, Any]:
+    """trec.json; ``extra``: the extra measures metrics.json's ``extra`` block holds (named in ``extra_measures``,
+    present only then)."""
     return {
         "files": {
             QRELS_PASSAGES: "query 0 passage grade: judged passages of judgeable turn-level queries",
@@ -298,7 +301,15 @@ def sidecar(policy: Mapping[str, Any], measures: Sequence[str], unjudgeable: Seq
         "unanswered_scored_zero": list(unanswered),
         "per_class": "metrics.json retrieval.per_query gives each query's class; a row is the mean over its "
                      "queries, values rounded to 6 decimals first",
+        **({"extra_measures": _extra_tools(extra)} if extra else {}),
     }
+
+
+def _extra_tools(names: Sequence[str]) -> dict[str, dict[str, str]]:
+    from turnbench.harness.extra import tool_names
+    from turnbench.harness.metrics import Measure
+
+    return tool_names([Measure.parse(m) for m in names])
 
 
 def export_files(p_qrels: Mapping[str, Mapping[str, int]], m_qrels: Mapping[str, Mapping[str, int]],

@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from turnbench.errors import BadInput
+from turnbench.vocab import ExtraMeasure
 
 ENGINE_NAME = "pytrec_eval-terrier"
 ENGINE_DIST = "pytrec-eval-terrier"
 LEVELS = ("passage", "meeting")
-# canonical name -> (trec_eval measure family, whether it takes a cutoff)
-_FAMILIES = {"nDCG": ("ndcg_cut", True), "R": ("recall", True), "MRR": ("recip_rank", False)}
-_PATTERN = re.compile(r"(?:(meeting):)?(nDCG|R|MRR)(?:@([1-9][0-9]{0,4}))?")
+# canonical name -> (trec_eval measure family, whether it takes a cutoff); P, MAP and Success are only ever extra
+# measures (``EXTRA_MEASURES``), computed when asked for
+_FAMILIES = {"nDCG": ("ndcg_cut", True), "R": ("recall", True), "MRR": ("recip_rank", False), "P": ("P", True),
+             "MAP": ("map_cut", True), "Success": ("success", True)}
+_PATTERN = re.compile(r"(?:(meeting):)?(nDCG|R|MRR|P|MAP|Success)(?:@([1-9][0-9]{0,4}))?")
 
 
 @dataclass(frozen=True, order=True)
@@ -68,6 +71,27 @@ def _m(text: str) -> Measure:
 PASSAGE_MEASURES = tuple(_m(s) for s in ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "MRR"))
 MEETING_MEASURES = tuple(_m(s) for s in ("meeting:nDCG@10", "meeting:R@10"))
 ALL_MEASURES = PASSAGE_MEASURES + MEETING_MEASURES
+# what ``--measure`` may add (the measures papers report), at both levels, in this order whatever the order asked
+EXTRA_NAMES = tuple(str(m) for m in ExtraMeasure)
+EXTRA_MEASURES = tuple(_m(s) for s in EXTRA_NAMES) + tuple(_m(f"meeting:{s}") for s in EXTRA_NAMES)
+
+
+def selected(names: Iterable[str], option: str = "--measure") -> tuple[Measure, ...]:
+    """The extra measures ``names`` ask for, each once, in ``EXTRA_MEASURES`` order (so the same set always writes the
+    same bytes); a name that is not one of them (a headline measure too: it is always computed) is refused in one line
+    naming those that are."""
+    known = {str(m): m for m in EXTRA_MEASURES}
+    try:
+        names = [names] if isinstance(names, str) else list(names)
+    except TypeError:
+        raise BadInput(f"measures must be measure names (a list of str), not {type(names).__name__}") from None
+    for name in names:
+        if not isinstance(name, str) or name not in known:
+            headline = name in {str(m) for m in ALL_MEASURES}
+            raise BadInput(f"{option} {name!r}: {'always computed, not an extra measure' if headline else 'unknown'}"
+                           f"; one of {', '.join(EXTRA_NAMES)}, each also as meeting:NAME (the run's meetings)")
+    wanted = set(names)
+    return tuple(m for m in EXTRA_MEASURES if str(m) in wanted)
 
 
 def depth_read(measures: Sequence[Measure], ranked: Sequence[str], relevant: Container[str]) -> int:

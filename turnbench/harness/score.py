@@ -27,6 +27,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import RANKED_CLASSES, Query
 from turnbench.errors import BadInput, TierRefused
 from turnbench.harness import bindings, exports, judgements, metrics, spans, ties
+from turnbench.harness import extra as extra_measures
 from turnbench.harness.execution import INLINE, Execution, Job
 from turnbench.harness.held import Span
 from turnbench.harness.rows import aggregate_rows, grouped_rows
@@ -116,6 +117,7 @@ class _Setting:
     meeting_of: dict[str, str]  # each passage's meeting, by passage id
     tag: str  # the exported runs' tag
     execution: Execution  # where the parts run and the files made go
+    extra: tuple[metrics.Measure, ...] = ()  # the extra measures asked for (``harness.extra``): none, no block
 
 
 @dataclass(frozen=True)
@@ -134,23 +136,26 @@ class _Ordered:
 
 
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
-              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE) -> ResultsFiles:
+              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE,
+              measures: Sequence[str] = ()) -> ResultsFiles:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
     ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
     ``run_entries`` may be a function that gives them, or a ``Job`` reading them: either is taken once scoring's
     parts are started, a job's as soon as it is ready, judging going on meanwhile. ``execution``: where the parts
-    run and where the files made go (``harness.execution``; the default runs all here and keeps all in memory)."""
+    run and where the files made go (``harness.execution``; the default runs all here and keeps all in memory).
+    ``measures``: extra measures' names (``metrics.EXTRA_MEASURES``), written to an ``extra`` block."""
     return score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
-                      execution=execution)[0]
+                      execution=execution, measures=measures)[0]
 
 
 def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
-               provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE
-               ) -> tuple[ResultsFiles, Kept]:
+               provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE,
+               measures: Sequence[str] = ()) -> tuple[ResultsFiles, Kept]:
     """``score_run``, with what it kept for what reads the results next (``Kept``)."""
     sc = get_scope(scope)
+    extra = metrics.selected(measures)
     engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     if (corpus_prov.get("licence") or {}).get("tier") == "C":
@@ -163,7 +168,7 @@ def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *
     pmap, ranked = _inventory(passages, corpus.queries())
     setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked,
                        {q.id for q in corpus.queries()}, passages, pmap, {p.id: p.meeting for p in passages},
-                       exports.run_tag(arm_label(engine_side["arm"])), execution)
+                       exports.run_tag(arm_label(engine_side["arm"])), execution, extra)
     placed = Placement.of(passages)
     placed.meetings  # noqa: B018  # made now: the meeting run and the tie report read it
     query_digests = bindings.QueryDigests(setting.ranked)
@@ -296,7 +301,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
                          ties.Grades(p_qrels, m_qrels, *ordered.placed))
     side = exports.sidecar(setting.policy.to_json(), measures, unjudgeable,
                      [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
-                     comparable=spans.comparable_facts(timed, judged.by_times))
+                     comparable=spans.comparable_facts(timed, judged.by_times), extra=[str(m) for m in setting.extra])
     strict, strict_qrels = children[1]()
     run_sha = _run_sha256(run)
     files = exports.export_files(p_qrels, m_qrels, ordered.files(), side)
@@ -332,6 +337,9 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
         "retrieval": retrieval,
         "strict": strict,
     }
+    if setting.extra:
+        document[extra_measures.BLOCK] = extra_measures.block(setting.extra, qrels, (run, m_order), scored, per_query,
+                                                              corpus_id, dropped, GROUP_BY)
     tops_shown = {qid: list(pids[:bindings.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
     return ResultsFiles(document, files), replace(kept, run=tops_shown)
 

@@ -97,15 +97,16 @@ def cell_of(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
 def compare_seeds(base: Mapping[int, Results], cand: Mapping[int, Results], *,
                   resamples: int = RESAMPLES, seed: int = SEED,
                   bindings: Mapping[int, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]] | None = None,
-                  guard_level: float = GUARD_ALPHA) -> SeedsComparison:
+                  guard_level: float = GUARD_ALPHA, measures: Sequence[str] = ()) -> SeedsComparison:
     if sorted(base) != sorted(cand):
         raise UnpairedComparison(f"seed sets differ: baseline {sorted(base)}, candidate {sorted(cand)}")
     seeds = tuple(sorted(base))
     for side, docs in (("baseline", base), ("candidate", cand)):
         check_seed_set(side, docs)
     per_seed = {s: compare(base[s], cand[s], resamples=resamples, seed=seed,
-                           bindings=(bindings or {}).get(s), guard_level=guard_level) for s in seeds}
-    paired = {s: paired_tables(base[s], cand[s]) for s in seeds}
+                           bindings=(bindings or {}).get(s), guard_level=guard_level, measures=measures)
+                for s in seeds}
+    paired = {s: paired_tables(base[s], cand[s], measures) for s in seeds}
     bt = {s: paired[s][0] for s in seeds}
     ct = {s: paired[s][1] for s in seeds}
     names = sorted(bt[seeds[0]], key=block_order)

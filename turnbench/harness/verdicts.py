@@ -38,7 +38,8 @@ VERDICT_FACTS = {"adjustment": "Holm over the gated rows (retrieval and answers)
                                "quantile), sd the per-query differences' standard deviation"}
 # compared and shown, each its own Holm family, never gated: the sensitivity checks and the measures comparable
 # across chunkings were added beside the gate's rows, and a gate that grew with every report would mean another thing
-REPORT_ONLY = frozenset({"comparable", "strict"})
+# (and ``extra``: the measures asked for with --measure, beside the headline ones)
+REPORT_ONLY = frozenset({"comparable", "strict", "extra"})
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,7 @@ class BenchOptions:
     overlap: int = 0  # words neighbouring passages of one speaker's run share
     reload: bool = False  # load again even when the stack holds a settled load of exactly this (load.settled_load)
     graph_order: int = 0  # which reproducible HNSW graph an approximate arm searches (loading.vectors)
+    measures: Sequence[str] = ()  # extra measures' names (harness.metrics.EXTRA_MEASURES): an ``extra`` block
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scope", parse(ScopeName, self.scope, "scope"))
@@ -103,6 +104,9 @@ class BenchOptions:
 
         check_cut(self.max_words, self.overlap)
         check_graph_order(self.graph_order)
+        from turnbench.harness.metrics import selected
+
+        object.__setattr__(self, "measures", tuple(str(m) for m in selected(self.measures)))
         if self.knn_engine != KnnEngine.LUCENE and self.provider == ProviderName.EMBEDDED:
             raise BadInput(f"k-NN engine {self.knn_engine}: the embedded node has no native k-NN libraries; use "
                            "lucene, or a docker or external stack")
@@ -291,7 +295,8 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
                 results, source = score(corpus, rr.passages, rr.entries, policy=options.policy,
                                         scope=options.scope, provenance={"stack": stack.versions(),
                                                                          "index": dict(loaded.provenance),
-                                                                         "arm": rr.arm_config})
+                                                                         "arm": rr.arm_config},
+                                        measures=options.measures)
                 if answer_results is not None:
                     results = attach(results, [answer_results])
                 if rr.rerank is not None:  # both stages' own scores, beside the run as scored

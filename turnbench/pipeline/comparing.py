@@ -35,20 +35,20 @@ from turnbench.results.record import Results
 
 
 def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED,
-                  guard_level: float = GUARD_ALPHA) -> Comparison | SeedsComparison:
+                  guard_level: float = GUARD_ALPHA, measures: Sequence[str] = ()) -> Comparison | SeedsComparison:
     if (base[0][0] is None) != (cand[0][0] is None):
         raise BadInput("one side is a single results directory and the other a set of seed-<S>/ directories")
     if base[0][0] is None:
         b, c = base[0][1], cand[0][1]
         return compare(b.results, c.results, resamples=resamples, seed=seed, bindings=_bindings_if_needed(b, c),
-                       guard_level=guard_level)
+                       guard_level=guard_level, measures=measures)
     bmap = {s: v for s, v in base if s is not None}
     cmap = {s: v for s, v in cand if s is not None}
     return compare_seeds({s: v.results for s, v in bmap.items()}, {s: v.results for s, v in cmap.items()},
                          resamples=resamples, seed=seed,
                          bindings={s: pair for s in bmap if s in cmap
                                    and (pair := _bindings_if_needed(bmap[s], cmap[s])) is not None},
-                         guard_level=guard_level)
+                         guard_level=guard_level, measures=measures)
 
 
 def with_stack_notes(result: Comparison | SeedsComparison, baseline: Path, candidate: Path
@@ -119,7 +119,8 @@ class Compared:
 
 
 def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] = (), texts: bool = False,
-                 resamples: int = RESAMPLES, seed: int = SEED, guard_level: float = GUARD_ALPHA) -> Compared:
+                 resamples: int = RESAMPLES, seed: int = SEED, guard_level: float = GUARD_ALPHA,
+                 measures: Sequence[str] = ()) -> Compared:
     """Read two results directories (or two sets of seeds) and compare them. Texts are read — and every binding
     checked against the named corpora — only when ``texts`` or a corpus is named (a page needs them, a verdict
     does not)."""
@@ -132,7 +133,8 @@ def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] =
             known: dict[str, dict[str, Any]] = {}  # a side whose bytes are the other's is parsed once
             base = load_side(Path(baseline), checked=False, known=known)
             cand = load_side(Path(candidate), checked=False, known=known)
-            result = compare_sides(base, cand, resamples=resamples, seed=seed, guard_level=guard_level)
+            result = compare_sides(base, cand, resamples=resamples, seed=seed, guard_level=guard_level,
+                                   measures=measures)
             if corpora or texts:
                 # texts are for the page's cards: a corpus named is checked whole, one recorded for the cards alone
                 base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
@@ -189,7 +191,7 @@ class ComparedCorpora:
 
 
 def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Corpus] = (), texts: bool = False,
-                    resamples: int = RESAMPLES, seed: int = SEED) -> ComparedCorpora:
+                    resamples: int = RESAMPLES, seed: int = SEED, measures: Sequence[str] = ()) -> ComparedCorpora:
     """The same change (baseline arm → candidate arm) judged on each corpus of ``pairs``: a regression on any
     corpus fails the gate, a win must hold on every one. ``corpora``: corpus directories, each checked against the
     pair whose results it scored."""
@@ -200,7 +202,7 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
         mine = [x for x in corpora if x.id in corpus_ids(b) | corpus_ids(c)]
         # the page is the first corpus's: only its texts are drawn
         done.append(compare_dirs(b, c, corpora=mine, texts=texts and not done, resamples=resamples, seed=seed,
-                                 guard_level=level))
+                                 guard_level=level, measures=measures))
     named = {x.id for x in corpora}
     unused = named - {v.corpus_id for p in done for side in (p.baseline, p.candidate) for _, v in side}
     if unused:

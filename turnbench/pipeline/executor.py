@@ -115,11 +115,12 @@ class _Then(Job[T]):
 def score(corpus: Corpus, passages: Iterable[Passage],
           run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Job[Any], *,
           policy: judgements.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus",
-          into: Path | None = None, lasting: contextlib.ExitStack | None = None) -> tuple[ResultsFiles, PageSource]:
+          into: Path | None = None, lasting: contextlib.ExitStack | None = None, measures: Sequence[str] = ()
+          ) -> tuple[ResultsFiles, PageSource]:
     """``harness.score.score_run`` with its parts forked (``Forked(into, lasting)``) and the cyclic collector paused,
     and what the report page reads of it."""
     results, kept = score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
-                               execution=Forked(into, lasting))
+                               execution=Forked(into, lasting), measures=measures)
     return results, PageSource.of(kept)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from turnbench import canonical
@@ -16,6 +16,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput
 from turnbench.harness import judgements
 from turnbench.harness.exports import Lazy
+from turnbench.harness.metrics import selected
 from turnbench.harness.score import UNKNOWN, ResultsFiles
 from turnbench.passages import Passage
 from turnbench.pipeline import executor
@@ -27,12 +28,12 @@ from turnbench.results.directory import REPORT_HTML, runinfo, staged_results, wr
 
 def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterable[RankedPassage], *,
                    policy: judgements.RelevancePolicy, scope: str = "corpus", arm: object = UNKNOWN,
-                   timings: dict[str, float] | None = None) -> ResultsFiles:
+                   timings: dict[str, float] | None = None, measures: Sequence[str] = ()) -> ResultsFiles:
     """Another engine's inventory and run scored against ``corpus`` (its arm description recorded verbatim, else
     ``UNKNOWN``), with the report page drawn from the corpus's texts; ``timings`` receives the seconds of each."""
     t0 = time.perf_counter()
     results, source = executor.score(corpus, passages, entries, policy=policy, scope=scope,
-                              provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm})
+                              provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, measures=measures)
     t1 = time.perf_counter()
     results = attach_report(results, corpus, source)
     if timings is not None:
@@ -42,9 +43,9 @@ def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterabl
 
 @collector_paused()
 def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path, *, policy: judgements.RelevancePolicy,
-                scope: str = "corpus", arm_config: Path | None = None) -> ResultsFiles:
+                scope: str = "corpus", arm_config: Path | None = None, measures: Sequence[str] = ()) -> ResultsFiles:
     """``turnbench score``: read another engine's inventory and run (and its arm description, recorded verbatim,
-    else ``UNKNOWN``), score them against the corpus and write a results directory."""
+    else ``UNKNOWN``), score them against the corpus and write a results directory (``measures``: extra ones)."""
     import numpy  # noqa: F401  # here, once: the children forked below need it too (the run's reader, the page)
 
     from turnbench.corpus.format import open_corpus
@@ -53,6 +54,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
 
     t0 = time.perf_counter()
     canonical.refuse_non_empty(out, "results directory")
+    selected(measures)  # an unknown measure is refused before anything is read
     # the run is read in a child from the start, while the corpus is opened and the inventory read here, and scoring
     # starts before it is needed; the corpus's and the inventory's refusals still come first when the run is bad too
     with Background(read_ranking, Path(run_file)) as reading:
@@ -70,7 +72,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
             t1 = time.perf_counter()
             results, source = executor.score(corpus, passages, reading, policy=policy, scope=scope,
                                       provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged,
-                                      lasting=lasting)
+                                      lasting=lasting, measures=measures)
             timings["judge_and_score"] = time.perf_counter() - t1
             page: list[bytes] = []
             with Background(executor.drawn, executor.page_input(results, source), corpus) as drawing:
@@ -88,7 +90,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
 
 
 def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: judgements.RelevancePolicy,
-               scope: str = "corpus", arm_config: Path | None = None) -> ResultsFiles:
+               scope: str = "corpus", arm_config: Path | None = None, measures: Sequence[str] = ()) -> ResultsFiles:
     """``turnbench score --hits``: a product's hits (meeting, start, end[, speaker][, text] per query:
     ``runfiles.read_hits``) as an inventory and a run, judged by the words their spans hold and scored as
     ``score_files`` scores any engine's."""
@@ -98,6 +100,7 @@ def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: judgemen
     from turnbench.runfiles import read_hits, write_trec_run
 
     canonical.refuse_non_empty(out, "results directory")
+    selected(measures)
     passages, run = read_hits(Path(hits_file))
     with tempfile.TemporaryDirectory(prefix="turnbench-hits-") as tmp:
         write_passages(Path(tmp) / "passages.jsonl", passages)
@@ -106,7 +109,7 @@ def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: judgemen
             grouped.setdefault(e.query_id, []).append(e)
         write_trec_run(Path(tmp) / "run.trec", grouped, "hits")
         return score_files(corpus_dir, Path(tmp) / "passages.jsonl", Path(tmp) / "run.trec", out, policy=policy,
-                           scope=scope, arm_config=arm_config)
+                           scope=scope, arm_config=arm_config, measures=measures)
 
 
 def _arm(arm_config: Path | None) -> object:

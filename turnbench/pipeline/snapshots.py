@@ -112,7 +112,7 @@ def _only(gold: Gold, keep: frozenset[str]) -> Gold:
 
 
 def compare_snapshots(baseline: Path, candidate: Path, *, receipts: Sequence[Path] = (), resamples: int = RESAMPLES,
-                      seed: int = SEED) -> Any:
+                      seed: int = SEED, measures: Sequence[str] = ()) -> Any:
     """``compare --across-snapshots``: the two results directories compared on the queries comparable across their
     snapshots (unchanged, and changed with a receipt), the rest listed by class (a ``Compared``)."""
     from turnbench.pipeline.comparing import Compared, with_stack_notes
@@ -137,7 +137,7 @@ def compare_snapshots(baseline: Path, candidate: Path, *, receipts: Sequence[Pat
                                                      classes=classes, base=bound_b, cand=bound_c,
                                                      gold={q: gold_entry(cgold, q) for q in changed})
             across = snapshot_rules.snapshots(corpus, old, new, classes, accepted)
-            result = compare(bres, cres, resamples=resamples, seed=seed, across=across)
+            result = compare(bres, cres, resamples=resamples, seed=seed, across=across, measures=measures)
             # the unchanged queries hold one gold on both sides; a reannotated one, the candidate's (its receipt's)
             unchanged = frozenset(across.unchanged)
             check_same_gold(_only(bgold, unchanged), _only(cgold, unchanged))

@@ -77,7 +77,8 @@ def _page(title: str, body: Sequence[str]) -> bytes:
 COMPARABLE = "⇄"
 BLOCK_TITLES = {"answers": "answer rows",
                 "comparable": "comparable across chunkings ⇄ (span and entry points; report-only, never gated)",
-                "strict": "strict rows, only grades ≥ 2 relevant (report-only, never gated)"}
+                "strict": "strict rows, only grades ≥ 2 relevant (report-only, never gated)",
+                "extra": "extra measures asked for with --measure (report-only, never gated)"}
 # the few measures a row per surface shows: one per kind, so a regime's collapse reads at a glance
 SURFACE_MEASURES = ("nDCG@10", "R@10", "meeting:nDCG@10", "span:R@10", "entry:mGAP150")
 

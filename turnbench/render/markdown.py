@@ -101,6 +101,11 @@ def render_metrics_md(results: Results) -> str:
                   *_table(strict.rows, strict.measures), "",
                   f"{len(strict.dropped)} turn-level queries have no passage of grade "
                   f"{strict.threshold} or more and are dropped here; qrels in qrels.passages.strict.txt."]
+    if results.extra:
+        lines += ["", "## Extra measures (asked for with --measure; report-only)", "",
+                  *_table(results.extra.rows, results.extra.measures), "",
+                  "Computed as the first table (pytrec_eval, trec_eval -c, grade ≥ 1 relevant); MAP@100 is trec_eval's "
+                  "map_cut.100 (ir_measures AP@100); trec.json names each in both tools."]
     for name, rows in sorted(block.rows_by_surface.items()):
         lines += ["", f"## Surface: {name}", "", *_table(rows, measures, marked=bool(comparable))]
     for domain, rows in sorted(block.rows_by_domain.items()):
@@ -140,7 +145,8 @@ def _table(rows: Sequence[RowRecord], measures: Sequence[str], *, marked: bool =
     entry = marked and any(r.entry_error is not None for r in rows)
     header = ["corpus", "class", "n", "unanswered", "dropped",
               *(f"{_HEADERS.get(m, m)} {COMPARABLE}" if marked and m.startswith(_COMPARABLE_PREFIXES)
-                else _HEADERS.get(m, m) for m in measures), *(["entry |Δ| s"] if entry else [])]
+                else _HEADERS.get(m, m.replace("meeting:", "mtg ", 1)) for m in measures),
+              *(["entry |Δ| s"] if entry else [])]
     cells = ([row.corpus, f"**{ALL}**" if row.cls == ALL else row.cls, str(row.queries),
               str(row.unanswered), str(row.dropped_unjudgeable), *(fmt4(row.means.get(m)) for m in measures),
               *([fmt4(row.entry_error.median if row.entry_error else None)] if entry else [])]

@@ -106,7 +106,8 @@ def sidecar_of(document: Mapping[str, Any]) -> dict[str, Any]:
     return exports.sidecar(document["provenance"]["relevance_policy"], measures, block["dropped_unjudgeable"],
                      [r["query_id"] for r in block["per_query"] if not r["answered"]],
                      exports.run_tag(arm_label(document["provenance"]["arm"])),
-                     comparable=spans.comparable_facts(timed, block["counts"]["passages_judged_by_times"]))
+                     comparable=spans.comparable_facts(timed, block["counts"]["passages_judged_by_times"]),
+                     extra=(document.get("extra") or {}).get("measures", ()))
 
 
 def _strict(qrels: bytes) -> bytes:

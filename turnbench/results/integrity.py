@@ -37,8 +37,9 @@ def check_document(doc: Any, where: str) -> None:
         _check_finite(doc, where, "metrics.json")
     try:
         _check_retrieval(doc["retrieval"], where)
-        if "strict" in doc:
-            _check_retrieval(doc["strict"], where, "strict")
+        for name in ("strict", "extra"):
+            if name in doc:
+                _check_retrieval(doc[name], where, name)
         if "answers" in doc:
             _check_answers(doc["answers"], where)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

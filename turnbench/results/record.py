@@ -258,6 +258,7 @@ class Results:
     strict: Block | None
     answers: Answers | None
     tree: Mapping[str, Any] = field(repr=False, compare=False)
+    extra: Block | None = None  # the extra measures asked for (``--measure``; turnbench.harness.extra), else None
 
     @property
     def corpus_id(self) -> str:
@@ -301,6 +302,7 @@ def from_tree(tree: Mapping[str, Any], where: str = "metrics.json") -> Results:
             strict=_block("strict", tree["strict"]) if "strict" in tree else None,
             answers=_answers(tree["answers"]) if "answers" in tree else None,
             tree=tree,
+            extra=_block("extra", tree["extra"]) if "extra" in tree else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ResultsIntegrityError(f"{where}: not a results document ({type(e).__name__}: {e})") from None

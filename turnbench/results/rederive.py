@@ -62,6 +62,9 @@ def rederive(document: Mapping[str, Any], files: Mapping[str, exports.Content], 
         if row["answered"] != bool(runs["passage"].get(row["query_id"])):
             raise ResultsIntegrityError(f"{where}: query {row['query_id']}: metrics.json says answered = "
                                         f"{row['answered']}, its exported runs say otherwise")
+    if "extra" in document:  # the measures asked for: on the same qrels and runs
+        count += _same(document["extra"], _trec_values(document["extra"], qrels, runs, where), where,
+                       "metrics.json's extra block")
     if "strict" in document:
         strict_q = {"passage": exports.parse_qrels(exports.content_bytes(files[QRELS_STRICT]),
                                                    f"{where}/{QRELS_STRICT}"),

@@ -33,7 +33,7 @@ def test_measures_are_hashable_values_with_canonical_strings():
         assert Measure.parse(str(m)) == m and hash(Measure.parse(str(m))) == hash(m)
     assert NDCG10.trec_key == "ndcg_cut_10" and R5.trec_key == "recall_5" and MRR.trec_key == "recip_rank"
     assert MEETING_MEASURES[0] == Measure("nDCG", 10, "meeting")
-    for bad in ("nDCG", "MRR@10", "P@10", "meeting:", "nDCG@0"):
+    for bad in ("nDCG", "MRR@10", "P", "MAP", "Success", "AP@100", "meeting:", "nDCG@0"):
         with pytest.raises(BadInput):
             Measure.parse(bad)
 
