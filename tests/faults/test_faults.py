@@ -1104,6 +1104,34 @@ def _silent_participants(rows: list[dict], facts: list[dict]) -> None:
             t["speaker"] = turns[0]["speaker"]
 
 
+def _opinion(root: Path) -> tuple[dict, dict]:
+    """fixtures/small's first opinion question and its discussion fact."""
+    q = next(json.loads(x) for x in (root / "queries.jsonl").read_text().splitlines() if '"opinion"' in x)
+    return q, next(f for f in _facts(root) if f["type"] == "discussion" and f["query"] == q["id"])
+
+
+def _speaker_edit(change: Callable[[dict, dict], None]) -> Callable[[Path], None]:
+    """Edit the first opinion question's line of queries.jsonl, given its discussion fact."""
+    def edit(root: Path) -> None:
+        q, f = _opinion(root)
+        rows = [json.loads(x) for x in (root / "queries.jsonl").read_text().splitlines()]
+        change(next(r for r in rows if r["id"] == q["id"]), f)
+        write_lines(root / "queries.jsonl", rows)
+    return edit
+
+
+def _no_distractor(root: Path) -> None:
+    """The first opinion block's other speakers stop naming the aspect between its opening and its close."""
+    _, f = _opinion(root)
+    topic = f"{f['subject']} {f['aspect']}"
+
+    def unsay(rows: list[dict], facts: list[dict]) -> None:
+        for t in next(m for m in rows if m["id"] == f["meeting"])["turns"][f["turn"] + 1:f["last"]]:
+            if t["speaker"] != f["named"]:
+                t["text"] = t["text"].replace(topic, "matter")
+    _meetings_edit(unsay)(root)
+
+
 def _addressed_by_a_marker_word(rows: list[dict], facts: list[dict]) -> None:
     """A turn that ends with a person addressed by a name that is a marker's first word ("..., Amber?")."""
     phrase = next(f["phrase"] for f in facts if f["type"] == "aggregation_target" and f["rule"] == "R3")
@@ -1199,6 +1227,21 @@ CASES = [
          r"CheckFailed: 1 check\(s\) failed: planted_in_short_turns$"),
     Case("contracts", "a fact's subject and value said in a second turn", lambda w: ["validate", "--skip-cosine",
          str(corpus(w, _meetings_edit(_fact_said_twice)))], 1, r"CheckFailed: 1 check\(s\) failed: fact_unique$"),
+    # lookups that name a speaker (issue 46 item 4) ------------------------------------------------------------------
+    Case("speaker-lookups", "an opinion question crediting the opener's turn to its speaker", lambda w: [
+        "validate", "--skip-cosine", str(corpus(w, _speaker_edit(lambda q, f: q.update(
+            speaker_turns={f["meeting"]: [f["turn"]]}))))], 1, r"CheckFailed: 1 check\(s\) failed: discussion_blocks$"),
+    Case("speaker-lookups", "an opinion question's speaker turn outside its gold", lambda w: [
+        "validate", "--skip-cosine", str(corpus(w, _speaker_edit(lambda q, f: q.update(
+            speaker_turns={f["meeting"]: [f["last"] + 1]}))))], 1, r"CheckFailed: .*gold_spans_cover_answers"),
+    Case("speaker-lookups", "an opinion question naming a speaker and none of their turns", lambda w: [
+        "validate", "--skip-cosine", str(corpus(w, _speaker_edit(lambda q, f: q.update(speaker_turns={}))))], 1,
+         r"CheckFailed: .*gold_spans_cover_answers"),
+    Case("speaker-lookups", "an opinion block without its distractor", lambda w: [
+        "validate", "--skip-cosine", str(corpus(w, _no_distractor))], 1,
+         r"CheckFailed: 1 check\(s\) failed: discussion_blocks$"),
+    Case("speaker-lookups", "a NUL byte in a question's speaker", lambda w: ["validate", str(corpus(
+        w, _speaker_edit(lambda q, f: q.update(speaker="a \u0000 b"))))], 3, r"speaker holds a NUL character"),
     # R6 proved from the talk (issue 42 item 2) -----------------------------------------------------------------
     Case("attendance", "a session of an R6 series that stops saying its name", lambda w: ["validate", "--skip-cosine",
          str(corpus(w, _meetings_edit(_r6_session_unnamed)))], 1, r"CheckFailed: .*attendance_max_unique"),

@@ -254,9 +254,10 @@ def check_gold_refs_real(scan: CorpusScan) -> CheckResult:
             for a, b in ranges:
                 if not 0 <= a <= b < n:
                     problems.append(f"{q.id}: range [{a}, {b}] outside {mid}'s {n} turns")
-        for mid, ts in q.answer_turns.items():
-            n = scan.turn_count(mid)
-            problems.extend(f"{q.id}: answer turn {mid}#{t} does not exist" for t in ts if not 0 <= t < n)
+        for kind, turns in (("answer", q.answer_turns), ("speaker", q.speaker_turns)):
+            for mid, ts in turns.items():
+                n = scan.turn_count(mid)
+                problems.extend(f"{q.id}: {kind} turn {mid}#{t} does not exist" for t in ts if not 0 <= t < n)
         if q.scored_on == "retrieval" and q.gold_level == "turn" and not any(q.gold_turns.values()):
             problems.append(f"{q.id}: turn-level gold without turn ranges")
         if q.cls == "aggregation":
@@ -271,11 +272,15 @@ def check_gold_refs_real(scan: CorpusScan) -> CheckResult:
 def check_gold_spans_cover_answers(scan: CorpusScan) -> CheckResult:
     problems: list[str] = []
     for q in scan.queries:
-        for mid, ts in q.answer_turns.items():
-            ranges = q.gold_turns.get(mid, ())
-            problems.extend(f"{q.id}: answer turn {mid}#{t} outside its gold spans" for t in ts
-                            if not any(a <= t <= b for a, b in ranges))
-    return result_of("gold_spans_cover_answers", problems, "every answer turn lies inside a gold span")
+        if q.speaker and not any(q.speaker_turns.values()):
+            problems.append(f"{q.id}: names {q.speaker} and none of their turns")
+        for kind, turns in (("answer", q.answer_turns), ("speaker", q.speaker_turns)):
+            for mid, ts in turns.items():
+                ranges = q.gold_turns.get(mid, ())
+                problems.extend(f"{q.id}: {kind} turn {mid}#{t} outside its gold spans" for t in ts
+                                if not any(a <= t <= b for a, b in ranges))
+    return result_of("gold_spans_cover_answers", problems,
+                     "every answer turn, and every turn of a speaker a query names, lies inside a gold span")
 
 
 GenericCheck = Callable[[CorpusScan], CheckResult]

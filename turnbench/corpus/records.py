@@ -173,7 +173,10 @@ class Answer:
 class Query:
     """One query. ``gold_turns`` maps meeting id → inclusive (first, last) turn ranges;
     ``answer_turns`` maps meeting id → turn indices that hold the exact evidence.
-    ``gold_level`` is "turn" (graded on passages) or "meeting" (scored on meetings only)."""
+    ``gold_level`` is "turn" (graded on passages) or "meeting" (scored on meetings only).
+    A query that names a speaker ("what did Dana think about ...?") carries the ``speaker`` it names and
+    ``speaker_turns``, meeting id → the turns of its gold ranges that speaker spoke (docs/design.md §6 grades a
+    passage without their words below one with them); both are written only when ``speaker`` is set."""
 
     id: str
     cls: str
@@ -187,8 +190,13 @@ class Query:
     answer: Answer | None = None
     gold_level: str = "turn"
     meta: Mapping[str, str] = field(default_factory=dict)
+    speaker: str = ""
+    speaker_turns: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        named = {"speaker": self.speaker,
+                 "speaker_turns": {m: sorted(ts) for m, ts in sorted(self.speaker_turns.items())}} \
+            if self.speaker else {}
         return {
             "id": self.id,
             "class": self.cls,
@@ -202,6 +210,7 @@ class Query:
             "answer_turns": {m: sorted(ts) for m, ts in sorted(self.answer_turns.items())},
             "answer": self.answer.to_json() if self.answer else None,
             "meta": dict(self.meta),
+            **named,
         }
 
     @classmethod
@@ -219,4 +228,7 @@ class Query:
             answer=Answer.from_json(d["answer"]) if d.get("answer") else None,
             gold_level=str(d.get("gold_level", "turn")),
             meta=dict(d.get("meta", {})),
+            speaker=text_field(d["speaker"], "speaker") if d.get("speaker") else "",
+            speaker_turns={m: tuple(int(t) for t in ts) for m, ts in d.get("speaker_turns", {}).items()}
+            if d.get("speaker") else {},
         )

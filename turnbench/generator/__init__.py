@@ -16,8 +16,8 @@ real meetings, ``measure_report`` prints them. (The check that needs an encoder,
 ``turnbench.engines.surfaces``.)
 """
 
-# Bump whenever the same seed and options would produce different bytes. 4: corpus v4 (docs/generator.md, Versions).
-GENERATOR_VERSION = 4
+# Bump whenever the same seed and options would produce different bytes. 5: corpus v5 (docs/generator.md, Versions).
+GENERATOR_VERSION = 5
 PRODUCER_NAME = "turnbench.generator"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from turnbench.corpus.checks import CheckResult, result_of
+from turnbench.corpus.records import Query
 from turnbench.generator.aggregation_checks import (
     check_aggregation_coverage,
     check_attendance_max_unique,
@@ -32,7 +33,7 @@ from turnbench.generator.contracts import (
     tokens,
 )
 from turnbench.generator.lexicon import OVERLAP_MIN, calibration_gap, overlap_bound, overlap_share
-from turnbench.generator.scan import LocatedFact, SyntheticScan
+from turnbench.generator.scan import LocatedFact, SpokenTurn, SyntheticScan
 
 
 def check_facts_located(scan: SyntheticScan) -> CheckResult:
@@ -247,7 +248,26 @@ def check_discussion_blocks(scan: SyntheticScan) -> CheckResult:
                 problems.append(f"{q.id}: {person or 'nobody'} is not both addressed and speaking in the block")
             elif person.lower() not in tokens(q.text):
                 problems.append(f"{q.id} does not name {person}")
+            else:
+                problems.extend(_named_speaker(q, mid, first, said, topic))
     return result_of("discussion_blocks", problems, f"{n} discussion questions, each with its one block")
+
+
+def _named_speaker(q: Query, mid: str, first: int, said: list[SpokenTurn], topic: tuple[str, ...]) -> list[str]:
+    """An opinion question's gold names its speaker and exactly the block's turns they spoke; one of those takes a
+    stand on the aspect, and so does a turn of someone else between the opening and the close (the distractor)."""
+    theirs = tuple(first + i for i, t in enumerate(said) if t.speaker == q.speaker)
+    if not theirs or not contains_tokens(tokens(q.text), tuple(tokens(q.speaker))):
+        return [f"{q.id}: names {q.speaker or 'no speaker'} in its gold, not the person it asks about"]
+    if dict(q.speaker_turns) != {mid: theirs}:
+        return [f"{q.id}: speaker turns {dict(q.speaker_turns)}, {q.speaker} spoke {mid}#{list(theirs)}"]
+    stand = [contains_tokens(tokens(t.text), topic) > 0 for t in said]
+    if not any(stand[t - first] for t in theirs):
+        return [f"{q.id}: {q.speaker} never names the {' '.join(topic)}"]
+    if not any(stand[i] and t.speaker != q.speaker for i, t in enumerate(said) if 0 < i < len(said) - 1):
+        return [f"{q.id}: no one but {q.speaker} names the {' '.join(topic)} between the opening and the close "
+                "(no distractor)"]
+    return []
 
 
 def check_question_overlap(scan: SyntheticScan) -> CheckResult:

@@ -92,6 +92,8 @@ class LocatedFact(TypedDict, total=False):
     last: int  # discussion: its last turn (``turn`` is its first)
     aspect: str  # discussion
     person: str  # discussion asked about by an opinion question: the first name it addresses
+    named: str  # and that person's full name, as the turns spell it
+    named_turns: list[int]  # and the turns of the block they spoke (the question's speaker_turns)
 
 
 def tokens(text: str) -> list[str]:

@@ -203,7 +203,7 @@ def _plan_discussions(p: Planting, cfg: GeneratorConfig) -> None:
             p.discussions[mid].append(Discussion(
                 did, subject.name, subject.said, aspect.word, aspect.talk, item, speakers,
                 rng.randint(*voice.discussion_turns),
-                addressed=person.split(" ")[0], query=q, avoid=content_words(text) - evidence))
+                addressed=person.split(" ")[0], named=person, query=q, avoid=content_words(text) - evidence))
             p.queries.append(QuerySpec(q, "lookup", "R9", surface, text, pids=(did,)))
     # R8 asked of one discussion ("summarize the discussion about X"), as real summary requests often are
     for mid, sess in zip(sched.ids, sched.sessions, strict=True):

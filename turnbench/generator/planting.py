@@ -65,6 +65,7 @@ class Discussion:
     speakers: tuple[str, ...]  # who takes part, the opener first (empty: drawn when written)
     turns: int
     addressed: str = ""  # a participant's first name the talk must say once (the person an opinion question names)
+    named: str = ""  # and that participant's full name (two participants may share a first name)
     query: str | None = None
     avoid: frozenset[str] = frozenset()
 

@@ -2,8 +2,8 @@
 (its facts), never from the plan alone.
 
 A lookup's gold is its meeting's ``[setup, answer]`` span with the answer turn as evidence, or (R9) the
-discussion block it asks about, with no single evidence turn (so is a summary request about one discussion); a
-multi-file
+discussion block it asks about, with no single evidence turn (so is a summary request about one discussion); an
+opinion question's gold names the person it asks about and the turns of the block they spoke; a multi-file
 query's gold is one turn per component, each in its own meeting; a summarize query's gold is every
 session of its series, whole; an aggregation query is scored on the answer the plan fixed.
 """
@@ -32,8 +32,10 @@ def build_queries(plan: Plan, facts: Iterable[LocatedFact], turn_counts: Mapping
         if spec.rule == "R9" or (spec.cls == "summarize" and spec.pids):
             (block,) = [f for f in located if f["type"] == "discussion"]
             mid = block["meeting"]
+            named = block.get("named", "") if spec.surface == "opinion" else ""
             out.append(Query(spec.id, spec.cls, spec.rule, spec.surface, spec.text, "retrieval", (mid,),
-                             gold_turns={mid: ((block["turn"], block["last"]),)}))
+                             gold_turns={mid: ((block["turn"], block["last"]),)}, speaker=named,
+                             speaker_turns={mid: tuple(block.get("named_turns", ()))} if named else {}))
         elif spec.cls == "lookup":
             (setup,) = [f for f in located if f["type"] == "lookup_setup"]
             (answer,) = [f for f in located if f["type"] == "lookup_answer"]

@@ -4,7 +4,8 @@ Evidence in context: a fact is asked, talked around and stated by people who tal
 (a budget's cost, approval and invoices), never among random filler, so a passage holding it says what it is about.
 A discussion is a block of turns in which three or four people take up one aspect of a subject (a customer's
 renewal, a project's staffing, a site's lease): an opening that names it, opinions, proposals, doubts and questions
-to each other by first name, in varied words, and a close.
+to each other by first name, in varied words, and a close; where a question asks what one of them thought, their
+stand on it and someone else's (``STANCES``).
 
 Every sentence is drawn from the tables below with a seeded generator; ``avoid`` keeps a question's substitutes out
 (``generator/lexicon.py``), so a question's distance from its evidence is the one drawn for it.
@@ -64,6 +65,17 @@ OPINIONS = (
     "We tried that with the {u} before and it was {a}.",
     "I would rather wait on the {w} until we hear back.",
     "The {u} is {a}, the {w} less so.",
+)
+# A stand on the {X} itself: how the person an opinion question names answers when asked, and how another
+# participant takes a stand on it too, so that the block holds someone else's words on the same thing (the
+# question's distractor: only who said it tells the two apart).
+STANCES = (
+    "On the {X}, I think the {w} is what matters.",
+    "My take on the {X}: the {w} looks {a}.",
+    "For the {X}, I would sort out the {w} before the {u}.",
+    "The {X} comes down to the {w}, as far as I can see.",
+    "Honestly, the {X} looks {a} to me, mostly because of the {w}.",
+    "I see the {X} differently: the {u} is the real question.",
 )
 # Short reactions inside a discussion: most turns of interactive talk are a few words.
 REACTIONS = (

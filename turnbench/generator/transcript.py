@@ -183,25 +183,30 @@ def _lookup_block(mp: MeetingPlan, plant: Plant, bulk: _Bulk, rng: random.Random
 def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.Random,
                       voice: Register) -> list[_Draft]:
     """Three or four people on one aspect of a subject: an opening that names it, opinions and questions to each
-    other, a close. A queried discussion's first and last turns carry it (facts.jsonl records the span)."""
+    other, a close. A queried discussion's first and last turns carry it (facts.jsonl records the span). The person
+    an opinion question names is asked by first name once and takes a stand on the aspect, and right after them
+    someone else does too (the question's distractor); every turn of theirs is an opinion: no backchannel, reaction
+    or close."""
     people = d.speakers or tuple(rng.sample(mp.speakers, min(len(mp.speakers), rng.randint(3, 4))))
     slots = {"X": f"{d.subject} {d.aspect}", "A": d.agenda, "S": d.said}
+    addressed = d.named if d.named in people else None
     carried = None
     if d.query is not None:
-        carried = Plant(d.did, "discussion", ("",), {"query": d.query, "subject": d.subject, "aspect": d.aspect,
-                                                      **({"person": d.addressed} if d.addressed else {})})
+        fact: LocatedFact = {"query": d.query, "subject": d.subject, "aspect": d.aspect}
+        if addressed is not None:
+            fact["person"], fact["named"] = d.addressed, addressed
+        carried = Plant(d.did, "discussion", ("",), fact)
     opening = talk.draw(talk.OPENINGS, rng, d.talk, d.avoid, **slots, p="") or f"Next, the {slots['X']}."
     carried = dataclasses.replace(carried, sentences=(opening,)) if carried is not None else None
     drafts: list[_Draft] = []
     first = [opening, *_said(bulk, rng, talk.OPINIONS, d, slots, people, people[0], 0, 1)]
     drafts.append(_Draft(" ".join(first), sum(x.count(" ") + 1 for x in first), "discussion", people[0], carried))
     prev = people[0]
-    # the person an opinion question names is asked by first name once, and answers
-    ask_at = rng.randrange(1, max(2, d.turns - 2)) if d.addressed else -1
-    addressed = next((x for x in people if x.split(" ")[0] == d.addressed), None)
+    ask_at = rng.randrange(1, max(2, d.turns - 2)) if addressed is not None else -1
     heard = {people[0]}
     k = 1
     while k < d.turns - 1:
+        stance = k in (ask_at, ask_at + 1)
         if k == ask_at and addressed is not None:
             asker = rng.choice([x for x in people if x != addressed and x != prev] or [x for x in people
                                                                                      if x != addressed])
@@ -211,15 +216,19 @@ def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.R
             heard.add(asker)
             speaker = addressed
         else:
-            speaker = rng.choice([x for x in people if x != prev])
+            others = [x for x in people if x != prev and (x != addressed or not stance)]
+            speaker = rng.choice(others or [x for x in people if x != prev])
             # everyone taking part speaks: once the turns left are only enough for those not heard yet, they speak
             unheard = [x for x in people if x not in heard and x != prev]
             if unheard and d.turns - 1 - k <= len(set(people) - heard) and speaker not in unheard:
                 speaker = unheard[0]
         lo, hi = voice.discussion_sentences
-        short = rng.random() < voice.discussion_reactions
+        short = rng.random() < voice.discussion_reactions and not stance and speaker != addressed
         said = _said(bulk, rng, talk.REACTIONS if short else talk.OPINIONS, d, slots, people, speaker,
-                     1 if short else lo, 1 if short else hi)
+                     1 if short else lo - int(stance), 1 if short else hi - int(stance))
+        if stance:
+            said.insert(0, talk.draw(talk.STANCES, rng, d.talk, d.avoid, **slots, p="")
+                        or f"That is my view on the {slots['X']}.")
         if not said and speaker not in heard:
             # every draw said a word the question avoids: a reaction instead
             said = [rng.choice(wordlists.BACKCHANNELS)]
@@ -228,12 +237,12 @@ def _discussion_block(mp: MeetingPlan, d: Discussion, bulk: _Bulk, rng: random.R
             drafts.append(_Draft(text, text.count(" ") + 1, "discussion", speaker, None))
             heard.add(speaker)
             prev = speaker
-        if rng.random() < voice.backchannel_rate / 2:
-            drafts.append(_Draft(_backchannel(rng), 1, "backchannel",
-                                 rng.choice([x for x in people if x != prev]), None))
+        listeners = [x for x in people if x not in (prev, addressed)]
+        if rng.random() < voice.backchannel_rate / 2 and listeners:
+            drafts.append(_Draft(_backchannel(rng), 1, "backchannel", rng.choice(listeners), None))
         k += 1
     close = talk.draw(talk.CLOSINGS, rng, d.talk, d.avoid, **slots, p="") or f"Okay, that is the {slots['X']}."
-    closer = people[0] if people[0] != prev else people[1 % len(people)]
+    closer = people[0] if people[0] != prev else next((x for x in people[1:] if x != addressed), people[0])
     drafts.append(_Draft(close, close.count(" ") + 1, "discussion_end", closer, carried))
     return drafts
 
@@ -418,6 +427,8 @@ def _timed(mp: MeetingPlan, turns: list[_Spoken], rng: random.Random,
             # a discussion's fact was written at its first turn; its last turn closes the span
             (opened,) = [f for f in facts if f.get("type") == "discussion" and f.get("query") == carried.fact["query"]]
             opened["last"] = index
+            if "named" in opened:
+                opened["named_turns"] = [t.index for t in out_turns[opened["turn"]:] if t.speaker == opened["named"]]
         elif carried is not None:
             ptype = role if carried.type == "lookup" else carried.type
             sentence = carried.sentences[1] if role == "lookup_answer" else carried.sentences[0]

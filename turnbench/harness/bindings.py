@@ -4,8 +4,8 @@ A qrels line names a query and a passage by id; an id says nothing about the tex
 directory carries ``bindings.jsonl``, one line per target, each with the sha256 of what its judgement was
 derived from:
 
-* a query: its record (text, class, gold meetings, gold turn ranges, answer turns) and the text of every gold
-  and answer turn;
+* a query: its record (text, class, gold meetings, gold turn ranges, answer turns, the speaker it names and their
+  turns) and the text of every gold and answer turn;
 * a passage (each judged passage, and the top ``BIND_DEPTH`` of every ranked query, which the report shows):
   its meeting, speakers and times, and the words it was judged to hold — each held turn's index, speaker, times,
   span and those words (``spans``): what its grade and its shown text come from.

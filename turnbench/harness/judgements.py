@@ -10,6 +10,8 @@ it holds, from its declared spans, its text, its text hash, or — failing all t
 * answer share = the largest share of an answer turn's words the passage holds (a turn of no words: 1 when held).
 * Grade 3 when the answer share reaches ``answer`` (a real share of the evidence, not a sliver); else 2 when coverage
   ≥ ``high``; 1 when coverage > ``low``; else 0 (``RelevancePolicy``). Binary collapses every positive grade to 1.
+* A query that names a speaker (``Query.speaker``): a passage that holds less than ``answer`` of every one of that
+  speaker's gold turns (``speaker_turns``) grades at most 1, however much of the discussion it holds.
   A passage of turnbench's own — whole turns, one speaker — holds an answer turn whole or not at all, so its grade
   is what it was before passages of other shapes were judged this way.
 * Qrels hold the positive grades only. Every other passage is unjudged, which for the measures reported here
@@ -89,6 +91,7 @@ def _grades_in(query: Query, meeting_id: str, turns: MeetingTurns, held: Mapping
     """The positive grades of ``meeting_id``'s passages for ``query``, and (into ``out``) its gold words there."""
     gold = union_ranges(query.gold_turns.get(meeting_id, ()))
     answer = frozenset(query.answer_turns.get(meeting_id, ()))
+    named = frozenset(query.speaker_turns.get(meeting_id, ())) if query.speaker else None
     present = sorted(i for i in gold if i in turns.by_index)
     out.gold_words[query.id] = out.gold_words.get(query.id, 0) + sum(turns.count[i] for i in present)
     out.gold_spans.setdefault(query.id, {})[meeting_id] = tuple((i, 0, turns.count[i]) for i in present)
@@ -110,13 +113,16 @@ def _grades_in(query: Query, meeting_id: str, turns: MeetingTurns, held: Mapping
             gold_spans = (only,) if t in gold else ()
             coverage = (b - a if gold_spans else 0) / (b - a) if b > a else 0.0
             share = (((b - a) / n) if (n := count[t]) else 1.0) if t in answer else 0.0
+            spoke = None if named is None else (((b - a) / n) if (n := count[t]) else 1.0) if t in named else 0.0
         else:
             total = sum(b - a for _, a, b in spans)
             gold_spans = tuple(s for s in spans if s[0] in gold)
             coverage = sum(b - a for _, a, b in gold_spans) / total if total > 0 else 0.0
             share = max((((b - a) / n) if (n := count[t]) else 1.0 for t, a, b in spans if t in answer),
                         default=0.0)
-        g = policy.grade(coverage, share)
+            spoke = None if named is None else max(
+                (((b - a) / n) if (n := count[t]) else 1.0 for t, a, b in spans if t in named), default=0.0)
+        g = policy.grade(coverage, share, spoke)
         if g > 0:
             grades[pid] = g
         if gold_spans:

@@ -53,7 +53,10 @@ class RelevancePolicy:
             raise BadInput(f"{text!r} is not a relevance policy (expected e.g. "
                            "'graded(high=0.5,low=0.0,answer=0.5)')") from None
 
-    def grade(self, coverage: float, answer_share: float) -> int:
+    def grade(self, coverage: float, answer_share: float, speaker_share: float | None = None) -> int:
+        """``speaker_share``: for a query that names a speaker, the largest share of one of that speaker's gold
+        turns the passage holds (None otherwise); short of ``answer``, the passage grades at most 1 — it holds the
+        discussion, not what the named speaker said (docs/design.md §6)."""
         if answer_share > 0.0 and answer_share >= self.answer:
             g = GRADE_ANSWER
         elif coverage >= self.high and coverage > 0.0:
@@ -62,6 +65,8 @@ class RelevancePolicy:
             g = GRADE_LOW
         else:
             g = 0
+        if speaker_share is not None and not (speaker_share > 0.0 and speaker_share >= self.answer):
+            g = min(g, GRADE_LOW)
         return min(g, 1) if self.binary else g
 
     def to_json(self) -> dict:
@@ -72,7 +77,9 @@ class RelevancePolicy:
             "low": self.low,
             "answer": self.answer,
             "binary": self.binary,
-            "grades": {"3": "holds at least `answer` of an answer turn's words", "2": "coverage >= high",
+            "grades": {"3": "holds at least `answer` of an answer turn's words",
+                       "2": "coverage >= high; for a query that names a speaker, also holds at least `answer` of "
+                            "one of that speaker's gold turns",
                        "1": "coverage > low", "0": "otherwise"}
             if not self.binary else {"1": "graded 1, 2 or 3 under the same thresholds", "0": "otherwise"},
             "gain": "linear (trec_eval)",

@@ -46,7 +46,7 @@ def test_two_loads_with_vectors_give_the_same_index_and_the_same_dense_and_hybri
     assert v["mapping"] == {"type": "knn_vector", "dimension": 384, "method": {
         "name": "hnsw", "engine": "lucene", "space_type": "cosinesimil",
         "parameters": {"m": 16, "ef_construction": 100}}}
-    assert v["segments_before_merge"] == 1 and prov["segments_per_shard"] == 1  # 779 passages: one refresh
+    assert v["segments_before_merge"] == 1 and prov["segments_per_shard"] == 1  # 773 passages: one refresh
     assert v["embeddings"]["digest"]["count"] == prov["passages"]
     assert all(len(r) > 0 for r in runs.values())
     hnsw = run_arm(stack, corpus, "dense-hnsw", index=INDEX)

@@ -31,7 +31,7 @@ INDEX = "turnbench-engines-test"
 EXAMPLES = ("turnbench.engines.examples.bm25:engine", "turnbench.engines.examples.dense:engine",
             "turnbench.engines.examples.pg_fulltext:engine")
 # run.raw.trec of pg-fulltext on fixtures/small: PostgreSQL's own float4 ranks, the same on every provider leg
-PG_FULLTEXT_RAW_SHA256 = "6f036db0b1f8d9cf7ddfe487f019a9e00ebb8423a3871b2cbfb96a1f3864aaf3"
+PG_FULLTEXT_RAW_SHA256 = "172405b31512e09904f4d1a6885040f85219488b94727fd553f21198bccc8acc"
 
 
 def docs_engine() -> str:

@@ -266,7 +266,7 @@ def test_a_load_the_node_cannot_hold_is_refused_before_anything_is_written(stack
     before = _sql(stack, "SELECT count(*) FROM pg_tables WHERE schemaname = %s", (SCHEMA,))
     monkeypatch.setattr(capacity, "INDEX_BYTES_PER_WORD", 1 << 40)
     with pytest.raises(StackStateError, match=r"^OpenSearch node \S+ has [\d.]+ [KMG]?B free on its data path; "
-                                              r"loading 37,463 words \(823 passages\) needs about .* GB there"):
+                                              r"loading 37,665 words \(816 passages\) needs about .* GB there"):
         load_corpus(stack, small, LoadSpec(index=index))
     monkeypatch.setattr(capacity, "INDEX_BYTES_PER_WORD", 1)
     monkeypatch.setattr(capacity, "HEAP_FLOOR_BYTES", 1 << 50)

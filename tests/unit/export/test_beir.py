@@ -1,9 +1,9 @@
 """`turnbench export beir`: read back by a reader written here (json and csv only, none of turnbench's readers), a
 BEIR-style retriever's run over it scored back by `turnbench score`, byte-identical exports, and one-line refusals.
 
-Hand-derived figures for fixtures/small (its manifest, corpus v4): 131 queries, of which 28 aggregation (scored on
+Hand-derived figures for fixtures/small (its manifest, corpus v5): 131 queries, of which 28 aggregation (scored on
 answers, left out), 72 lookup + 8 multi_file + 7 summary requests about one discussion (turn level) and 16
-summarize (meeting level): 103 exported, 87 of them judged on passages. 779 passages at 200 words (the load's
+summarize (meeting level): 103 exported, 87 of them judged on passages. 773 passages at 200 words (the load's
 count, tests/integration/engines/test_dense.py).
 """
 
@@ -65,7 +65,7 @@ def test_an_independent_reader_finds_turnbenchs_passages_queries_and_grades(expo
     meetings = read_qrels(exported / "qrels" / "meetings.tsv")
     source = read_jsonl(SMALL / "queries.jsonl")
 
-    assert len(corpus) == 779 and len({d["_id"] for d in corpus}) == 779
+    assert len(corpus) == 773 and len({d["_id"] for d in corpus}) == 773
     assert all(set(d) == {"_id", "title", "text", "metadata"} and d["text"] and d["title"] for d in corpus)
     assert [d["_id"] for d in corpus] == sorted(d["_id"] for d in corpus)
     inventory = read_jsonl(exported / "passages.jsonl")

@@ -30,7 +30,7 @@ def _turns(corpus: Path) -> dict[str, list[tuple[str, float, float, str]]]:
 def test_export_then_parse_with_the_formats_own_readers_gives_the_same_turns(tmp_path: Path, fmt: str) -> None:
     r = CliRunner().invoke(main, ["export", "transcripts", str(SMALL), "--format", fmt, "--out", str(tmp_path / "x")])
     assert r.exit_code == 0, r.output
-    assert r.stdout == f"24 meetings (823 turns) as {fmt}, 103 questions without gold -> {tmp_path / 'x'}\n"
+    assert r.stdout == f"24 meetings (816 turns) as {fmt}, 103 questions without gold -> {tmp_path / 'x'}\n"
     files = sorted((tmp_path / "x" / "meetings").iterdir())
     assert [f.name for f in files][:2] == [f"m0001{EXT[fmt]}", f"m0002{EXT[fmt]}"] and len(files) == 24
     # parsed by the format's own reader, not by turnbench's
@@ -52,7 +52,7 @@ def test_export_then_parse_with_the_formats_own_readers_gives_the_same_turns(tmp
     questions = [json.loads(x) for x in (tmp_path / "x" / "questions.jsonl").read_text().splitlines()]
     assert len(questions) == 103 and all(set(q) == {"id", "text"} for q in questions)
     manifest = json.loads((tmp_path / "x" / "transcripts.json").read_text())
-    assert manifest["transcripts"] == fmt and manifest["counts"] == {"meetings": 24, "turns": 823, "questions": 103}
+    assert manifest["transcripts"] == fmt and manifest["counts"] == {"meetings": 24, "turns": 816, "questions": 103}
     # and read back into a corpus: the same turns, no questions
     r = CliRunner().invoke(main, ["import", "transcripts", str(tmp_path / "x"), "--out", str(tmp_path / "c")])
     assert r.exit_code == 0, r.output

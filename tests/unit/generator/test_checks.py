@@ -312,3 +312,35 @@ def test_questions_that_copy_their_evidence_fail_question_overlap(corpus_copy):
     results = {r.name: r for r in validate_corpus(corpus_copy)}
     assert failures(results.values()) == ["question_overlap"]
     assert "largest gap to the calibration" in results["question_overlap"].detail
+
+
+def test_an_opinion_whose_gold_credits_another_speakers_turn_fails_discussion_blocks(corpus_copy):
+    q, f = _discussion(corpus_copy, "opinion")
+    rows = read_lines(corpus_copy / "queries.jsonl")
+    (row,) = [r for r in rows if r["id"] == q["id"]]
+    assert row["speaker_turns"] == {f["meeting"]: f["named_turns"]}
+    row["speaker_turns"] = {f["meeting"]: [f["turn"]]}  # the opening: never the named person's
+    write_lines(corpus_copy / "queries.jsonl", rows)
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert failures(results.values()) == ["discussion_blocks"]
+    assert f"{q['id']}: speaker turns {{'{f['meeting']}': ({f['turn']},)}}, {f['named']} spoke " \
+        f"{f['meeting']}#{f['named_turns']}" in results["discussion_blocks"].detail
+
+
+def test_an_opinion_without_a_distractor_fails_discussion_blocks(corpus_copy):
+    q, f = _discussion(corpus_copy, "opinion")
+    topic = f"{f['subject']} {f['aspect']}"
+
+    def unsay(m):
+        # every turn of someone else between the opening and the close stops naming the aspect (the close still
+        # does, as every close does): the named speaker's stand is alone
+        for t in m["turns"][f["turn"] + 1:f["last"]]:
+            if t["speaker"] != f["named"]:
+                t["text"] = t["text"].replace(topic, "matter")
+    edit_meeting(corpus_copy, f["meeting"], unsay)
+    rehash(corpus_copy)
+    results = {r.name: r for r in validate_corpus(corpus_copy)}
+    assert "discussion_blocks" in failures(results.values())
+    assert f"{q['id']}: no one but {f['named']} names the {topic.lower()} between the opening and the close " \
+        "(no distractor)" in results["discussion_blocks"].detail

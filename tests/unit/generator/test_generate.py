@@ -154,10 +154,11 @@ def test_from_manifest_refuses_version_drift_naming_both_versions(tmp_path):
     assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.parametrize("generation", [1, 2])
+@pytest.mark.parametrize("generation", [1, 2, 4])
 def test_a_manifest_of_a_previous_generator_is_refused_as_version_drift(tmp_path, generation):
-    # the default corpus's manifest as generator 1 recorded it (before self-overlap, mentions and paraphrases) and
-    # as generator 2 did (invented subjects, paraphrases across turns, series titles): corpus v3 is other bytes
+    # the default corpus's manifest as generator 1 recorded it (before self-overlap, mentions and paraphrases), as
+    # generator 2 did (invented subjects, paraphrases across turns, series titles) and as generator 4 did (opinion
+    # questions without their speaker's turns, and no distractor by construction): every one is other bytes now
     old = REPO / "tests" / "fixtures" / "manifests" / f"default-g{generation}.manifest.json"
     from turnbench.generator import generator_version
 

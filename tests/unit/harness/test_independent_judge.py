@@ -82,16 +82,25 @@ def time_slices(m, seconds=30.0):
     return out
 
 
-def expected_grade(spans, gold, answer, lengths):
+def expected_grade(spans, gold, answer, lengths, named=None):
+    """``named``: the turns of the speaker a query names (None: it names nobody)."""
     held = sum(b - a for a, b in spans.values())
     coverage = sum(b - a for t, (a, b) in spans.items() if t in gold) / held if held else 0.0
-    share = max(((b - a) / lengths[t] if lengths[t] else 1.0 for t, (a, b) in spans.items() if t in answer),
-                default=0.0)
+
+    def most(turns):
+        return max(((b - a) / lengths[t] if lengths[t] else 1.0 for t, (a, b) in spans.items() if t in turns),
+                   default=0.0)
+
+    share = most(answer)
     if share > 0 and share >= ANSWER:
-        return 3, share
-    if coverage >= HIGH and coverage > 0:
-        return 2, share
-    return (1 if coverage > LOW else 0), share
+        g = 3
+    elif coverage >= HIGH and coverage > 0:
+        g = 2
+    else:
+        g = 1 if coverage > LOW else 0
+    if named is not None and not (most(named) > 0 and most(named) >= ANSWER):
+        g = min(g, 1)  # the discussion without the named speaker's words
+    return g, share
 
 
 def _both(cut):
@@ -110,7 +119,8 @@ def _both(cut):
             answer = set(q.answer_turns.get(p.meeting, ()))
             if not (set(spans) & (gold | answer)):
                 continue
-            g, share = expected_grade(spans, gold, answer, lengths[p.meeting])
+            named = set(q.speaker_turns.get(p.meeting, ())) if q.speaker else None
+            g, share = expected_grade(spans, gold, answer, lengths[p.meeting], named)
             if g:
                 want[q.id][p.id] = g
             if answer & set(spans):
