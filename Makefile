@@ -300,16 +300,24 @@ CLAIMED = metrics.json metrics.md answers.md report.html qrels.passages.txt qrel
   run.passages.trec run.meetings.trec run.raw.trec trec.json bindings.jsonl spans.jsonl passages.jsonl claim.sha256
 # arms benched together share a load: comma-separated within a group, groups separated by spaces
 VERIFY_GROUPS ?= bm25 dense-exact,hybrid-rrf
-## verify: regenerate the default corpus, bench bm25, then dense-exact and hybrid-rrf (VERIFY_GROUPS), on the embedded stack (VERIFY_PROVIDER=docker, or PROVIDER=docker: on Docker); per arm, the embeddings digests first, then byte-identical claim files vs baselines/<arm>
+# ALLOW_VERSION_DRIFT=1: verify against baselines recorded with other versions of the byte-shaping libraries (the
+# difference is printed, one line per library, and the claim compared with the recorded versions set aside);
+# without it such a baseline is refused before anything is benched (exit 3)
+ALLOW_VERSION_DRIFT ?=
+DRIFT_OPTION = $(if $(ALLOW_VERSION_DRIFT),--allow-version-drift)
+comma := ,
+## verify: the byte-shaping library versions against the baselines' (refused when they differ, unless ALLOW_VERSION_DRIFT=1); regenerate the default corpus, bench bm25, then dense-exact and hybrid-rrf (VERIFY_GROUPS), on the embedded stack (VERIFY_PROVIDER=docker, or PROVIDER=docker: on Docker); per arm, the embeddings digests first, then byte-identical claim files vs baselines/<arm>
 verify: $(call needs,$(VERIFY_PROVIDER))
+	@$(PY) scripts/verify_arm.py $(DRIFT_OPTION) --versions $(addprefix baselines/,$(subst $(comma), ,$(VERIFY_GROUPS)))
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 \
+	  $(DRIFT_OPTION) >/dev/null && \
 	for group in $(VERIFY_GROUPS); do \
 	  $(TURNBENCH) bench --corpus "$$tmp/corpus" $$(echo $$group | tr ',' ' ' | xargs -n1 printf -- '--arm %s ') \
 	    --out "$$tmp/results" --provider $(VERIFY_PROVIDER) >/dev/null || exit 1; \
 	done; \
 	status=0 && for arm in $$(echo $(VERIFY_GROUPS) | tr ',' ' '); do \
-	  $(PY) scripts/verify_arm.py $$arm baselines/$$arm "$$tmp/results/$$arm" $(CLAIMED); rc=$$?; \
+	  $(PY) scripts/verify_arm.py $(DRIFT_OPTION) $$arm baselines/$$arm "$$tmp/results/$$arm" $(CLAIMED); rc=$$?; \
 	  if [ $$rc -eq 3 ]; then unverified="$$unverified $$arm"; elif [ $$rc -ne 0 ]; then status=1; fi; \
 	done; \
 	if [ -n "$$unverified" ]; then echo "verify: not verifiable on this CPU class (dense vectors):$$unverified"; fi; \
