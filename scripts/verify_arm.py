@@ -22,8 +22,7 @@ import sys
 from pathlib import Path
 
 from turnbench.errors import TurnbenchError
-from turnbench.results.verify import (ALLOW_DRIFT, DIFFERENT, NOT_HERE, consequence, differences, recorded_libraries,
-                                      same_but_versions, verify_digests, version_lines)
+from turnbench.results import verify as V
 from turnbench.versions import libraries
 
 REFUSED = 3
@@ -35,33 +34,35 @@ def versions(baselines: list[str], allowed: bool) -> int:
     now, found = libraries(), {}
     for baseline in baselines:
         try:
-            recorded = recorded_libraries(Path(baseline))
+            recorded = V.recorded_libraries(Path(baseline))
         except TurnbenchError as exc:
             print(f"verify: {exc}", file=sys.stderr)
             return REFUSED
-        for line in differences(recorded, now):
+        for line in V.differences(recorded, now):
             found.setdefault(line, []).append(Path(baseline).name)
     for line, names in found.items():
-        print(f"verify: {', '.join(names)}: {line}; {consequence(allowed)}", file=sys.stdout if allowed else sys.stderr)
+        out = sys.stdout if allowed else sys.stderr
+        print(f"verify: {', '.join(names)}: {line}; {V.consequence(allowed)}", file=out)
     return REFUSED if found and not allowed else 0
 
 
 def main(argv: list[str]) -> int:
-    allowed = ALLOW_DRIFT in argv
-    argv = [a for a in argv if a != ALLOW_DRIFT]
+    allowed = V.ALLOW_DRIFT in argv
+    argv = [a for a in argv if a != V.ALLOW_DRIFT]
     if argv[:1] == ["--versions"]:
         return versions(argv[1:], allowed)
     arm, baseline, candidate, *claimed = argv
-    drifted = version_lines(arm, recorded_libraries(Path(baseline)), recorded_libraries(Path(candidate)), allowed)
+    recorded = V.recorded_libraries(Path(baseline))
+    drifted = V.version_lines(arm, recorded, V.recorded_libraries(Path(candidate)), allowed)
     if drifted:
         print(*drifted, sep="\n")
         if not allowed:
             return 1
-    outcome, lines = verify_digests(arm, Path(baseline), Path(candidate))
+    outcome, lines = V.verify_digests(arm, Path(baseline), Path(candidate))
     print(*lines, sep="\n")
-    if outcome == NOT_HERE:
+    if outcome == V.NOT_HERE:
         return 3
-    if outcome == DIFFERENT:
+    if outcome == V.DIFFERENT:
         return 1
     differ = False
     for name in claimed:
@@ -69,7 +70,7 @@ def main(argv: list[str]) -> int:
         if a.is_file() and b.is_file() and a.read_bytes() == b.read_bytes():
             print(f"verify: {arm}: {name} byte-identical to {baseline}")
             continue
-        if drifted and a.is_file() and b.is_file() and same_but_versions(name, a.read_bytes(), b.read_bytes()):
+        if drifted and a.is_file() and b.is_file() and V.same_but_versions(name, a.read_bytes(), b.read_bytes()):
             print(f"verify: {arm}: {name} identical to {baseline} but for the recorded library versions")
             continue
         differ = True

@@ -5,6 +5,7 @@ baseline recorded with other versions unless told (--allow-version-drift)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 from tests.unit.harness.helpers import score, small_run
@@ -150,3 +152,12 @@ def test_a_baseline_recorded_before_versions_were_is_refused_in_one_line(tmp_pat
     assert before.returncode == 3 and before.stderr.splitlines() == [
         "verify: bm25, bm25: the baseline records no library versions (made before turnbench recorded them); "
         "refused (pass --allow-version-drift to compare anyway, or install constraints.txt)"]
+
+
+@pytest.mark.skipif(not os.environ.get("TURNBENCH_WHEEL_VENV"), reason="only under scripts/wheel_check.sh")
+def test_under_the_wheel_check_the_package_is_the_installed_wheel_not_the_checkout():
+    import turnbench
+
+    venv = Path(os.environ["TURNBENCH_WHEEL_VENV"]).resolve()
+    assert Path(turnbench.__file__).resolve().is_relative_to(venv)
+    assert not Path(turnbench.__file__).resolve().is_relative_to(REPO)

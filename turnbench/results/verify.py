@@ -26,7 +26,7 @@ ALLOW_DRIFT = "--allow-version-drift"
 
 def recorded_libraries(directory: Path) -> dict[str, str]:
     """The library versions a results directory's metrics.json records (empty when it records none)."""
-    return from_tree(load_json(Path(directory) / METRICS_JSON), str(directory)).provenance.libraries
+    return dict(from_tree(load_json(Path(directory) / METRICS_JSON), str(directory)).provenance.libraries)
 
 
 def version_lines(name: str, baseline: dict[str, str], now: dict[str, str], allowed: bool) -> list[str]:
