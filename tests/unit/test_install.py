@@ -161,3 +161,18 @@ def test_under_the_wheel_check_the_package_is_the_installed_wheel_not_the_checko
     venv = Path(os.environ["TURNBENCH_WHEEL_VENV"]).resolve()
     assert Path(turnbench.__file__).resolve().is_relative_to(venv)
     assert not Path(turnbench.__file__).resolve().is_relative_to(REPO)
+
+
+def test_compare_notes_library_versions_that_differ_between_two_recorded_sides(tmp_path, small_corpus):
+    from turnbench.harness.compare import compare
+    from turnbench.results.record import from_tree
+
+    now = _results(tmp_path, small_corpus)
+    doc = json.loads((now / "metrics.json").read_text())
+    other = json.loads(json.dumps(doc))
+    other["provenance"]["libraries"]["numpy"] = "2.3.0"
+    notes = compare(from_tree(other), from_tree(doc), resamples=200).notes
+    assert notes == (f"library versions differ: numpy 2.3.0 in the baseline, {libraries()['numpy']} in the candidate",)
+    assert compare(from_tree(doc), from_tree(doc), resamples=200).notes == ()
+    del other["provenance"]["libraries"]  # results written before versions were recorded: nothing to say
+    assert compare(from_tree(other), from_tree(doc), resamples=200).notes == ()
