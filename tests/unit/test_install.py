@@ -176,3 +176,26 @@ def test_compare_notes_library_versions_that_differ_between_two_recorded_sides(t
     assert compare(from_tree(doc), from_tree(doc), resamples=200).notes == ()
     del other["provenance"]["libraries"]  # results written before versions were recorded: nothing to say
     assert compare(from_tree(other), from_tree(doc), resamples=200).notes == ()
+
+
+def test_the_wheel_holds_every_module_and_every_file_the_package_reads():
+    """setuptools' package find takes only directories with an __init__.py (turnbench/pipeline once had none, so a
+    wheel lacked it) and package-data only the globs pyproject.toml names: every file under turnbench/ must be in
+    one or the other. (scripts/wheel_check.sh builds the wheel and runs from it.)"""
+    import fnmatch
+
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    package = REPO / "turnbench"
+    data = setuptools["package-data"]
+    missing = []
+    for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        rel = path.relative_to(REPO)
+        if path.suffix == ".py":
+            if not (path.parent / "__init__.py").is_file():
+                missing.append(f"{rel}: its directory is not a package")
+            continue
+        owners = [d for d in data if (REPO / d.replace(".", "/")) in path.parents]
+        if not any(fnmatch.fnmatch(str(path.relative_to(REPO / o.replace(".", "/"))), g)
+                   for o in owners for g in data[o]):
+            missing.append(f"{rel}: no package-data glob takes it")
+    assert missing == []
