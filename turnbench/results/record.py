@@ -205,6 +205,8 @@ class Provenance:
     index: object = None
     stack: object = None
     inputs: Facts = field(default_factory=dict)
+    # the byte-shaping libraries' versions (turnbench.versions); empty in results written before they were recorded
+    libraries: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -322,7 +324,8 @@ def _provenance(p: Mapping[str, Any]) -> Provenance:
                            str(licence.get("tier") or tier), c),
         licence_tier=tier, arm=p.get("arm"), relevance_policy=p.get("relevance_policy") or {},
         metric_engine=p.get("metric_engine") or {}, files=dict(p.get("files") or {}), index=p.get("index"),
-        stack=p.get("stack"), inputs=p.get("inputs") or {})
+        stack=p.get("stack"), inputs=p.get("inputs") or {},
+        libraries={str(k): str(v) for k, v in (p.get("libraries") or {}).items()})
 
 
 def _row(r: Mapping[str, Any]) -> Row:

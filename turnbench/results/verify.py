@@ -1,7 +1,10 @@
-"""What ``make verify`` says first about an arm: whether its vectors are the baseline's (docs/measurements.md).
+"""What ``make verify`` says first about an arm: whether the byte-shaping libraries are the baseline's versions, then
+whether its vectors are the baseline's (docs/measurements.md).
 
-When the vectors differ, every dense metric's difference follows from them; when the baseline's vectors were
-computed on a CPU with other vector instruction sets, the arm is not verifiable here: said so, never passed."""
+A baseline recorded with other library versions is refused unless told (``--allow-version-drift``): then the claim
+is compared with the recorded versions set aside. When the vectors differ, every dense metric's difference follows
+from them; when the baseline's vectors were computed on a CPU with other vector instruction sets, the arm is not
+verifiable here: said so, never passed."""
 
 from __future__ import annotations
 
@@ -9,11 +12,59 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from turnbench import canonical
 from turnbench.errors import BadInput, NotPublishable
 from turnbench.results.directory import METRICS_JSON, RUNINFO_JSON, load_json, side_dirs
 from turnbench.results.record import digest_differences, from_tree
+from turnbench.versions import drift
 
 VERIFIED, DIFFERENT, NOT_HERE = "verified", "different", "not verifiable here"
+LIBRARIES = "libraries"  # provenance's record of the byte-shaping libraries' versions
+CLAIM_SHA256 = "claim.sha256"
+ALLOW_DRIFT = "--allow-version-drift"
+
+
+def recorded_libraries(directory: Path) -> dict[str, str]:
+    """The library versions a results directory's metrics.json records (empty when it records none)."""
+    return dict(from_tree(load_json(Path(directory) / METRICS_JSON), str(directory)).provenance.libraries)
+
+
+def version_lines(name: str, baseline: dict[str, str], now: dict[str, str], allowed: bool) -> list[str]:
+    """One line per library whose version differs from the baseline's, naming it and both versions, and what
+    follows: refused, or (``allowed``) compared with the versions set aside. ``name`` names the baseline (or
+    several, comma-separated)."""
+    return [f"verify: {name}: {line}; {consequence(allowed)}" for line in differences(baseline, now)]
+
+
+def differences(baseline: dict[str, str], now: dict[str, str]) -> list[str]:
+    """What differs between a baseline's recorded versions and these, one phrase per library."""
+    if not baseline and now:
+        return ["the baseline records no library versions (made before turnbench recorded them)"]
+    return drift(baseline, now)
+
+
+def consequence(allowed: bool) -> str:
+    return ("allowed (--allow-version-drift): the claim is compared with the recorded versions set aside" if allowed
+            else f"refused (pass {ALLOW_DRIFT} to compare anyway, or install constraints.txt)")
+
+
+def same_but_versions(name: str, baseline: bytes, candidate: bytes) -> bool:
+    """Whether two claim files are the same once the library versions are set aside: metrics.json with the
+    baseline's versions put in the candidate's, claim.sha256 without its metrics.json line."""
+    if name == METRICS_JSON:
+        try:
+            base, cand = json.loads(baseline), json.loads(candidate)
+            cand["provenance"][LIBRARIES] = base["provenance"].get(LIBRARIES)
+            if cand["provenance"][LIBRARIES] is None:
+                del cand["provenance"][LIBRARIES]
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return False
+        return canonical.pretty(cand) == baseline
+    if name == CLAIM_SHA256:
+        def kept(data: bytes) -> list[bytes]:
+            return [line for line in data.splitlines() if not line.endswith(b"  " + METRICS_JSON.encode())]
+        return kept(baseline) == kept(candidate)
+    return baseline == candidate
 
 
 def verify_digests(name: str, baseline_dir: Path, candidate_dir: Path) -> tuple[str, list[str]]:
