@@ -5,8 +5,9 @@
 # versions, then the claim files byte for byte) and `make test VENV=<it>`.
 #
 # The package the commands run is the wheel's, never the checkout's: PYTHONSAFEPATH=1 keeps the current directory
-# off sys.path (for every child process too) and pytest runs with --import-mode=append, so the checkout's tests/ are
-# found after site-packages; tests/unit/test_install.py checks it (TURNBENCH_WHEEL_VENV).
+# off sys.path (for every child process too), PYTHONPATH holds a directory with only a link to the checkout's tests/
+# (the tests' child processes import helpers from it), and pytest runs with --import-mode=append, so the checkout's
+# root comes after site-packages; tests/unit/test_install.py checks it (TURNBENCH_WHEEL_VENV).
 #
 # usage: scripts/wheel_check.sh [--allow-version-drift] [PYTEST_PATH...]
 #   PYTEST_PATH...: what `make test` collects (TESTS=...); none: all of it, as `make test`. .ci/run passes tests/unit
@@ -43,7 +44,8 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install -q --no-deps -c constraints.txt beir   # as `make setup`: the loader alone
 touch "$venv/.installed"   # what `make setup` makes: the Makefile installs nothing more into it
 
-export PYTHONSAFEPATH=1 TURNBENCH_WHEEL_VENV=$venv
+mkdir -p "$scratch/path" && ln -sfn "$PWD/tests" "$scratch/path/tests"   # tests importable, the checkout's package not
+export PYTHONSAFEPATH=1 PYTHONPATH=$scratch/path TURNBENCH_WHEEL_VENV=$venv
 where=$("$venv/bin/python" -c 'import turnbench; print(turnbench.__file__)')
 case "$where" in
   "$venv"/*) echo "turnbench imported from $where" ;;
