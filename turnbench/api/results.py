@@ -73,6 +73,13 @@ class Results:
 
         return render_metrics_md(self.record)
 
+    def to_summary(self) -> str:
+        """What ``bench`` prints by default: the headline measures per class, the answers' EM and where the full
+        tables and the report are, in at most 100 columns (``--full`` prints ``to_markdown``)."""
+        from turnbench.render.summary import results_summary
+
+        return results_summary(self.record, None if self.out_dir is None else str(self.out_dir))
+
     def to_dataframe(self, what: str = "per_query") -> Any:
         """A pandas DataFrame: ``per_query`` (one row per judged query, a column per measure) or ``rows`` (the table
         metrics.md shows). Needs pandas."""

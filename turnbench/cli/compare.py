@@ -42,12 +42,15 @@ _PUBLISHABLE_HELP = ("Refuse (exit 2) any results not measured on a tier A corpu
               help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @click.option("--publishable", is_flag=True, help=_PUBLISHABLE_HELP)
+@click.option("--full", is_flag=True,
+              help="Print every row (the markdown --out writes) instead of the summary: the headline measures per "
+                   "class, answers EM, the verdict and where the files are, in 100 columns.")
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
                 html_out: str | None, json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
-                corpus_dirs: tuple[str, ...], publishable: bool) -> None:
+                corpus_dirs: tuple[str, ...], publishable: bool, full: bool) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
-    paired bootstrap interval, p-value, Holm-adjusted verdict."""
+    paired bootstrap interval, p-value, Holm-adjusted verdict. Prints a summary (--full: every row)."""
     from turnbench import api
 
     if out and Path(out).suffix in (".html", ".htm"):
@@ -75,7 +78,11 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
         api.write_text(out, text)
     if html_out and page is not None:
         api.write_bytes(html_out, page)
-    click.echo(text, nl=False)
+    if full:
+        click.echo(text, nl=False)
+    else:
+        rule = None if decision is None else (str(rule_file), decision.decision.verdict, decision.decision.deciding)
+        click.echo(compared.to_summary(gate=gate, rule=rule, markdown=out, page=html_out), nl=False)
     written = [p for p in (out, html_out) if p]
     if written:
         say(f"wrote {' and '.join(written)}")

@@ -21,6 +21,7 @@ from turnbench.processes import Background
 from turnbench.render import view as V
 from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md, render_corpora_md
+from turnbench.render.summary import Said, comparison_summary
 from turnbench.results.directory import (
     Side,
     corpus_ids,
@@ -86,6 +87,13 @@ class Compared:
     def to_markdown(self, *, gate: bool | None = None) -> str:
         """compare.md: the rows and their verdicts (``gate``: say whether the gate passed)."""
         return render_comparison_md(self.result, gate=gate)
+
+    def to_summary(self, *, gate: bool = False, rule: tuple[str, str, str] | None = None,
+                   markdown: str | None = None, page: str | None = None) -> str:
+        """What ``compare`` prints by default: the verdict counts, the headline rows, the gate (``gate``: say whether
+        it passed) and the rule (its file, verdict and deciding clause), where the full tables (``markdown``) and
+        the report (``page``) were written, in at most 100 columns (``to_markdown`` is ``--full``)."""
+        return comparison_summary(self.result, Said(gate, rule, markdown, page))
 
     def to_html(self, *, gate: bool = False) -> bytes:
         """The comparison's report.html (``gate``: say whether the gate passed)."""
@@ -157,6 +165,10 @@ class ComparedCorpora:
 
     def to_markdown(self, *, gate: bool | None = None) -> str:
         return render_corpora_md(self.result, gate=gate)
+
+    def to_summary(self, *, gate: bool = False, rule: tuple[str, str, str] | None = None,
+                   markdown: str | None = None, page: str | None = None) -> str:
+        return comparison_summary(self.result, Said(gate, rule, markdown, page))
 
     def to_html(self, *, gate: bool = False) -> bytes:
         """The first corpus's page, its verdicts the joint ones, with the verdict across corpora on top."""
