@@ -29,16 +29,18 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
             corpora: Sequence[CorpusLike] = (), resamples: int = 10_000, seed: int | None = None,
             also: Sequence[tuple[Results | PathLike, Results | PathLike]] = (),
             texts: bool = False, publishable: bool = False) -> Compared | ComparedCorpora:
-    """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
-    the randomisation p-value, the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what
-    ``--gate`` fails on, ``.warnings()`` the lookup losses within noise. ``also``: the same two arms on other
-    corpora, judged together (``compare --also``; docs/gate.md). ``texts``: read the texts (and check every binding)
-    for a page (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results
-    not measured on a tier A corpus, before anything is compared."""
+    """Compare two results directories (or two sets of seeds), or results in memory (what ``score`` returned, never
+    written; either side or both): per class × measure, the paired bootstrap interval, the randomisation p-value,
+    the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what ``--gate`` fails on,
+    ``.warnings()`` the lookup losses within noise. Results in memory are refused as their files would be (other
+    corpora, policies or queries, another gold). ``also``: the same two arms on other corpora, judged together
+    (``compare --also``; docs/gate.md). ``texts``: read the texts (and check every binding) for a page
+    (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results not measured
+    on a tier A corpus, before anything is compared."""
     from turnbench.harness.compare import SEED
     from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
-    base, cand = _results_dir(baseline, "baseline"), _results_dir(candidate, "candidate")
+    base, cand = _given(baseline, "baseline"), _given(candidate, "candidate")
     _int(resamples, "resamples")
     _int(seed, "seed", optional=True)
     _typed(texts, bool, "texts", "True or False")
@@ -46,16 +48,36 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
         raise BadInput(f"resamples must be from 100 to 1000000 and seed from 0 to 2^32-1, not {resamples}, {seed}")
     pairs = _list(also, "also", "(baseline, candidate) pairs", lambda p: isinstance(p, (tuple, list)) and len(p) == 2,
                   "a (baseline, candidate) pair")
-    sides = [(_results_dir(b, "also baseline"), _results_dir(c, "also candidate")) for b, c in pairs]
+    sides = [(_given(b, f"also[{i}] baseline"), _given(c, f"also[{i}] candidate")) for i, (b, c) in enumerate(pairs)]
     if _typed(publishable, bool, "publishable", "True or False"):
-        from turnbench.results.verify import publishable as check
-
-        check([base, cand, *(p for pair in sides for p in pair)])
+        _publishable([base, cand, *(p for pair in sides for p in pair)])
     if pairs:
         return compare_corpora([(base, cand), *sides], corpora=_corpora(corpora), texts=texts, resamples=resamples,
                                seed=SEED if seed is None else seed)
     return compare_dirs(base, cand, corpora=_corpora(corpora), texts=texts, resamples=resamples,
                         seed=SEED if seed is None else seed)
+
+
+def _given(side: Results | PathLike, name: str) -> Any:
+    """A side of ``compare``: its results directory, or (results never written) the results in memory."""
+    from turnbench.pipeline.comparing import InMemory
+
+    if isinstance(side, Results) and side.out_dir is None:
+        return InMemory(side.scored, f"the {name} (results in memory)")
+    return _results_dir(side, f"{name}")
+
+
+def _publishable(sides: Sequence[Any]) -> None:
+    """NotPublishable at the first side, in order, not measured on a tier A corpus (a directory's seeds each)."""
+    from turnbench.pipeline.comparing import InMemory
+    from turnbench.results.verify import publishable, refuse_unpublishable
+
+    for side in sides:
+        if isinstance(side, InMemory):
+            prov = side.scored.document["provenance"]
+            refuse_unpublishable(side.name, str(prov.get("licence_tier", "unrecorded")), str(prov["corpus"]["id"]))
+        else:
+            publishable([side])
 
 
 @dataclass(frozen=True)
