@@ -137,6 +137,20 @@ def _forged(w: Path, alike: bool) -> Built:
     return (forged if alike else base), forged, ({"corpora": [corpus]} if alike else {})
 
 
+def _forged_one(w: Path) -> Built:
+    return _forged(w, alike=False)
+
+
+def _forged_both(w: Path) -> Built:
+    return _forged(w, alike=True)
+
+
+def _same_twice(w: Path) -> Built:
+    corpus, passages = _corpus(w / "c"), turn_passages(small_world()[0])
+    return (turnbench.score(corpus, passages, _mapping(), arm={"name": "a"}),
+            turnbench.score(corpus, passages, _mapping(), arm={"name": "b"}), {})
+
+
 def _tier_b(w: Path) -> Built:
     """A tier B corpus (non-commercial; tier C is never scored at all)."""
     corpus, passages = _corpus(w / "c", tier="B"), turn_passages(small_world()[0])
@@ -156,8 +170,8 @@ REFUSALS: list[tuple[str, Callable[[Path], Built], type[TurnbenchError], str]] =
     ("other relevance policies", _other_policy, UnpairedComparison, "relevance policies differ"),
     ("other scopes", _other_scope, UnpairedComparison, "scopes differ"),
     ("other queries", _other_queries, UnpairedComparison, "query sets differ"),
-    ("judgements forged consistently", lambda w: _forged(w, alike=False), DifferentGold, "different gold"),
-    ("judgements forged alike, the corpus named", lambda w: _forged(w, alike=True), DifferentGold,
+    ("judgements forged consistently", _forged_one, DifferentGold, "different gold"),
+    ("judgements forged alike, the corpus named", _forged_both, DifferentGold,
      "judged again from its passages.jsonl"),
     ("a tier B corpus, publishable", _tier_b, NotPublishable, "licence tier B"),
     ("a corpus none of the results scored", _corpus_of_none, BadInput, "is not the corpus of any results"),
