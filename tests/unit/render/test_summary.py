@@ -82,7 +82,7 @@ def benched(tmp_path, monkeypatch):
 
 def test_bench_of_two_arms_prints_a_summary_that_fits_whatever_the_terminal(benched):
     out, outcomes = benched
-    args = ["bench", "--corpus", str(ROOT / "corpora" / "default"), "--arm", "bm25", "--arm", "bm25-title",
+    args = ["bench", "--corpus", str(ROOT / "fixtures" / "small"), "--arm", "bm25", "--arm", "bm25-title",
             "--out", str(out)]
     done = CliRunner().invoke(main, args)
     assert done.exit_code == 0, done.output
@@ -97,7 +97,7 @@ def test_bench_of_two_arms_prints_a_summary_that_fits_whatever_the_terminal(benc
 
 def test_bench_full_prints_the_tables_as_before(benched):
     out, outcomes = benched
-    done = CliRunner().invoke(main, ["bench", "--corpus", str(ROOT / "corpora" / "default"), "--arm", "bm25",
+    done = CliRunner().invoke(main, ["bench", "--corpus", str(ROOT / "fixtures" / "small"), "--arm", "bm25",
                                      "--arm", "bm25-title", "--out", str(out), "--full"])
     assert done.exit_code == 0, done.output
     assert done.stdout == _old_output(outcomes, out)
