@@ -214,3 +214,13 @@ def test_results_in_memory_against_a_set_of_seeds_is_refused_as_a_directory_is(t
     on_disk = CliRunner().invoke(main, ["compare", str(results.write(tmp_path / "r").out_dir), str(seeds)])
     assert on_disk.exit_code == exit_code_for(in_memory.value) == 2
     assert on_disk.stderr.startswith("turnbench: BadInput: one side is a single results directory")
+
+
+def test_what_reads_a_results_directory_says_so_of_results_in_memory(tmp_path):
+    """report and plan read a results directory (its runinfo, its texts' corpus): results in memory are refused in
+    one line that says what to do, never a traceback."""
+    base, _, _ = _same_twice(tmp_path)
+    with pytest.raises(BadInput, match=r"^results: these results were never written.*write\(\) them first"):
+        api.report(base)
+    with pytest.raises(BadInput, match=r"^pilot: these results were never written"):
+        api.plan(base, delta=0.01)

@@ -131,6 +131,7 @@ class Results:
 def _results_dir(side: Results | PathLike, name: str) -> Path:
     if isinstance(side, Results):
         if side.out_dir is None:
-            raise BadInput("these results were never written: write() them, then compare the directory")
+            raise BadInput(f"{name}: these results were never written, and this reads a results directory: write() "
+                           "them first (compare takes them in memory)")
         return side.out_dir
     return _path(side, f"{name} (Results or a results directory)")
