@@ -891,6 +891,8 @@ NOTEBOOK_ROWS = [
         w, "_forged_both"), 3, r"DifferentGold: the baseline \(results in memory\): query q2: .* judged again"),
     Case("notebook", "compare in memory, publishable, of tier B results", lambda w: _notebook(w, "_tier_b"), 2,
          r"NotPublishable: the baseline \(results in memory\): corpus tiny is licence tier B"),
+    Case("notebook", "compare in memory of per-query values edited, rows alike", lambda w: _notebook(
+        w, "_values_edited"), 3, r"ResultsIntegrityError: the candidate \(results in memory\): query q2 MRR: "),
     Case("notebook", "compare in memory naming a corpus no side scored", lambda w: _notebook(
         w, "_corpus_of_none"), 2, r"BadInput: corpus tiny-other is not the corpus of any results given"),
 ]

@@ -30,6 +30,7 @@ from turnbench.errors import (
     BadInput,
     DifferentGold,
     NotPublishable,
+    ResultsIntegrityError,
     StaleBinding,
     TurnbenchError,
     UnpairedComparison,
@@ -145,6 +146,29 @@ def _forged_both(w: Path) -> Built:
     return _forged(w, alike=True)
 
 
+def _values_edited(w: Path) -> Built:
+    """The candidate's MRR of q2 and every row holding it raised alike (the document agrees with itself), and its
+    run and qrels left as they are: the values no longer follow from them."""
+    corpus, passages = _corpus(w / "c"), turn_passages(small_world()[0])
+    base = turnbench.score(corpus, passages, _mapping())
+    doc = json.loads(json.dumps(base.scored.document))
+    block = doc["retrieval"]
+    (q2,) = [q for q in block["per_query"] if q["query_id"] == "q2"]
+    q2["values"]["MRR"] = 0.9
+
+    def mean(rows, key=None, value=None):
+        for row in rows:
+            qs = [q for q in block["per_query"] if row["class"] in ("all", q["class"])
+                  and (key is None or q.get(key) == value) and "MRR" in q["values"]]
+            row["means"]["MRR"] = round(sum(q["values"]["MRR"] for q in qs) / len(qs), 6) if qs else None
+
+    mean(block["rows"])
+    for key, by in (("surface", "rows_by_surface"), ("domain", "rows_by_domain")):
+        for value, rows in block.get(by, {}).items():
+            mean(rows, key, value)
+    return base, api.Results(Scored(doc, base.scored.extra_files)), {}
+
+
 def _same_twice(w: Path) -> Built:
     corpus, passages = _corpus(w / "c"), turn_passages(small_world()[0])
     return (turnbench.score(corpus, passages, _mapping(), arm={"name": "a"}),
@@ -174,6 +198,7 @@ REFUSALS: list[tuple[str, Callable[[Path], Built], type[TurnbenchError], str]] =
     ("judgements forged alike, the corpus named", _forged_both, DifferentGold,
      "judged again from its passages.jsonl"),
     ("a tier B corpus, publishable", _tier_b, NotPublishable, "licence tier B"),
+    ("per-query values edited", _values_edited, ResultsIntegrityError, "query q2 MRR: metrics.json says 0.9"),
     ("a corpus none of the results scored", _corpus_of_none, BadInput, "is not the corpus of any results"),
 ]
 

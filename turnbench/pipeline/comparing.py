@@ -175,6 +175,13 @@ class _Nothing(contextlib.nullcontext):
 
 def _load(given: SideGiven, known: dict[str, dict[str, Any]]) -> Side:
     if isinstance(given, InMemory):
+        # as a directory's document is checked (no digest or recorded sha256 yet: nothing written vouches): its
+        # numbers agree with each other, and its values follow from the run and qrels it would write
+        from turnbench.results.integrity import check_document
+        from turnbench.results.rederive import rederive
+
+        check_document(given.scored.document, given.name)
+        rederive(given.scored.document, given.scored.extra_files, given.name)
         return [(None, V.from_files(given.scored.results, given.scored.extra_files))]
     return load_side(Path(given), checked=False, known=known)
 
