@@ -139,7 +139,8 @@ def compare_dirs(baseline: SideGiven, candidate: SideGiven, *, corpora: Sequence
     # Each document is checked, and its values re-derived from their evidence, in a child process while the
     # statistics are drawn from it here: each takes seconds, they are independent until the end, and nothing is
     # returned unless the child agrees. One child: a second would take a share of the core the statistics need.
-    # Results in memory were made here, from their evidence: there is no file to check, and no child.
+    # Results in memory have no digest to verify: each is checked and re-derived here as it is taken (``_load``);
+    # with no directory to read, there is no child.
     dirs = [d for side in (baseline, candidate) if not isinstance(side, InMemory) for d in side_dirs(Path(side))]
     with (Background(rederive_dirs, dirs) if dirs else _Nothing()) as job, _one_blas_thread():
         try:
