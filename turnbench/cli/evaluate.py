@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -304,8 +305,10 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
         click.echo(f"wrote {o.out_dir}/")
     if outcomes:
         stages = outcomes[0].stages
-        say("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
-             + f"; total {sum(stages.values()):.1f} s")
+        # in 100 columns, as the summary above it: a line per few stages
+        say("\n  ".join(textwrap.wrap("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
+                                      + f"; total {sum(stages.values()):.1f} s", width=98, break_long_words=False,
+                                      break_on_hyphens=False)))
 
 
 @click.command("fuse")

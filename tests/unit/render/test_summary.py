@@ -123,3 +123,17 @@ def test_compare_prints_a_summary_that_fits_and_full_prints_the_markdown(tmp_pat
     full = CliRunner().invoke(main, [*args, "--full", "--out", "full.md"])
     assert full.exit_code == 0 and full.stdout == Path("full.md").read_text(encoding="utf-8")
     assert Path("full.md").read_bytes() == Path("summary.md").read_bytes() and "**Gate: PASS**" in full.stdout
+
+
+def test_the_stages_line_wraps_at_100_columns(benched, monkeypatch):
+    out, outcomes = benched
+    stages = {f"judge + score arm-{i}": 12.3 for i in range(8)}
+    long = [BenchOutcome(o.name, o.arm, o.out_dir, o.results, stages) for o in outcomes]
+    monkeypatch.setattr(api, "bench_outcomes", lambda *a, **k: long)
+    done = CliRunner().invoke(main, ["bench", "--corpus", str(ROOT / "fixtures" / "small"), "--arm", "bm25",
+                                     "--arm", "bm25-title", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    lines = done.stderr.splitlines()
+    assert len(lines) > 1 and lines[0].startswith("stages: ") and all(x.startswith("  ") for x in lines[1:])
+    assert all(len(x) <= 100 for x in lines)
+    assert " ".join(done.stderr.split()) == "stages: " + ", ".join(f"{k} 12.3 s" for k in stages) + "; total 98.4 s"
