@@ -25,8 +25,8 @@ from turnbench.harness.verdicts import ALPHA, BETTER, SAME, WORSE
 from turnbench.results.record import Results
 
 WIDTH = 100
+WARNINGS = 3  # the lookup losses within noise named; the rest counted
 _NAMES = {"meeting:nDCG@10": "mtg nDCG@10", "meeting:R@10": "mtg R@10"}  # as metrics.md heads them
-_SHORT = {SAME: "no measurable difference", BETTER: "better", WORSE: "WORSE"}
 
 
 def _f4(x: float | None) -> str:
@@ -115,8 +115,7 @@ def _headline_rows(rows: Sequence[Row]) -> list[list[str]]:
         groups = dict(r.groups)
         what = groups.get("class", "answers") if headline else "answers"
         out.append([what, _NAMES.get(r.measure, r.measure) if headline else "EM", _f4(r.baseline),
-                    _f4(r.candidate), f"{r.delta:+.4f} [{r.low:+.4f}, {r.high:+.4f}]",
-                    _SHORT.get(r.verdict, r.verdict)])
+                    _f4(r.candidate), f"{r.delta:+.4f} [{r.low:+.4f}, {r.high:+.4f}]", r.verdict])
     return out
 
 
@@ -126,10 +125,10 @@ def comparison_summary(result: Comparison | SeedsComparison | CorporaComparison,
         parts = [(f"{c.name} (licence tier {c.tier})", c.comparison) for c in result.corpora]
         where = f"{len(parts)} corpora, judged together"
     else:
-        seeds = f", pooled over seeds {', '.join(map(str, result.seeds))}" if isinstance(result,
-                                                                                          SeedsComparison) else ""
         parts = [("", _pooled(result))]
-        where = f"{parts[0][1].facts.get('corpus', '?')}{seeds}"
+        where = str(parts[0][1].facts.get("corpus", "?"))
+        if isinstance(result, SeedsComparison):
+            where += f", pooled over seeds {', '.join(map(str, result.seeds))}"
     first = parts[0][1]
     rows = [r for _, p in parts for r in p.rows]
     gated = [r for r in rows if r.block not in REPORT_ONLY]
@@ -146,8 +145,9 @@ def comparison_summary(result: Comparison | SeedsComparison | CorporaComparison,
             items.append(_table(["class", "measure", "baseline", "candidate", "Δ [95% interval]", "verdict"], table,
                                 2))
     failures, warnings = result.gate_failures(), result.warnings()
-    for w in warnings[:3]:
-        items.append(f"warning: {w}")
+    items += [f"warning: {w}" for w in warnings[:WARNINGS]]
+    if len(warnings) > WARNINGS:
+        items.append(f"({len(warnings) - WARNINGS} more warnings: --full)")
     if said.gate:
         items.append("Gate: PASS" if not failures else
                      f"Gate: FAIL, {len(failures)} regression(s); first: {failures[0]}")
