@@ -249,3 +249,17 @@ def test_what_reads_a_results_directory_says_so_of_results_in_memory(tmp_path):
         api.report(base)
     with pytest.raises(BadInput, match=r"^pilot: these results were never written"):
         api.plan(base, delta=0.01)
+
+
+def test_one_change_on_two_corpora_in_memory_is_judged_as_written(tmp_path):
+    """compare(also=...) with every side in memory: one Holm family over both corpora, as their directories give."""
+    passages = turn_passages(small_world()[0])
+    corpora = [_corpus(tmp_path / "c1"), _corpus(tmp_path / "c2", "tiny-2", text="x x x x x x x x x x")]
+    sides = [(turnbench.score(c, passages, _mapping(), arm={"name": "a"}),
+              turnbench.score(c, passages, _mapping(drop=("m1:00001",)), arm={"name": "b"})) for c in corpora]
+    in_memory = turnbench.compare(*sides[0], also=[sides[1]], corpora=corpora, resamples=200)
+    dirs = [(b.write(tmp_path / f"base{i}").out_dir, c.write(tmp_path / f"cand{i}").out_dir)
+            for i, (b, c) in enumerate(sides)]
+    on_disk = turnbench.compare(*dirs[0], also=[dirs[1]], corpora=corpora, resamples=200)
+    assert in_memory.to_json() == on_disk.to_json() and in_memory.to_markdown() == on_disk.to_markdown()
+    assert "2 corpora, judged together" in in_memory.to_summary()
