@@ -16,6 +16,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +41,19 @@ class Outcome:
     stdout: str = ""
 
 
+# the first argument of a row that runs a notebook-style script (the Python API, not the command line): the script
+# runs in its own interpreter, its errors printed and mapped to exit codes as the command's are (cli.handle_errors)
+NOTEBOOK = "notebook:"
+_RUN_SCRIPT = "import runpy, sys; from turnbench.cli import handle_errors; handle_errors(runpy.run_path)(sys.argv[1])"
+
+
 def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Outcome:
+    if args and args[0] == NOTEBOOK:
+        done = subprocess.run([OTHER_PYTHON or sys.executable, "-c", _RUN_SCRIPT, args[1]], cwd=cwd,
+                              capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "TURNBENCH_STATE_DIR": str(cwd / "state"), "PYTHONPATH": str(REPO),
+                                   **(env or {})})
+        return Outcome(done.returncode, done.stderr, done.stdout)
     if OTHER_PYTHON:
         done = subprocess.run([OTHER_PYTHON, "-c", "from turnbench.cli import main; main()", *args], cwd=cwd,
                               capture_output=True, text=True, timeout=300,
@@ -848,6 +861,44 @@ def _decision_args(w: Path, *, missing: bool = False, uneven: bool = False, deci
     return ["agreement", "--decisions", str(_file(w, "d.toml", decisions)), *map(str, dirs), *extra]
 
 
+def _notebook(w: Path, build: str, last: str = "") -> list[str]:
+    """A notebook cell: two results scored in memory by ``tests.unit.test_notebook_compare``'s ``build`` (its
+    kwargs too), compared by ``turnbench.compare``, never written; ``last``: a line run after, e.g. a print."""
+    script = w / "cell.py"
+    script.write_text("from pathlib import Path\n\nimport turnbench\n"
+                      "from tests.unit import test_notebook_compare as nb\n\n"
+                      f"base, cand, kwargs = nb.{build}(Path.cwd())\n"
+                      "compared = turnbench.compare(base, cand, resamples=200, **kwargs)\n" + last + "\n")
+    return [NOTEBOOK, str(script)]
+
+
+NOTEBOOK_ROWS = [
+    # turnbench.compare() of results in memory: every refusal the files get, the same (issue 45 item 1) ----------
+    Case("notebook", "compare of two runs in memory", lambda w: _notebook(
+        w, "_same_twice", "print(compared.to_summary(gate=True))"), 0, "", says=r"^Gate: PASS$"),
+    Case("notebook", "compare in memory of results on two corpora", lambda w: _notebook(w, "_other_corpus"), 3,
+         r"UnpairedComparison: corpora \(id\) differ: baseline 'tiny', candidate 'tiny-2'"),
+    Case("notebook", "compare in memory of one corpus id holding other texts", lambda w: _notebook(
+        w, "_other_text"), 3, r"StaleBinding: corpus tiny changed .* m1:00000 is bound to different text"),
+    Case("notebook", "compare in memory of two relevance policies", lambda w: _notebook(w, "_other_policy"), 3,
+         r"UnpairedComparison: relevance policies differ"),
+    Case("notebook", "compare in memory of two scopes", lambda w: _notebook(w, "_other_scope"), 3,
+         r"UnpairedComparison: scopes differ"),
+    Case("notebook", "compare in memory of other query sets", lambda w: _notebook(w, "_other_queries"), 3,
+         r"UnpairedComparison: query sets differ .* \(e\.g\. q1\)"),
+    Case("notebook", "compare in memory of judgements forged consistently", lambda w: _notebook(
+        w, "_forged_one"), 3, r"DifferentGold: the baseline and the candidate hold different gold: query q2"),
+    Case("notebook", "compare in memory of judgements forged alike, the corpus named", lambda w: _notebook(
+        w, "_forged_both"), 3, r"DifferentGold: the baseline \(results in memory\): query q2: .* judged again"),
+    Case("notebook", "compare in memory, publishable, of tier B results", lambda w: _notebook(w, "_tier_b"), 2,
+         r"NotPublishable: the baseline \(results in memory\): corpus tiny is licence tier B"),
+    Case("notebook", "compare in memory of per-query values edited, rows alike", lambda w: _notebook(
+        w, "_values_edited"), 3, r"ResultsIntegrityError: the candidate \(results in memory\): query q2 MRR: "),
+    Case("notebook", "compare in memory naming a corpus no side scored", lambda w: _notebook(
+        w, "_corpus_of_none"), 2, r"BadInput: corpus tiny-other is not the corpus of any results given"),
+]
+
+
 DECISIONS = [
     Case("decisions", "a decision naming an arm the results lack", lambda w: _decision_args(w, missing=True, extra=(
         "--out", str(w / "v.md"))), 2, r"^turnbench: BadInput: decision d1: no results of arm y on corpus real$",
@@ -1432,6 +1483,7 @@ CASES = [
     *SNAPSHOTS,
     *EXTERNAL,
     *MEASURES,
+    *NOTEBOOK_ROWS,
 ]
 
 

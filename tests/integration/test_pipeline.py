@@ -94,7 +94,8 @@ def test_bench_cli_claim_files_are_byte_identical_across_pythonhashseed(stack, t
                                "--out", str(out), "--provider", "external", "--index", INDEX],
                               env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
-        assert "| **all** |" in done.stdout and "stages:" in done.stderr
+        assert f"wrote {out / 'bm25'}/: metrics.md" in done.stdout and "stages:" in done.stderr
+        assert "| **all** |" not in done.stdout  # the summary, not the tables (--full)
         assert "\x1b[" not in done.stderr  # no progress bar when stderr is not a terminal
         outs.append(out / "bm25")
     for name in (*CLAIM_FILES, "answers.md"):

@@ -30,21 +30,23 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
             also: Sequence[tuple[Results | PathLike, Results | PathLike]] = (),
             texts: bool = False, publishable: bool = False, across_snapshots: bool = False,
             receipts: Sequence[PathLike] = (), measures: Sequence[str] = ()) -> Compared | ComparedCorpora:
-    """Compare two results directories (or two sets of seeds): per class × measure, the paired bootstrap interval,
-    the randomisation p-value, the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what
-    ``--gate`` fails on, ``.warnings()`` the lookup losses within noise. ``also``: the same two arms on other
-    corpora, judged together (``compare --also``; docs/gate.md). ``texts``: read the texts (and check every binding)
-    for a page (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results
-    not measured on a tier A corpus, before anything is compared. ``across_snapshots``: the two sides were scored
-    on two snapshots of one corpus; compare the queries whose targets are unchanged (and the changed ones a
-    reannotation receipt of ``receipts`` vouches for: ``reannotate``), list the rest by class (docs/design.md §7).
-    ``measures``: extra measures (R@1, P@5, ...; as ``score`` takes them) both sides recorded, compared in a
-    report-only ``extra`` block; one a side did not record is refused (BadInput)."""
+    """Compare two results directories (or two sets of seeds), or results in memory (what ``score`` returned, never
+    written; either side or both): per class × measure, the paired bootstrap interval, the randomisation p-value,
+    the Holm-adjusted verdict and the detectable effect; ``.gate_failures()`` is what ``--gate`` fails on,
+    ``.warnings()`` the lookup losses within noise. Results in memory are refused as their files would be (other
+    corpora, policies or queries, another gold). ``also``: the same two arms on other corpora, judged together
+    (``compare --also``; docs/gate.md). ``texts``: read the texts (and check every binding) for a page
+    (``.to_html()``) even when no corpus is named. ``publishable``: refuse (NotPublishable) any results not measured
+    on a tier A corpus, before anything is compared. ``across_snapshots``: the two sides (written results
+    directories) were scored on two snapshots of one corpus; compare the queries whose targets are unchanged (and the
+    changed ones a reannotation receipt of ``receipts`` vouches for: ``reannotate``), list the rest by class
+    (docs/design.md §7). ``measures``: extra measures (R@1, P@5, ...; as ``score`` takes them) both sides recorded,
+    compared in a report-only ``extra`` block; one a side did not record is refused (BadInput)."""
     from turnbench.harness.compare import SEED
     from turnbench.harness.metrics import selected
     from turnbench.pipeline.comparing import compare_corpora, compare_dirs
 
-    base, cand = _results_dir(baseline, "baseline"), _results_dir(candidate, "candidate")
+    base, cand = _given(baseline, "baseline"), _given(candidate, "candidate")
     names = [str(m) for m in selected(measures)]
     _int(resamples, "resamples")
     _int(seed, "seed", optional=True)
@@ -53,12 +55,10 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
         raise BadInput(f"resamples must be from 100 to 1000000 and seed from 0 to 2^32-1, not {resamples}, {seed}")
     pairs = _list(also, "also", "(baseline, candidate) pairs", lambda p: isinstance(p, (tuple, list)) and len(p) == 2,
                   "a (baseline, candidate) pair")
-    sides = [(_results_dir(b, "also baseline"), _results_dir(c, "also candidate")) for b, c in pairs]
+    sides = [(_given(b, f"also[{i}] baseline"), _given(c, f"also[{i}] candidate")) for i, (b, c) in enumerate(pairs)]
     receipt_files = _paths(receipts, "receipts")
     if _typed(publishable, bool, "publishable", "True or False"):
-        from turnbench.results.verify import publishable as check
-
-        check([base, cand, *(p for pair in sides for p in pair)])
+        _publishable([base, cand, *(p for pair in sides for p in pair)])
     if _typed(across_snapshots, bool, "across_snapshots", "True or False"):
         from turnbench.pipeline.snapshots import compare_snapshots
 
@@ -66,6 +66,9 @@ def compare(baseline: Results | PathLike, candidate: Results | PathLike, *,
         if given:
             raise BadInput(f"across snapshots, {given[0]} is not taken: the comparison is of two results directories "
                            "on their comparable queries, drawn without texts")
+        if not (isinstance(base, Path) and isinstance(cand, Path)):
+            raise BadInput("across snapshots, both sides are written results directories (their bindings.jsonl "
+                           "classifies each query): write() results in memory first")
         return compare_snapshots(base, cand, receipts=receipt_files, resamples=resamples,
                                  seed=SEED if seed is None else seed, measures=names)
     if receipt_files:
@@ -88,6 +91,28 @@ def reannotate(baseline: Results | PathLike, candidate: Results | PathLike, quer
     qids = _list(queries, "queries", "query ids", lambda q: isinstance(q, str), "a query id (str)")
     return receipt(_results_dir(baseline, "baseline"), _results_dir(candidate, "candidate"), qids,
                    by=_typed(by, str, "by", "who reannotated (str)"), at=_typed(at, str, "at", "a date (str)"))
+
+
+def _given(side: Results | PathLike, name: str) -> Any:
+    """A side of ``compare``: its results directory, or (results never written) the results in memory."""
+    from turnbench.pipeline.comparing import InMemory
+
+    if isinstance(side, Results) and side.out_dir is None:
+        return InMemory(side.scored, f"the {name} (results in memory)")
+    return _results_dir(side, f"{name}")
+
+
+def _publishable(sides: Sequence[Any]) -> None:
+    """NotPublishable at the first side, in order, not measured on a tier A corpus (a directory's seeds each)."""
+    from turnbench.pipeline.comparing import InMemory
+    from turnbench.results.verify import publishable, refuse_unpublishable
+
+    for side in sides:
+        if isinstance(side, InMemory):
+            prov = side.scored.document["provenance"]
+            refuse_unpublishable(side.name, str(prov.get("licence_tier", "unrecorded")), str(prov["corpus"]["id"]))
+        else:
+            publishable([side])
 
 
 @dataclass(frozen=True)

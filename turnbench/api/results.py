@@ -73,6 +73,13 @@ class Results:
 
         return render_metrics_md(self.record)
 
+    def to_summary(self) -> str:
+        """What ``bench`` prints by default: the headline measures per class, the answers' EM and where the full
+        tables and the report are, in at most 100 columns (``--full`` prints ``to_markdown``)."""
+        from turnbench.render.summary import results_summary
+
+        return results_summary(self.record, None if self.out_dir is None else str(self.out_dir))
+
     def to_dataframe(self, what: str = "per_query") -> Any:
         """A pandas DataFrame: ``per_query`` (one row per judged query, a column per measure) or ``rows`` (the table
         metrics.md shows). Needs pandas."""
@@ -124,6 +131,7 @@ class Results:
 def _results_dir(side: Results | PathLike, name: str) -> Path:
     if isinstance(side, Results):
         if side.out_dir is None:
-            raise BadInput("these results were never written: write() them, then compare the directory")
+            raise BadInput(f"{name}: these results were never written, and this reads a results directory: write() "
+                           "them first (compare takes them in memory)")
         return side.out_dir
     return _path(side, f"{name} (Results or a results directory)")

@@ -69,13 +69,16 @@ def _refuse_options(out: str | None, html_out: str | None, across_snapshots: boo
                    "comparable; one that does not match the two snapshots is refused (exit 3). Only with "
                    "--across-snapshots.")
 @measure_option("Also compare an extra measure both sides recorded (scored with --measure), in a report-only block")
+@click.option("--full", is_flag=True,
+              help="Print every row (the markdown --out writes) instead of the summary: the headline measures per "
+                   "class, answers EM, the verdict and where the files are, in 100 columns.")
 @handle_errors
 def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str, str], ...], out: str | None,
                 html_out: str | None, json_out: str | None, rule_file: str | None, resamples: int, seed: int | None,
                 corpus_dirs: tuple[str, ...], publishable: bool, across_snapshots: bool,
-                receipt_files: tuple[str, ...], measures: tuple[str, ...]) -> None:
+                receipt_files: tuple[str, ...], measures: tuple[str, ...], full: bool) -> None:
     """Compare two results directories (or two sets of seed-<S>/ directories, pooled): per class x measure,
-    paired bootstrap interval, p-value, Holm-adjusted verdict."""
+    paired bootstrap interval, p-value, Holm-adjusted verdict. Prints a summary (--full: every row)."""
     from turnbench import api
 
     _refuse_options(out, html_out, across_snapshots, receipt_files, bool(also), bool(corpus_dirs))
@@ -102,7 +105,13 @@ def compare_cmd(baseline: str, candidate: str, gate: bool, also: tuple[tuple[str
         api.write_text(out, text)
     if html_out and page is not None:
         api.write_bytes(html_out, page)
-    click.echo(text, nl=False)
+    if full:
+        click.echo(text, nl=False)
+    else:
+        rule = None if decision is None else (str(rule_file), decision.decision.verdict, decision.decision.deciding)
+        click.echo(compared.to_summary(gate=gate, rule=rule, markdown=out, page=html_out), nl=False)
+        if on:
+            click.echo(f"Across snapshots: every number above is on {on} paired; --full lists the rest by class.")
     written = [p for p in (out, html_out) if p]
     if written:
         say(f"wrote {' and '.join(written)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -267,12 +268,16 @@ def _gathered(fn: Callable[..., R], *, cut: bool) -> Callable[..., R]:
                    "FILE.py:FACTORY, see docs/engines.md), e.g. turnbench.engines.examples.pg_fulltext:engine.")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Parent directory: results go to OUT/<arm>/ (or OUT/<control-name>/).")
+@click.option("--full", is_flag=True,
+              help="Print the full tables (metrics.md) instead of the summary: the headline measures per class, "
+                   "answers EM and where the files are, in 100 columns.")
 @handle_errors
 @bench_options
 def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, workers: int, arms: tuple[str, ...],
-              arm_files: tuple[str, ...], engines: tuple[str, ...], out: str, options: BenchOptions) -> None:
-    """Stack -> load -> run -> judge -> score -> report -> write, for each arm or engine (and each seed); prints the
-    tables."""
+              arm_files: tuple[str, ...], engines: tuple[str, ...], out: str, full: bool,
+              options: BenchOptions) -> None:
+    """Stack -> load -> run -> judge -> score -> report -> write, for each arm or engine (and each seed); prints a
+    summary (--full: the tables)."""
     from turnbench import api
     from turnbench.api.cli_support import settings
     from turnbench.cli.progress import progress_shown
@@ -293,8 +298,11 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
         else:
             outcomes = api.bench_outcomes(str(corpus_dir), resolved, out, options, progress=progress, echo=echo,
                                           engines=engines)
-    for o in outcomes:
+    for i, o in enumerate(outcomes):
         results = api.Results(o.results, o.out_dir)
+        if not full:  # a blank line between arms
+            click.echo(("\n" if i else "") + results.to_summary(), nl=False)
+            continue
         click.echo(f"## {o.out_dir.relative_to(out)} (arm {o.arm})\n")
         click.echo(results.to_markdown())
         answers = results.record.answers
@@ -306,8 +314,10 @@ def bench_cmd(corpus_dir: str | None, seeds_text: str | None, corpora: str, work
         click.echo(f"wrote {o.out_dir}/")
     if outcomes:
         stages = outcomes[0].stages
-        say("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
-             + f"; total {sum(stages.values()):.1f} s")
+        # in 100 columns, as the summary above it: a line per few stages
+        say("\n  ".join(textwrap.wrap("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
+                                      + f"; total {sum(stages.values()):.1f} s", width=98, break_long_words=False,
+                                      break_on_hyphens=False)))
 
 
 @click.command("fuse")

@@ -17,6 +17,9 @@ itself. So compare also checks that the two sides were judged against one gold, 
 With the corpus named (``compare --corpus``), each side's judgements and gold are also made again from the corpus
 and its own passages.jsonl and must be what it holds. A difference is refused (DifferentGold, exit 3) naming the
 first query, in id order, whose gold differs.
+
+A side scored in memory and never written (``turnbench.score`` in a notebook) is checked the same way, from the
+files it holds to be written (``Held``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from turnbench.results.record import Results
 
 _QUERY_BINDING = b'"target":"query"}'
 _SPANS_QUERY = b'{"gold":'
+# where a side's files are: its results directory, or (scored in memory, never written) the files it would write
+Held = Path | Mapping[str, exports.Content]
 
 
 @dataclass(frozen=True)
@@ -46,31 +51,36 @@ class Gold:
     spans: Mapping[str, bytes]  # query -> its spans.jsonl line
     answers: Mapping[str, str]  # query -> its gold answer, canonical JSON
     judgements: Mapping[str, Mapping[str, int]]  # qrels.passages.txt
-    directory: Path
+    files: Held
+    where: str  # the side, as a refusal names it: its directory, or what it is in memory
 
 
-def _read(directory: Path, name: str) -> bytes:
-    path = directory / name
+def _read(files: Held, name: str) -> bytes:
+    if isinstance(files, Mapping):
+        content = files.get(name)
+        return b"" if content is None else exports.content_bytes(content)
+    path = Path(files) / name
     return path.read_bytes() if path.is_file() else b""
 
 
-def gold_of(directory: Path, results: Results) -> Gold:
-    """``directory``'s gold (``results``: its record, read already)."""
-    directory = Path(directory)
-    where = str(directory)
+def gold_of(files: Held, results: Results, where: str | None = None) -> Gold:
+    """The gold of a results directory, or of results held in memory (``files``: the files they would write;
+    ``where`` names them), ``results`` its record, read already."""
+    files = files if isinstance(files, Mapping) else Path(files)
+    where = str(files) if where is None else where
     bound = {}
-    for line in _read(directory, bindings.BINDINGS).splitlines():
+    for line in _read(files, bindings.BINDINGS).splitlines():
         if line.endswith(_QUERY_BINDING):
             row = canonical.parse_json(line.decode("utf-8"))
             bound[str(row["id"])] = str(row["sha256"])
     spans = {}
-    for line in _read(directory, exports.SPANS).splitlines():
+    for line in _read(files, exports.SPANS).splitlines():
         if line.startswith(_SPANS_QUERY):
             spans[str(canonical.parse_json(line.decode("utf-8"))["query"])] = line
     answers = {r.query_id: canonical.dumps(r.gold) for r in (results.answers.per_query if results.answers else ())}
-    meetings = exports.parse_qrels(_read(directory, exports.QRELS_MEETINGS), f"{where}/{exports.QRELS_MEETINGS}")
-    judgements = exports.parse_qrels(_read(directory, exports.QRELS_PASSAGES), f"{where}/{exports.QRELS_PASSAGES}")
-    return Gold(results.provenance.passages_sha256, bound, meetings, spans, answers, judgements, directory)
+    meetings = exports.parse_qrels(_read(files, exports.QRELS_MEETINGS), f"{where}/{exports.QRELS_MEETINGS}")
+    judgements = exports.parse_qrels(_read(files, exports.QRELS_PASSAGES), f"{where}/{exports.QRELS_PASSAGES}")
+    return Gold(results.provenance.passages_sha256, bound, meetings, spans, answers, judgements, files, where)
 
 
 def check_same_gold(base: Gold, cand: Gold) -> None:
@@ -115,19 +125,19 @@ def _judgement_difference(b: Mapping[str, Mapping[str, int]], c: Mapping[str, Ma
 
 def _shared_records(base: Gold, cand: Gold) -> set[str]:
     """The ids of the passages whose records are the same in both inventories (as parsed: however each is written)."""
-    a, b = _records(base.directory), _records(cand.directory)
+    a, b = _records(base), _records(cand)
     return {pid for pid, record in a.items() if b.get(pid) == record}
 
 
-def _records(directory: Path) -> dict[str, Any]:
+def _records(gold: Gold) -> dict[str, Any]:
     out = {}
-    for n, line in enumerate(_read(directory, exports.PASSAGES).splitlines(), 1):
+    for n, line in enumerate(_read(gold.files, exports.PASSAGES).splitlines(), 1):
         if line.strip():
             try:
                 record = canonical.parse_json(line.decode("utf-8"))
                 out[str(record["id"])] = record
             except (ValueError, KeyError, TypeError):
-                raise BadInput(f"{directory / exports.PASSAGES}: line {n} is not a passage record") from None
+                raise BadInput(f"{gold.where}/{exports.PASSAGES}: line {n} is not a passage record") from None
     return out
 
 
@@ -142,7 +152,7 @@ def check_against_corpus(gold: Gold, corpus: Corpus, results: Results, judged: d
     policy = results.provenance.policy
     key = (gold.inventory, policy, corpus.sha256)
     if key not in judged:
-        judged[key] = _judged(corpus, gold.directory / exports.PASSAGES, policy)
+        judged[key] = _judged(corpus, gold, policy)
     p_qrels, m_qrels, spans = judged[key]
     answers = {q.id: canonical.dumps(q.answer.to_json()) for q in corpus.queries() if q.answer is not None}
     differing = []
@@ -159,18 +169,30 @@ def check_against_corpus(gold: Gold, corpus: Corpus, results: Results, judged: d
         differing.append((qid, why))
     if differing:
         qid, why = min(differing)
-        raise DifferentGold(f"{gold.directory}: query {qid}: {why} (corpus {corpus.id}, judged again from its "
+        raise DifferentGold(f"{gold.where}: query {qid}: {why} (corpus {corpus.id}, judged again from its "
                             f"{exports.PASSAGES})")
 
 
-def _judged(corpus: Corpus, inventory: Path, policy: str) -> _Judged:
-    """The passage and meeting qrels, and spans.jsonl's query lines, that ``corpus`` gives the passages of
-    ``inventory`` under ``policy`` (as scoring made them)."""
+def _inventory(gold: Gold) -> list[Any]:
+    """The passages the side was judged on: its passages.jsonl, read as ``read_passages`` reads it."""
+    from turnbench.passages import Passage, read_passages
+
+    if not isinstance(gold.files, Mapping):
+        return read_passages(Path(gold.files) / exports.PASSAGES)
+    try:
+        return [Passage.from_json(canonical.parse_json(line.decode("utf-8")))
+                for line in _read(gold.files, exports.PASSAGES).splitlines() if line.strip()]
+    except (ValueError, KeyError, TypeError):
+        raise BadInput(f"{gold.where}: its {exports.PASSAGES} holds a line that is not a passage record") from None
+
+
+def _judged(corpus: Corpus, gold: Gold, policy: str) -> _Judged:
+    """The passage and meeting qrels, and spans.jsonl's query lines, that ``corpus`` gives the passages ``gold``'s
+    side holds under ``policy`` (as scoring made them)."""
     from turnbench.harness.judgements import RelevancePolicy, judge_all
-    from turnbench.passages import read_passages
 
     queries = sorted((q for q in corpus.queries() if q.scored_on == "retrieval"), key=lambda q: q.id)
-    j = judge_all(queries, corpus.iter_meetings(), read_passages(inventory), RelevancePolicy.parse(policy))
+    j = judge_all(queries, corpus.iter_meetings(), _inventory(gold), RelevancePolicy.parse(policy))
     ok = {qid: q for qid, q in j.queries.items() if q.judgeable}
     spans = {}
     for qid, q in ok.items():
@@ -183,10 +205,14 @@ def _judged(corpus: Corpus, inventory: Path, policy: str) -> _Judged:
             {qid: dict(q.meetings) for qid, q in ok.items()}, spans)
 
 
-def check_sides(pairs: Sequence[tuple[tuple[Path, Results], tuple[Path, Results]]],
-                corpora: Iterable[Corpus] = (), alone: Sequence[tuple[Path, Results]] = ()) -> None:
-    """Every (baseline, candidate) pair of results directories (with their records) holds the same gold; with
-    ``corpora``, each directory of a named corpus (``alone``: and each of these) holds the gold that corpus gives."""
+Paired = tuple[Held, Results, str | None]  # a side's files, its record, how a refusal names it (None: its directory)
+
+
+def check_sides(pairs: Sequence[tuple[Paired, Paired]], corpora: Iterable[Corpus] = (),
+                alone: Sequence[tuple[Path, Results]] = ()) -> None:
+    """Every (baseline, candidate) pair of results directories, or results held in memory (with their records),
+    holds the same gold; with ``corpora``, each side of a named corpus (``alone``: and each of these directories)
+    holds the gold that corpus gives."""
     by_id = {c.id: c for c in corpora}
     judged: dict[Any, Any] = {}
 
@@ -198,8 +224,8 @@ def check_sides(pairs: Sequence[tuple[tuple[Path, Results], tuple[Path, Results]
     for directory, doc in alone:
         if by_id:
             against_corpus(gold_of(directory, doc), doc)
-    for (bdir, bdoc), (cdir, cdoc) in pairs:
-        b, c = gold_of(bdir, bdoc), gold_of(cdir, cdoc)
+    for (bdir, bdoc, bwhere), (cdir, cdoc, cwhere) in pairs:
+        b, c = gold_of(bdir, bdoc, bwhere), gold_of(cdir, cdoc, cwhere)
         against_corpus(b, bdoc)
         against_corpus(c, cdoc)
         check_same_gold(b, c)

@@ -1,4 +1,5 @@
-"""Two sides read from disk, compared: a single pair of results directories, or two sets of seeds pooled.
+"""Two sides compared: a single pair of results directories, or two sets of seeds pooled; either side may also be
+results scored in memory and never written (``InMemory``), checked as its files would be.
 
 What ``compare`` and ``report`` share: pairing the sides, the statistics (``turnbench.harness.compare`` and
 ``.seeds``), and the notes on what differs between the two stacks outside the claim (runinfo.json).
@@ -6,6 +7,7 @@ What ``compare`` and ``report`` share: pairing the sides, the statistics (``turn
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,12 +17,14 @@ from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness import corpora as across_corpora
 from turnbench.harness.compare import GUARD_ALPHA, RESAMPLES, SEED, Comparison, Row, compare
-from turnbench.harness.gold import check_sides
+from turnbench.harness.gold import Paired, check_sides
+from turnbench.harness.score import ResultsFiles
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
 from turnbench.render import page
 from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md, render_corpora_md
+from turnbench.render.summary import Said, comparison_summary
 from turnbench.results.directory import (
     Side,
     corpus_ids,
@@ -31,7 +35,6 @@ from turnbench.results.directory import (
     side_dirs,
     with_texts,
 )
-from turnbench.results.record import Results
 
 
 def compare_sides(base: Side, cand: Side, *, resamples: int = RESAMPLES, seed: int = SEED,
@@ -87,6 +90,13 @@ class Compared:
         """compare.md: the rows and their verdicts (``gate``: say whether the gate passed)."""
         return render_comparison_md(self.result, gate=gate)
 
+    def to_summary(self, *, gate: bool = False, rule: tuple[str, str, str] | None = None,
+                   markdown: str | None = None, page: str | None = None) -> str:
+        """What ``compare`` prints by default: the verdict counts, the headline rows, the gate (``gate``: say whether
+        it passed) and the rule (its file, verdict and deciding clause), where the full tables (``markdown``) and
+        the report (``page``) were written, in at most 100 columns (``to_markdown`` is ``--full``)."""
+        return comparison_summary(self.result, Said(gate, rule, markdown, page))
+
     def to_html(self, *, gate: bool = False) -> bytes:
         """The comparison's report.html (``gate``: say whether the gate passed); none across snapshots, whose
         denominator only compare.md and the JSON say."""
@@ -118,45 +128,88 @@ class Compared:
         return self.result.pooled.rows if isinstance(self.result, SeedsComparison) else self.result.rows
 
 
-def compare_dirs(baseline: Path, candidate: Path, *, corpora: Sequence[Corpus] = (), texts: bool = False,
+@dataclass(frozen=True)
+class InMemory:
+    """Results scored in memory and never written (``turnbench.score`` in a notebook): compared as their files would
+    be, every check a results directory gets that does not read a disk — the pairing, the one gold (from the files
+    they would write), a named corpus's judgements — made the same way. ``name`` is how a refusal names them."""
+
+    scored: ResultsFiles
+    name: str
+
+
+SideGiven = Path | InMemory  # a results directory (or set of seeds), or results in memory
+
+
+def compare_dirs(baseline: SideGiven, candidate: SideGiven, *, corpora: Sequence[Corpus] = (), texts: bool = False,
                  resamples: int = RESAMPLES, seed: int = SEED, guard_level: float = GUARD_ALPHA,
                  measures: Sequence[str] = ()) -> Compared:
-    """Read two results directories (or two sets of seeds) and compare them. Texts are read — and every binding
-    checked against the named corpora — only when ``texts`` or a corpus is named (a page needs them, a verdict
-    does not)."""
+    """Read two results directories (or two sets of seeds; or take results in memory) and compare them. Texts are
+    read — and every binding checked against the named corpora — only when ``texts`` or a corpus is named (a page
+    needs them, a verdict does not)."""
     # Each document is checked, and its values re-derived from their evidence, in a child process while the
     # statistics are drawn from it here: each takes seconds, they are independent until the end, and nothing is
     # returned unless the child agrees. One child: a second would take a share of the core the statistics need.
-    with Background(rederive_dirs, [*side_dirs(Path(baseline)), *side_dirs(Path(candidate))]) as job, \
-            _one_blas_thread():
+    # Results in memory have no digest to verify: each is checked and re-derived here as it is taken (``_load``);
+    # with no directory to read, there is no child.
+    dirs = [d for side in (baseline, candidate) if not isinstance(side, InMemory) for d in side_dirs(Path(side))]
+    with (Background(rederive_dirs, dirs) if dirs else _Nothing()) as job, _one_blas_thread():
         try:
             known: dict[str, dict[str, Any]] = {}  # a side whose bytes are the other's is parsed once
-            base = load_side(Path(baseline), checked=False, known=known)
-            cand = load_side(Path(candidate), checked=False, known=known)
+            base, cand = _load(baseline, known), _load(candidate, known)
             result = compare_sides(base, cand, resamples=resamples, seed=seed, guard_level=guard_level,
                                    measures=measures)
             if corpora or texts:
                 # texts are for the page's cards: a corpus named is checked whole, one recorded for the cards alone
                 base, cand = with_texts([base, cand], corpora, None if corpora else shown_queries(cand, base))
             # both sides judged against one gold (and, with a corpus named, the gold it gives)
-            check_sides(_paired_dirs(Path(baseline), Path(candidate), base, cand), corpora)
+            check_sides(_paired_dirs(baseline, candidate, base, cand), corpora)
         except Exception:
             job.result()  # a document the child refuses is what went wrong here too: its refusal is the one said
             raise
         checked = set(job.result())
-        if any(v.claim not in checked for side in (base, cand) for _, v in side):
+        if any(v.claim not in checked for given, side in ((baseline, base), (candidate, cand))
+               if not isinstance(given, InMemory) for _, v in side):
             raise ResultsIntegrityError("a results directory changed while compare read it; run it again")
+    if isinstance(baseline, InMemory) or isinstance(candidate, InMemory):
+        return Compared(base, cand, result)  # no runinfo.json in memory: no stacks to tell apart
     return Compared(base, cand, with_stack_notes(result, Path(baseline), Path(candidate)))
 
 
-def _paired_dirs(baseline: Path, candidate: Path, base: Side, cand: Side
-                 ) -> list[tuple[tuple[Path, Results], tuple[Path, Results]]]:
-    """The (baseline, candidate) results directories compared with each other, each with its record: the two
-    directories, or each seed's pair."""
-    bdirs = dict(zip([s for s, _ in base], side_dirs(baseline), strict=True))
-    cdirs = dict(zip([s for s, _ in cand], side_dirs(candidate), strict=True))
-    bdocs, cdocs = {s: v.results for s, v in base}, {s: v.results for s, v in cand}
-    return [((bdirs[s], bdocs[s]), (cdirs[s], cdocs[s])) for s in bdirs if s in cdirs]
+class _Nothing(contextlib.nullcontext):
+    """Background's stand-in when no directory is to be checked."""
+
+    def __enter__(self) -> _Nothing:
+        return self
+
+    def result(self) -> list[str]:
+        return []
+
+
+def _load(given: SideGiven, known: dict[str, dict[str, Any]]) -> Side:
+    if isinstance(given, InMemory):
+        # as a directory's document is checked (no digest or recorded sha256 yet: nothing written vouches): its
+        # numbers agree with each other, and its values follow from the run and qrels it would write
+        from turnbench.results.integrity import check_document
+        from turnbench.results.rederive import rederive
+
+        check_document(given.scored.document, given.name)
+        rederive(given.scored.document, given.scored.extra_files, given.name)
+        return [(None, page.from_files(given.scored.results, given.scored.extra_files))]
+    return load_side(Path(given), checked=False, known=known)
+
+
+def _paired_dirs(baseline: SideGiven, candidate: SideGiven, base: Side, cand: Side
+                 ) -> list[tuple[Paired, Paired]]:
+    """The (baseline, candidate) sides compared with each other, each with its record: the two directories (or
+    results in memory, by the files they would write), or each seed's pair."""
+    def held(given: SideGiven, side: Side) -> dict[int | None, Paired]:
+        if isinstance(given, InMemory):
+            return {None: (given.scored.extra_files, side[0][1].results, given.name)}
+        return {s: (d, v.results, None) for (s, v), d in zip(side, side_dirs(Path(given)), strict=True)}
+
+    b, c = held(baseline, base), held(candidate, cand)
+    return [(b[s], c[s]) for s in b if s in c]
 
 
 @dataclass(frozen=True)
@@ -169,6 +222,10 @@ class ComparedCorpora:
 
     def to_markdown(self, *, gate: bool | None = None) -> str:
         return render_corpora_md(self.result, gate=gate)
+
+    def to_summary(self, *, gate: bool = False, rule: tuple[str, str, str] | None = None,
+                   markdown: str | None = None, page: str | None = None) -> str:
+        return comparison_summary(self.result, Said(gate, rule, markdown, page))
 
     def to_html(self, *, gate: bool = False) -> bytes:
         """The first corpus's page, its verdicts the joint ones, with the verdict across corpora on top."""
@@ -190,8 +247,9 @@ class ComparedCorpora:
         return tuple(r for c in self.result.corpora for r in c.comparison.rows)
 
 
-def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Corpus] = (), texts: bool = False,
-                    resamples: int = RESAMPLES, seed: int = SEED, measures: Sequence[str] = ()) -> ComparedCorpora:
+def compare_corpora(pairs: Sequence[tuple[SideGiven, SideGiven]], *, corpora: Sequence[Corpus] = (),
+                    texts: bool = False, resamples: int = RESAMPLES, seed: int = SEED,
+                    measures: Sequence[str] = ()) -> ComparedCorpora:
     """The same change (baseline arm → candidate arm) judged on each corpus of ``pairs``: a regression on any
     corpus fails the gate, a win must hold on every one. ``corpora``: corpus directories, each checked against the
     pair whose results it scored."""
@@ -199,7 +257,7 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
     done: list[Compared] = []
     for b, c in pairs:
         # each named corpus checks (and judges again) the pair whose results it scored
-        mine = [x for x in corpora if x.id in corpus_ids(b) | corpus_ids(c)]
+        mine = [x for x in corpora if x.id in _corpus_ids(b) | _corpus_ids(c)]
         # the page is the first corpus's: only its texts are drawn
         done.append(compare_dirs(b, c, corpora=mine, texts=texts and not done, resamples=resamples, seed=seed,
                                  guard_level=level, measures=measures))
@@ -214,6 +272,10 @@ def compare_corpora(pairs: Sequence[tuple[Path, Path]], *, corpora: Sequence[Cor
         tier = p.baseline[0][1].results.provenance.licence_tier or "unrecorded"
         parts.append(across_corpora.Corpus(str(cmp.facts["corpus"]), tier, cmp))
     return ComparedCorpora(tuple(done), across_corpora.combine(parts))
+
+
+def _corpus_ids(given: SideGiven) -> set[str]:
+    return {given.scored.results.corpus_id} if isinstance(given, InMemory) else corpus_ids(Path(given))
 
 
 def _one_blas_thread() -> Any:

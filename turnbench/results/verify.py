@@ -106,6 +106,12 @@ def publishable(paths: Sequence[Path]) -> None:
                 tier, corpus = str(prov.get("licence_tier", "unrecorded")), str(prov["corpus"]["id"])
             except (KeyError, TypeError, AttributeError):
                 continue  # not a results document: what reads it next says so
-            if tier != PUBLISHABLE:
-                raise NotPublishable(f"{directory}: corpus {corpus} is licence tier {tier} "
-                                     f"({TIERS.get(tier, 'unknown')}): --publishable takes tier A results only")
+            refuse_unpublishable(str(directory), tier, corpus)
+
+
+def refuse_unpublishable(where: str, tier: str, corpus: str) -> None:
+    """NotPublishable unless ``tier`` is A: the results ``where`` names (a directory, or results in memory) were
+    measured on corpus ``corpus`` of that licence tier."""
+    if tier != PUBLISHABLE:
+        raise NotPublishable(f"{where}: corpus {corpus} is licence tier {tier} "
+                             f"({TIERS.get(tier, 'unknown')}): --publishable takes tier A results only")

@@ -188,14 +188,16 @@ def test_compare_cli_exit_codes(tmp_path):
     other = str(ranked_results_dir(tmp_path / "other", ranks, sha="different"))
     runner = CliRunner()
     ok = runner.invoke(main, ["compare", base, same, "--gate", "--out", str(tmp_path / "cmp.md"),
-                              "--json", str(tmp_path / "cmp.json")])
+                              "--json", str(tmp_path / "cmp.json"), "--full"])
     assert ok.exit_code == 0, ok.output
     as_json = json.loads((tmp_path / "cmp.json").read_text())
     assert as_json["gate_failures"] == [] and as_json["counts"]["no measurable difference"] == len(as_json["rows"])
     assert as_json["rows"][0]["interval"] == [0.0, 0.0] and as_json["candidate"] == "same"
     assert (tmp_path / "cmp.md").read_text() in ok.output and "**Gate: PASS**" in ok.output
-    gated = runner.invoke(main, ["compare", base, worse, "--gate"])
+    gated = runner.invoke(main, ["compare", base, worse, "--gate", "--full"])
     assert gated.exit_code == 4 and "GateFailed" in gated.output and "**Gate: FAIL**" in gated.output
+    summary = runner.invoke(main, ["compare", base, worse, "--gate"])  # the summary says so too
+    assert summary.exit_code == 4 and "Gate: FAIL, " in summary.output and "**Gate" not in summary.output
     assert runner.invoke(main, ["compare", base, worse]).exit_code == 0  # without --gate it only reports
     refused = runner.invoke(main, ["compare", base, other])
     assert refused.exit_code == 3 and "UnpairedComparison" in refused.output and "sha256" in refused.output

@@ -83,8 +83,10 @@ def test_compare_rule_on_results_directories(tmp_path):
     assert r.exit_code == 4, r.output
     assert "the rule" in r.output and "is failed: lookup never down within 0.01" in r.output
     assert json.loads((tmp_path / "c.json").read_text())["rule"]["verdict"] == "failed"
-    r = runner.invoke(main, ["compare", str(base), str(base), "--rule", str(rule)])
+    r = runner.invoke(main, ["compare", str(base), str(base), "--rule", str(rule), "--full"])
     assert r.exit_code == 0 and "Pre-registered rule" in r.output and "**held**" in r.output
+    r = runner.invoke(main, ["compare", str(base), str(base), "--rule", str(rule)])
+    assert r.exit_code == 0 and f"rule {rule}: held: " in r.output
     rule.write_text("lookup never down\n")
     r = runner.invoke(main, ["compare", str(base), str(cand), "--rule", str(rule)])
     assert r.exit_code == 2 and "undetermined" in r.output

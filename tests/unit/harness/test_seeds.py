@@ -78,8 +78,10 @@ def test_compare_cli_pools_seed_sets_and_gates_on_the_pooled_rows(tmp_path):
     worse = _write_set(tmp_path / "worse", 3, arm="w")
     fewer = _write_set(tmp_path / "fewer", 0, seeds=(1,), arm="f")
     runner = CliRunner()
-    ok = runner.invoke(main, ["compare", base, base, "--gate", "--resamples", "500"])
+    ok = runner.invoke(main, ["compare", base, base, "--gate", "--resamples", "500", "--full"])
     assert ok.exit_code == 0 and "**Gate: PASS**" in ok.output and "pooled over seeds 1, 2" in ok.output
+    ok = runner.invoke(main, ["compare", base, base, "--gate", "--resamples", "500"])
+    assert ok.exit_code == 0 and "Gate: PASS\n" in ok.output and "pooled over seeds 1, 2" in ok.output
     bad = runner.invoke(main, ["compare", base, worse, "--gate", "--resamples", "500"])
     assert bad.exit_code == 4 and bad.output.count("GateFailed") == 1
     refused = runner.invoke(main, ["compare", base, fewer])
