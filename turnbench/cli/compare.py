@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -35,6 +36,20 @@ def _refuse_options(out: str | None, html_out: str | None, across_snapshots: boo
                                   "on their comparable queries, without texts")
 
 
+def _snapshot_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--across-snapshots and --receipts: two snapshots of one corpus compared on what stayed comparable."""
+    command = click.option(
+        "--receipts", "receipt_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+        help="A reannotation receipt (`turnbench reannotate`; repeatable) that makes its changed queries comparable; "
+             "one that does not match the two snapshots is refused (exit 3). Only with --across-snapshots.")(command)
+    return click.option(
+        "--across-snapshots", is_flag=True,
+        help="BASELINE and CANDIDATE were scored on two snapshots of one corpus: classify each query by its binding "
+             "(unchanged, changed, deleted, added), compare the unchanged ones (and the changed ones a --receipts "
+             "file vouches for) and list the rest as not comparable; every verdict says its paired denominator. Not "
+             "with --also, --corpus or --html.")(command)
+
+
 @click.command("compare")
 @click.argument("baseline", type=click.Path(exists=True))
 @click.argument("candidate", type=click.Path(exists=True))
@@ -59,15 +74,7 @@ def _refuse_options(out: str | None, html_out: str | None, across_snapshots: boo
               help="Bootstrap seed, 0 to 2^32-1 [default: the recorded 20261130].")
 @click.option("--corpus", "corpus_dirs", multiple=True, type=click.Path(file_okay=False), help=_CORPUS_HELP)
 @click.option("--publishable", is_flag=True, help=_PUBLISHABLE_HELP)
-@click.option("--across-snapshots", is_flag=True,
-              help="BASELINE and CANDIDATE were scored on two snapshots of one corpus: classify each query by its "
-                   "binding (unchanged, changed, deleted, added), compare the unchanged ones (and the changed ones a "
-                   "--receipts file vouches for) and list the rest as not comparable; every verdict says its paired "
-                   "denominator. Not with --also, --corpus or --html.")
-@click.option("--receipts", "receipt_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="A reannotation receipt (`turnbench reannotate`; repeatable) that makes its changed queries "
-                   "comparable; one that does not match the two snapshots is refused (exit 3). Only with "
-                   "--across-snapshots.")
+@_snapshot_options
 @measure_option("Also compare an extra measure both sides recorded (scored with --measure), in a report-only block")
 @click.option("--full", is_flag=True,
               help="Print every row (the markdown --out writes) instead of the summary: the headline measures per "
