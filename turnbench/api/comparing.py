@@ -109,8 +109,8 @@ def _publishable(sides: Sequence[Any]) -> None:
 
     for side in sides:
         if isinstance(side, InMemory):
-            prov = side.scored.document["provenance"]
-            refuse_unpublishable(side.name, str(prov.get("licence_tier", "unrecorded")), str(prov["corpus"]["id"]))
+            prov = side.scored.results.provenance
+            refuse_unpublishable(side.name, prov.licence_tier or "unrecorded", prov.corpus.id)
         else:
             publishable([side])
 
