@@ -167,11 +167,13 @@ def jars_cmd(update_lock: bool, build_launcher: bool, check_launcher: bool) -> N
     launcher = prepared.launcher
     n_jars = len(launcher.classpath) - 1
     fetched = f"{len(launcher.fetched)} fetched" if launcher.fetched else "all cached"
-    if launcher.replaced:
-        fetched += f" ({len(launcher.replaced)} had other bytes than the lock pins: removed and fetched again)"
     click.echo(f"turnbench: Java {launcher.java.version} ({launcher.java.source}): {launcher.java.java}")
-    click.echo(f"turnbench: OpenSearch {prepared.opensearch_version}: {n_jars} jars verified against jars.lock.json in "
-               f"{launcher.store}: {fetched}, {launcher.seconds:.1f} s")
+    # two lines, so that neither wraps a 100-column terminal: the count and the time, then where the jars are
+    click.echo(f"turnbench: OpenSearch {prepared.opensearch_version}: {n_jars} jars verified against jars.lock.json: "
+               f"{fetched}, {launcher.seconds:.1f} s")
+    if launcher.replaced:
+        click.echo(f"turnbench: {len(launcher.replaced)} had other bytes than the lock pins: removed and fetched again")
+    click.echo(f"turnbench: the jars' store: {launcher.store}")
     click.echo(f"turnbench: launcher classes {launcher.classpath[0]} match their sources")
     pg = find_postgres()
     took = ", ".join(f"{k.removesuffix('_s')} {v:.1f} s" for k, v in pg.timings.items())
