@@ -90,6 +90,11 @@ def test_two_runs_scored_in_memory_compare_as_the_same_results_written(tmp_path)
     cli = CliRunner().invoke(main, ["compare", str(tmp_path / "b"), str(tmp_path / "c"), "--full", "--resamples",
                                     "500"])
     assert cli.exit_code == 0 and cli.stdout == in_memory.to_markdown()
+    # Jupyter shows the report's Δ tables: inside the page, row for row, and a worse row's verdict marked
+    shown = in_memory._repr_html_()
+    assert shown.startswith("<table") and shown in named.to_html().decode("utf-8")
+    retrieval = [r for r in in_memory.rows() if r.block == "retrieval"]
+    assert shown.count("<tr>") >= len(retrieval) + 1  # a header and a row each
 
 
 Built = tuple[api.Results, api.Results, dict]
@@ -263,3 +268,5 @@ def test_one_change_on_two_corpora_in_memory_is_judged_as_written(tmp_path):
     on_disk = turnbench.compare(*dirs[0], also=[dirs[1]], corpora=corpora, resamples=200)
     assert in_memory.to_json() == on_disk.to_json() and in_memory.to_markdown() == on_disk.to_markdown()
     assert "2 corpora, judged together" in in_memory.to_summary()
+    shown = in_memory._repr_html_()  # the verdict across corpora, then each corpus's Δ tables
+    assert "<h3>tiny</h3>" in shown and "<h3>tiny-2</h3>" in shown and shown == on_disk._repr_html_()

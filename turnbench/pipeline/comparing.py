@@ -108,6 +108,13 @@ class Compared:
         """Every row (delta, interval, p-values, verdicts) and the gate's failures."""
         return self.result.to_json()
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the report's Δ tables (pooled over seeds), every row with its interval and verdict."""
+        from turnbench.render.html import effects_tables
+
+        result = self.result.pooled if isinstance(self.result, SeedsComparison) else self.result
+        return effects_tables(result)
+
     def gate_failures(self) -> list[str]:
         """Why ``compare --gate`` would fail; empty when it passes."""
         return self.result.gate_failures()
@@ -241,6 +248,13 @@ class ComparedCorpora:
 
     def warnings(self) -> list[str]:
         return self.result.warnings()
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the verdict across corpora, then each corpus's Δ tables (jointly adjusted)."""
+        from turnbench.render.html import across_section, effects_tables, esc
+
+        return across_section(self.result) + "".join(
+            f"<h3>{esc(c.name)}</h3>" + effects_tables(c.comparison) for c in self.result.corpora)
 
     def rows(self) -> tuple[Row, ...]:
         """Every corpus's rows, jointly adjusted."""

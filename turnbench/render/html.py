@@ -206,6 +206,17 @@ def _effects_table(rows: Sequence[Row]) -> str:
                    "detectable", "verdict"], cells, 2)
 
 
+def effects_tables(cmp: Comparison) -> str:
+    """The report's Δ tables: the retrieval rows, then each other block folded (a notebook shows the same)."""
+    out = [_effects_table([r for r in cmp.rows if r.block == "retrieval"])]
+    for block in dict.fromkeys(r.block for r in cmp.rows if r.block != "retrieval"):
+        others = [r for r in cmp.rows if r.block == block]
+        named = sum(1 for r in others if r.verdict != SAME)
+        out.append(f"<details><summary>{esc(BLOCK_TITLES.get(block, block))}: {len(others)} rows, {named} with a "
+                   "named difference</summary>" + _effects_table(others) + "</details>\n")
+    return "".join(out)
+
+
 def _header(title: str, facts: Sequence[str], notes: Sequence[str]) -> list[str]:
     return ([f"<h1>{esc(title)}</h1>\n"] + [f"<div class=meta>{f}</div>\n" for f in facts]
             + [f"<p class=note>{esc(n)}</p>\n" for n in notes])
@@ -241,12 +252,7 @@ def comparison_page(cand: Sequence[tuple[int | None, Page]], base: Sequence[tupl
     body.append("<h2>What moved: Δ per class and measure</h2>\n")
     body.append(plots.forest(_forest_rows(cmp.rows, per_seed), f"{cmp.candidate} − {cmp.baseline}"
                              + (" (pooled; violet ticks: each seed)" if per_seed else "")))
-    body.append(_effects_table([r for r in cmp.rows if r.block == "retrieval"]))
-    for block in dict.fromkeys(r.block for r in cmp.rows if r.block != "retrieval"):
-        others = [r for r in cmp.rows if r.block == block]
-        named = sum(1 for r in others if r.verdict != SAME)
-        body.append(f"<details><summary>{esc(BLOCK_TITLES.get(block, block))}: {len(others)} rows, {named} with a "
-                    "named difference</summary>" + _effects_table(others) + "</details>\n")
+    body.append(effects_tables(cmp))
     deltas = _deltas(cand, base)
     panels: dict[str, list[float]] = {}
     for (_, _, cls), d in deltas.items():
@@ -366,14 +372,14 @@ def comparison_html(base: Side, cand: Side, result: Comparison | SeedsComparison
     """The comparison page; ``gate``: the gate was asked for, so the page says whether it passed. ``across``: the
     change over several corpora, this page drawing the first; its gate and verdict table are the page's top."""
     failures = (across or result).gate_failures() if gate else None
-    top = "" if across is None else _across_section(across)
+    top = "" if across is None else across_section(across)
     if isinstance(result, SeedsComparison):
         return comparison_page(cand, base, result.pooled, per_seed=result.per_seed, callouts=result.callouts,
                                gate_failures=failures, top=top)
     return comparison_page(cand, base, result, gate_failures=failures, top=top)
 
 
-def _across_section(cc: CorporaComparison) -> str:
+def across_section(cc: CorporaComparison) -> str:
     """The verdict across corpora: per gated cell, each corpus's Δ, relative Δ and detectable effect."""
     names = [c.name for c in cc.corpora]
     cells = []
