@@ -37,7 +37,9 @@ def test_without_across_snapshots_the_comparison_is_still_refused_whole(sides):
 def test_across_snapshots_counts_changed_deleted_and_added_and_pairs_the_rest(sides, tmp_path):
     base, cand = sides
     out = tmp_path / "c.json"
-    r = _cli("compare", base, cand, "--across-snapshots", "--json", out)
+    summary = _cli("compare", base, cand, "--across-snapshots")  # what compare prints: the denominator said
+    assert "every number above is on 32 of 41 queries paired" in summary.stdout
+    r = _cli("compare", base, cand, "--across-snapshots", "--json", out, "--full")
     assert r.exit_code == 0, r.output
     snap = json.loads(out.read_text())["facts"]["snapshots"]
     assert snap["not_comparable"] == {"changed": CHANGED, "deleted": DELETED, "added": ["q41"]}
@@ -66,7 +68,7 @@ def test_a_receipt_makes_one_changed_target_comparable_and_the_gate_says_its_den
     assert (entry["query"], entry["by"], entry["at"]) == ("q03", "Dana Reviewer", "2026-12-01")
     assert entry["old_sha256"] != entry["new_sha256"] and entry["gold"]["passages"] == {"m03:00001": 3}
     out = tmp_path / "c.json"
-    r = _cli("compare", base, cand, "--across-snapshots", "--receipts", receipt, "--json", out, "--gate")
+    r = _cli("compare", base, cand, "--across-snapshots", "--receipts", receipt, "--json", out, "--gate", "--full")
     snap = json.loads(out.read_text())["facts"]["snapshots"]
     assert (snap["paired"], snap["of"]) == (33, 41)
     assert snap["comparable"]["reannotated"] == ["q03"] and "q03" not in snap["not_comparable"]["changed"]
@@ -196,6 +198,6 @@ def test_a_rule_across_snapshots_says_its_denominator(sides, tmp_path):
     base, cand = sides
     rule = tmp_path / "rule.txt"
     rule.write_text("lookup never down within 0.01\nundetermined fails\n")
-    r = _cli("compare", base, cand, "--across-snapshots", "--rule", rule)
+    r = _cli("compare", base, cand, "--across-snapshots", "--rule", rule, "--full")
     assert "(on 32 of 41 queries paired across snapshots)" in r.stdout
     _one_line(r, 4, "is failed on 32 of 41 queries paired across snapshots: lookup never down within 0.01")
