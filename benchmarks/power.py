@@ -30,6 +30,7 @@ def _relevant(qrels: Path) -> dict[str, set[str]]:
 
 def main(argv: list[str] | None = None) -> None:
     from turnbench import api
+    from turnbench.corpus.format import open_corpus
     from turnbench.harness.compare import compare
     from turnbench.harness.power import detectable
     from turnbench.passages import read_passages
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     # the planted run has no answers: the retrieval blocks are compared, as a retrieval change would be
     base = from_tree({k: v for k, v in read_metrics(args.results).tree.items() if k != "answers"})
-    corpus = api._corpus(args.corpus)
+    corpus = open_corpus(args.corpus)
     inventory = read_passages(args.results / "passages.jsonl")
     entries = list(read_run(args.results / "run.raw.trec"))
     relevant = _relevant(args.results / "qrels.passages.txt")
