@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -15,10 +14,8 @@ from turnbench import canonical
 from turnbench.corpus import open_corpus
 from turnbench.errors import BadInput
 from turnbench.harness import metrics as M
-from turnbench.rankings import RankedPassage
 from turnbench.results.directory import write_results
 
-FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "small"
 ALL_EXTRA = [str(m) for m in M.EXTRA_MEASURES]
 R1, P5, P10, MAP100, S1, S5, S10 = (M.Measure.parse(n) for n in M.EXTRA_NAMES)
 
@@ -117,15 +114,9 @@ def test_the_extra_block_of_a_worked_example(small):
 def fixture_dirs(tmp_path_factory):
     """fixtures/small in windows of 40 words, ranked 40 deep by a fixed shuffle, written with every extra measure
     and without any (the run as test_spans scores it)."""
-    from tests.unit.harness.test_independent_judge import word_windows
+    from tests.unit.harness.test_spans import shuffled_fixture_run
 
-    corpus = open_corpus(FIXTURE)
-    passages = [p for m in corpus.iter_meetings() for p, _ in word_windows(m)]
-    queries = [q for q in corpus.queries() if q.scored_on == "retrieval"]
-    run = []
-    for n, q in enumerate(queries):
-        order = sorted(passages, key=lambda p: (int.from_bytes(p.id.encode(), "big") * (n + 7)) % 9973)
-        run.extend(RankedPassage(q.id, p.id, r, float(100 - r)) for r, p in enumerate(order[:40], 1))
+    corpus, passages, run = shuffled_fixture_run()
     root = tmp_path_factory.mktemp("r")
     return (write_results(root / "measured", score(corpus, passages, run, measures=list(reversed(ALL_EXTRA)))),
             write_results(root / "plain", score(corpus, passages, run)))

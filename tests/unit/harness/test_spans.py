@@ -147,9 +147,9 @@ def rederive(directory: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def scored_fixture(tmp_path_factory):
-    """The small fixture corpus, windows of 40 words across speakers, ranked by a fixed shuffle."""
+def shuffled_fixture_run():
+    """The small fixture corpus, windows of 40 words across speakers, ranked 40 deep by a fixed shuffle: (corpus,
+    passages, run)."""
     from tests.unit.harness.test_independent_judge import word_windows
 
     corpus = open_corpus(FIXTURE)
@@ -160,6 +160,13 @@ def scored_fixture(tmp_path_factory):
         # a deterministic ranking that puts some gold high, some low, some nowhere
         order = sorted(passages, key=lambda p: (int.from_bytes(p.id.encode(), "big") * (n + 7)) % 9973)
         run.extend(RankedPassage(q.id, p.id, r, float(100 - r)) for r, p in enumerate(order[:40], 1))
+    return corpus, passages, run
+
+
+@pytest.fixture(scope="module")
+def scored_fixture(tmp_path_factory):
+    """The small fixture corpus, windows of 40 words across speakers, ranked by a fixed shuffle."""
+    corpus, passages, run = shuffled_fixture_run()
     return write_results(tmp_path_factory.mktemp("r") / "out", score(corpus, passages, run))
 
 
