@@ -1,5 +1,6 @@
 """The installed versions of the libraries that shape a claim's bytes, as metrics.json records them
-(``provenance.libraries``), and what differs between two such records (docs/formats.md).
+(``provenance.libraries``; docs/formats.md). What differs between two such records is said by
+``turnbench.results.record.library_drift``.
 
 pyproject.toml asks for compatible ranges, so an installed turnbench may run other versions than the ones its
 baselines were made with (constraints.txt, the tested set). These are the ones whose version can change a claimed
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
@@ -55,10 +55,3 @@ def libraries() -> dict[str, str]:
             except metadata.PackageNotFoundError:
                 found[name] = NOT_INSTALLED
     return {name: found[name] for name in BYTE_SHAPING}
-
-
-def drift(recorded: Mapping[str, object], now: Mapping[str, object]) -> list[str]:
-    """One line per library whose version differs between two records (a record without the library says
-    ``unrecorded``), e.g. ``faker 40.54.0 in the baseline, 41.0.0 now``."""
-    return [f"{name} {recorded.get(name, 'unrecorded')} in the baseline, {now.get(name, 'unrecorded')} now"
-            for name in sorted(set(recorded) | set(now)) if recorded.get(name) != now.get(name)]

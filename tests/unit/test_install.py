@@ -19,7 +19,8 @@ from packaging.requirements import Requirement
 from tests.unit.harness.helpers import score, small_run
 from turnbench import canonical
 from turnbench.results.directory import write_results
-from turnbench.versions import BYTE_SHAPING, NOT_INSTALLED, drift, libraries
+from turnbench.results.record import library_drift
+from turnbench.versions import BYTE_SHAPING, NOT_INSTALLED, libraries
 
 REPO = Path(__file__).resolve().parents[2]
 VERIFY_ARM = REPO / "scripts" / "verify_arm.py"
@@ -67,10 +68,10 @@ def test_every_byte_shaping_library_is_recorded_at_its_installed_version_which_i
 
 
 def test_drift_names_each_library_and_both_versions():
-    assert drift({"faker": "40.54.0", "numpy": "2.4.6"}, {"faker": "41.0.0", "numpy": "2.4.6"}) == [
+    assert library_drift({"faker": "40.54.0", "numpy": "2.4.6"}, {"faker": "41.0.0", "numpy": "2.4.6"}) == [
         "faker 40.54.0 in the baseline, 41.0.0 now"]
-    assert drift({}, {"numpy": "2.4.6"}) == ["numpy unrecorded in the baseline, 2.4.6 now"]
-    assert drift(libraries(), dict(libraries())) == []
+    assert library_drift({}, {"numpy": "2.4.6"}) == ["numpy unrecorded in the baseline, 2.4.6 now"]
+    assert library_drift(libraries(), dict(libraries())) == []
 
 
 # -- scripts/verify_arm.py: the versions first ---------------------------------------------------------------

@@ -56,7 +56,6 @@ from turnbench.harness.verdicts import (
     verdict,
 )
 from turnbench.results.record import Answers, Block, Results, digest_differences
-from turnbench.versions import drift
 
 # the verdicts' names stay importable from here, where every reader of a comparison has found them
 __all__ = ["ALPHA", "BETTER", "GUARD_ALPHA", "POWER", "REPORT_ONLY", "SAME", "STRICT_CLASS", "VERDICT_FACTS", "WORSE",
@@ -423,9 +422,8 @@ def compare(base: Results, cand: Results, *, resamples: int = RESAMPLES, seed: i
     if bp.metric_engine != cp.metric_engine:
         notes.append(f"metric engines differ: baseline {bp.metric_engine.get('version')}, "
                      f"candidate {cp.metric_engine.get('version')}")
-    if bp.libraries and cp.libraries and bp.libraries != cp.libraries:  # both recorded (turnbench.versions)
-        notes += [f"library versions differ: {line.replace(' now', ' in the candidate')}"
-                  for line in drift(bp.libraries, cp.libraries)]
+    notes += [f"library versions differ: {line.replace(' now', ' in the candidate')}"
+              for line in bp.library_drift(cp)]
     bd, cd = bp.run_depth, cp.run_depth
     if bd is not None and cd is not None and bd != cd:
         notes.append(f"run depths differ: the baseline ranks up to {bd} passages a question, the candidate {cd}; a "

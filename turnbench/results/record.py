@@ -24,6 +24,14 @@ ALL = "all"  # the row of every class together
 Facts = Mapping[str, object]
 
 
+def library_drift(recorded: Mapping[str, object], now: Mapping[str, object]) -> list[str]:
+    """One line per library whose version differs between two records of ``provenance.libraries``
+    (``turnbench.versions``; a record without the library says ``unrecorded``), e.g. ``faker 40.54.0 in the baseline,
+    41.0.0 now``."""
+    return [f"{name} {recorded.get(name, 'unrecorded')} in the baseline, {now.get(name, 'unrecorded')} now"
+            for name in sorted(set(recorded) | set(now)) if recorded.get(name) != now.get(name)]
+
+
 @dataclass(frozen=True)
 class EntryError:
     """A row's entry-point error: the median |Δ| (s) of the first gold passage, over the queries that found one."""
@@ -211,6 +219,13 @@ class Provenance:
     @property
     def label(self) -> str:
         return arm_label(self.arm)
+
+    def library_drift(self, other: Provenance) -> list[str]:
+        """What differs between the libraries this claim and ``other`` were made with, one phrase per library, this
+        one's as "in the baseline"; empty when either recorded none (a claim made before they were recorded)."""
+        if not self.libraries or not other.libraries:
+            return []
+        return library_drift(self.libraries, other.libraries)
 
     @property
     def policy(self) -> str:

@@ -15,8 +15,7 @@ from pathlib import Path
 from turnbench import canonical
 from turnbench.errors import BadInput, NotPublishable
 from turnbench.results.directory import METRICS_JSON, RUNINFO_JSON, load_json, side_dirs
-from turnbench.results.record import digest_differences, from_tree
-from turnbench.versions import drift
+from turnbench.results.record import digest_differences, from_tree, library_drift
 
 VERIFIED, DIFFERENT, NOT_HERE = "verified", "different", "not verifiable here"
 LIBRARIES = "libraries"  # provenance's record of the byte-shaping libraries' versions
@@ -40,7 +39,7 @@ def differences(baseline: dict[str, str], now: dict[str, str]) -> list[str]:
     """What differs between a baseline's recorded versions and these, one phrase per library."""
     if not baseline and now:
         return ["the baseline records no library versions (made before turnbench recorded them)"]
-    return drift(baseline, now)
+    return library_drift(baseline, now)
 
 
 def consequence(allowed: bool) -> str:
