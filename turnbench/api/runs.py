@@ -73,7 +73,7 @@ def write_run(out: PathLike, corpus: CorpusLike, arm: Arm, *, scope: str = Scope
     if stack is not None:
         result = run(stack, opened, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
     else:
-        with recorded_stack(writes=False) as recorded:
+        with recorded_stack(writes=False, ask_postgres=False) as recorded:
             result = run(recorded, opened, arm, scope=scope, index=index, depth=depth, concurrency=concurrency)
     return WrittenRun(result, opened.id, target, tuple(write(target, result)))
 

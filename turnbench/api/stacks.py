@@ -36,15 +36,18 @@ def open_stack(provider: str = "auto", **options: Any) -> Any:
 
 
 @contextlib.contextmanager
-def recorded_stack(*, writes: bool) -> Iterator[StackInfo]:
+def recorded_stack(*, writes: bool, ask_postgres: bool = True) -> Iterator[StackInfo]:
     """The stack ``stack_up`` recorded (or the external one the environment names), held for this block: ``writes``
-    (a load, a bench: they replace the index) alone, reads (a run, an answer) together, never beside a write."""
+    (a load, a bench: they replace the index) alone, reads (a run, an answer) together, never beside a write.
+    ``ask_postgres`` False: a recorded stack's PostgreSQL is not asked for its version on the way in (a run may
+    never connect to it)."""
     from turnbench.stack import current_stack
     from turnbench.stack.state import use_lock
 
     _typed(writes, bool, "writes", "True or False")
+    _typed(ask_postgres, bool, "ask_postgres", "True or False")
     with use_lock(writes=writes):
-        yield current_stack()
+        yield current_stack(ask_postgres=ask_postgres)
 
 
 def stack_up(provider: str = "auto", *, echo: Callable[[str], None] = print, **options: Any) -> StackInfo:

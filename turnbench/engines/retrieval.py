@@ -252,11 +252,13 @@ def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "c
             ) -> RunResult:
     """Run every retrieval-scored query of ``corpus`` through ``arm`` against the loaded index (``progress``: as
     ``run_queries`` calls it). ``inventory``: the passages the load cut and their sha256 (what ``bench`` has in
-    hand); without it the inventory the load stored in PostgreSQL is read back and hashed, from the start, in a
-    thread (``engines.verified``)."""
+    hand); without it the inventory the load left (kept in the state directory, else stored in PostgreSQL) is read
+    back and hashed, from the start, in a thread (``engines.verified``)."""
+    from turnbench.loading.index import DEFAULT_INDEX
+
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise BadInput(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}, not {concurrency!r}")
-    with read_back(stack, inventory) as reading:
+    with read_back(stack, index or DEFAULT_INDEX, inventory) as reading:
         from turnbench.stack.clients import stack_errors
 
         with stack_errors(stack):

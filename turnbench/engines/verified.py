@@ -2,8 +2,11 @@
 
 A run never reads another corpus's passages or a half-finished load (``loading.load.loaded_marker``), and never
 scores against an inventory the index does not hold: the inventory — handed over by the load that just built the
-index, or read back from where that load stored it (PostgreSQL) — must hash to what the marker records, and the
-index must still hold exactly its passages.
+index, or read back from where that load left it — must hash to what the marker records, and the index must still
+hold exactly its passages. A load leaves it twice: in PostgreSQL, and as passages.jsonl's bytes beside its record in
+the state directory (``loading.proof``), which a run reads first (no database client to import, nothing to encode
+or hash again; PostgreSQL, then, is neither read nor asked). The copy is only ever as good as its sha256: one that
+does not hash to the marker's is another load's, and the run reads PostgreSQL instead.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 Verified = tuple[Mapping[str, Any], tuple[Passage, ...], str]  # the marker, the inventory, its sha256
-# the inventory and its sha256: handed over, being read back (``read_back``), or None (read back when verified)
-Inventory = tuple[Sequence[Passage], str] | Future[tuple[tuple[Passage, ...], str]] | None
+# the inventory and its sha256: handed over; being read back (``read_back``), with whether it is the state
+# directory's copy; or None (read back when verified)
+Inventory = tuple[Sequence[Passage], str] | Future[tuple[tuple[Passage, ...], str, bool]] | None
 
 
 def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tuple[Sequence[Passage], str] | None
@@ -38,15 +42,22 @@ def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tupl
 def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str, inventory: Inventory
                     ) -> Verified:
     from turnbench.loading.index import describe_difference, expected_counts, observed_counts
-    from turnbench.loading.load import loaded_marker
+    from turnbench.loading.load import check_tables_hold, loaded_marker
 
-    marker = loaded_marker(stack, corpus, index=index, client=client)
+    read = inventory is None or isinstance(inventory, Future)
+    # PostgreSQL is checked when it is read: a read-back inventory may come from the state directory instead
+    marker = loaded_marker(stack, corpus, index=index, client=client, postgres=not read)
     if isinstance(inventory, Future):
-        passages, sha = inventory.result()
+        passages, sha, kept = inventory.result()
     elif inventory is not None:
-        passages, sha = tuple(inventory[0]), inventory[1]
+        passages, sha, kept = tuple(inventory[0]), inventory[1], False
     else:
-        passages, sha = _stored(stack)
+        passages, sha, kept = _stored(stack, index)
+    if kept and sha != marker["passages_sha256"]:
+        # the copy in the state directory is another load's (the index was loaded again from elsewhere): not this one
+        passages, sha, kept = *_from_postgres(stack), False
+    if read and not kept:
+        check_tables_hold(stack, corpus)
     if sha != marker["passages_sha256"]:
         raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
                               f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
@@ -58,7 +69,17 @@ def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index:
     return marker, passages, sha
 
 
-def _stored(stack: StackInfo) -> tuple[tuple[Passage, ...], str]:
+def _stored(stack: StackInfo, index: str) -> tuple[tuple[Passage, ...], str, bool]:
+    """The inventory of the last load into ``index``, its sha256, and whether it is the copy that load kept in the
+    state directory (turnbench.loading.proof; its bytes hashed as read, never trusted for more than the marker's
+    sha256 says) rather than what it stored in PostgreSQL."""
+    from turnbench.loading import proof
+
+    kept = proof.kept_inventory(index)
+    return (*kept, True) if kept is not None else (*_from_postgres(stack), False)
+
+
+def _from_postgres(stack: StackInfo) -> tuple[tuple[Passage, ...], str]:
     """The inventory the load stored in PostgreSQL, and its sha256."""
     from turnbench.loading import tables
 
@@ -67,16 +88,17 @@ def _stored(stack: StackInfo) -> tuple[tuple[Passage, ...], str]:
 
 
 @contextlib.contextmanager
-def read_back(stack: StackInfo, inventory: tuple[Sequence[Passage], str] | None) -> Iterator[Inventory]:
-    """``inventory``; or, without one, the inventory the load stored, being read back in a thread from now on
-    (while what a run needs before its first query is made: the clients' imports, the index's marker, the bodies)."""
+def read_back(stack: StackInfo, index: str, inventory: tuple[Sequence[Passage], str] | None) -> Iterator[Inventory]:
+    """``inventory``; or, without one, the inventory the load into ``index`` left (``_stored``), being read back in a
+    thread from now on (while what a run needs before its first query is made: the clients' imports, the index's
+    marker, the bodies)."""
     if inventory is not None:
         yield inventory
         return
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1, thread_name_prefix="turnbench-inventory") as pool:
-        yield pool.submit(_stored, stack)
+        yield pool.submit(_stored, stack, index)
 
 
 class Verifying:

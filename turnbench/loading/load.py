@@ -187,6 +187,7 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec, *, settle_tim
     timings["provenance_s"] = time.perf_counter() - t0
     # what a later reuse must read back from both stores, kept where only turnbench writes (turnbench.loading.proof)
     t0 = time.perf_counter()
+    proof.keep_inventory(index, passages)
     proof.write_record(index, {"index_uuid": search_index.index_uuid(client, index), "marker": marker,
                                "provenance": prov, "documents": proof.combine(written.sent),
                                "tables": tables.digest(stack)})
@@ -386,11 +387,13 @@ def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
 
 
 def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = search_index.DEFAULT_INDEX,
-                  client: OpenSearch | None = None) -> dict[str, Any]:
+                  client: OpenSearch | None = None, postgres: bool = True) -> dict[str, Any]:
     """Refuse unless the index and the PostgreSQL schema hold ``corpus``, fully loaded; returns the index marker.
 
     What a run (or the answer engine) calls before reading the stack, so it can never read another
-    corpus's passages or a half-finished load.
+    corpus's passages or a half-finished load. ``postgres`` False: the index alone, for a caller that checks the
+    schema if it reads it (a run reads PostgreSQL only when the state directory kept no inventory of this load:
+    ``check_tables_hold``).
     """
     client = client or opensearch_client(stack)
     marker = search_index.index_marker(client, index)
@@ -405,13 +408,19 @@ def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = search_index
     if marker.get("state") != "settled":
         raise IndexNotSettled(f"index {index!r} was never settled (state {marker.get('state')!r}): "
                               "a load did not finish")
+    if postgres:
+        check_tables_hold(stack, corpus)
+    return marker
+
+
+def check_tables_hold(stack: StackInfo, corpus: Corpus) -> None:
+    """Refuse unless the PostgreSQL schema holds ``corpus``, fully loaded."""
     held = tables.loaded_tables_marker(stack)
     if held is None or held.get("corpus_sha256") != corpus.sha256:
         raise StackStateError(
             f"PostgreSQL schema {tables.SCHEMA!r} does not hold corpus {corpus.id!r}; "
             "run `turnbench load --corpus` for it"
         )
-    return marker
 
 
 def _pg_loaded(index: str, marker: Mapping[str, Any], passages_sha256: str, n_passages: int) -> dict[str, Any]:

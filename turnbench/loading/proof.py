@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     import psycopg
     from opensearchpy import OpenSearch
 
+    from turnbench.passages import Passage
+
 RECORD_FORMAT = "turnbench-load-record/1"
 RECORDS = "loads"
 # documents per scroll page: 5,000 (the most a page may hold is 10,000) costs the server half of what 1,000 do at
@@ -60,12 +62,18 @@ def read_record(index: str) -> dict[str, Any] | None:
     return raw
 
 
+def inventory_path(index: str) -> Path:
+    return record_path(index).with_suffix(".passages.jsonl")
+
+
 def forget(index: str) -> None:
-    """Remove the record before a load writes either store: from then on nothing vouches for ``index``. Best effort:
-    a record left behind (a state directory that cannot be written) still cannot vouch for other content, which is
-    what a reuse compares, nor for another index instance (its uuid)."""
-    with contextlib.suppress(OSError):
-        os.unlink(record_path(index))
+    """Remove the record (and the inventory kept beside it) before a load writes either store: from then on nothing
+    vouches for ``index``. Best effort: a record left behind (a state directory that cannot be written) still cannot
+    vouch for other content, which is what a reuse compares, nor for another index instance (its uuid); an inventory
+    left behind is used only when it hashes to what the index's marker records."""
+    for path in (record_path(index), inventory_path(index)):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def write_record(index: str, record: Mapping[str, Any]) -> bool:
@@ -76,6 +84,40 @@ def write_record(index: str, record: Mapping[str, Any]) -> bool:
     except (TurnbenchError, OSError):
         return False
     return True
+
+
+def keep_inventory(index: str, passages: Iterable[Passage]) -> bool:
+    """Keep the settled load's passage inventory beside its record, as passages.jsonl's bytes: a run reads it there
+    instead of from PostgreSQL (no client to import, nothing to encode or hash again), and only when its sha256 is
+    the one the index's marker records. False when the state directory cannot take it (a run then reads
+    PostgreSQL)."""
+    from turnbench.passages import canonical_blocks
+
+    try:
+        canonical.write_bytes_atomic(inventory_path(index), canonical_blocks(passages))
+    except (TurnbenchError, OSError):
+        return False
+    return True
+
+
+def kept_inventory(index: str) -> tuple[tuple[Passage, ...], str] | None:
+    """The inventory the last settled load into ``index`` kept in this state directory, read from one read of its
+    bytes, and their sha256 (which the caller holds against the marker's); None when there is none, or a line is not
+    a passage (the caller then reads PostgreSQL)."""
+    from turnbench.passages import Passage, plain_block
+
+    try:
+        data = inventory_path(index).read_bytes()
+    except OSError:
+        return None
+    lines = data.splitlines(keepends=True)
+    found = plain_block(lines)
+    try:
+        passages = tuple(p if p is not None else Passage.from_json(canonical.parse_json(line))
+                         for p, line in zip(found, lines, strict=True))
+    except (TurnbenchError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return passages, hashlib.sha256(data).hexdigest()
 
 
 # -- the index's documents --------------------------------------------------------------------------------------

@@ -52,7 +52,8 @@ def load_or_reuse(stack: StackInfo, corpus: Corpus, spec: LoadSpec = LoadSpec(),
 def settled_load(stack: StackInfo, corpus: Corpus,
                  spec: LoadSpec = LoadSpec()) -> tuple[loader.LoadResult | None, str]:
     """The settled load of exactly this corpus, cut and index definition already in the stack, as the LoadResult a
-    load would return (``reused``), or None and why not. Nothing is written. Kept only when the state directory
+    load would return (``reused``), or None and why not. Neither store is written (only the passage inventory, kept
+    beside the record when a load made before inventories were kept left none). Kept only when the state directory
     records a settled load into this index (turnbench.loading.proof) whose marker, shaping, uuid, provenance,
     documents and tables are what the stack holds now and what this load would build; the index's own marker only
     says whose the index is (an alias, a data stream or an index without it is refused, ForeignIndex)."""
@@ -111,6 +112,8 @@ def settled_load(stack: StackInfo, corpus: Corpus,
     differs = _content_differs(stack, client, record, index=index, vectors=vectors)
     if differs is not None:
         return None, differs
+    if not proof.inventory_path(index).is_file():  # a load kept before inventories were kept beside its record
+        proof.keep_inventory(index, passages)
     timings = {"total_s": time.perf_counter() - t_all, "reused": 1.0}
     return loader.LoadResult(index=index, passages=tuple(passages), passages_sha256=passages_sha256, provenance=prov,
                          timings=timings, topology=topology, reused=True), "reused"

@@ -25,9 +25,11 @@ from turnbench.stack.registry import PROVIDERS, RECORDED, choose, provider_class
 __all__ = ["StackInfo", "open_stack", "current_stack", "PROVIDERS"]
 
 
-def current_stack() -> StackInfo:
+def current_stack(*, ask_postgres: bool = True) -> StackInfo:
     """The stack to use now: an external one named by TURNBENCH_OPENSEARCH_URL / TURNBENCH_POSTGRES_DSN, else
-    the one ``turnbench stack up`` recorded. Raises StackStateError when there is none or it does not answer."""
+    the one ``turnbench stack up`` recorded. Raises StackStateError when there is none or it does not answer.
+    ``ask_postgres`` False: a recorded stack's PostgreSQL is not asked (its version is the recorded one), for a
+    command that opens a connection only if it needs one (``turnbench run``: a failure then is that command's)."""
     from turnbench.stack import external, state
 
     given = external.endpoints()
@@ -46,7 +48,8 @@ def current_stack() -> StackInfo:
                               "its start was interrupted: `turnbench stack down` stops what it started")
     info = recorded.info
     try:
-        return external.describe(recorded.provider, info.opensearch_url, info.postgres_dsn, info.details)
+        return external.describe(recorded.provider, info.opensearch_url, info.postgres_dsn, info.details,
+                                 None if ask_postgres else info.postgres_version)
     except StackStartError as exc:
         raise StackStateError(f"the recorded {recorded.provider} stack does not answer: {exc}") from None
 

@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -39,24 +40,44 @@ def postgres_connect(stack: StackInfo) -> psycopg.Connection:
 def stack_errors(stack: StackInfo) -> Iterator[None]:
     """Any failure of either server's client mid-way — a server that stops answering, a request it refuses, a
     value it cannot store — becomes a one-line refusal naming the server, never a traceback."""
-    import psycopg
-    from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
-    from opensearchpy.exceptions import OpenSearchException, TransportError
-
     try:
         yield
-    except OpenSearchConnectionError as exc:
-        raise StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} does not answer: {_first_line(exc)}")
-                              ) from None
-    except TransportError as exc:
-        raise StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} refused a request: "
-                                         f"{_first_line(exc)}")) from None
-    except OpenSearchException as exc:
-        raise StackStateError(f"OpenSearch client error: {type(exc).__name__}: {_first_line(exc)}") from None
-    except psycopg.OperationalError as exc:
-        raise StackStateError(f"PostgreSQL does not answer: {_first_line(exc)}") from None
-    except psycopg.Error as exc:
-        raise StackStateError(f"PostgreSQL refused a request: {type(exc).__name__}: {_first_line(exc)}") from None
+    except Exception as exc:
+        refusal = _refusal(stack, exc)
+        if refusal is None:
+            raise
+        raise refusal from None
+
+
+def _refusal(stack: StackInfo, exc: Exception) -> StackStateError | None:
+    """``exc`` as a refusal, when a client raised it. A client's exceptions are looked up only once its module is
+    imported (none of them can exist before), so a command that never opens a PostgreSQL connection never imports
+    psycopg for this."""
+    found = _loaded("opensearchpy.exceptions", "ConnectionError", "TransportError", "OpenSearchException")
+    if found:
+        unanswered, refused, other = found
+        if isinstance(exc, unanswered):
+            return StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} does not answer: "
+                                              f"{_first_line(exc)}"))
+        if isinstance(exc, refused):
+            return StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} refused a request: "
+                                              f"{_first_line(exc)}"))
+        if isinstance(exc, other):
+            return StackStateError(f"OpenSearch client error: {type(exc).__name__}: {_first_line(exc)}")
+    found = _loaded("psycopg", "OperationalError", "Error")
+    if found and isinstance(exc, found[1]):
+        if isinstance(exc, found[0]):
+            return StackStateError(f"PostgreSQL does not answer: {_first_line(exc)}")
+        return StackStateError(f"PostgreSQL refused a request: {type(exc).__name__}: {_first_line(exc)}")
+    return None
+
+
+def _loaded(module: str, *names: str) -> tuple[type[BaseException], ...]:
+    """The exception classes ``names`` of ``module`` once it is imported, else () — also while another thread is
+    still importing it (a run's inventory thread may be): what has not been defined yet cannot have been raised."""
+    found = [getattr(sys.modules.get(module), name, None) for name in names]
+    classes = tuple(c for c in found if isinstance(c, type) and issubclass(c, BaseException))
+    return classes if len(classes) == len(names) else ()
 
 
 def _first_line(exc: BaseException) -> str:

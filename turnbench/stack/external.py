@@ -38,9 +38,12 @@ def probe_postgres(dsn: str, timeout: float = 10.0) -> str:
         raise StackStartError(f"PostgreSQL at {redact(dsn)} does not answer: {first}") from None
 
 
-def describe(provider: str, opensearch_url: str, postgres_dsn: str, details: Mapping[str, Any]) -> StackInfo:
+def describe(provider: str, opensearch_url: str, postgres_dsn: str, details: Mapping[str, Any],
+             postgres_version: str | None = None) -> StackInfo:
+    """The stack at these endpoints with the versions its servers report now; ``postgres_version`` given (what the
+    stack's record says): PostgreSQL is not asked, for a command that may never open a connection to it."""
     os_version, lucene = probe_opensearch(opensearch_url)
-    pg_version = probe_postgres(postgres_dsn)
+    pg_version = probe_postgres(postgres_dsn) if postgres_version is None else postgres_version
     return StackInfo(
         provider=provider,
         opensearch_url=opensearch_url.rstrip("/"),
