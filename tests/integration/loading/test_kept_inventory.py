@@ -81,9 +81,9 @@ def test_a_run_process_imports_no_postgresql_client(stack, tiny, loaded, tmp_pat
     write_state(Recorded(UP, "external", {}, stack))  # the session's stack, recorded as `stack up` records one
     out = tmp_path / "run"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TURNBENCH_OPENSEARCH", "TURNBENCH_POSTGRES"))}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "from turnbench.cli import main; main()", "run", "--corpus",
-                           str(tiny.root), "--arm", "bm25", "--index", INDEX, "--out", str(out)],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    cli = [sys.executable, "-X", "importtime", "-c", "from turnbench.cli import main; main()"]
+    done = subprocess.run([*cli, "run", "--corpus", str(tiny.root), "--arm", "bm25", "--index", INDEX, "--out",
+                           str(out)], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time")}
     assert "turnbench.engines.retrieval" in imported and "psycopg" not in imported
