@@ -61,7 +61,7 @@ def _run_engine(stack: StackInfo, corpus: Corpus, ref: EngineRef, scope: str, in
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     index = check_index_name(index or DEFAULT_INDEX)
-    marker, passages, sha = verified_index(stack, corpus, index, inventory)
+    marker, passages, sha, _lines = verified_index(stack, corpus, index, inventory)
     if ref.rerank is not None:
         rerank.scorer(ref.rerank, f"engine {ref.name}")  # a stage that cannot load is refused before any question
     timings["verify_s"] = time.perf_counter() - t0

@@ -88,6 +88,9 @@ class RunResult:
     rerank: Reranked | None = None  # the second stage, when the arm or engine declares one (entries are its output)
     client: Mapping[str, Any] | None = None  # how the queries were sent, when not by _msearch (runinfo.json)
     notes: tuple[str, ...] = ()  # what the run has to say besides its results (a Python engine's threads left)
+    # passages.jsonl's bytes for ``passages``, when the run has them at hand (an inventory read back is hashed from
+    # them): written as they are instead of encoded again
+    passages_jsonl: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def run(self) -> dict[str, list[RankedPassage]]:
@@ -190,18 +193,28 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
 
 
 def _msearch(client: OpenSearch, payload: bytes, part: Sequence[tuple[str, Any]], where: str | None) -> dict[str, Any]:
-    from opensearchpy.exceptions import TransportError
-
     try:
         resp: dict[str, Any] = client.msearch(body=payload, filter_path=MSEARCH_FILTER)
-    except TransportError as exc:
-        status = exc.status_code if isinstance(exc.status_code, int) else 0
+    except Exception as exc:
+        if not _transport_error(exc):
+            raise
+        status = exc.status_code if isinstance(exc.status_code, int) else 0  # type: ignore[attr-defined]
         if where is not None and 400 <= status < 500:
             raise BadInput(f"{where}: OpenSearch rejected the arm's request (queries {part[0][0]}..{part[-1][0]}): "
-                           f"{_reason(exc.info)}") from None
+                           f"{_reason(exc.info)}") from None  # type: ignore[attr-defined]
         raise SearchFailed(f"queries {part[0][0]}..{part[-1][0]}: OpenSearch refused the _msearch batch: "
                            f"{exc}") from None
     return resp
+
+
+def _transport_error(exc: Exception) -> bool:
+    """Whether ``exc`` is a request the server refused or did not answer, from either client a run may search with
+    (``stack.clients.search_client``); a client's exceptions are looked up only once it is imported."""
+    import sys
+
+    return any(isinstance(cls, type) and isinstance(exc, cls) for cls in (
+        getattr(sys.modules.get(name), "TransportError", None)
+        for name in ("turnbench.stack.lightclient", "opensearchpy.exceptions")))
 
 
 def _reason(error: Any) -> str:
@@ -269,7 +282,7 @@ def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "c
 def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, index: str | None, depth: int | None,
              progress: Callable[[int, int], None] | None, concurrency: int, inventory: Inventory) -> RunResult:
     from turnbench.loading.index import DEFAULT_INDEX, check_index_name
-    from turnbench.stack.clients import opensearch_client
+    from turnbench.stack.clients import search_client
 
     arm = (builtin(arm) if isinstance(arm, str) else arm).on_opensearch()
     sc = get_scope(scope)
@@ -280,7 +293,7 @@ def _run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str, in
     timings: dict[str, float] = {}
 
     t0 = time.perf_counter()
-    client = opensearch_client(stack)
+    client = search_client(stack)
     with verifying(stack, client, corpus, index, inventory) as verified:
         return _searched(stack, corpus, arm, sc, index, depth, progress, concurrency, client, verified, timings, t0)
 
@@ -332,7 +345,7 @@ def _searched(stack: StackInfo, corpus: Corpus, arm: Arm, sc: Scope, index: str,
         verified.wait()  # an index that does not hold its inventory is refused as that, whatever its search did
         raise
     timings["search_s"] = time.perf_counter() - t0
-    marker, passages, sha = handed or verified.wait()
+    marker, passages, sha, lines = handed or verified.wait()
     timings["queries"] = float(len(queries))
     timings["queries_per_s"] = len(queries) / timings["search_s"] if timings["search_s"] > 0 else 0.0
 
@@ -345,7 +358,7 @@ def _searched(stack: StackInfo, corpus: Corpus, arm: Arm, sc: Scope, index: str,
     timings["checks_s"] = time.perf_counter() - t0
     timings["concurrency"] = float(concurrency)
     result = RunResult(arm_config=config, latencies=latencies, timings=timings, passages=passages,
-                       passages_sha256=sha, entries=entries, plan=plan)
+                       passages_sha256=sha, entries=entries, plan=plan, passages_jsonl=lines)
     if arm.rerank is None:
         return result
     from turnbench.engines.rerank import with_rerank

@@ -14,20 +14,32 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnbench.corpus.format import Corpus
 from turnbench.errors import IndexNotSettled
-from turnbench.passages import Passage, inventory_sha256
+from turnbench.passages import Passage, canonical_blocks
 from turnbench.stack.info import StackInfo
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
-Verified = tuple[Mapping[str, Any], tuple[Passage, ...], str]  # the marker, the inventory, its sha256
-# the inventory and its sha256: handed over; being read back (``read_back``), with whether it is the state
-# directory's copy; or None (read back when verified)
-Inventory = tuple[Sequence[Passage], str] | Future[tuple[tuple[Passage, ...], str, bool]] | None
+# the marker, the inventory, its sha256, and its passages.jsonl bytes when it was read back (None when handed over)
+Verified = tuple[Mapping[str, Any], tuple[Passage, ...], str, bytes | None]
+
+
+class Stored(NamedTuple):
+    """An inventory read back: its passages, their sha256 and passages.jsonl's bytes (hashed as read, written as
+    they are), and whether it is the copy the load kept in the state directory rather than PostgreSQL's."""
+
+    passages: tuple[Passage, ...]
+    sha256: str
+    lines: bytes
+    kept: bool
+
+
+# the inventory and its sha256: handed over; being read back (``read_back``); or None (read back when verified)
+Inventory = tuple[Sequence[Passage], str] | Future[Stored] | None
 
 
 def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tuple[Sequence[Passage], str] | None
@@ -47,17 +59,17 @@ def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index:
     read = inventory is None or isinstance(inventory, Future)
     # PostgreSQL is checked when it is read: a read-back inventory may come from the state directory instead
     marker = loaded_marker(stack, corpus, index=index, client=client, postgres=not read)
-    if isinstance(inventory, Future):
-        passages, sha, kept = inventory.result()
-    elif inventory is not None:
-        passages, sha, kept = tuple(inventory[0]), inventory[1], False
+    lines: bytes | None = None
+    if inventory is None or isinstance(inventory, Future):
+        stored = inventory.result() if isinstance(inventory, Future) else _stored(stack, index)
+        if stored.kept and stored.sha256 != marker["passages_sha256"]:
+            # the copy in the state directory is another load's (the index was loaded again from elsewhere)
+            stored = _from_postgres(stack)
+        if not stored.kept:
+            check_tables_hold(stack, corpus)
+        passages, sha, lines = stored.passages, stored.sha256, stored.lines
     else:
-        passages, sha, kept = _stored(stack, index)
-    if kept and sha != marker["passages_sha256"]:
-        # the copy in the state directory is another load's (the index was loaded again from elsewhere): not this one
-        passages, sha, kept = *_from_postgres(stack), False
-    if read and not kept:
-        check_tables_hold(stack, corpus)
+        passages, sha = tuple(inventory[0]), inventory[1]
     if sha != marker["passages_sha256"]:
         raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
                               f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
@@ -66,25 +78,28 @@ def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index:
     if got != expected:
         raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "
                               f"{describe_difference(expected, got)}")
-    return marker, passages, sha
+    return marker, passages, sha, lines
 
 
-def _stored(stack: StackInfo, index: str) -> tuple[tuple[Passage, ...], str, bool]:
-    """The inventory of the last load into ``index``, its sha256, and whether it is the copy that load kept in the
-    state directory (turnbench.loading.proof; its bytes hashed as read, never trusted for more than the marker's
-    sha256 says) rather than what it stored in PostgreSQL."""
+def _stored(stack: StackInfo, index: str) -> Stored:
+    """The inventory of the last load into ``index``: the copy that load kept in the state directory
+    (turnbench.loading.proof; never trusted for more than the marker's sha256 says), else what it stored in
+    PostgreSQL."""
     from turnbench.loading import proof
 
     kept = proof.kept_inventory(index)
-    return (*kept, True) if kept is not None else (*_from_postgres(stack), False)
+    return Stored(*kept, kept=True) if kept is not None else _from_postgres(stack)
 
 
-def _from_postgres(stack: StackInfo) -> tuple[tuple[Passage, ...], str]:
-    """The inventory the load stored in PostgreSQL, and its sha256."""
+def _from_postgres(stack: StackInfo) -> Stored:
+    """The inventory the load stored in PostgreSQL (encoded once: hashed here, written as it is)."""
+    import hashlib
+
     from turnbench.loading import tables
 
     passages = tuple(tables.read_passages(stack))
-    return passages, inventory_sha256(passages)
+    lines = b"".join(canonical_blocks(passages))
+    return Stored(passages, hashlib.sha256(lines).hexdigest(), lines, kept=False)
 
 
 @contextlib.contextmanager

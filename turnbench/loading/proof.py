@@ -100,10 +100,10 @@ def keep_inventory(index: str, passages: Iterable[Passage]) -> bool:
     return True
 
 
-def kept_inventory(index: str) -> tuple[tuple[Passage, ...], str] | None:
+def kept_inventory(index: str) -> tuple[tuple[Passage, ...], str, bytes] | None:
     """The inventory the last settled load into ``index`` kept in this state directory, read from one read of its
-    bytes, and their sha256 (which the caller holds against the marker's); None when there is none, or a line is not
-    a passage (the caller then reads PostgreSQL)."""
+    bytes: the passages, the bytes' sha256 (which the caller holds against the marker's) and the bytes; None when
+    there is none, or a line is not a passage (the caller then reads PostgreSQL)."""
     from turnbench.passages import Passage, plain_block
 
     try:
@@ -117,7 +117,7 @@ def kept_inventory(index: str) -> tuple[tuple[Passage, ...], str] | None:
                          for p, line in zip(found, lines, strict=True))
     except (TurnbenchError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return passages, hashlib.sha256(data).hexdigest()
+    return passages, hashlib.sha256(data).hexdigest(), data
 
 
 # -- the index's documents --------------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ def write_run(out_dir: Path, result: RunResult) -> list[str]:
     entries, tag = result.entries, run_tag(result.arm_config)
     out_dir = canonical.refuse_non_empty(Path(out_dir), "run directory")
     with canonical.staged_directory(out_dir) as tmp:  # a killed run never leaves a mix of two runs' files
-        canonical.write_bytes_atomic(tmp / "passages.jsonl", canonical_blocks(result.passages))
+        canonical.write_bytes_atomic(tmp / "passages.jsonl", result.passages_jsonl if result.passages_jsonl is not None
+                                     else canonical_blocks(result.passages))
         if list(entries.query_ids) == sorted(set(entries.query_ids)):
             from turnbench.harness.exports import raw_run_chunks
 

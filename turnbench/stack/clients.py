@@ -30,6 +30,17 @@ def opensearch_client(stack: StackInfo) -> OpenSearch:
     return OpenSearch(hosts=[stack.opensearch_url], timeout=CLIENT_TIMEOUT_S, max_retries=0, http_compress=False)
 
 
+def search_client(stack: StackInfo) -> OpenSearch:
+    """What a run searches with: on an ``http://`` stack the few calls it makes sent by urllib3 alone
+    (``stack.lightclient``: opensearch-py's import was the largest part of a short run's own time), else
+    ``opensearch_client``. Typed as the client it stands in for; it answers only what a run calls."""
+    if not stack.opensearch_url.lower().startswith("http://"):
+        return opensearch_client(stack)
+    from turnbench.stack.lightclient import LightClient
+
+    return LightClient(stack.opensearch_url, CLIENT_TIMEOUT_S)  # type: ignore[return-value]
+
+
 def postgres_connect(stack: StackInfo) -> psycopg.Connection:
     import psycopg
 
@@ -53,15 +64,14 @@ def _refusal(stack: StackInfo, exc: Exception) -> StackStateError | None:
     """``exc`` as a refusal, when a client raised it. A client's exceptions are looked up only once its module is
     imported (none of them can exist before), so a command that never opens a PostgreSQL connection never imports
     psycopg for this."""
+    light = _loaded("turnbench.stack.lightclient", "ConnectionError", "TransportError")
+    if light and isinstance(exc, light[1]):
+        return _opensearch_refusal(stack, exc, unanswered=isinstance(exc, light[0]))
     found = _loaded("opensearchpy.exceptions", "ConnectionError", "TransportError", "OpenSearchException")
     if found:
         unanswered, refused, other = found
-        if isinstance(exc, unanswered):
-            return StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} does not answer: "
-                                              f"{_first_line(exc)}"))
         if isinstance(exc, refused):
-            return StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} refused a request: "
-                                              f"{_first_line(exc)}"))
+            return _opensearch_refusal(stack, exc, unanswered=isinstance(exc, unanswered))
         if isinstance(exc, other):
             return StackStateError(f"OpenSearch client error: {type(exc).__name__}: {_first_line(exc)}")
     found = _loaded("psycopg", "OperationalError", "Error")
@@ -70,6 +80,11 @@ def _refusal(stack: StackInfo, exc: Exception) -> StackStateError | None:
             return StackStateError(f"PostgreSQL does not answer: {_first_line(exc)}")
         return StackStateError(f"PostgreSQL refused a request: {type(exc).__name__}: {_first_line(exc)}")
     return None
+
+
+def _opensearch_refusal(stack: StackInfo, exc: Exception, *, unanswered: bool) -> StackStateError:
+    said = "does not answer" if unanswered else "refused a request"
+    return StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} {said}: {_first_line(exc)}"))
 
 
 def _loaded(module: str, *names: str) -> tuple[type[BaseException], ...]:
