@@ -17,6 +17,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
+MAX_CONNECTIONS = 32  # kept open per host: one per thread a run may search from (engines.MAX_CONCURRENCY)
 HTTP_NAMES = {400: "RequestError", 401: "AuthenticationException", 403: "AuthorizationException",
               404: "NotFoundError", 409: "ConflictError"}  # opensearch-py's exception per status
 
@@ -91,13 +92,12 @@ class LightClient:
     def __init__(self, url: str, timeout: float) -> None:
         import urllib3
 
-        from turnbench.engines import MAX_CONCURRENCY
         from turnbench.stack.net import split_credentials
 
         bare, auth = split_credentials(url)
         self._base = bare.rstrip("/")
         self._headers = {"Authorization": auth} if auth else {}
-        self._http = urllib3.PoolManager(maxsize=MAX_CONCURRENCY, timeout=urllib3.Timeout(total=timeout),
+        self._http = urllib3.PoolManager(maxsize=MAX_CONNECTIONS, timeout=urllib3.Timeout(total=timeout),
                                          retries=False)
         self.indices, self.nodes = _Indices(self), _Nodes(self)
 

@@ -90,3 +90,31 @@ def test_cli_refusals_exit_3(cli_env, tmp_path, stack):
     assert res.exit_code == 3 and "IndexNotSettled" in res.output and "13 passages" in res.output
     assert not (tmp_path / "o").exists()
     assert invoke("load", "--corpus", corpus, "--max-words", MAX_WORDS).exit_code == 0
+
+
+def test_a_fresh_run_process_refuses_in_one_line_while_its_inventory_thread_imports_psycopg(cli_env, tmp_path, stack):
+    """``turnbench run`` as its own process: the index's marker refuses another corpus (and the counts a stray
+    document) while the inventory thread may still be importing psycopg; the refusal is the one line and exit 3,
+    never an InternalError from a half-imported client."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from turnbench.stack.clients import opensearch_client
+
+    exe = str(Path(sys.executable).with_name("turnbench"))
+    corpus = write_tiny_corpus(tmp_path / "corpus")
+    other = write_tiny_corpus(tmp_path / "other", variant=1)
+    assert invoke("load", "--corpus", corpus, "--max-words", MAX_WORDS).exit_code == 0
+    for _ in range(3):  # a race, so more than once
+        res = subprocess.run([exe, "run", "--corpus", str(other), "--arm", "bm25", "--out", str(tmp_path / "o")],
+                             capture_output=True, text=True)
+        assert res.returncode == 3 and res.stderr.startswith("turnbench: StackStateError: index "), res.stderr
+        assert "tiny-load-0" in res.stderr and len(res.stderr.splitlines()) == 1 and not (tmp_path / "o").exists()
+    client = opensearch_client(stack)
+    client.index(index="turnbench-passages", id="stray", refresh=True, body={"meeting_id": "mtg-0001"})
+    res = subprocess.run([exe, "run", "--corpus", str(corpus), "--arm", "bm25", "--out", str(tmp_path / "o")],
+                         capture_output=True, text=True)
+    assert res.returncode == 3 and res.stderr.startswith("turnbench: IndexNotSettled: ") and "13 passages" in res.stderr
+    assert len(res.stderr.splitlines()) == 1 and not (tmp_path / "o").exists()
+    assert invoke("load", "--corpus", corpus, "--max-words", MAX_WORDS).exit_code == 0

@@ -209,6 +209,43 @@ def test_a_search_error_is_refused_not_skipped(stack, tiny):
         run_queries(opensearch_client(stack), DEFAULT_INDEX, [("q01", good), ("q03", shard_bad)])
 
 
+def test_a_run_searches_without_opensearch_py_and_fails_as_it_does(stack, tiny):
+    """The client a run searches with (urllib3 alone on an http:// stack) reads the marker and the counts, and
+    refuses a failed search, word for word as opensearch-py's client does."""
+    from turnbench.engines.arms import builtin
+    from turnbench.engines.retrieval import get_scope, run_queries, search_body
+    from turnbench.errors import BadInput, SearchFailed
+    from turnbench.loading.index import index_marker
+    from turnbench.stack.clients import search_client
+    from turnbench.stack.lightclient import LightClient
+
+    load_corpus(stack, tiny, LoadSpec(max_words=MAX_WORDS))
+    light, full = search_client(stack), opensearch_client(stack)
+    assert isinstance(light, LightClient) == stack.opensearch_url.startswith("http://")
+    assert index_marker(light, DEFAULT_INDEX) == index_marker(full, DEFAULT_INDEX)
+    assert observed_counts(light, DEFAULT_INDEX) == observed_counts(full, DEFAULT_INDEX)
+    assert index_marker(light, "turnbench-no-such-index") is None
+    assert light.nodes.info(metric="plugins") == full.nodes.info(metric="plugins")  # what a vector arm checks
+    good = search_body(builtin("bm25"), tiny.queries()[0], get_scope("corpus"), 10)
+    same = [list(run_queries(c, DEFAULT_INDEX, [("q01", good), ("q02", good)], concurrency=2)[0])
+            for c in (light, full)]
+    assert same[0] == same[1] and len(same[0]) == 4
+    for bad, refusal, where in [
+        ({**good, "query": {"match": {"content": {"query": "x", "operator": "sometimes"}}}}, SearchFailed, None),
+        ({**good, "query": {"match": {"content": {"query": "x", "operator": "sometimes"}}}}, BadInput, "odd.toml"),
+        ({**good, "query": {"match": {"start": "not a number"}}}, SearchFailed, None)]:
+        said = []
+        for client in (light, full):
+            with pytest.raises(refusal) as err:
+                run_queries(client, DEFAULT_INDEX, [("q01", good), ("q02", bad)], where=where)
+            said.append(str(err.value))
+        assert said[0] == said[1]
+    with pytest.raises(SearchFailed, match=r"queries q01..q01: OpenSearch refused the _msearch batch: ConnectionError"):
+        from turnbench.stack.net import free_port
+
+        run_queries(LightClient(f"http://127.0.0.1:{free_port()}", 5), DEFAULT_INDEX, [("q01", good)])
+
+
 def test_the_first_query_is_answered_before_any_other_is_sent(stack, tiny):
     """A server may initialise what parses a request on first use without a lock (the k-NN plugin's method
     parameters: a dense-hnsw query rejected now and then when two came at once); the first query goes alone."""
