@@ -26,6 +26,7 @@ from turnbench.render.html import comparison_html, results_html, shown_queries
 from turnbench.render.markdown import render_comparison_md, render_corpora_md
 from turnbench.render.summary import Said, comparison_summary
 from turnbench.results.directory import (
+    ReadOnce,
     Side,
     corpus_ids,
     load_side,
@@ -162,7 +163,7 @@ def compare_dirs(baseline: SideGiven, candidate: SideGiven, *, corpora: Sequence
     dirs = [d for side in (baseline, candidate) if not isinstance(side, InMemory) for d in side_dirs(Path(side))]
     with (Background(rederive_dirs, dirs) if dirs else _Nothing()) as job, _one_blas_thread():
         try:
-            known: dict[str, dict[str, Any]] = {}  # a side whose bytes are the other's is parsed once
+            known = ReadOnce()  # a side whose bytes are the other's is parsed once
             base, cand = _load(baseline, known), _load(candidate, known)
             result = compare_sides(base, cand, resamples=resamples, seed=seed, guard_level=guard_level,
                                    measures=measures)
@@ -193,7 +194,7 @@ class _Nothing(contextlib.nullcontext):
         return []
 
 
-def _load(given: SideGiven, known: dict[str, dict[str, Any]]) -> Side:
+def _load(given: SideGiven, known: ReadOnce) -> Side:
     if isinstance(given, InMemory):
         # as a directory's document is checked (no digest or recorded sha256 yet: nothing written vouches): its
         # numbers agree with each other, and its values follow from the run and qrels it would write

@@ -117,14 +117,14 @@ def compare_snapshots(baseline: Path, candidate: Path, *, receipts: Sequence[Pat
     snapshots (unchanged, and changed with a receipt), the rest listed by class (a ``Compared``)."""
     from turnbench.pipeline.comparing import Compared, with_stack_notes
     from turnbench.processes import Background
-    from turnbench.results.directory import load_side, rederive_dirs
+    from turnbench.results.directory import ReadOnce, load_side, rederive_dirs
 
     b, c = _single(baseline, "baseline"), _single(candidate, "candidate")
     # a file that is no receipt: refused first
     read = [(Path(p), snapshot_rules.read_receipt(Path(p))) for p in receipts]
     with Background(rederive_dirs, [b, c]) as job:
         try:
-            known: dict[str, dict[str, Any]] = {}
+            known = ReadOnce()
             base, cand = load_side(b, checked=False, known=known), load_side(c, checked=False, known=known)
             bres, cres = base[0][1].results, cand[0][1].results
             corpus, old, new = _sides(bres, cres)

@@ -220,8 +220,16 @@ def read_results(directory: Path, *, checked: bool = True) -> Results:
     return from_tree(*_checked(Path(directory), checked)[0:1], str(directory))
 
 
-def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | None = None
-             ) -> tuple[dict[str, Any], str]:
+class ReadOnce:
+    """The documents one command has read unchecked, by the claim.sha256 text that vouched for each: a directory
+    whose verified digest is one of them holds the same bytes, so it is not parsed again (a self-compare, two seeds
+    of one run). Opaque to its holder: the trees stay inside this module."""
+
+    def __init__(self) -> None:
+        self._trees: dict[str, dict[str, Any]] = {}
+
+
+def _checked(directory: Path, checked: bool, known: ReadOnce | None = None) -> tuple[dict[str, Any], str]:
     """(metrics.json, the claim.sha256 text that vouched for it). ``known`` (unchecked reads only): documents
     already read, by that text; a directory whose verified digest is one of them holds the same bytes, so it is not
     parsed again."""
@@ -235,8 +243,8 @@ def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | 
     claim = verify_digest(directory)
     if checked:
         known = None  # a document read unchecked must never stand in for a checked one
-    if known is not None and claim in known:
-        return dict(known[claim]), claim
+    if known is not None and claim in known._trees:
+        return dict(known._trees[claim]), claim
     doc = load_json(path)
     if not checked and not isinstance(doc, dict):
         check_document(doc, str(directory))  # not a document at all: refused here, whoever checks the rest
@@ -244,7 +252,7 @@ def _checked(directory: Path, checked: bool, known: dict[str, dict[str, Any]] | 
         check_document(doc, str(directory))
         _rederive(directory, doc, claim)
     if known is not None:
-        known[claim] = doc
+        known._trees[claim] = doc
     return dict(doc), claim
 
 
@@ -275,11 +283,11 @@ def rederive_dirs(directories: Sequence[Path]) -> list[str]:
     verified digest is byte-identical to one already re-derived holds the same evidence, so it is not re-derived
     again (a self-compare, a candidate whose results did not move)."""
     claims: list[str] = []
-    read: dict[str, dict[str, Any]] = {}  # by claim text: a copy is verified against its digest, not read again
+    read = ReadOnce()  # by claim text: a copy is verified against its digest, not read again
     for directory in directories:
-        first = len(read)
+        first = len(read._trees)
         doc, claim = _checked(Path(directory), False, read)
-        if len(read) > first:
+        if len(read._trees) > first:
             check_document(doc, str(directory))
             _rederive(Path(directory), doc, claim)
         claims.append(claim)
@@ -360,7 +368,7 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     return out_dir
 
 
-def read(directory: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> page.Page:
+def read(directory: Path, *, checked: bool = True, known: ReadOnce | None = None) -> page.Page:
     """A results directory, refused unless its digest and numbers hold (``read_results``; ``known`` as there)."""
     directory = Path(directory)
     document, claim = _checked(directory, checked, known)
@@ -411,7 +419,7 @@ def attach_texts(view: page.Page, corpora: Sequence[Corpus], cache: page.Meeting
 REPORT_HTML = "report.html"
 
 
-def load_side(path: Path, *, checked: bool = True, known: dict[str, dict[str, Any]] | None = None) -> Side:
+def load_side(path: Path, *, checked: bool = True, known: ReadOnce | None = None) -> Side:
     seeds = seed_dirs(Path(path))
     if seeds is None:
         return [(None, read(Path(path), checked=checked, known=known))]
