@@ -28,7 +28,8 @@ class Setting:
 CACHE_DIR = Setting("TURNBENCH_CACHE_DIR", "the user cache: jars, the PostgreSQL wheel, model files and embeddings "
                                            "[default: $XDG_CACHE_HOME/turnbench or ~/.cache/turnbench]")
 STATE_DIR = Setting("TURNBENCH_STATE_DIR", "where `stack up` records the stack (stack.json) and each settled load what "
-                                           "it wrote (loads/), what a reuse must read back [default: ./.turnbench]")
+                                           "it wrote (loads/), what a reuse must read back, and its passage inventory, "
+                                           "which a run reads [default: ./.turnbench]")
 DEBUG = Setting("TURNBENCH_DEBUG", "1: print an error's traceback as well as its one line (as --debug does)")
 VERBOSE = Setting("TURNBENCH_VERBOSE", "1: print progress notes on stderr (the stack provider chosen, each load, each "
                                        "seed and sweep cell), as --verbose does")

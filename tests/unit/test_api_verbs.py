@@ -43,6 +43,8 @@ def _refusals(tmp: Path) -> list[tuple[str, Callable[[], Any], str]]:
         ("stack_up provider", lambda: api.stack_up(1), "provider must be a provider's name"),
         ("describe_stack", lambda: api.describe_stack("x"), "stack must be a StackInfo"),
         ("recorded_stack writes", lambda: api.recorded_stack(writes="yes").__enter__(), "writes must be True or False"),
+        ("recorded_stack ask_postgres", lambda: api.recorded_stack(writes=False, ask_postgres=1).__enter__(),
+         "ask_postgres must be True or False"),
         ("image_reference value", lambda: api.image_reference(1, "--x"), "value must be an image reference"),
         ("image_reference bad", lambda: api.image_reference("Not An Image!", "--opensearch-image"),
          "--opensearch-image"),
