@@ -55,7 +55,7 @@ def whole_process(corpus_dir: Path, arm: str, url: str, payloads: list[bytes], r
     import sys
     import tempfile
 
-    from turnbench.engines.retrieval import MSEARCH_FILTER
+    from turnbench.engines.msearch import MSEARCH_FILTER
 
     exe = str(Path(sys.executable).with_name("turnbench"))
     tmp = Path(tempfile.mkdtemp(prefix="turnbench-run-process-"))
@@ -109,7 +109,7 @@ def bare(url: str, payloads: list[bytes], threads: int) -> float:
     """Seconds to send every payload and parse every response, ``threads`` at a time: the floor ``run`` races."""
     import urllib3
 
-    from turnbench.engines.retrieval import MSEARCH_FILTER
+    from turnbench.engines.msearch import MSEARCH_FILTER
 
     http = urllib3.PoolManager(maxsize=threads)
     headers = {"Content-Type": "application/x-ndjson"}

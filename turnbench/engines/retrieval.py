@@ -32,9 +32,10 @@ from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from turnbench.engines.arms import Arm, builtin
+from turnbench.engines.msearch import hits_of, send_batch
 from turnbench.engines.pipelines import SAMPLE_QUERIES
 from turnbench.engines.verified import Inventory, Verifying, read_back, verifying
-from turnbench.errors import BadInput, SearchFailed, StackStateError, UnknownArm
+from turnbench.errors import BadInput, StackStateError, UnknownArm
 from turnbench.passages import Passage
 from turnbench.rankings import RankedPassage, Ranking, normalise
 from turnbench.stack.info import StackInfo
@@ -46,9 +47,6 @@ if TYPE_CHECKING:
     from turnbench.engines.rerank import Reranked
 
 MSEARCH_BATCH = 100
-# Only what a run needs comes back: the passage id (from doc values), the score, and what proves completeness.
-MSEARCH_FILTER = ",".join(f"responses.{k}" for k in ("hits.hits.fields", "hits.hits._score", "took", "timed_out",
-                                                      "_shards", "error", "status"))
 HIT_ORDER = ("passage_kind", "meeting_id", "passage_index")  # the index sort: ties broken as rule 5 breaks them
 
 
@@ -169,10 +167,10 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
         payload = b"".join(head + json.dumps({**(body if make is None else make(body)), **extra},
                                              separators=(",", ":"), ensure_ascii=False).encode()
                            + b"\n" for _qid, body in part)
-        resp = _msearch(client, payload, part, where)
+        resp = send_batch(client, payload, part, where)
         out = []
         for (qid, _body), r in zip(part, resp["responses"], strict=True):
-            out.append((qid, *_hits(qid, r, known, where)))
+            out.append((qid, *hits_of(qid, r, known, where)))
         return out
 
     per_query: list[tuple[str, list[str], list[float]]] = []
@@ -190,73 +188,6 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
         if workers is not None:
             workers.shutdown(wait=True, cancel_futures=True)
     return Ranking.build(per_query), latencies
-
-
-def _msearch(client: OpenSearch, payload: bytes, part: Sequence[tuple[str, Any]], where: str | None) -> dict[str, Any]:
-    try:
-        resp: dict[str, Any] = client.msearch(body=payload, filter_path=MSEARCH_FILTER)
-    except Exception as exc:
-        if not _transport_error(exc):
-            raise
-        status = exc.status_code if isinstance(exc.status_code, int) else 0  # type: ignore[attr-defined]
-        if where is not None and 400 <= status < 500:
-            raise BadInput(f"{where}: OpenSearch rejected the arm's request (queries {part[0][0]}..{part[-1][0]}): "
-                           f"{_reason(exc.info)}") from None  # type: ignore[attr-defined]
-        raise SearchFailed(f"queries {part[0][0]}..{part[-1][0]}: OpenSearch refused the _msearch batch: "
-                           f"{exc}") from None
-    return resp
-
-
-def _transport_error(exc: Exception) -> bool:
-    """Whether ``exc`` is a request the server refused or did not answer, from either client a run may search with
-    (``stack.clients.search_client``); a client's exceptions are looked up only once it is imported."""
-    import sys
-
-    return any(isinstance(cls, type) and isinstance(exc, cls) for cls in (
-        getattr(sys.modules.get(name), "TransportError", None)
-        for name in ("turnbench.stack.lightclient", "opensearchpy.exceptions")))
-
-
-def _reason(error: Any) -> str:
-    """The first root cause of an OpenSearch error, as its type and reason."""
-    if isinstance(error, Mapping):
-        inner = error.get("error", error)
-        causes = inner.get("root_cause") if isinstance(inner, Mapping) else None
-        first = causes[0] if isinstance(causes, list) and causes and isinstance(causes[0], Mapping) else inner
-        if isinstance(first, Mapping):
-            return f"{first.get('type', 'error')}: {first.get('reason', '')}"[:240]
-    return str(error)[:240]
-
-
-def _hits(qid: str, r: Mapping[str, Any], known: Mapping[str, str] | None,
-          where: str | None = None) -> tuple[list[str], list[float], float]:
-    if "error" in r:
-        status = r.get("status")
-        if where is not None and isinstance(status, int) and 400 <= status < 500:
-            raise BadInput(f"{where}: OpenSearch rejected the arm's request for query {qid}: {_reason(r['error'])}")
-        raise SearchFailed(f"query {qid}: OpenSearch answered an error: {r['error']}")
-    shards = r.get("_shards", {})
-    if r.get("timed_out") or shards.get("failed", 0):  # a skipped shard could not match: not partial
-        raise SearchFailed(f"query {qid}: partial result (timed out or shards failed): {shards}")
-    hits = r.get("hits", {}).get("hits", ())  # filter_path drops an empty hit list entirely: no key means no hit
-    try:  # a hundred thousand hits read by comprehensions; a hit lacking a part is found and named hit by hit
-        pids = [hit["fields"]["passage_id"][0] for hit in hits]
-        scores = [float(hit["_score"]) for hit in hits]
-    except (KeyError, IndexError, TypeError, AttributeError):
-        pids, scores = _hits_one_by_one(qid, hits)
-    return (pids if known is None else list(map(known.get, pids, pids))), scores, r["took"] / 1000.0
-
-
-def _hits_one_by_one(qid: str, hits: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[float]]:
-    pids: list[str] = []
-    scores: list[float] = []
-    for rank, hit in enumerate(hits, 1):
-        pid = hit.get("fields", {}).get("passage_id")
-        if not pid:
-            raise SearchFailed(f"query {qid}: hit {rank} carries no passage_id; the index is not a passage index")
-        pids.append(pid[0])
-        scores.append(float(hit["_score"]))
-    return pids, scores
 
 
 def run_arm(stack: StackInfo, corpus: Corpus, arm: Arm | str, *, scope: str = "corpus", index: str | None = None,

@@ -105,7 +105,7 @@ def test_requires_shards_takes_only_one():
 def test_hits_are_read_with_the_inventorys_strings_and_a_hit_without_its_id_is_named():
     import pytest
 
-    from turnbench.engines.retrieval import _hits
+    from turnbench.engines.msearch import hits_of as _hits
     from turnbench.errors import SearchFailed
 
     def answer(*hits):
