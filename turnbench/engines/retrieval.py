@@ -32,7 +32,7 @@ from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.engines import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from turnbench.engines.arms import Arm, builtin
-from turnbench.engines.msearch import hits_of, send_batch
+from turnbench.engines.msearch import answers
 from turnbench.engines.pipelines import SAMPLE_QUERIES
 from turnbench.engines.verified import Inventory, Verifying, read_back, verifying
 from turnbench.errors import BadInput, StackStateError, UnknownArm
@@ -167,11 +167,7 @@ def run_queries(client: OpenSearch, index: str, bodies: Sequence[tuple[str, Any]
         payload = b"".join(head + json.dumps({**(body if make is None else make(body)), **extra},
                                              separators=(",", ":"), ensure_ascii=False).encode()
                            + b"\n" for _qid, body in part)
-        resp = send_batch(client, payload, part, where)
-        out = []
-        for (qid, _body), r in zip(part, resp["responses"], strict=True):
-            out.append((qid, *hits_of(qid, r, known, where)))
-        return out
+        return answers(client, payload, part, known, where)
 
     per_query: list[tuple[str, list[str], list[float]]] = []
     latencies: list[float] = []

@@ -108,12 +108,19 @@ class LightClient:
         return self.request("POST", f"/{_quote(index)}/_search", body=json.dumps(body).encode())
 
     def msearch(self, *, body: bytes, filter_path: str) -> Any:
-        return self.request("POST", f"/_msearch?filter_path={urllib.parse.quote(filter_path, safe=',')}",
-                            body=body, content_type="application/x-ndjson")
+        return json.loads(self.msearch_bytes(body=body, filter_path=filter_path))
+
+    def msearch_bytes(self, *, body: bytes, filter_path: str) -> bytes:
+        """``msearch``'s answer as the server sent it, for a reader that decodes it straight into its own records
+        (``engines.msearch``)."""
+        answer: bytes = self.request("POST", f"/_msearch?filter_path={urllib.parse.quote(filter_path, safe=',')}",
+                                     body=body, content_type="application/x-ndjson", parsed=False)
+        return answer
 
     def request(self, method: str, path: str, *, body: bytes | None = None, content_type: str = "application/json",
-                missing_ok: bool = False) -> Any:
-        """The answer's JSON (True for a HEAD), None for a 404 when ``missing_ok``; TransportError otherwise."""
+                missing_ok: bool = False, parsed: bool = True) -> Any:
+        """The answer's JSON (its bytes unless ``parsed``; True for a HEAD), None for a 404 when ``missing_ok``;
+        TransportError otherwise."""
         import urllib3
 
         headers = {**self._headers, **({"Content-Type": content_type} if body is not None else {})}
@@ -127,7 +134,9 @@ class LightClient:
             return None
         if not 200 <= resp.status < 300:
             raise _error(resp.status, resp.data, resp.headers.get("Content-Type"))
-        return True if method == "HEAD" else json.loads(resp.data)
+        if method == "HEAD":
+            return True
+        return json.loads(resp.data) if parsed else resp.data
 
 
 def _error(status: int, raw: bytes, content_type: str | None) -> TransportError:
