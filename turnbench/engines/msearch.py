@@ -110,12 +110,11 @@ def send_batch(client: OpenSearch, payload: bytes, part: Sequence[tuple[str, Any
 
 def _transport_error(exc: Exception) -> bool:
     """Whether ``exc`` is a request the server refused or did not answer, from either client a run may search with
-    (``stack.clients.search_client``); a client's exceptions are looked up only once it is imported."""
-    import sys
+    (``stack.clients.search_client``)."""
+    from turnbench.stack.clients import loaded_exceptions
 
-    return any(isinstance(cls, type) and isinstance(exc, cls) for cls in (
-        getattr(sys.modules.get(name), "TransportError", None)
-        for name in ("turnbench.stack.lightclient", "opensearchpy.exceptions")))
+    return any(isinstance(exc, found) for module in ("turnbench.stack.lightclient", "opensearchpy.exceptions")
+               for found in loaded_exceptions(module, "TransportError"))
 
 
 def _reason(error: Any) -> str:

@@ -64,17 +64,17 @@ def _refusal(stack: StackInfo, exc: Exception) -> StackStateError | None:
     """``exc`` as a refusal, when a client raised it. A client's exceptions are looked up only once its module is
     imported (none of them can exist before), so a command that never opens a PostgreSQL connection never imports
     psycopg for this."""
-    light = _loaded("turnbench.stack.lightclient", "ConnectionError", "TransportError")
+    light = loaded_exceptions("turnbench.stack.lightclient", "ConnectionError", "TransportError")
     if light and isinstance(exc, light[1]):
         return _opensearch_refusal(stack, exc, unanswered=isinstance(exc, light[0]))
-    found = _loaded("opensearchpy.exceptions", "ConnectionError", "TransportError", "OpenSearchException")
+    found = loaded_exceptions("opensearchpy.exceptions", "ConnectionError", "TransportError", "OpenSearchException")
     if found:
         unanswered, refused, other = found
         if isinstance(exc, refused):
             return _opensearch_refusal(stack, exc, unanswered=isinstance(exc, unanswered))
         if isinstance(exc, other):
             return StackStateError(f"OpenSearch client error: {type(exc).__name__}: {_first_line(exc)}")
-    found = _loaded("psycopg", "OperationalError", "Error")
+    found = loaded_exceptions("psycopg", "OperationalError", "Error")
     if found and isinstance(exc, found[1]):
         if isinstance(exc, found[0]):
             return StackStateError(f"PostgreSQL does not answer: {_first_line(exc)}")
@@ -87,7 +87,7 @@ def _opensearch_refusal(stack: StackInfo, exc: Exception, *, unanswered: bool) -
     return StackStateError(redact_url(f"OpenSearch at {stack.opensearch_url} {said}: {_first_line(exc)}"))
 
 
-def _loaded(module: str, *names: str) -> tuple[type[BaseException], ...]:
+def loaded_exceptions(module: str, *names: str) -> tuple[type[BaseException], ...]:
     """The exception classes ``names`` of ``module`` once it is imported, else () — also while another thread is
     still importing it (a run's inventory thread may be): what has not been defined yet cannot have been raised."""
     found = [getattr(sys.modules.get(module), name, None) for name in names]
