@@ -31,7 +31,7 @@ from turnbench.loading import index as search_index
 from turnbench.loading.chunking import Chunk, check_cut, chunk_meeting
 from turnbench.loading.spec import LoadSpec
 from turnbench.loading.vectors import VectorSpec
-from turnbench.passages import Passage, inventory_sha256
+from turnbench.passages import Passage
 from turnbench.stack.clients import opensearch_client, stack_errors
 from turnbench.stack.info import StackInfo
 
@@ -163,7 +163,8 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec, *, settle_tim
         # a meeting with no segments yields no passage; the index could not show it
         empty = written.counts.meetings - len(expected[1])
         raise IndexNotSettled(f"{empty} meeting(s) have no segments and would be absent from the index")
-    passages_sha256 = inventory_sha256(passages)
+    # the inventory kept for runs as it is hashed (one encoding): trusted only once the marker says settled with it
+    passages_sha256 = proof.keep_inventory(index, passages)
     _merge_and_settle(stack, client, index, passages, expected, graph=bool(vectors is not None and vectors.graph),
                       settle_timeout_s=settle_timeout_s, timings=timings,
                       pg_marker=_pg_loaded(index, written.marker, passages_sha256, len(passages)))
@@ -187,7 +188,6 @@ def _load_corpus(stack: StackInfo, corpus: Corpus, spec: LoadSpec, *, settle_tim
     timings["provenance_s"] = time.perf_counter() - t0
     # what a later reuse must read back from both stores, kept where only turnbench writes (turnbench.loading.proof)
     t0 = time.perf_counter()
-    proof.keep_inventory(index, passages)
     proof.write_record(index, {"index_uuid": search_index.index_uuid(client, index), "marker": marker,
                                "provenance": prov, "documents": proof.combine(written.sent),
                                "tables": tables.digest(stack)})

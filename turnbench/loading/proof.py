@@ -18,7 +18,7 @@ import contextlib
 import hashlib
 import os
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,18 +86,26 @@ def write_record(index: str, record: Mapping[str, Any]) -> bool:
     return True
 
 
-def keep_inventory(index: str, passages: Iterable[Passage]) -> bool:
-    """Keep the settled load's passage inventory beside its record, as passages.jsonl's bytes: a run reads it there
-    instead of from PostgreSQL (no client to import, nothing to encode or hash again), and only when its sha256 is
-    the one the index's marker records. False when the state directory cannot take it (a run then reads
-    PostgreSQL)."""
-    from turnbench.passages import canonical_blocks
+def keep_inventory(index: str, passages: Iterable[Passage]) -> str:
+    """Keep a load's passage inventory beside its record, as passages.jsonl's bytes, and return its sha256, hashed as
+    they are written. A run reads it there instead of from PostgreSQL (no client to import, nothing to encode or hash
+    again), and only when that sha256 is the one a settled index's marker records: kept before the load settles, it
+    vouches for nothing until then. When the state directory cannot take it the sha256 is still returned (a run
+    then reads PostgreSQL)."""
+    from turnbench.passages import canonical_blocks, inventory_sha256
+
+    h = hashlib.sha256()
+
+    def hashed() -> Iterator[bytes]:
+        for block in canonical_blocks(passages):
+            h.update(block)
+            yield block
 
     try:
-        canonical.write_bytes_atomic(inventory_path(index), canonical_blocks(passages))
+        canonical.write_bytes_atomic(inventory_path(index), hashed())
     except (TurnbenchError, OSError):
-        return False
-    return True
+        return inventory_sha256(passages)
+    return h.hexdigest()
 
 
 def kept_inventory(index: str) -> tuple[tuple[Passage, ...], str, bytes] | None:
