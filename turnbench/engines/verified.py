@@ -56,11 +56,11 @@ def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index:
     from turnbench.loading.index import describe_difference, expected_counts, observed_counts
     from turnbench.loading.load import check_tables_hold, loaded_marker
 
-    read = inventory is None or isinstance(inventory, Future)
+    handed = None if inventory is None or isinstance(inventory, Future) else inventory
     # PostgreSQL is checked when it is read: a read-back inventory may come from the state directory instead
-    marker = loaded_marker(stack, corpus, index=index, client=client, postgres=not read)
+    marker = loaded_marker(stack, corpus, index=index, client=client, postgres=handed is not None)
     lines: bytes | None = None
-    if inventory is None or isinstance(inventory, Future):
+    if handed is None:
         stored = inventory.result() if isinstance(inventory, Future) else _stored(stack, index)
         if stored.kept and stored.sha256 != marker["passages_sha256"]:
             # the copy in the state directory is another load's (the index was loaded again from elsewhere)
@@ -69,7 +69,7 @@ def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index:
             check_tables_hold(stack, corpus)
         passages, sha, lines = stored.passages, stored.sha256, stored.lines
     else:
-        passages, sha = tuple(inventory[0]), inventory[1]
+        passages, sha = tuple(handed[0]), handed[1]
     if sha != marker["passages_sha256"]:
         raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
                               f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
