@@ -10,11 +10,9 @@ import hashlib
 import json
 import json.encoder
 import json.scanner
-import math
 import os
 import re
 import shutil
-import sys
 import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -73,33 +71,38 @@ def pretty(obj: Any) -> bytes:
 
 
 def encoder_writes_repr(values: Sequence[float]) -> bool:
-    """Whether msgspec's JSON encoder writes each of ``values`` exactly as ``repr`` does: both write the shortest
-    digits that read back as the same float (a tie going to the even digit), and both write them without an
-    exponent, the same way, from 1e-4 up to 1e16 and at zero; outside that, one writes ``1e16`` where the other
-    writes ``1e+16`` (tests/unit/test_canonical.py holds the two to each other). Checked for a million at once, by
-    numpy where a process has it already or the values are many; else by C iteration (a run of a few hundred thousand
-    scores: a tenth of what importing numpy costs)."""
+    """Whether msgspec's JSON encoder writes each of ``values`` exactly as ``repr`` does (``float_texts``);
+    False for anything that is not numbers only (a None, a string, a bool), not the encoder's to write."""
     if not isinstance(values, array) and not set(map(type, values)) <= {float, int}:
-        return False  # not numbers only (a None, a string, a bool): not the encoder's to write
-    if "numpy" not in sys.modules and len(values) <= WITHOUT_NUMPY:
-        sizes = list(map(abs, map(float, values)))  # as float64, as numpy reads them
-        return (all(map(math.isfinite, sizes)) and max(sizes, default=0.0) < 1e16
-                and min(filter(None, sizes), default=1.0) >= 1e-4)  # zero (filtered out) is written alike too
-    import numpy as np
-
-    size = np.abs(np.asarray(values, dtype=np.float64))
-    return bool((((size >= 1e-4) & (size < 1e16)) | (size == 0)).all())
+        return False
+    try:
+        return _encoded_floats(values) is not None
+    except OverflowError:  # a whole number too large for a float
+        return False
 
 
-WITHOUT_NUMPY = 500_000  # the most values encoder_writes_repr checks without importing numpy
+def float_texts(values: Sequence[float]) -> list[str] | None:
+    """``repr`` of each of ``values`` (floats), written by msgspec's encoder in one call (a run's million raw scores
+    at a fraction of ``repr``'s cost), or None when the encoder writes any one of them otherwise (``_encoded_floats``):
+    the caller then writes them by ``repr``."""
+    text = _encoded_floats(values)
+    if text is None:
+        return None
+    return text[1:-1].decode("ascii").split(",") if len(values) else []
 
 
-def float_reprs(values: Sequence[float]) -> list[str]:
-    """``repr`` of each of ``values``, which :func:`encoder_writes_repr` passed, written by msgspec's encoder in one
-    call: a run's million raw scores at a quarter of ``repr``'s cost."""
-    if not len(values):
-        return []
-    return _float_encoder().encode(list(values))[1:-1].decode("ascii").split(",")
+def _encoded_floats(values: Sequence[float]) -> bytes | None:
+    """``values`` as msgspec writes a JSON array of them, or None where that differs from ``repr`` for any one.
+    Both write the shortest digits that read back as the same float (a tie going to the even digit); they differ
+    only in form, and every difference shows in the text, found by scanning it once in C: outside 1e-4 to 1e16 the
+    encoder writes an exponent without its sign (``1e16`` for ``1e+16``) or, under 1e-4, positional digits
+    (``0.00001`` for ``1e-05``: four zeros after the point, which no value from 1e-4 up has); NaN and infinities it
+    writes as ``null`` (tests/unit/test_canonical.py holds the two to each other)."""
+    floats = values.tolist() if isinstance(values, array) and values.typecode == "d" else list(map(float, values))
+    text: bytes = _float_encoder().encode(floats)
+    if b"e" in text or b"n" in text or b"[0.0000" in text or b",0.0000" in text or b"-0.0000" in text:
+        return None
+    return text
 
 
 @functools.cache

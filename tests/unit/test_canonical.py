@@ -126,7 +126,7 @@ def test_without_the_c_encoder_dumps_and_pretty_are_json_dumps_itself(monkeypatc
 
 
 def test_the_encoder_writes_repr_where_it_is_trusted_to_and_is_not_trusted_elsewhere():
-    """``float_reprs`` is ``repr`` for every float ``encoder_writes_repr`` passes: random bit patterns, scores of
+    """``float_texts`` is ``repr`` for every float ``encoder_writes_repr`` passes: random bit patterns, scores of
     every magnitude and rounding, halfway cases, integral values, both zeros, the ends of the range; a run holding
     any value outside it (where the two differ, or could) is not passed, and is written by ``repr``."""
     import math
@@ -149,12 +149,13 @@ def test_the_encoder_writes_repr_where_it_is_trusted_to_and_is_not_trusted_elsew
     trusted = [x for x in values if canonical.encoder_writes_repr([x])]
     assert len(trusted) > 100_000
     assert canonical.encoder_writes_repr(array("d", trusted))
-    assert canonical.float_reprs(array("d", trusted)) == list(map(repr, trusted))
-    assert canonical.float_reprs([]) == []
+    assert canonical.float_texts(array("d", trusted)) == list(map(repr, trusted))
+    assert canonical.float_texts([]) == []
     # outside the range the encoder writes another text (1e16, 0.00009999), or its text is not checked at all
     for outside in (1e16, -1e16, 9.999e-05, 5e-324, 1.7976931348623157e308, float("nan"), float("inf")):
         assert not canonical.encoder_writes_repr([*trusted[:5], outside])
-    assert any(canonical.float_reprs([x]) != [repr(x)] for x in (1e16, 9.999e-05))
+        assert canonical.float_texts(array("d", [*trusted[:5], outside])) is None
+    assert all(_encoder_text(x) != repr(x) for x in (1e16, 9.999e-05, 1e-5, -2e-7))
     assert not canonical.encoder_writes_repr([1.0, None]) and not canonical.encoder_writes_repr(["1.0"])
 
 
@@ -180,32 +181,41 @@ def test_lines_by_the_encoder_are_the_canonical_lines_or_refused_alike():
         canonical.encoded_lines(lone, floats[:2])
 
 
-def test_the_range_is_checked_alike_with_numpy_and_without(monkeypatch):
-    """``encoder_writes_repr`` checks a run of scores without importing numpy where numpy is not imported yet (what
-    ``turnbench run`` writes): the same answer as numpy's check, value by value and for whole runs, at the ends of
-    the range and beyond, for both zeros, NaN, infinities and integers."""
+def _encoder_text(x):
+    import msgspec
+
+    return msgspec.json.encode(x).decode()
+
+
+def test_the_text_scan_is_the_range_where_the_encoder_writes_repr():
+    """``encoder_writes_repr`` decides by scanning the encoder's text (no pass per value in Python): the same answer
+    as the range, value by value and for whole runs — finite, under 1e16 in size and, unless zero, at least 1e-4 —
+    at the ends of the range and beyond, for both zeros, NaN, infinities, subnormals, integers and bools; and every
+    value inside it is written as repr writes it."""
     import math
     import random
     import struct
-    import sys
+
+    def in_range(x):
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            return False
+        x = abs(float(x))
+        return math.isfinite(x) and x < 1e16 and (x == 0 or x >= 1e-4)
 
     rnd = random.Random(20261206)
-    edges = [0.0, -0.0, 1e-4, -1e-4, math.nextafter(1e-4, 0), 1e16, math.nextafter(1e16, 0), -1e16, 5e-324,
-             float("nan"), float("inf"), -float("inf"), 7, 10**16, 10**16 - 1, 0, True]
+    edges = [0.0, -0.0, 1e-4, -1e-4, math.nextafter(1e-4, 0), -math.nextafter(1e-4, 0), 1e16, math.nextafter(1e16, 0),
+             -1e16, 5e-324, 1e-300, float("nan"), float("inf"), -float("inf"), 7, 10**16, 10**16 - 1, 0, True,
+             0.00010001, 10.00001, 100.00009, -0.00012]
     values = edges + [struct.unpack("d", struct.pack("Q", rnd.getrandbits(64)))[0] for _ in range(20_000)]
     values += [rnd.uniform(0.5, 1) * 10.0 ** rnd.randint(-6, 17) for _ in range(20_000)]
-
-    def both(vals):
-        with monkeypatch.context() as m:
-            m.setattr(canonical, "WITHOUT_NUMPY", -1)  # numpy's check
-            with_numpy = canonical.encoder_writes_repr(vals)
-        with monkeypatch.context() as m:
-            m.delitem(sys.modules, "numpy", raising=False)  # as in a process that never imported it
-            without = canonical.encoder_writes_repr(vals)
-        return with_numpy, without
-
-    agree = [both([x]) for x in values]
-    assert all(a == b for a, b in agree), [x for x, (a, b) in zip(values, agree, strict=True) if a != b][:5]
-    assert {a for a, _ in agree} == {True, False}  # both answers were tried
-    inside = [x for x, (a, _) in zip(values, agree, strict=True) if a]
-    assert both(inside) == (True, True) and both([*inside, 1e16]) == (False, False) and both([]) == (True, True)
+    values += [rnd.uniform(-1, 1) * 10.0 ** rnd.randint(-6, 3) for _ in range(20_000)]
+    answers = [canonical.encoder_writes_repr([x]) for x in values]
+    assert answers == [in_range(x) for x in values], [x for x, a in zip(values, answers, strict=True)
+                                                        if a != in_range(x)][:5]
+    assert {*answers} == {True, False}  # both answers were tried
+    inside = [x for x, a in zip(values, answers, strict=True) if a]
+    assert [_encoder_text(float(x)) for x in inside] == [repr(float(x)) for x in inside]
+    assert canonical.encoder_writes_repr(inside) and canonical.encoder_writes_repr([])
+    for outside in (1e16, 9e-5, -9e-5, float("nan")):  # first, between or last: found wherever it is in the text
+        for at in (0, len(inside) // 2, len(inside)):
+            assert not canonical.encoder_writes_repr([*inside[:at], outside, *inside[at:]])
