@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import compress, islice, repeat
+from itertools import compress, islice, pairwise, repeat
 from operator import is_, ne
 from pathlib import Path
 from typing import Any
@@ -225,6 +225,54 @@ def read_ranking(path: Path) -> list[RankedPassage] | Ranking:
     if not path.is_file():
         raise BadInput(f"{path}: run file not found")
     return read_jsonl_run(path) if path.suffix == ".jsonl" else read_trec_ranking(path)
+
+
+BLOCK_QUERIES = 256  # queries per block of lines: a large run's text is never held whole
+
+
+def ranking_lines(ranking: Ranking, tag: str, *, jsonl: bool = True) -> Iterator[tuple[bytes, bytes | None]]:
+    """The run as the engine handed it over (its ranks, its raw scores), a block of queries at a time in the
+    ranking's order, queries without hits left out: the block's run.trec lines and (``jsonl``) its run.jsonl lines,
+    the bytes ``write_trec_run`` and ``write_jsonl_run`` write for it. Each score's text is made once for both files
+    (``canonical.float_texts``: repr's text), and each block is one join of its pieces, laid side by side by slice
+    assignment: no string or tuple per hit but the pieces themselves. The run.jsonl lines are None when an id is one
+    canonical JSON would escape (a quote, a backslash, a control or non-ASCII character): the caller writes that
+    file as canonical JSON, line by line."""
+    from itertools import chain
+
+    texts = canonical.float_texts(ranking.scores)
+    if texts is None:
+        texts = list(map(float.__repr__, map(float, ranking.scores)))
+        jsonl = False  # a score canonical JSON writes otherwise (1e+16), or refuses (NaN)
+    if jsonl:
+        pids = ranking.passage_ids
+        names = pids.names if isinstance(pids, Coded) else pids
+        ids = "".join(ranking.query_ids) + "".join(names)
+        jsonl = ids.isascii() and ids.isprintable() and '"' not in ids and "\\" not in ids
+    bounds, tail = ranking.bounds, f" {tag}\n"
+    ranks = [f" {r} " for r in range(1, max((b - a for a, b in pairwise(bounds)), default=0) + 1)]
+    for first in range(0, len(ranking.query_ids), BLOCK_QUERIES):
+        block = [(qid, bounds[k], bounds[k + 1]) for k, qid in enumerate(
+            ranking.query_ids[first:first + BLOCK_QUERIES], first) if bounds[k + 1] > bounds[k]]
+        if not block:
+            continue
+        lo, hi = block[0][1], block[-1][2]
+        pids, scores = ranking.passage_ids[lo:hi], texts[lo:hi]
+        n = hi - lo
+        trec: list[str] = [tail] * (5 * n)  # per hit: the query's head, the id, the rank, the score, the tag
+        trec[0::5] = list(chain.from_iterable(repeat(f"{qid} Q0 ", b - a) for qid, a, b in block))
+        trec[1::5] = pids
+        trec[2::5] = list(chain.from_iterable(islice(ranks, b - a) for _, a, b in block))
+        trec[3::5] = scores
+        line = None
+        if jsonl:  # per hit: the id, '",', the score, and what follows: the next pair, or the end of the line
+            pieces: list[str] = ['],["'] * (4 * n)
+            pieces[0::4], pieces[1::4], pieces[2::4] = pids, ['",'] * n, scores
+            for qid, _, b in block:  # {"passages":[["p1",s1],["p2",s2]],"query":"q"}: sorted keys, no spaces
+                pieces[4 * (b - lo) - 1] = ']],"query":"' + qid + '"}\n{"passages":[["'
+            pieces[-1] = pieces[-1][:-len('{"passages":[["')]
+            line = ('{"passages":[["' + "".join(pieces)).encode("ascii")
+        yield "".join(trec).encode("utf-8"), line
 
 
 def write_trec_run(path: Path, run: Mapping[str, Sequence[RankedPassage]], tag: str) -> str:

@@ -308,3 +308,53 @@ def test_a_block_split_at_once_reads_exactly_as_line_by_line_or_leaves_it_to_tha
         return
     assert fast is None or fast == slow
     assert fast is not None or not block or "\n\n" in block or "\n   \n" in block or "\x00" in block
+
+
+@pytest.mark.parametrize("block", [3, 256])
+@pytest.mark.parametrize("case", ["plain", "coded", "escaped id", "non-ascii id", "score out of range", "nan"])
+def test_a_rankings_two_run_files_from_one_pass_are_the_record_writers_bytes(tmp_path: Path, case: str, block: int,
+                                                                              monkeypatch):
+    """``ranking_lines`` (what ``turnbench run`` writes from its columns) gives, query by query, exactly the bytes
+    ``write_trec_run`` and ``write_jsonl_run`` write from records: scores of every size in the range the encoder
+    writes as repr, queries without hits left out; an id canonical JSON escapes, or a score out of that range, leaves
+    run.jsonl to the record writer (None) while run.trec keeps repr's text (1e+16, nan). In blocks of 3 queries too:
+    a block starting or holding queries without hits, and one with none at all."""
+    import random
+
+    from turnbench import runfiles
+    from turnbench.rankings import Coded
+    from turnbench.runfiles import ranking_lines, write_jsonl_run, write_trec_run
+
+    monkeypatch.setattr(runfiles, "BLOCK_QUERIES", block)
+    rnd = random.Random(7)
+    names = [f"m{m:03d}-p{i:04d}" for m in range(5) for i in range(40)]
+    odd = {"escaped id": 'p"1\\', "non-ascii id": "pé", "score out of range": None, "nan": None}.get(case)
+    per_query = []
+    for q in range(12):
+        n = 0 if q in (3, 4, 5, 7) else rnd.randint(1, 30)
+        ids = rnd.sample(names, n)
+        scores = sorted((rnd.uniform(0.5, 1) * 10.0 ** rnd.randint(-3, 15) for _ in range(n)), reverse=True)
+        per_query.append((f"q{q:02d}", ids, scores))
+    if odd is not None:
+        per_query[1][1][0] = odd
+    if case == "score out of range":
+        per_query[2][2][0] = 1e16
+    if case == "nan":
+        per_query[2][2][-1] = float("nan")
+    ranking = Ranking.build(per_query)
+    if case == "coded":
+        table = {n: i for i, n in enumerate(sorted(set(ranking.passage_ids)))}
+        ranking = Ranking(ranking.query_ids, ranking.bounds, Coded(sorted(table), array(
+            "i", [table[p] for p in ranking.passage_ids])), ranking.scores)
+    lines = list(ranking_lines(ranking, "tag"))
+    records = {qid: [RankedPassage(qid, p, r, s) for r, (p, s) in enumerate(zip(ids, sc, strict=True), 1)]
+               for qid, ids, sc in per_query if ids}
+    write_trec_run(tmp_path / "run.trec", records, "tag")
+    assert b"".join(trec for trec, _ in lines) == (tmp_path / "run.trec").read_bytes()
+    assert len(lines) == (3 if block == 3 else 1)
+    if case in ("plain", "coded"):
+        write_jsonl_run(tmp_path / "run.jsonl", records)
+        assert b"".join(line for _, line in lines) == (tmp_path / "run.jsonl").read_bytes()
+    else:
+        assert {line for _, line in lines} == {None}
+    assert [trec for trec, _ in ranking_lines(ranking, "tag", jsonl=False)] == [trec for trec, _ in lines]

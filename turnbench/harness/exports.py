@@ -247,18 +247,9 @@ def raw_run_text(entries: Iterable[RankedPassage], tag: str) -> bytes:
 def raw_run_chunks(entries: Iterable[RankedPassage], tag: str) -> Iterator[bytes]:
     """:func:`raw_run_text` a query at a time (a :class:`Ranking` in query order is read as it is)."""
     if isinstance(entries, Ranking) and list(entries.query_ids) == sorted(set(entries.query_ids)):
-        # each line joined from its pieces by C iteration (a million lines): the query's head, the passage id, the
-        # rank between spaces (made once per rank), the score's repr (the encoder's, where it is repr's), the tag
-        ranks: list[str] = []
-        tail = f" {tag}\n"
-        reprs = (canonical.float_reprs if canonical.encoder_writes_repr(entries.scores)
-                 else functools.partial(map, float.__repr__))
-        for k, qid in enumerate(entries.query_ids):
-            pids, scores = entries.hits(k)
-            if len(pids) > len(ranks):
-                ranks = [f" {r} " for r in range(1, len(pids) + 1)]
-            yield "".join(map("".join, zip(repeat(f"{qid} Q0 "), pids, ranks, reprs(scores), repeat(tail),
-                                           strict=False))).encode("utf-8")
+        from turnbench.runfiles import ranking_lines
+
+        yield from (trec for trec, _ in ranking_lines(entries, tag, jsonl=False))
         return
     # stable: an engine that repeats a rank keeps the order it gave (the file it came from, byte for byte)
     rows = sorted(entries, key=attrgetter("query_id", "rank"))

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from turnbench import canonical
-from turnbench.engines.fusion import Fusion
-from turnbench.engines.retrieval import RunResult
 from turnbench.errors import BadInput, UnpairedComparison
 from turnbench.rankings import RankedPassage
+
+if TYPE_CHECKING:
+    from turnbench.engines.fusion import Fusion
+    from turnbench.engines.retrieval import RunResult
 
 
 def write_run(out_dir: Path, result: RunResult) -> list[str]:
@@ -30,13 +33,16 @@ def write_run(out_dir: Path, result: RunResult) -> list[str]:
         canonical.write_bytes_atomic(tmp / "passages.jsonl", result.passages_jsonl if result.passages_jsonl is not None
                                      else canonical_blocks(result.passages))
         if list(entries.query_ids) == sorted(set(entries.query_ids)):
-            from turnbench.harness.exports import raw_run_chunks
+            from turnbench.runfiles import ranking_lines
 
-            canonical.write_bytes_atomic(tmp / "run.trec", raw_run_chunks(entries, tag))
-            # each hit a (passage id, score) pair: JSON's array, as a list would be, without a list per hit
-            rows = [{"query": qid, "passages": list(zip(*entries.hits(k), strict=True))}
-                    for k, qid in enumerate(entries.query_ids) if entries.bounds[k + 1] > entries.bounds[k]]
-            canonical.write_bytes_atomic(tmp / "run.jsonl", canonical.encoded_lines(rows, entries.scores))
+            lines = list(ranking_lines(entries, tag))
+            canonical.write_bytes_atomic(tmp / "run.trec", [trec for trec, _ in lines])
+            jsonl = [line for _, line in lines if line is not None]
+            if len(jsonl) < len(lines):  # an id JSON escapes, or a score it writes otherwise: as canonical JSON
+                # each hit a (passage id, score) pair: JSON's array, as a list would be, without a list per hit
+                jsonl = [canonical.dumps_line({"query": qid, "passages": list(zip(*entries.hits(k), strict=True))})
+                         for k, qid in enumerate(entries.query_ids) if entries.bounds[k + 1] > entries.bounds[k]]
+            canonical.write_bytes_atomic(tmp / "run.jsonl", jsonl)
         else:
             from turnbench.runfiles import write_jsonl_run, write_trec_run
 
