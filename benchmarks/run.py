@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     from turnbench.engines.retrieval import MSEARCH_BATCH, run_arm, search_body
     from turnbench.loading import tables
     from turnbench.loading.index import DEFAULT_INDEX
-    from turnbench.loading.load import load_corpus, loaded_marker
+    from turnbench.loading.load import load_corpus
+    from turnbench.loading.settled import loaded_marker
     from turnbench.passages import inventory_sha256
     from turnbench.stack import current_stack, open_stack
     from turnbench.vocab import get_scope

@@ -9,9 +9,7 @@ treats a pid as its own only while all three match: a stop never signals a proce
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
-import multiprocessing
 import os
 import signal
 import subprocess
@@ -272,6 +270,8 @@ class Background(Generic[T]):
         self._sent: list[Any] = []  # where fork is not available: handed to ``fn`` when it runs in ``result``
 
     def __enter__(self) -> Background[T]:
+        import multiprocessing  # here, not at the top: a command that forks nothing never imports it
+
         if "fork" not in multiprocessing.get_all_start_methods() or multiprocessing.current_process().daemon:
             return self  # no fork, or already in a background child (which may have none of its own): run inline
         ctx = multiprocessing.get_context("fork")
@@ -403,6 +403,8 @@ def end_workers(procs: Sequence[Any]) -> None:
 
 def _die_with(parent: int) -> None:
     """SIGKILL this process when its parent dies (Linux); if the parent is already gone, exit now."""
+    import ctypes
+
     try:
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):

@@ -4,7 +4,7 @@ Sequence: check ownership of both stores (a refusal changes nothing) → Postgre
 from the same single read of the corpus) → create index → bulk → refresh → force-merge to one segment →
 refresh → settle → provenance → marker ``settled``. Loading deletes and recreates an index or schema that
 carries turnbench's marker, whichever corpus it held (one stack serves one corpus at a time); a run checks
-the markers name its corpus and ``settled`` before searching (:func:`loaded_marker`), so a run can never be
+the markers name its corpus and ``settled`` before searching (``settled.loaded_marker``), so a run can never be
 scored against passages of another corpus.
 
 ``LoadResult.provenance`` is equal across two loads of one corpus and fit for a claim file: the index
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
-from turnbench.errors import BadInput, IndexNotSettled, StackStateError
+from turnbench.errors import BadInput, IndexNotSettled
 from turnbench.loading import capacity, proof, tables
 from turnbench.loading import index as search_index
 from turnbench.loading.chunking import Chunk, check_cut, chunk_meeting
@@ -384,43 +384,6 @@ def _merge_and_settle(stack: StackInfo, client: OpenSearch, index: str, passages
 def _timed(fn: Callable[..., T], *args: Any) -> tuple[T, float]:
     t0 = time.perf_counter()
     return fn(*args), time.perf_counter() - t0
-
-
-def loaded_marker(stack: StackInfo, corpus: Corpus, *, index: str = search_index.DEFAULT_INDEX,
-                  client: OpenSearch | None = None, postgres: bool = True) -> dict[str, Any]:
-    """Refuse unless the index and the PostgreSQL schema hold ``corpus``, fully loaded; returns the index marker.
-
-    What a run (or the answer engine) calls before reading the stack, so it can never read another
-    corpus's passages or a half-finished load. ``postgres`` False: the index alone, for a caller that checks the
-    schema if it reads it (a run reads PostgreSQL only when the state directory kept no inventory of this load:
-    ``check_tables_hold``).
-    """
-    client = client or opensearch_client(stack)
-    marker = search_index.index_marker(client, index)
-    if marker is None:
-        raise StackStateError(f"OpenSearch index {index!r} does not exist; run `turnbench load` first")
-    if marker.get("corpus_sha256") != corpus.sha256:
-        raise StackStateError(
-            f"index {index!r} holds corpus {marker.get('corpus_id')!r} "
-            f"(sha256 {str(marker.get('corpus_sha256'))[:12]}…), not {corpus.id!r} (sha256 {corpus.sha256[:12]}…); "
-            f"run `turnbench load --corpus` for it first"
-        )
-    if marker.get("state") != "settled":
-        raise IndexNotSettled(f"index {index!r} was never settled (state {marker.get('state')!r}): "
-                              "a load did not finish")
-    if postgres:
-        check_tables_hold(stack, corpus)
-    return marker
-
-
-def check_tables_hold(stack: StackInfo, corpus: Corpus) -> None:
-    """Refuse unless the PostgreSQL schema holds ``corpus``, fully loaded."""
-    held = tables.loaded_tables_marker(stack)
-    if held is None or held.get("corpus_sha256") != corpus.sha256:
-        raise StackStateError(
-            f"PostgreSQL schema {tables.SCHEMA!r} does not hold corpus {corpus.id!r}; "
-            "run `turnbench load --corpus` for it"
-        )
 
 
 def _pg_loaded(index: str, marker: Mapping[str, Any], passages_sha256: str, n_passages: int) -> dict[str, Any]:

@@ -36,7 +36,7 @@ def answer_queries(stack: StackInfo | None, queries: Iterable[Query], *, answere
     with stack_errors(stack):
         if corpus is not None:
             from turnbench.loading.index import DEFAULT_INDEX
-            from turnbench.loading.load import loaded_marker
+            from turnbench.loading.settled import loaded_marker
 
             loaded_marker(stack, corpus, index=index or DEFAULT_INDEX)
         with ReferenceAnswerer.connect(stack, index=index) as ref:
