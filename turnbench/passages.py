@@ -373,3 +373,61 @@ def read_passages(path: Path) -> list[Passage]:
     return passages
 
 
+
+
+class _Named(msgspec.Struct, gc=False):
+    id: str
+    meeting: str
+
+
+class PassageLines(Sequence[Passage]):
+    """An inventory held as passages.jsonl's bytes, as a load wrote them and a run read them back (from a copy the
+    index's marker vouches for by its sha256): read into passages only when one is asked for. Its ids and meetings,
+    all a run needs of it (the names its hits may carry, the passages the index must hold), are read alone, at a
+    fifth of the cost."""
+
+    __slots__ = ("data", "_names", "_passages")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._names: tuple[list[str], list[str]] | None = None
+        self._passages: tuple[Passage, ...] | None = None
+
+    def ids_and_meetings(self) -> tuple[list[str], list[str]]:
+        """Each line's id and meeting, in order; ValueError (msgspec's) when a line is no JSON object holding both
+        as strings."""
+        if self._names is None:
+            rows = msgspec.json.Decoder(_Named).decode_lines(self.data)
+            self._names = list(map(attrgetter("id"), rows)), list(map(attrgetter("meeting"), rows))
+        return self._names
+
+    def passages(self) -> tuple[Passage, ...]:
+        """Every line read as :meth:`Passage.from_json` reads it (the plain ones the whole block at a time)."""
+        if self._passages is None:
+            lines = self.data.splitlines(keepends=True)
+            self._passages = tuple(p if p is not None else Passage.from_json(canonical.parse_json(line))
+                                   for p, line in zip(plain_block(lines), lines, strict=True))
+        return self._passages
+
+    def __len__(self) -> int:
+        return len(self.ids_and_meetings()[0])
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.passages()[i]
+
+    def __iter__(self) -> Iterator[Passage]:
+        return iter(self.passages())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PassageLines):
+            return self.data == other.data
+        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and self.passages() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a tuple of the same passages, which hashes otherwise
+
+
+def ids_and_meetings(passages: Sequence[Passage]) -> tuple[list[str], list[str]]:
+    """The passages' ids and meetings, in order (an inventory held as its lines is not read into passages)."""
+    if isinstance(passages, PassageLines):
+        return passages.ids_and_meetings()
+    return list(map(attrgetter("id"), passages)), list(map(attrgetter("meeting"), passages))

@@ -23,6 +23,28 @@ def test_inventory_sha256_equals_the_written_file(tmp_path: Path):
     assert write_passages(tmp_path / "p.jsonl", passages) == inventory_sha256(reversed(passages))
 
 
+def test_an_inventory_held_as_its_lines_is_read_into_passages_only_when_one_is_asked_for(tmp_path: Path):
+    """``PassageLines`` gives the ids and meetings of passages.jsonl's lines without reading the passages; asked for
+    one, it holds exactly what ``read_passages`` reads (a window's declared words and a speakers list too), and equals
+    that tuple; lines naming no id or meeting are refused as msgspec refuses them."""
+    from turnbench.passages import PassageLines, ids_and_meetings, read_passages
+
+    segs = [Turn(i, "AB"[i % 3 == 0], float(i), float(i + 1), words(i + 1)) for i in range(9)]
+    passages = [c.passage for c in chunk_meeting("m1", segs, max_words=4)]
+    passages.append(Passage("m2:x", "m2", "A", 0.0, 1.0, 0, speakers=("A", "B")))
+    write_passages(tmp_path / "p.jsonl", passages)
+    data = (tmp_path / "p.jsonl").read_bytes()
+    read = tuple(read_passages(tmp_path / "p.jsonl"))
+    held = PassageLines(data)
+    assert ids_and_meetings(held) == ([p.id for p in read], [p.meeting for p in read]) == ids_and_meetings(read)
+    assert len(held) == len(read) and held._passages is None  # counted, named, not read
+    assert held[0] == read[0] and held == read and list(held) == list(read) and held == PassageLines(data)
+    assert any(p.holds for p in held) and held[-1].speakers == ("A", "B") and held != read[:-1]
+    for bad in (b'{"id":"p1"}\n', b'not json\n', b'{"id":1,"meeting":"m"}\n'):
+        with pytest.raises(ValueError):
+            PassageLines(bad).ids_and_meetings()
+
+
 def _rule5_by_plain_sorting(entries, pmap):
     """docs/design.md §3 rule 5 spelled out with Python sorts: best score per passage, then
     (-score, kind, meeting, index, id)."""

@@ -36,7 +36,7 @@ from turnbench.engines.msearch import answers
 from turnbench.engines.pipelines import SAMPLE_QUERIES
 from turnbench.engines.verified import Inventory, Verifying, read_back, verifying
 from turnbench.errors import BadInput, StackStateError, UnknownArm
-from turnbench.passages import Passage
+from turnbench.passages import Passage, ids_and_meetings
 from turnbench.rankings import RankedPassage, Ranking, normalise
 from turnbench.stack.info import StackInfo
 from turnbench.vocab import Scope, get_scope
@@ -79,7 +79,7 @@ class RunResult:
     arm_config: dict[str, Any]  # the full resolved configuration: arm, scope (oracle label), index, order
     latencies: list[float]  # per query, seconds, as OpenSearch reports it ("took"), in query-id order
     timings: Mapping[str, float]
-    passages: tuple[Passage, ...] = field(default=())  # the inventory the run is normalised against
+    passages: Sequence[Passage] = field(default=())  # the inventory the run is normalised against
     passages_sha256: str = ""
     entries: Ranking = field(default_factory=lambda: Ranking((), (0,), [], []))  # OpenSearch's ranks, raw scores
     plan: SearchPlan = field(default_factory=lambda: SearchPlan(1, None, None))
@@ -266,7 +266,7 @@ def _searched(stack: StackInfo, corpus: Corpus, arm: Arm, sc: Scope, index: str,
     try:
         entries, latencies = run_queries(client, index, [(q.id, q) for q in queries], progress=progress,
                                          concurrency=concurrency, plan=plan,
-                                         known={p.id: p.id for p in handed[1]} if handed is not None else None,
+                                         known=_known(handed[1]) if handed is not None else None,
                                          where=arm.file_name, make=body_of)
     except Exception:
         verified.wait()  # an index that does not hold its inventory is refused as that, whatever its search did
@@ -293,6 +293,12 @@ def _searched(stack: StackInfo, corpus: Corpus, arm: Arm, sc: Scope, index: str,
 
     return with_rerank(result, arm.rerank, passages_with_texts(corpus, marker), queries, arm.file_name)
 
+
+
+def _known(passages: Sequence[Passage]) -> dict[str, str]:
+    """Each passage id mapped to itself: the inventory's strings, which the hits then share."""
+    ids = ids_and_meetings(passages)[0]
+    return dict(zip(ids, ids, strict=True))
 
 
 def _checks(client: OpenSearch, index: str, arm: Arm, reference: Arm | None,

@@ -1,6 +1,6 @@
 """The loaded index a run searches, verified: its marker, and the passage inventory it was built from.
 
-A run never reads another corpus's passages or a half-finished load (``loading.load.loaded_marker``), and never
+A run never reads another corpus's passages or a half-finished load (``loading.settled.loaded_marker``), and never
 scores against an inventory the index does not hold: the inventory — handed over by the load that just built the
 index, or read back from where that load left it — must hash to what the marker records, and the index must still
 hold exactly its passages. A load leaves it twice: in PostgreSQL, and as passages.jsonl's bytes beside its record in
@@ -18,21 +18,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnbench.corpus.format import Corpus
 from turnbench.errors import IndexNotSettled
-from turnbench.passages import Passage, canonical_blocks
+from turnbench.passages import Passage, canonical_blocks, ids_and_meetings
 from turnbench.stack.info import StackInfo
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 # the marker, the inventory, its sha256, and its passages.jsonl bytes when it was read back (None when handed over)
-Verified = tuple[Mapping[str, Any], tuple[Passage, ...], str, bytes | None]
+Verified = tuple[Mapping[str, Any], Sequence[Passage], str, bytes | None]
 
 
 class Stored(NamedTuple):
     """An inventory read back: its passages, their sha256 and passages.jsonl's bytes (hashed as read, written as
     they are), and whether it is the copy the load kept in the state directory rather than PostgreSQL's."""
 
-    passages: tuple[Passage, ...]
+    passages: Sequence[Passage]
     sha256: str
     lines: bytes
     kept: bool
@@ -53,8 +53,8 @@ def verified_index(stack: StackInfo, corpus: Corpus, index: str, inventory: tupl
 
 def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index: str, inventory: Inventory
                     ) -> Verified:
-    from turnbench.loading.index import describe_difference, expected_counts, observed_counts
-    from turnbench.loading.load import check_tables_hold, loaded_marker
+    from turnbench.loading.index import describe_difference, meeting_counts, observed_counts
+    from turnbench.loading.settled import check_tables_hold, loaded_marker
 
     handed = None if inventory is None or isinstance(inventory, Future) else inventory
     # PostgreSQL is checked when it is read: a read-back inventory may come from the state directory instead
@@ -73,7 +73,7 @@ def _verified_index(stack: StackInfo, client: OpenSearch, corpus: Corpus, index:
     if sha != marker["passages_sha256"]:
         raise IndexNotSettled(f"index {index!r} was built from another passage inventory than the one stored with it "
                               f"(sha256 {marker['passages_sha256'][:12]}…, stored {sha[:12]}…); load the corpus again")
-    expected = expected_counts(passages)
+    expected = meeting_counts(ids_and_meetings(passages)[1])
     got = observed_counts(client, index)
     if got != expected:
         raise IndexNotSettled(f"index {index!r} no longer holds the loaded passages: "

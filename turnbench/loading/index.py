@@ -23,7 +23,9 @@ segment files embed OS and JVM version strings, so it may differ by a few bytes 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from turnbench import canonical
@@ -186,12 +188,13 @@ def observed_counts(client: OpenSearch, index: str) -> Counts:
 
 
 def expected_counts(passages: Iterable[Passage]) -> Counts:
-    per_meeting: dict[str, int] = {}
-    n = 0
-    for p in passages:
-        per_meeting[p.meeting] = per_meeting.get(p.meeting, 0) + 1
-        n += 1
-    return n, per_meeting
+    return meeting_counts(map(attrgetter("meeting"), passages))
+
+
+def meeting_counts(meetings: Iterable[str]) -> Counts:
+    """How many passages in all and per meeting, from each passage's meeting."""
+    per_meeting = dict(Counter(meetings))
+    return sum(per_meeting.values()), per_meeting
 
 
 def describe_difference(expected: Counts, got: Counts) -> str:

@@ -18,7 +18,7 @@ import contextlib
 import hashlib
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,22 +108,22 @@ def keep_inventory(index: str, passages: Iterable[Passage]) -> str:
     return h.hexdigest()
 
 
-def kept_inventory(index: str) -> tuple[tuple[Passage, ...], str, bytes] | None:
-    """The inventory the last settled load into ``index`` kept in this state directory, read from one read of its
-    bytes: the passages, the bytes' sha256 (which the caller holds against the marker's) and the bytes; None when
-    there is none, or a line is not a passage (the caller then reads PostgreSQL)."""
-    from turnbench.passages import Passage, plain_block
+def kept_inventory(index: str) -> tuple[Sequence[Passage], str, bytes] | None:
+    """The inventory the last settled load into ``index`` kept in this state directory, from one read of its bytes:
+    the passages (held as those bytes, read into records only when one is asked for: ``PassageLines``), the bytes'
+    sha256 (which the caller holds against the marker's) and the bytes; None when there is none, or a line is not
+    JSON naming a passage's id and meeting (the caller then reads PostgreSQL). What the lines hold beyond that is the
+    sha256's to vouch for: the marker names the bytes the load wrote, every line a passage."""
+    from turnbench.passages import PassageLines
 
     try:
         data = inventory_path(index).read_bytes()
     except OSError:
         return None
-    lines = data.splitlines(keepends=True)
-    found = plain_block(lines)
+    passages = PassageLines(data)
     try:
-        passages = tuple(p if p is not None else Passage.from_json(canonical.parse_json(line))
-                         for p, line in zip(found, lines, strict=True))
-    except (TurnbenchError, ValueError, KeyError, TypeError, AttributeError):
+        passages.ids_and_meetings()
+    except ValueError:  # msgspec's DecodeError and ValidationError are ValueErrors
         return None
     return passages, hashlib.sha256(data).hexdigest(), data
 
