@@ -26,7 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.unit.generator.helpers import rehash, write_lines
-from tests.unit.harness.helpers import forge_answer_gold, forge_qrels
+from tests.unit.harness.helpers import forge_answer_gold, forge_qrels, rows_of
 from turnbench.results.record import from_tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -581,15 +581,13 @@ def _poisoned_embeddings(w: Path) -> list[str]:
 
 def _forged_consistently(doc: dict) -> None:
     """Per-query values and the rows rewritten together (the digest is rewritten by ``results``)."""
-    from turnbench.harness.rows import aggregate_rows
-
     block = doc["retrieval"]
     block["per_query"][0]["values"]["MRR"] = 0.5 if block["per_query"][0]["values"]["MRR"] != 0.5 else 0.25
-    block["rows"] = aggregate_rows(block["rows"][0]["corpus"], block["per_query"], block["measures"],
-                                   {r["class"]: r["dropped_unjudgeable"] for r in block["rows"] if r["class"] != "all"})
+    block["rows"] = rows_of(block["rows"][0]["corpus"], block["per_query"], block["measures"],
+                             {r["class"]: r["dropped_unjudgeable"] for r in block["rows"] if r["class"] != "all"})
     for key in ("surface", "domain"):  # every grouping of the same rows, so only the exported files contradict them
         for value, rows in block.get(f"rows_by_{key}", {}).items():
-            block[f"rows_by_{key}"][value] = aggregate_rows(
+            block[f"rows_by_{key}"][value] = rows_of(
                 rows[0]["corpus"], [r for r in block["per_query"] if r.get(key) == value], block["measures"],
                 {r["class"]: r["dropped_unjudgeable"] for r in rows if r["class"] != "all"})
 
@@ -1217,13 +1215,11 @@ def _r6_slot_day_moved(rows: list[dict], facts: list[dict]) -> None:
 
 def _extra_forged(doc: dict) -> None:
     """An extra measure's per-query value and its rows rewritten together (the digest is rewritten by ``results``)."""
-    from turnbench.harness.rows import aggregate_rows
-
     block = doc["extra"]
     values = block["per_query"][0]["values"]
     values["P@10"] = 0.5 if values["P@10"] != 0.5 else 0.25
-    block["rows"] = aggregate_rows(block["rows"][0]["corpus"], block["per_query"], block["measures"],
-                                   {r["class"]: r["dropped_unjudgeable"] for r in block["rows"] if r["class"] != "all"})
+    block["rows"] = rows_of(block["rows"][0]["corpus"], block["per_query"], block["measures"],
+                             {r["class"]: r["dropped_unjudgeable"] for r in block["rows"] if r["class"] != "all"})
 
 
 def _twice_and_once(w: Path) -> list[str]:

@@ -16,11 +16,13 @@ records the run's depth (``provenance.inputs.run.max_depth``) beside it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.harness import metrics
-from turnbench.harness.rows import aggregate_rows
+from turnbench.harness.rows import aggregate_rows, rows_tree
+from turnbench.results.record import QueryValues
 
 BLOCK = "extra"
 WHAT = ("measures asked for with --measure: computed as the retrieval block's (pytrec_eval, trec_eval -c), "
@@ -38,7 +40,7 @@ def tool_names(measures: Sequence[metrics.Measure]) -> dict[str, dict[str, str]]
 def block(measures: Sequence[metrics.Measure],
           qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
           runs: tuple[Mapping[str, Sequence[str]], Mapping[str, Sequence[str]]], scored: metrics.Scorer,
-          per_query: Sequence[Mapping[str, Any]], corpus_id: str, dropped: Mapping[str, int],
+          per_query: Sequence[QueryValues], corpus_id: str, dropped: Mapping[str, int],
           group_by: Sequence[str]) -> dict[str, Any]:
     """The ``extra`` block: ``measures`` (passage ones on the passage qrels and run, meeting ones on the meeting qrels
     and the run collapsed to meetings) for every judged query of ``per_query`` (the retrieval block's rows, whose
@@ -49,8 +51,9 @@ def block(measures: Sequence[metrics.Measure],
         if mine:
             for qid, vals in metrics.evaluate_lists(level_qrels, run, scored, mine).items():
                 values.setdefault(qid, {}).update({str(m): q6(v) for m, v in vals.items()})
-    rows = [{**{k: v for k, v in r.items() if k not in ("values", "entry_error_s")},
-             "values": values.get(r["query_id"], {})} for r in per_query]
+    rows = [replace(r, values=values.get(r.query_id, {}), entry_error_s=None, entry_recorded=False)
+            for r in per_query]
     names = [str(m) for m in measures]
     return {"what": WHAT, "group_by": list(group_by), "measures": names,
-            "rows": aggregate_rows(corpus_id, rows, names, dropped), "per_query": rows}
+            "rows": rows_tree(aggregate_rows(corpus_id, rows, names, dropped)),
+            "per_query": [r.to_json() for r in rows]}

@@ -30,11 +30,11 @@ from turnbench.harness import bindings, exports, judgements, metrics, spans, tie
 from turnbench.harness import extra as extra_measures
 from turnbench.harness.execution import INLINE, Execution, Job
 from turnbench.harness.held import Span
-from turnbench.harness.rows import aggregate_rows, grouped_rows
+from turnbench.harness.rows import aggregate_rows, grouped_rows, grouped_tree, rows_tree
 from turnbench.harness.strict import block_and_qrels
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
-from turnbench.results.record import Results, arm_label, from_tree
+from turnbench.results.record import QueryValues, Results, arm_label, from_tree
 from turnbench.versions import libraries
 from turnbench.vocab import get_scope
 
@@ -294,14 +294,14 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
                 + (list(spans.ENTRY_MEASURES) if timed else []))
     unjudgeable = [q.id for q in ranked if not jq[q.id].judgeable]
     dropped = {c: sum(1 for q in ranked if q.cls == c and not jq[q.id].judgeable) for c in RANKED_CLASSES}
-    judged_ids = [r["query_id"] for r in per_query]
+    judged_ids = [r.query_id for r in per_query]
     tie_block = ties.report(ranked_run, ordered.best, [qid for qid in judged_ids if qid in ranked_run],
                          ties.Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
-                         {r["query_id"]: r["values"] for r in per_query},
-                         {r["query_id"]: r["class"] for r in per_query}, p_qrels, meeting_of,
+                         {r.query_id: r.values for r in per_query},
+                         {r.query_id: r.cls for r in per_query}, p_qrels, meeting_of,
                          ties.Grades(p_qrels, m_qrels, *ordered.placed))
     side = exports.sidecar(setting.policy.to_json(), measures, unjudgeable,
-                     [r["query_id"] for r in per_query if not r["answered"]], setting.tag,
+                     [r.query_id for r in per_query if not r.answered], setting.tag,
                      comparable=spans.comparable_facts(timed, judged.by_times), extra=[str(m) for m in setting.extra])
     strict, strict_qrels = children[1]()
     run_sha = _run_sha256(run)
@@ -310,19 +310,14 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
     files.update(setting.execution.files({exports.SPANS: exports.spans_text(judged, ordered.tops, ok, meeting_of)}))
     comparable, made = children[0].result()
     files.update(made)
-    for row in per_query:
-        if row["query_id"] in comparable:
-            values, error = comparable[row["query_id"]]
-            row["values"].update(values)
-            if timed:
-                row["entry_error_s"] = error
+    per_query = [_with_spans(r, comparable[r.query_id], timed) if r.query_id in comparable else r for r in per_query]
     retrieval = {
         "group_by": list(GROUP_BY),
         "measures": measures,
         "comparable_across_chunkings": [m for m in measures if m in spans.COMPARABLE],
-        "rows": aggregate_rows(corpus_id, per_query, measures, dropped),
+        "rows": rows_tree(aggregate_rows(corpus_id, per_query, measures, dropped)),
         **_grouped(corpus_id, per_query, measures, ranked, set(unjudgeable)),
-        "per_query": per_query,
+        "per_query": [r.to_json() for r in per_query],
         "dropped_unjudgeable": unjudgeable,
         "counts": (_counts(ranked, per_query, ok, jq, dropped, ordered.ignored)
                    | {"passages_judged_by_times": judged.by_times}),
@@ -353,15 +348,24 @@ def _inventory(passages: Sequence[Passage], queries: Iterable[Query]) -> tuple[d
     return pmap, _ranked_queries(queries)
 
 
-def _grouped(corpus_id: str, per_query: Sequence[Mapping[str, Any]], measures: Sequence[str],
+def _with_spans(row: QueryValues, spans_of: tuple[Mapping[str, float], float | None], timed: bool) -> QueryValues:
+    """A turn-level query's row with its span measures and, where the corpus's times are truth, its entry-point
+    error."""
+    values, error = spans_of
+    if timed:
+        return replace(row, values={**row.values, **values}, entry_error_s=error, entry_recorded=True)
+    return replace(row, values={**row.values, **values})
+
+
+def _grouped(corpus_id: str, per_query: Sequence[QueryValues], measures: Sequence[str],
              ranked: Sequence[Query], unjudgeable: set[str]) -> dict[str, Any]:
     """``rows_by_surface`` (every corpus: how a question was put decides what an engine must do), and
     ``rows_by_domain`` when the corpus's queries carry a domain (real corpora mix domains)."""
-    out: dict[str, Any] = {"rows_by_surface": grouped_rows("surface", corpus_id, per_query, measures, ranked,
-                                                           unjudgeable)}
+    out: dict[str, Any] = {"rows_by_surface": grouped_tree(grouped_rows("surface", corpus_id, per_query, measures,
+                                                                        ranked, unjudgeable))}
     domains = grouped_rows("domain", corpus_id, per_query, measures, ranked, unjudgeable)
     if domains:
-        out["rows_by_domain"] = domains
+        out["rows_by_domain"] = grouped_tree(domains)
     return out
 
 
@@ -397,7 +401,7 @@ def _ranked_queries(queries: Iterable[Query]) -> list[Query]:
 
 def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, judgements.QueryJudgements],
                     run: Mapping[str, Sequence[str]], p_vals: Mapping[str, Mapping[metrics.Measure, float]],
-                    m_vals: Mapping[str, Mapping[metrics.Measure, float]]) -> list[dict[str, Any]]:
+                    m_vals: Mapping[str, Mapping[metrics.Measure, float]]) -> list[QueryValues]:
     """One row per judged query, in id order: its groups and its values (6 decimals)."""
     names = {m: str(m) for m in metrics.ALL_MEASURES}
     per_query = []
@@ -406,23 +410,18 @@ def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, ju
             continue
         values = {names[m]: q6(v) for m, v in p_vals.get(q.id, {}).items()}
         values.update({names[m]: q6(v) for m, v in m_vals[q.id].items()})
-        row = _row_head(corpus_id, q, ok, run)
-        row["values"] = values
-        if "domain" in q.meta:
-            # real corpora mix domains (QMSum: product, academic, committee) that differ more than arms do
-            row["domain"] = q.meta["domain"]
-        per_query.append(row)
+        # real corpora mix domains (QMSum: product, academic, committee) that differ more than arms do
+        per_query.append(replace(_row_head(corpus_id, q, ok, run), values=values, domain=q.meta.get("domain")))
     return per_query
 
 
 def _row_head(corpus_id: str, q: Query, ok: Mapping[str, judgements.QueryJudgements], run: Mapping[str, Sequence[str]]
-              ) -> dict[str, Any]:
+              ) -> QueryValues:
     """What names and groups a judged query's row, before its values."""
-    return {"query_id": q.id, "corpus": corpus_id, "class": q.cls, "rule": q.rule, "surface": q.surface,
-            "level": ok[q.id].level, "answered": bool(run.get(q.id))}
+    return QueryValues(q.id, q.cls, q.surface, ok[q.id].level, bool(run.get(q.id)), {}, corpus_id, q.rule)
 
 
-def _counts(ranked: Sequence[Query], per_query: Sequence[Mapping[str, Any]],
+def _counts(ranked: Sequence[Query], per_query: Sequence[QueryValues],
             ok: Mapping[str, judgements.QueryJudgements],
             judged: Mapping[str, judgements.QueryJudgements], dropped: Mapping[str, int], ignored: Sequence[str]
             ) -> dict[str, Any]:
@@ -433,7 +432,7 @@ def _counts(ranked: Sequence[Query], per_query: Sequence[Mapping[str, Any]],
     return {
         "queries_ranked": len(ranked),
         "queries_judged": len(per_query),
-        "queries_unanswered": sum(1 for r in per_query if not r["answered"]),
+        "queries_unanswered": sum(1 for r in per_query if not r.answered),
         "queries_dropped_unjudgeable": sum(dropped.values()),
         "judged_passages": sum(grades.values()),
         "judged_passages_by_grade": dict(sorted(grades.items())),

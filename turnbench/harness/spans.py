@@ -39,6 +39,7 @@ from turnbench.harness.held import Span
 if TYPE_CHECKING:
     from turnbench.harness.judgements import Judged
     from turnbench.passages import Passage
+    from turnbench.results.record import QueryValues
 
 SPAN_DEPTH = 10
 WINDOWS = (15, 30, 60)
@@ -139,16 +140,16 @@ def times_are_truth(producer: str | None, timings: set[str]) -> bool:
 Comparable = dict[str, tuple[dict[str, float], float | None]]
 
 
-def comparable_values(heads: Sequence[Mapping[str, Any]], run: Mapping[str, Sequence[str]], judged: Judged,
+def comparable_values(heads: Sequence[QueryValues], run: Mapping[str, Sequence[str]], judged: Judged,
                       pmap: Mapping[str, Passage], meeting_of: Mapping[str, str], *, timed: bool) -> Comparable:
     """Each turn-level query's (``heads``: its row's ``query_id`` and ``level``) span measures over ``run``, and
     (``timed``) its entry-point measures and error, as the judge found the passages' spans."""
     starts = _Starts(pmap)
     out: Comparable = {}
     for row in heads:
-        if row["level"] != "turn":
+        if row.level != "turn":
             continue
-        qid = row["query_id"]
+        qid = row.query_id
         ranked = run.get(qid, ())
         held = judged.gold_held.get(qid, {})
         values = span_values(ranked, judged.gold_words.get(qid, 0), held, judged.words, meeting_of)

@@ -12,12 +12,14 @@ counted, as an unjudgeable query is from the graded ones.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES, Query
 from turnbench.harness import exports, metrics
-from turnbench.harness.rows import aggregate_rows
+from turnbench.harness.rows import aggregate_rows, rows_tree
+from turnbench.results.record import QueryValues
 
 THRESHOLD = 2
 
@@ -35,7 +37,7 @@ def strict_qrels(p_qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str
 Values = Mapping[str, Mapping[metrics.Measure, float]]
 
 
-def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping[str, Any]],
+def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[QueryValues],
           qrels: Mapping[str, Mapping[str, int]], evaluate: Callable[[Mapping[str, Mapping[str, int]]], Values],
           graded: tuple[Mapping[str, Mapping[str, int]], Values] | None = None) -> dict[str, Any]:
     """The ``strict`` block of metrics.json: rows and per-query values of the passage measures over ``qrels`` (the
@@ -51,13 +53,11 @@ def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping
         values = dict(evaluate({qid: docs for qid, docs in qrels.items() if qid not in same}))
         values.update({qid: graded_values[qid] for qid in same})
     names = [str(m) for m in metrics.PASSAGE_MEASURES]
-    per_query = []
-    for r in graded_rows:
-        if r["level"] != "turn" or r["query_id"] not in qrels:
-            continue
-        per_query.append({k: r[k] for k in ("query_id", "corpus", "class", "rule", "surface", "level", "answered")}
-                         | {"values": {str(m): q6(v) for m, v in values[r["query_id"]].items()}})
-    turn_level = {r["query_id"] for r in graded_rows if r["level"] == "turn"}
+    # each row the graded row's head (no domain, no entry-point error) with its strict values
+    per_query = [replace(r, values={str(m): q6(v) for m, v in values[r.query_id].items()}, domain=None,
+                         entry_error_s=None, entry_recorded=False)
+                 for r in graded_rows if r.level == "turn" and r.query_id in qrels]
+    turn_level = {r.query_id for r in graded_rows if r.level == "turn"}
     dropped_ids = sorted(turn_level - set(qrels))
     cls_of = {q.id: q.cls for q in ranked}
     dropped = {c: sum(1 for qid in dropped_ids if cls_of[qid] == c) for c in RANKED_CLASSES}
@@ -67,13 +67,13 @@ def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping
                 "(qrels.passages.strict.txt), scored as the graded ones",
         "group_by": ["corpus", "class"],
         "measures": names,
-        "rows": aggregate_rows(corpus_id, per_query, names, dropped),
-        "per_query": per_query,
+        "rows": rows_tree(aggregate_rows(corpus_id, per_query, names, dropped)),
+        "per_query": [r.to_json() for r in per_query],
         "dropped_no_strict_passage": dropped_ids,
     }
 
 
-def block_and_qrels(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[Mapping[str, Any]],
+def block_and_qrels(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[QueryValues],
                     p_qrels: Mapping[str, Mapping[str, int]],
                     evaluate: Callable[[Mapping[str, Mapping[str, int]]], Values], graded_values: Values | None = None
                     ) -> tuple[dict[str, Any], bytes]:

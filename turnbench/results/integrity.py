@@ -21,6 +21,7 @@ from turnbench.corpus.records import Answer
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness.answers import AnswerPolicy, AnswerResults, AnswerScore, score_answer
 from turnbench.harness.rows import aggregate_rows
+from turnbench.results.record import query_values
 from turnbench.submissions import SubmittedAnswer
 
 # -- the document consistent with itself -----------------------------------------------------------------------
@@ -86,14 +87,16 @@ def _check_retrieval(block: Mapping[str, Any], where: str, name: str = "retrieva
     tables: list[tuple[str | None, Any, list[Any]]] = [(None, None, list(block["rows"]))]
     for grouping in ("surface", "domain"):
         tables += [(grouping, value, rows) for value, rows in sorted(block.get(f"rows_by_{grouping}", {}).items())]
+    queries = [query_values(r) for r in per_query]
     for key, value, rows in tables:
-        mine = per_query if key is None else [r for r in per_query if r.get(key) == value]
+        mine = queries if key is None else [r for r in queries if (r.surface if key == "surface" else r.domain)
+                                            == value]
         corpora = sorted({row["corpus"] for row in rows})
         for corpus in corpora:
             claimed = [row for row in rows if row["corpus"] == corpus]
             dropped = {row["class"]: row["dropped_unjudgeable"] for row in claimed if row["class"] != "all"}
-            again = aggregate_rows(corpus, [r for r in mine if r["corpus"] == corpus], measures, dropped)
-            _same_rows(claimed, again, where, name if key is None else f"{name} ({key} {value})")
+            again = aggregate_rows(corpus, [r for r in mine if r.corpus == corpus], measures, dropped)
+            _same_rows(claimed, [r.to_json() for r in again], where, name if key is None else f"{name} ({key} {value})")
 
 
 def _same_rows(claimed: Sequence[Mapping[str, Any]], again: Sequence[Mapping[str, Any]], where: str,

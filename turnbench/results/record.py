@@ -54,6 +54,17 @@ class Row:
     passage_level_queries: int = 0
     entry_error: EntryError | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """The row as metrics.json holds it."""
+        tree: dict[str, Any] = {
+            "corpus": self.corpus, "class": self.cls, "queries": self.queries,
+            "passage_level_queries": self.passage_level_queries, "unanswered": self.unanswered,
+            "dropped_unjudgeable": self.dropped_unjudgeable, "means": dict(self.means)}
+        if self.entry_error is not None:
+            tree["entry_error_s"] = {"median": self.entry_error.median,
+                                     "queries_with_gold_found": self.entry_error.found}
+        return tree
+
 
 @dataclass(frozen=True)
 class QueryValues:
@@ -69,6 +80,20 @@ class QueryValues:
     rule: str = ""
     domain: str | None = None
     entry_error_s: float | None = None
+    # whether the query records an entry-point error (where the corpus's times are truth); it is None then when the
+    # query found no gold passage
+    entry_recorded: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The query's row as metrics.json holds it."""
+        tree: dict[str, Any] = {"query_id": self.query_id, "corpus": self.corpus, "class": self.cls, "rule": self.rule,
+                                "surface": self.surface, "level": self.level, "answered": self.answered,
+                                "values": dict(self.values)}
+        if self.domain is not None:
+            tree["domain"] = self.domain
+        if self.entry_recorded:
+            tree["entry_error_s"] = self.entry_error_s
+        return tree
 
     def group(self, key: str) -> str:
         """The query's value of a ``group_by`` key as the file names it (``class`` is ``cls``)."""
@@ -350,11 +375,12 @@ def _row(r: Mapping[str, Any]) -> Row:
                EntryError(e.get("median"), int(e.get("queries_with_gold_found", 0))) if e is not None else None)
 
 
-def _query(r: Mapping[str, Any]) -> QueryValues:
+def query_values(r: Mapping[str, Any]) -> QueryValues:
+    """A per-query row of metrics.json."""
     return QueryValues(str(r["query_id"]), str(r["class"]), str(r.get("surface", "")), str(r.get("level", "")),
                        bool(r.get("answered", True)),
                        dict(r["values"]), str(r.get("corpus", "")), str(r.get("rule", "")), r.get("domain"),
-                       r.get("entry_error_s"))
+                       r.get("entry_error_s"), "entry_error_s" in r)
 
 
 def ties_of(t: Mapping[str, Any] | None) -> Ties | None:
@@ -374,7 +400,7 @@ def _block(name: str, b: Mapping[str, Any]) -> Block:
     measures = b["measures"] if "measures" in b else dict.fromkeys(m for q in b["per_query"] for m in q["values"])
     return Block(
         name=name, measures=tuple(measures), group_by=tuple(b.get("group_by") or ("corpus", "class")),
-        rows=tuple(map(_row, b["rows"])), per_query=tuple(map(_query, b["per_query"])),
+        rows=tuple(map(_row, b["rows"])), per_query=tuple(map(query_values, b["per_query"])),
         rows_by_surface={k: tuple(map(_row, v)) for k, v in (b.get("rows_by_surface") or {}).items()},
         rows_by_domain={k: tuple(map(_row, v)) for k, v in (b.get("rows_by_domain") or {}).items()},
         comparable=tuple(b.get("comparable_across_chunkings") or ()), counts=b.get("counts") or {},

@@ -14,6 +14,13 @@ from turnbench.rankings import RankedPassage
 from turnbench.submissions import SubmittedAnswer, declined
 
 
+def rows_of(corpus, per_query, measures, dropped):
+    """The class rows the scorer makes of metrics.json's per-query rows, as metrics.json holds them."""
+    from turnbench.harness.rows import aggregate_rows, rows_tree
+    from turnbench.results.record import query_values
+
+    return rows_tree(aggregate_rows(corpus, [query_values(r) for r in per_query], measures, dropped))
+
 def words(n: int, word: str = "w") -> str:
     return " ".join([word] * n)
 
@@ -193,8 +200,6 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
     from turnbench.canonical import q6
     from turnbench.harness import exports as X
     from turnbench.harness import metrics as M
-    from turnbench.harness.rows import aggregate_rows
-
     measures = ["nDCG@10", "MRR"]
     qrels = {qid: {f"{qid}-gold": 1} for qid in ranks}
     run = {qid: [f"{qid}-gold" if k == r else f"{qid}-p{k}" for k in range(1, 11)] for qid, (_, r) in ranks.items()}
@@ -211,7 +216,7 @@ def ranked_results_dir(path: Path, ranks: dict[str, tuple[str, int]], *, corpus:
                        "arm": {"name": arm}, "licence_tier": tier, "stack": {}},
         "scope": {"label": "corpus", "oracle": False},
         "retrieval": {"group_by": ["corpus", "class"], "measures": measures, "per_query": per_query,
-                      "rows": aggregate_rows(corpus, per_query, measures, {}),
+                      "rows": rows_of(corpus, per_query, measures, {}),
                       "counts": {"queries_ranked": len(ranks), "queries_judged": len(ranks), "queries_unanswered": 0,
                                  "queries_dropped_unjudgeable": 0, "judged_passages": len(ranks),
                                  "judged_passages_by_grade": {"1": len(ranks)}}},
@@ -330,16 +335,13 @@ def reseal(path: Path, change=None) -> Path:
 
 def _rows_again(block: dict) -> None:
     """Every row of a retrieval block recomputed from its per-query rows, as a consistent forger does."""
-    from turnbench.harness.rows import aggregate_rows
-
     def dropped(rows):
         return {r["class"]: r["dropped_unjudgeable"] for r in rows if r["class"] != "all"}
 
-    block["rows"] = aggregate_rows(block["rows"][0]["corpus"], block["per_query"], block["measures"],
-                                   dropped(block["rows"]))
+    block["rows"] = rows_of(block["rows"][0]["corpus"], block["per_query"], block["measures"], dropped(block["rows"]))
     for key in ("surface", "domain"):
         for value, rows in block.get(f"rows_by_{key}", {}).items():
-            block[f"rows_by_{key}"][value] = aggregate_rows(
+            block[f"rows_by_{key}"][value] = rows_of(
                 rows[0]["corpus"], [r for r in block["per_query"] if r.get(key) == value], block["measures"],
                 dropped(rows))
 

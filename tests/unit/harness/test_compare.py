@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tests.unit.harness.helpers import count, mset, q, ranked_results_dir, rec, sub
+from tests.unit.harness.helpers import count, mset, q, ranked_results_dir, rec, rows_of, sub
 from turnbench.cli import main
 from turnbench.errors import UnpairedComparison
 from turnbench.harness.answers import answers_block, score_answers
 from turnbench.harness.compare import BETTER, SAME, WORSE, bootstrap_means, paired_interval, verdict
 from turnbench.harness.compare import compare as _compare
-from turnbench.harness.rows import aggregate_rows
 from turnbench.harness.stats import nearest_rank
 from turnbench.render.markdown import render_compare_md
 
@@ -37,7 +36,7 @@ def doc(values: dict[str, tuple[str, float]], *, sha="s1", policy="graded(high=0
                        "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11"}, "arm": {"name": arm}},
         "scope": {"label": "corpus", "oracle": False},
         "retrieval": {"group_by": ["corpus", "class"], "measures": MEASURES, "per_query": per_query,
-                      "rows": aggregate_rows("c", per_query, MEASURES, {})},
+                      "rows": rows_of("c", per_query, MEASURES, {})},
     }
     if answers is not None:
         d["answers"] = {"per_query": [{"query_id": q, "corpus": "c", "rule": rule, "em": em, "partial": em,
@@ -403,10 +402,10 @@ def _with_report_only(values, comparable_value, strict_value):
     block["comparable_across_chunkings"] = ["span:R@10"]
     for r in block["per_query"]:
         r["values"]["span:R@10"] = comparable_value(r["query_id"])
-    block["rows"] = aggregate_rows("c", block["per_query"], block["measures"], {})
+    block["rows"] = rows_of("c", block["per_query"], block["measures"], {})
     strict_rows = [{**r, "values": {m: strict_value(r["query_id"]) for m in MEASURES}} for r in block["per_query"]]
     d["strict"] = {"group_by": ["corpus", "class"], "measures": MEASURES, "per_query": strict_rows,
-                   "rows": aggregate_rows("c", strict_rows, MEASURES, {})}
+                   "rows": rows_of("c", strict_rows, MEASURES, {})}
     return d
 
 
