@@ -19,7 +19,9 @@ bindings disagree on a target were judged against different text, whatever their
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+import msgspec
 
 from turnbench import canonical
 from turnbench.corpus.format import Corpus
@@ -31,6 +33,58 @@ from turnbench.passages import Passage
 BINDINGS = "bindings.jsonl"
 BIND_DEPTH = 3
 QUERY, PASSAGE = "query", "passage"
+
+
+class QueryBinding(msgspec.Struct, frozen=True, gc=False, tag_field="target", tag=QUERY):
+    """A question's line of bindings.jsonl: its id and the sha256 of its record and its gold and answer turns."""
+
+    id: str
+    sha256: str
+
+    target: ClassVar[str] = QUERY
+
+    def key(self) -> tuple[Any, ...]:
+        """What the digest is computed from, besides the corpus: the question's id."""
+        return (QUERY, self.id)
+
+
+class PassageBinding(msgspec.Struct, frozen=True, gc=False, tag_field="target", tag=PASSAGE, omit_defaults=True):
+    """A passage's line of bindings.jsonl: the passage (its meeting, its speaker, or its speakers — ``"unknown"``
+    when none is known — and its times), the word spans it was judged holding, and the sha256 of those words."""
+
+    id: str
+    meeting: str
+    start: float
+    end: float
+    spans: tuple[tuple[int, int, int], ...]
+    sha256: str
+    speaker: str | None = None
+    speakers: str | tuple[str, ...] | None = None  # "unknown" or the names; None: one speaker (``speaker``)
+
+    target: ClassVar[str] = PASSAGE
+
+    def passage(self) -> Passage:
+        speakers = self.speakers
+        return Passage(self.id, self.meeting, self.speaker or "", self.start, self.end, 0,
+                       speakers=None if speakers is None else () if speakers == "unknown" else tuple(speakers))
+
+    def key(self) -> tuple[Any, ...]:
+        """What the digest is computed from, besides the corpus: the passage's own record."""
+        return (PASSAGE, self.id, self.meeting, self.speaker, self.speakers, self.start, self.end, self.spans)
+
+    def to_json(self) -> dict[str, Any]:
+        tree = {"target": PASSAGE, "id": self.id, "meeting": self.meeting, "start": self.start, "end": self.end,
+                "spans": [list(x) for x in self.spans], "sha256": self.sha256}
+        if self.speaker is not None:
+            tree["speaker"] = self.speaker
+        if self.speakers is not None:
+            tree["speakers"] = self.speakers if isinstance(self.speakers, str) else list(self.speakers)
+        return tree
+
+
+Binding = QueryBinding | PassageBinding  # a line of bindings.jsonl: its ``target`` says which
+_DECODER = msgspec.json.Decoder(Binding)
+_ENCODER = msgspec.json.Encoder(order="sorted")
 
 
 # Fields are joined with the ASCII unit and record separators, which no id, name or transcript text holds: one
@@ -163,73 +217,94 @@ def keep_turns(meetings: Iterable[Meeting], need: set[str], into: dict[str, Meet
 
 def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Mapping[str, Meeting],
             held: Mapping[str, Sequence[Span]], query_digests: Mapping[str, str] | None = None,
-            passage_digests: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+            passage_digests: Mapping[str, str] | None = None) -> list[Binding]:
     """The binding rows of ``queries`` and ``passages`` against ``meetings`` (which must hold every turn needed).
     ``held``: the spans each passage was judged holding; ``query_digests`` and ``passage_digests``: the digests,
     when the caller has hashed them as the corpus went by (:class:`QueryDigests`, ``judgements.judge_all``), every
     passage's then (one missing is an error, never a digest of absent turns)."""
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
-    rows: list[dict[str, Any]] = [
-        {"target": QUERY, "id": q.id,
-         "sha256": query_digests[q.id] if query_digests is not None else query_sha256(q, turns)}
+    rows: list[Binding] = [
+        QueryBinding(q.id, query_digests[q.id] if query_digests is not None else query_sha256(q, turns))
         for q in sorted(queries, key=lambda q: q.id)]
     prows = []
     for p in passages:
         spans = tuple(held.get(p.id, ()))
-        voice: dict[str, Any] = {"speaker": p.speaker} if p.speakers is None else {
-            "speakers": list(p.speakers) if p.speakers else "unknown"}
-        prows.append({"target": PASSAGE, "id": p.id, "meeting": p.meeting, **voice, "start": p.start, "end": p.end,
-                      "spans": [list(x) for x in spans],
-                      "sha256": (passage_digests[p.id] if passage_digests is not None
-                                 else passage_sha256(p, spans, turns.get(p.meeting, {})))})
-    return rows + sorted(prows, key=lambda r: str(r["id"]))
+        prows.append(PassageBinding(
+            p.id, p.meeting, p.start, p.end, tuple(tuple(x) for x in spans),  # type: ignore[misc]
+            passage_digests[p.id] if passage_digests is not None else passage_sha256(p, spans, turns.get(p.meeting,
+                                                                                                          {})),
+            speaker=p.speaker if p.speakers is None else None,
+            speakers=None if p.speakers is None else (tuple(p.speakers) if p.speakers else "unknown")))
+    return rows + sorted(prows, key=lambda r: r.id)
 
 
-def text(rows: Iterable[Mapping[str, Any]]) -> bytes:
-    """bindings.jsonl's lines: each row's ``canonical.dumps_line``, a passage row's times its only floats."""
-    rows = [r if type(r) is dict else dict(r) for r in rows]
-    return canonical.encoded_lines(rows, [r[k] for r in rows if r["target"] == PASSAGE for k in ("start", "end")])
+def text(rows: Iterable[Binding]) -> bytes:
+    """bindings.jsonl's lines, each as ``canonical.dumps_line`` writes it: by msgspec's encoder in one call where
+    that is certain to be those bytes (``canonical.encoder_writes_repr`` for a passage row's times, its only
+    floats; strings escaped alike), else line by line."""
+    rows = list(rows)
+    if canonical.encoder_writes_repr([t for r in rows if isinstance(r, PassageBinding) for t in (r.start, r.end)]):
+        try:
+            return _ENCODER.encode_lines(rows)
+        except (TypeError, ValueError, msgspec.EncodeError):
+            pass  # a lone surrogate, which msgspec refuses: the general path refuses it too
+    return b"".join(canonical.dumps_line(r.to_json() if isinstance(r, PassageBinding) else
+                                         {"target": QUERY, "id": r.id, "sha256": r.sha256}) for r in rows)
 
 
-def parse(data: bytes, where: str, ids: Collection[str] | None = None) -> list[dict[str, Any]]:
-    """The binding rows; with ``ids``, only the rows of those targets (a line written as turnbench writes it,
-    ``{"id":"…",`` first, is skipped unread when its id is not one of them)."""
+def parse(data: bytes, where: str, ids: Collection[str] | None = None) -> list[Binding]:
+    """The binding rows; with ``ids``, only the rows of those targets (and perhaps others: a line written as
+    turnbench writes it is skipped unread when its id is not one of them, ``_line_id``). A line that is not a binding — not
+    JSON, another target, a field missing or of another type — is refused, naming it."""
     rows = []
-    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
-        if ids is not None and line.startswith('{"id":"'):
-            end = line.find('"', 7)
-            if end > 0 and line.startswith('",', end) and "\\" not in line[7:end] and line[7:end] not in ids:
+    for n, line in enumerate(data.splitlines(), 1):
+        if ids is not None:
+            given = _line_id(line)
+            if given is not None and given.decode("utf-8", "replace") not in ids:
                 continue
         try:
-            row = canonical.parse_json(line)
-            if row["target"] not in (QUERY, PASSAGE) or not isinstance(row["sha256"], str):
-                raise ValueError
-        except (ValueError, KeyError, TypeError):
+            rows.append(_DECODER.decode(line))
+        except msgspec.MsgspecError:
             raise BadInput(f"{where}: line {n} is not a binding") from None
-        rows.append(row)
     return rows
 
 
-def passage_of(row: Mapping[str, Any]) -> Passage:
-    speakers = row.get("speakers")
-    return Passage(str(row["id"]), str(row["meeting"]), str(row.get("speaker", "")), float(row["start"]),
-                   float(row["end"]), 0, speakers=None if speakers is None else
-                   () if speakers == "unknown" else tuple(str(s) for s in speakers))
+def _line_id(line: bytes) -> bytes | None:
+    """The id a line names, found without reading it, when it is written as turnbench writes it (sorted keys: a
+    question's ``{"id":"…"`` first, a passage's after its ``end``, a number) and the id has no escape; else None. No
+    ``,"id":"`` can sit inside a JSON string, whose quotes are escaped."""
+    if line.startswith(b'{"id":"'):
+        start = 7
+    elif line.startswith(b'{"end":'):
+        start = line.find(b',"id":"', 7) + 7
+        if start < 7:
+            return None
+    else:
+        return None
+    end = line.find(b'"', start)
+    if end < 0 or not line.startswith(b'",', end) or b"\\" in line[start:end]:
+        return None
+    return line[start:end]
 
 
-def spans_of(row: Mapping[str, Any]) -> tuple[Span, ...]:
-    return tuple((int(t), int(a), int(b)) for t, a, b in row.get("spans", ()))
+def query_digests(data: bytes, where: str) -> dict[str, str]:
+    """query id -> its binding's sha256: the question rows of bindings.jsonl's bytes ``data`` (the others read
+    only as far as their target), each checked as ``parse`` checks it."""
+    out = {}
+    for n, line in enumerate(data.splitlines(), 1):
+        if line.endswith(_QUERY_LINE_END):
+            try:
+                row = _DECODER.decode(line)
+            except msgspec.MsgspecError:
+                raise BadInput(f"{where}: line {n} is not a binding") from None
+            out[row.id] = row.sha256
+    return out
 
 
-def _memo_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What a row's digest is computed from, besides the corpus: a passage's own record, or a query's id."""
-    if row["target"] == PASSAGE:
-        return (PASSAGE, row["id"], row["meeting"], row.get("speaker"), str(row.get("speakers")), row["start"],
-                row["end"], str(row.get("spans")))
-    return (QUERY, row["id"])
+_QUERY_LINE_END = b'"target":"query"}'  # how a question's line ends, as canonical JSON (sorted keys) writes it
 
 
-def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
+def check(rows: Sequence[Binding], corpus: Corpus, where: str,
           read: Mapping[str, Meeting] | None = None,
           memo: dict[tuple[Any, ...], str] | None = None,
           queries: Mapping[str, Query] | None = None) -> dict[str, Meeting]:
@@ -239,8 +314,8 @@ def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
     corpus text (two results directories of one corpus share most targets: each is computed once); ``queries``:
     the corpus's queries by id, when the caller has already read them."""
     queries = queries if queries is not None else {q.id: q for q in corpus.queries()}
-    wanted_q = [queries[r["id"]] for r in rows if r["target"] == QUERY and r["id"] in queries]
-    wanted_p = [passage_of(r) for r in rows if r["target"] == PASSAGE]
+    wanted_q = [queries[r.id] for r in rows if isinstance(r, QueryBinding) and r.id in queries]
+    wanted_p = [r.passage() for r in rows if isinstance(r, PassageBinding)]
     need = needed(wanted_q, wanted_p)
     meetings: dict[str, Meeting] = {}
     if read is not None:
@@ -250,33 +325,32 @@ def check(rows: Sequence[Mapping[str, Any]], corpus: Corpus, where: str,
         for _ in keep_turns(of(need) if of is not None else corpus.iter_meetings(), need, meetings):
             pass
     memo = {} if memo is None else memo
-    fresh = {(r["target"], r["id"]): r for r in rows if _memo_key(r) not in memo}
-    fresh_q = [queries[i] for t, i in fresh if t == QUERY and i in queries]
-    fresh_p = [passage_of(r) for (t, _), r in fresh.items() if t == PASSAGE]
-    spans = {str(r["id"]): spans_of(r) for (t, _), r in fresh.items() if t == PASSAGE}
-    for row in compute(fresh_q, fresh_p, meetings, spans):
-        memo[_memo_key(fresh[(row["target"], row["id"])])] = row["sha256"]
+    fresh = {(r.target, r.id): r for r in rows if r.key() not in memo}
+    fresh_q = [queries[r.id] for r in fresh.values() if isinstance(r, QueryBinding) and r.id in queries]
+    fresh_p = [r for r in fresh.values() if isinstance(r, PassageBinding)]
+    for row in compute(fresh_q, [r.passage() for r in fresh_p], meetings, {r.id: r.spans for r in fresh_p}):
+        memo[fresh[(row.target, row.id)].key()] = row.sha256
     for r in rows:
-        given = memo.get(_memo_key(r))
+        given = memo.get(r.key())
         if given is None:
-            raise StaleBinding(f"{where}: {r['target']} {r['id']} is bound to text of corpus {corpus.id} that it "
+            raise StaleBinding(f"{where}: {r.target} {r.id} is bound to text of corpus {corpus.id} that it "
                                "no longer holds (the query is gone)")
-        if r["target"] == PASSAGE and r["meeting"] not in meetings:
-            raise StaleBinding(f"{where}: passage {r['id']} is bound to meeting {r['meeting']}, which corpus "
+        if isinstance(r, PassageBinding) and r.meeting not in meetings:
+            raise StaleBinding(f"{where}: passage {r.id} is bound to meeting {r.meeting}, which corpus "
                                f"{corpus.id} no longer holds")
-        if given != r["sha256"]:
-            what = "its gold turns or record" if r["target"] == QUERY else "the words it holds"
-            raise StaleBinding(f"{where}: {r['target']} {r['id']} is stale: {what} in corpus {corpus.id} no longer "
-                               f"match the text it was judged on (sha256 {r['sha256'][:12]}…, corpus gives "
+        if given != r.sha256:
+            what = "its gold turns or record" if r.target == QUERY else "the words it holds"
+            raise StaleBinding(f"{where}: {r.target} {r.id} is stale: {what} in corpus {corpus.id} no longer "
+                               f"match the text it was judged on (sha256 {r.sha256[:12]}…, corpus gives "
                                f"{given[:12]}…)")
     return meetings
 
 
-def first_difference(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> str | None:
+def first_difference(a: Sequence[Binding], b: Sequence[Binding]) -> str | None:
     """The first target both sides bind to different text, or None when every shared target agrees."""
-    theirs = {(r["target"], r["id"]): r["sha256"] for r in b}
+    theirs = {(r.target, r.id): r.sha256 for r in b}
     for r in a:
-        other = theirs.get((r["target"], r["id"]))
-        if other is not None and other != r["sha256"]:
-            return f"{r['target']} {r['id']}"
+        other = theirs.get((r.target, r.id))
+        if other is not None and other != r.sha256:
+            return f"{r.target} {r.id}"
     return None

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, RANKED_CLASSES
 from turnbench.errors import BadInput, StaleBinding, UnpairedComparison
-from turnbench.harness.bindings import first_difference
+from turnbench.harness.bindings import Binding, first_difference
 from turnbench.harness.stats import bootstrap_means, guard, nearest_rank, randomisation_p
 from turnbench.harness.verdicts import (
     ALPHA,
@@ -210,7 +210,7 @@ def _diff(what: str, a: Any, b: Any) -> None:
 
 
 def check_paired(base: Results, cand: Results,
-                 bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
+                 bindings: tuple[Sequence[Binding], Sequence[Binding]] | None = None,
                  tables: tuple[Mapping[str, Table], Mapping[str, Table]] | None = None, across: bool = False) -> None:
     """Refuse (UnpairedComparison) unless the two results measured the same thing on the same queries.
 
@@ -400,7 +400,7 @@ def _wins_losses(d: NDArray[np.float64]) -> tuple[int, int]:
 
 
 def compare(base: Results, cand: Results, *, resamples: int = RESAMPLES, seed: int = SEED,
-            bindings: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None = None,
+            bindings: tuple[Sequence[Binding], Sequence[Binding]] | None = None,
             guard_level: float = GUARD_ALPHA, across: Snapshots | None = None,
             measures: Sequence[str] = ()) -> Comparison:
     """Pair two results records and compare every block, group and measure (``across``: two snapshots of one

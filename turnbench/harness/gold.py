@@ -35,7 +35,6 @@ from turnbench.errors import BadInput, DifferentGold
 from turnbench.harness import bindings, exports
 from turnbench.results.record import Results
 
-_QUERY_BINDING = b'"target":"query"}'
 _SPANS_QUERY = b'{"gold":'
 # where a side's files are: its results directory, or (scored in memory, never written) the files it would write
 Held = Path | Mapping[str, exports.Content]
@@ -68,11 +67,7 @@ def gold_of(files: Held, results: Results, where: str | None = None) -> Gold:
     ``where`` names them), ``results`` its record, read already."""
     files = files if isinstance(files, Mapping) else Path(files)
     where = str(files) if where is None else where
-    bound = {}
-    for line in _read(files, bindings.BINDINGS).splitlines():
-        if line.endswith(_QUERY_BINDING):
-            row = canonical.parse_json(line.decode("utf-8"))
-            bound[str(row["id"])] = str(row["sha256"])
+    bound = bindings.query_digests(_read(files, bindings.BINDINGS), f"{where}/{bindings.BINDINGS}")
     spans = {}
     for line in _read(files, exports.SPANS).splitlines():
         if line.startswith(_SPANS_QUERY):

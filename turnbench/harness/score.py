@@ -266,7 +266,7 @@ def _judged(setting: _Setting, ordered: _Ordered, judged: judgements.Judged, dig
                              kept, (beside, strict), inventory_side)
 
 
-def _beside(comparable: Callable[[], spans.Comparable], binder: Callable[[], list[dict[str, Any]]],
+def _beside(comparable: Callable[[], spans.Comparable], binder: Callable[[], list[bindings.Binding]],
             files: Callable[[Mapping[str, exports.Content]], dict[str, exports.Content]]
             ) -> tuple[spans.Comparable, dict[str, exports.Content]]:
     return comparable(), files({bindings.BINDINGS: bindings.text(binder())})

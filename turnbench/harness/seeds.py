@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnbench.errors import BadInput, ResultsIntegrityError, UnpairedComparison
+from turnbench.harness.bindings import Binding
 from turnbench.harness.compare import (
     BETTER,
     BOOTSTRAP_FACTS,
@@ -96,7 +97,7 @@ def cell_of(row: Any) -> tuple[str, tuple[tuple[str, str], ...], str]:
 
 def compare_seeds(base: Mapping[int, Results], cand: Mapping[int, Results], *,
                   resamples: int = RESAMPLES, seed: int = SEED,
-                  bindings: Mapping[int, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]] | None = None,
+                  bindings: Mapping[int, tuple[Sequence[Binding], Sequence[Binding]]] | None = None,
                   guard_level: float = GUARD_ALPHA, measures: Sequence[str] = ()) -> SeedsComparison:
     if sorted(base) != sorted(cand):
         raise UnpairedComparison(f"seed sets differ: baseline {sorted(base)}, candidate {sorted(cand)}")

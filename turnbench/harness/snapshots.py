@@ -29,28 +29,19 @@ from turnbench.errors import BadInput, ReceiptMismatch
 UNCHANGED, CHANGED, DELETED, ADDED = "unchanged", "changed", "deleted", "added"
 REANNOTATED = "reannotated"
 RECEIPT_FORMAT = "turnbench-reannotation-receipt/1"
-_QUERY_BINDING = b'"target":"query"}'
 _RECEIPT_KEYS = {"format", "corpus", "old_snapshot_sha256", "new_snapshot_sha256", "reannotations"}
 _ENTRY_KEYS = {"query", "old_sha256", "new_sha256", "by", "at", "gold"}
 
 
 def query_bindings(directory: Path) -> dict[str, str]:
     """query id -> its binding's sha256, read from ``directory``'s bindings.jsonl (the query rows only)."""
-    from turnbench.harness.bindings import BINDINGS
+    from turnbench.harness.bindings import BINDINGS, query_digests
 
     path = Path(directory) / BINDINGS
     if not path.is_file():
         raise BadInput(f"{directory}: no {BINDINGS}; --across-snapshots classifies each query by its binding "
                        "(score the results again with this turnbench)")
-    out = {}
-    for n, line in enumerate(path.read_bytes().splitlines(), 1):
-        if line.endswith(_QUERY_BINDING):
-            try:
-                row = canonical.parse_json(line.decode("utf-8"))
-                out[str(row["id"])] = str(row["sha256"])
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-                raise BadInput(f"{path}: line {n} is not a binding") from None
-    return out
+    return query_digests(path.read_bytes(), str(path))
 
 
 def answer_targets(answers: Sequence[tuple[str, Any]]) -> dict[str, str]:

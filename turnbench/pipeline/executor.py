@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from turnbench.corpus.format import Corpus
 from turnbench.corpus.records import Query
 from turnbench.harness import exports, judgements
-from turnbench.harness.bindings import QUERY
+from turnbench.harness.bindings import QUERY, Binding
 from turnbench.harness.bindings import compute as compute_bindings
 from turnbench.harness.execution import Job
 from turnbench.harness.held import Span
@@ -135,7 +135,7 @@ class PageSource:
     run.passages.trec and qrels.passages.txt). No meeting is held for it: the bindings are the digests judging made
     as the corpus went by, and the page shows ten queries, whose meetings it reads again."""
 
-    bindings: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]]
+    bindings: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Binding]]
     run: Mapping[str, Sequence[str]]
     qrels: Mapping[str, Mapping[str, int]]
 
@@ -157,14 +157,13 @@ class PageSource:
 class Rows:
     """Binding rows held, given as ``PageSource.bindings`` gives them: those of some targets, or all."""
 
-    rows: Sequence[Mapping[str, Any]]
+    rows: Sequence[Binding]
 
     def __call__(self, queries: Collection[str] | None = None, passages: Collection[str] | None = None
-                 ) -> list[Mapping[str, Any]]:
+                 ) -> list[Binding]:
         if queries is None and passages is None:
             return list(self.rows)
-        return [r for r in self.rows
-                if r["id"] in ((queries or ()) if r["target"] == QUERY else (passages or ()))]
+        return [r for r in self.rows if r.id in ((queries or ()) if r.target == QUERY else (passages or ()))]
 
 
 class Binder:
@@ -178,7 +177,7 @@ class Binder:
         self.passage_digests, self.query_digests = passage_digests, query_digests
 
     def __call__(self, queries: Collection[str] | None = None, passages: Collection[str] | None = None
-                 ) -> list[dict[str, Any]]:
+                 ) -> list[Binding]:
         qs = self.queries if queries is None else [q for q in self.queries if q.id in queries]
         ps = self.passages if passages is None else [p for p in self.passages if p.id in passages]
         return compute_bindings(qs, ps, {}, self.held, self.query_digests, self.passage_digests)

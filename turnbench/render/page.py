@@ -19,7 +19,7 @@ from turnbench.corpus.records import Meeting
 from turnbench.errors import BadInput
 from turnbench.harness import bindings as binding_rows
 from turnbench.harness import exports
-from turnbench.harness.bindings import BIND_DEPTH, BINDINGS, PASSAGE, QUERY
+from turnbench.harness.bindings import BIND_DEPTH, BINDINGS, QUERY, Binding, PassageBinding, QueryBinding
 from turnbench.harness.exports import QRELS_PASSAGES, RUN_PASSAGES
 from turnbench.harness.score import ResultsFiles
 from turnbench.results.record import Results
@@ -55,7 +55,7 @@ class Page:
     scored: bool = False
     # the binding rows of some queries and passages (or all, given None), as scoring computes them from what judging
     # kept (``PageSource.bindings``): a page asks for a few dozen, never for every row
-    bind: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]] | None = None
+    bind: Callable[[Collection[str] | None, Collection[str] | None], Sequence[Binding]] | None = None
 
     @property
     def exported(self) -> bool:
@@ -98,7 +98,7 @@ class Page:
             return bool(self.bindings)
         return bool(exports.content_bytes(self.files[BINDINGS]).strip())
 
-    def bindings_of(self, ids: Collection[str]) -> Sequence[Mapping[str, Any]]:
+    def bindings_of(self, ids: Collection[str]) -> Sequence[Binding]:
         """The binding rows of those targets (and perhaps others), without reading every row when they have not
         been read."""
         if "bindings" in self.__dict__ or not self.exported:
@@ -108,7 +108,7 @@ class Page:
         return binding_rows.parse(exports.content_bytes(self.files[BINDINGS]), BINDINGS, ids)
 
     @functools.cached_property
-    def bindings(self) -> Sequence[Mapping[str, Any]]:
+    def bindings(self) -> Sequence[Binding]:
         if self.bind is not None:
             return self.bind(None, None)
         return binding_rows.parse(exports.content_bytes(self.files[BINDINGS]), BINDINGS) if self.exported else ()
@@ -157,7 +157,7 @@ class Source(Protocol):
     some targets (or all), each query's shown top, the passage qrels."""
 
     @property
-    def bindings(self) -> Callable[[Collection[str] | None, Collection[str] | None], Sequence[Mapping[str, Any]]]: ...
+    def bindings(self) -> Callable[[Collection[str] | None, Collection[str] | None], Sequence[Binding]]: ...
 
     @property
     def run(self) -> Mapping[str, Sequence[str]]: ...
@@ -191,8 +191,7 @@ def texts_from(view: Page, corpus: Corpus, how: str, read: Mapping[str, Meeting]
         rows = []  # a page that shows no query parses no binding either
     else:
         shown = {pid for qid in only for pid in view.top(qid)}
-        rows = [r for r in view.bindings_of({*only, *shown}) if r["id"] in (only if r["target"] == QUERY
-                                                                              else shown)]
+        rows = [r for r in view.bindings_of({*only, *shown}) if r.id in (only if r.target == QUERY else shown)]
     queries = {q.id: q for q in corpus.queries()} if rows else {}
     meetings: dict[str, Meeting] = (binding_rows.check(rows, corpus, f"{view.label} results", read, memo, queries)
                                     if rows else {})
@@ -200,7 +199,7 @@ def texts_from(view: Page, corpus: Corpus, how: str, read: Mapping[str, Meeting]
         f"; its sha256 differs from the results' ({view.corpus_sha256[:12]}…) but every "
         f"{'bound' if only is None else 'shown'} target's text is unchanged")
     turns = {mid: {t.index: t for t in m.turns} for mid, m in meetings.items()}
-    bound_q = [r["id"] for r in rows if r["target"] == QUERY]
+    bound_q = [r.id for r in rows if isinstance(r, QueryBinding)]
     gold: dict[str, tuple[tuple[str, str], ...]] = {}
     for qid in bound_q:
         q = queries[qid]
@@ -213,9 +212,8 @@ def texts_from(view: Page, corpus: Corpus, how: str, read: Mapping[str, Meeting]
                         items.append((f"{m} turn {i} · {t.speaker}", t.text))
         gold[qid] = tuple(items)
     # what each passage was judged holding: its held words, turn by turn (a window shows its window, not the turn)
-    passages = {str(r["id"]): " ".join(" ".join(turns[str(r["meeting"])][i].text.split()[a:b])
-                                       for i, a, b in binding_rows.spans_of(r))
-                for r in rows if r["target"] == PASSAGE and str(r["meeting"]) in turns}
+    passages = {r.id: " ".join(" ".join(turns[r.meeting][i].text.split()[a:b]) for i, a, b in r.spans)
+                for r in rows if isinstance(r, PassageBinding) and r.meeting in turns}
     return Texts(f"texts from corpus {corpus.id} (sha256 {corpus.sha256[:12]}…), {how}{note}",
                  {qid: queries[qid].text for qid in bound_q}, gold, passages)
 

@@ -13,6 +13,12 @@ from turnbench.errors import StaleBinding
 from turnbench.harness import bindings as B
 
 
+def replace(row, **changes):
+    import msgspec
+
+    return msgspec.structs.replace(row, **changes)
+
+
 def _rows(res):
     return B.parse(res.extra_files[B.BINDINGS], B.BINDINGS)
 
@@ -20,12 +26,12 @@ def _rows(res):
 def test_bindings_cover_queries_judged_passages_and_the_top_of_the_run(small_corpus):
     corpus, passages = small_corpus
     rows = _rows(score(corpus, passages, small_run()))
-    queries = [r["id"] for r in rows if r["target"] == "query"]
-    shown = {r["id"]: r for r in rows if r["target"] == "passage"}
+    queries = [r.id for r in rows if r.target == "query"]
+    shown = {r.id: r for r in rows if r.target == "passage"}
     assert queries == ["q1", "q2", "q3", "q4"]  # every ranked query, the unjudgeable one too
     # judged (m1:00001, m1:00002, m2:00000) and returned (m1:00000, m3:00000)
     assert sorted(shown) == ["m1:00000", "m1:00001", "m1:00002", "m2:00000", "m3:00000"]
-    assert shown["m1:00001"]["spans"] == [[1, 0, 10]] and shown["m1:00001"]["speaker"] == "bob"
+    assert shown["m1:00001"].spans == ((1, 0, 10),) and shown["m1:00001"].speaker == "bob"
     B.check(rows, corpus, "here")  # the corpus they were made from holds them
 
 
@@ -51,7 +57,7 @@ def test_a_changed_gold_turn_text_is_refused_naming_the_first_stale_target(tmp_p
     with pytest.raises(StaleBinding, match=r"here: query q1 is stale: its gold turns or record in corpus tiny"):
         B.check(rows, changed, "here")
     # a passage bound to that turn is stale as well; queries come first in the file, so q1 is named first
-    only_passages = [r for r in rows if r["target"] == "passage"]
+    only_passages = [r for r in rows if r.target == "passage"]
     with pytest.raises(StaleBinding, match=r"passage m1:00001 is stale: the words it holds"):
         B.check(only_passages, changed, "here")
 
@@ -60,17 +66,17 @@ def test_a_gone_meeting_or_query_is_stale(tmp_path, small_corpus):
     corpus, passages = small_corpus
     rows = _rows(score(corpus, passages, small_run()))
     with pytest.raises(StaleBinding, match="query q9 is bound to text of corpus tiny that it no longer holds"):
-        B.check([{"target": "query", "id": "q9", "sha256": "0" * 64}], corpus, "here")
-    gone = [dict(r, meeting="m7") for r in rows if r["id"] == "m3:00000"]
+        B.check([B.QueryBinding("q9", "0" * 64)], corpus, "here")
+    gone = [replace(r, meeting="m7") for r in rows if r.id == "m3:00000"]
     with pytest.raises(StaleBinding, match="bound to meeting m7, which corpus tiny no longer holds"):
         B.check(gone, corpus, "here")
 
 
 def test_first_difference_names_a_shared_target_only():
-    a = [{"target": "query", "id": "q1", "sha256": "x"}, {"target": "query", "id": "q2", "sha256": "y"}]
+    a = [B.QueryBinding("q1", "x"), B.QueryBinding("q2", "y")]
     assert B.first_difference(a, a) is None
-    assert B.first_difference(a, [{"target": "query", "id": "q2", "sha256": "z"}]) == "query q2"
-    assert B.first_difference(a, [{"target": "query", "id": "q3", "sha256": "z"}]) is None
+    assert B.first_difference(a, [B.QueryBinding("q2", "z")]) == "query q2"
+    assert B.first_difference(a, [B.QueryBinding("q3", "z")]) is None
     with pytest.raises(Exception, match="line 1 is not a binding"):
         B.parse(b'{"target": "meeting"}\n', "b")
 
@@ -108,11 +114,11 @@ def test_a_memo_shared_by_two_results_of_one_corpus_computes_each_target_once_an
     B.check(rows, corpus, "candidate", memo=memo)
     assert computed == [len(rows), 0] and len(memo) == len(rows)
     # a passage record that differs (another speaker) is its own target, computed and checked on its own
-    moved = [dict(r, speaker="zed") if r["id"] == "m1:00001" else r for r in rows]
+    moved = [replace(r, speaker="zed") if r.id == "m1:00001" else r for r in rows]
     with pytest.raises(StaleBinding, match=r"candidate: passage m1:00001 is stale: the words it holds"):
         B.check(moved, corpus, "candidate", memo=memo)
     assert computed[-1] == 1
-    forged = [dict(r, sha256="0" * 64) if r["id"] == "q2" else r for r in rows]
+    forged = [replace(r, sha256="0" * 64) if r.id == "q2" else r for r in rows]
     with pytest.raises(StaleBinding, match=r"candidate: query q2 is stale"):
         B.check(forged, corpus, "candidate", memo=memo)
 
@@ -123,12 +129,16 @@ def test_reading_the_rows_of_some_targets_gives_those_rows_as_a_whole_reading_do
     import json
 
     rows = [{"id": "q1", "sha256": "a" * 64, "target": "query"},
-            {"id": "p1", "meeting": "m", "sha256": "b" * 64, "spans": [[0, 0, 3]], "target": "passage"},
-            {"id": "p\"2", "meeting": "m", "sha256": "c" * 64, "spans": [[1, 0, 2]], "target": "passage"},
-            {"id": "p3", "meeting": "m", "sha256": "d" * 64, "spans": [[2, 0, 1]], "target": "passage"}]
+            {"id": "p1", "meeting": "m", "sha256": "b" * 64, "spans": [[0, 0, 3]], "target": "passage",
+             "speaker": "A", "start": 0.0, "end": 1.0},
+            {"id": "p\"2", "meeting": "m", "sha256": "c" * 64, "spans": [[1, 0, 2]], "target": "passage",
+             "speakers": "unknown", "start": 1.0, "end": 2.0},
+            {"id": "p3", "meeting": "m", "sha256": "d" * 64, "spans": [[2, 0, 1]], "target": "passage",
+             "speakers": ["A", "B"], "start": 2.0, "end": 3.5}]
     data = "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in rows).encode()
     whole = B.parse(data, "bindings.jsonl")
     some = B.parse(data, "bindings.jsonl", {"q1", "p\"2"})
-    assert [r["id"] for r in some] == ["q1", "p\"2"] and some == [r for r in whole if r["id"] in {"q1", "p\"2"}]
+    assert [r.id for r in some] == ["q1", "p\"2"] and some == [r for r in whole if r.id in {"q1", "p\"2"}]
+    assert B.text(whole) == data  # read and written again: the same bytes
     with pytest.raises(Exception, match="line 2 is not a binding"):
         B.parse(data.replace(b'"target":"passage"', b'"target":"nothing"', 1), "bindings.jsonl", {"p1"})

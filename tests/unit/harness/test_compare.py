@@ -341,11 +341,12 @@ def test_a_planted_regression_of_known_size_fails_the_gate():
 
 def test_a_changed_corpus_text_under_a_shared_target_is_a_stale_binding():
     from turnbench.errors import StaleBinding
+    from turnbench.harness.bindings import QueryBinding
 
     base = doc({"q1": ("lookup", 0.5)})
     cand = doc({"q1": ("lookup", 0.5)}, sha="s2")
-    same = [{"target": "query", "id": "q1", "sha256": "a" * 64}]
-    changed = [{"target": "query", "id": "q1", "sha256": "b" * 64}]
+    same = [QueryBinding("q1", "a" * 64)]
+    changed = [QueryBinding("q1", "b" * 64)]
     with pytest.raises(StaleBinding, match=r"query q1 is bound to different text"):
         compare(base, cand, bindings=(same, changed))
     # the text every target was judged on is the same: the corpora still differ, and that alone refuses

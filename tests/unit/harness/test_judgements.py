@@ -211,7 +211,7 @@ def _digests_are_the_bindings(judged, digests, ms, ps, keep_of):
     graded = {pid for j in judged.queries.values() for pid in j.passages}
     assert set(digests) == (graded | set(keep_of)) & set(judged.held) and graded - set(keep_of)
     rows = B.compute([], [p for p in ps if p.id in digests], {m.id: m for m in ms}, judged.held)
-    assert {r["id"]: r["sha256"] for r in rows} == digests
+    assert {r.id: r.sha256 for r in rows} == digests
 
 
 def test_a_split_pass_refuses_as_the_single_pass_does_the_first_run_first():

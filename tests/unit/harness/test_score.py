@@ -217,7 +217,7 @@ def test_the_page_source_gives_of_some_targets_exactly_the_rows_bindings_jsonl_h
     some = source.only({"q2"})
     shown = set(some.run["q2"])
     assert shown and set(some.run) == {"q2"} and set(some.qrels) == {"q2"}
-    want = [r for r in written if (r["id"] == "q2" if r["target"] == B.QUERY else r["id"] in shown)]
+    want = [r for r in written if (r.id == "q2" if r.target == B.QUERY else r.id in shown)]
     assert list(some.bindings(None, None)) == want == list(some.bindings({"q2"}, shown))
     assert list(some.bindings({"q9"}, set())) == []  # of a target it holds no row for, none
 
@@ -270,14 +270,14 @@ def test_the_strict_block_taking_graded_values_is_the_block_evaluated_whole():
     from turnbench.harness import metrics as M
     from turnbench.harness import strict as STRICT
     from turnbench.harness.metrics import Scorer
+    from turnbench.results.record import QueryValues
 
     rng = random.Random(7)
     docs = [f"d{i}" for i in range(40)]
     run = {f"q{k}": rng.sample(docs, 25) for k in range(60)}
     qrels = {q: {d: rng.choice((1, 2, 3)) if k % 3 else rng.choice((2, 3)) for d in rng.sample(docs, rng.randint(1, 6))}
              for k, q in enumerate(run)}
-    heads = [{"query_id": q, "corpus": "c", "class": "lookup", "rule": "R1", "surface": "plain", "level": "turn",
-              "answered": True} for q in sorted(run)]
+    heads = [QueryValues(q, "lookup", "plain", "turn", True, {}, "c", "R1") for q in sorted(run)]
     asked: list[set[str]] = []
 
     def evaluate(given):

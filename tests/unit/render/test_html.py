@@ -234,7 +234,7 @@ def test_a_recorded_corpus_is_read_for_the_cards_a_page_shows_and_a_named_one_is
         assert "found where runinfo.json records it" in v.texts.source
     named = compare_dirs(base, cand, corpora=[corpus])
     assert len(named.candidate[0][1].texts.queries) == len([r for r in named.candidate[0][1].bindings
-                                                            if r["target"] == "query"]) > 1
+                                                            if r.target == "query"]) > 1
 
     def no_meetings(self):
         raise AssertionError("a page without query cards read the corpus's meetings")
