@@ -60,7 +60,7 @@ ALLOWED = {
 
 def room(module: str) -> str:
     parts = module.split(".")
-    if parts[1:2] == ["results"] and parts[2:3] in (["record"], ["sweep"]):
+    if parts[1:2] == ["results"] and parts[2:3] in (["record"], ["sweep"], ["tables"]):
         return "results.record"  # the records (a scored run's, a sweep's): contracts every stage reads
     return "turnbench" if len(parts) == 1 else parts[1]
 

@@ -148,9 +148,8 @@ def test_a_consistently_rehashed_forgery_is_refused_by_the_evidence_beside_it(tm
 
     from click.testing import CliRunner
 
-    from tests.unit.harness.helpers import ranked_results_dir
+    from tests.unit.harness.helpers import ranked_results_dir, rows_of
     from turnbench.cli import main
-    from turnbench.harness.rows import aggregate_rows
     from turnbench.results.directory import read_results, write_digest
 
     ranks = {f"q{i:02d}": ("lookup", 1 + i % 5) for i in range(12)}
@@ -159,7 +158,7 @@ def test_a_consistently_rehashed_forgery_is_refused_by_the_evidence_beside_it(tm
     doc = json.loads((forged / "metrics.json").read_text())
     row = doc["retrieval"]["per_query"][3]
     row["values"] = {m: 1.0 for m in row["values"]}  # rank 4 claimed as rank 1
-    doc["retrieval"]["rows"] = aggregate_rows("c", doc["retrieval"]["per_query"], doc["retrieval"]["measures"], {})
+    doc["retrieval"]["rows"] = rows_of("c", doc["retrieval"]["per_query"], doc["retrieval"]["measures"], {})
     (forged / "metrics.json").write_text(json.dumps(doc))
     write_digest(forged)
     with pytest.raises(ResultsIntegrityError, match=r"query q03 MRR: metrics.json says 1.0, its exported qrels and "

@@ -13,7 +13,8 @@ from typing import Any
 
 from turnbench.errors import BadInput
 from turnbench.rankings import RankedPassage
-from turnbench.results.record import Block, Results
+from turnbench.results.record import Results
+from turnbench.results.tables import Block
 
 LEVELS = ("passage", "meeting")
 RUN_COLUMNS = ("query_id", "passage_id", "score")

@@ -12,8 +12,9 @@ from turnbench.api._args import PathLike, _path, _typed
 from turnbench.errors import BadInput
 from turnbench.harness.rows import ALL
 from turnbench.harness.score import ResultsFiles
-from turnbench.results.record import Block, Provenance, QueryValues, Row
+from turnbench.results.record import Provenance
 from turnbench.results.record import Results as Record
+from turnbench.results.tables import Block, QueryValues, Row
 
 
 @dataclass(frozen=True)

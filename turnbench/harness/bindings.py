@@ -254,8 +254,8 @@ def text(rows: Iterable[Binding]) -> bytes:
 
 def parse(data: bytes, where: str, ids: Collection[str] | None = None) -> list[Binding]:
     """The binding rows; with ``ids``, only the rows of those targets (and perhaps others: a line written as
-    turnbench writes it is skipped unread when its id is not one of them, ``_line_id``). A line that is not a binding — not
-    JSON, another target, a field missing or of another type — is refused, naming it."""
+    turnbench writes it is skipped unread when its id is not one of them, ``_line_id``). A line that is not a
+    binding — not JSON, another target, a field missing or of another type — is refused, naming it."""
     rows = []
     for n, line in enumerate(data.splitlines(), 1):
         if ids is not None:

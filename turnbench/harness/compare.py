@@ -55,7 +55,8 @@ from turnbench.harness.verdicts import (
     holm_critical,
     verdict,
 )
-from turnbench.results.record import Answers, Block, Results, digest_differences
+from turnbench.results.record import Answers, Results, digest_differences
+from turnbench.results.tables import Block
 
 # the verdicts' names stay importable from here, where every reader of a comparison has found them
 __all__ = ["ALPHA", "BETTER", "GUARD_ALPHA", "POWER", "REPORT_ONLY", "SAME", "STRICT_CLASS", "VERDICT_FACTS", "WORSE",

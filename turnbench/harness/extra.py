@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.harness import metrics
-from turnbench.harness.rows import aggregate_rows, rows_tree
-from turnbench.results.record import QueryValues
+from turnbench.harness.rows import aggregate_rows
+from turnbench.results.tables import Block, QueryValues
 
 BLOCK = "extra"
 WHAT = ("measures asked for with --measure: computed as the retrieval block's (pytrec_eval, trec_eval -c), "
@@ -41,7 +40,7 @@ def block(measures: Sequence[metrics.Measure],
           qrels: tuple[Mapping[str, Mapping[str, int]], Mapping[str, Mapping[str, int]]],
           runs: tuple[Mapping[str, Sequence[str]], Mapping[str, Sequence[str]]], scored: metrics.Scorer,
           per_query: Sequence[QueryValues], corpus_id: str, dropped: Mapping[str, int],
-          group_by: Sequence[str]) -> dict[str, Any]:
+          group_by: Sequence[str]) -> Block:
     """The ``extra`` block: ``measures`` (passage ones on the passage qrels and run, meeting ones on the meeting qrels
     and the run collapsed to meetings) for every judged query of ``per_query`` (the retrieval block's rows, whose
     heads it repeats), and their class rows."""
@@ -54,6 +53,5 @@ def block(measures: Sequence[metrics.Measure],
     rows = [replace(r, values=values.get(r.query_id, {}), entry_error_s=None, entry_recorded=False)
             for r in per_query]
     names = [str(m) for m in measures]
-    return {"what": WHAT, "group_by": list(group_by), "measures": names,
-            "rows": rows_tree(aggregate_rows(corpus_id, rows, names, dropped)),
-            "per_query": [r.to_json() for r in rows]}
+    return Block(BLOCK, tuple(names), tuple(group_by), tuple(aggregate_rows(corpus_id, rows, names, dropped)),
+                 tuple(rows), what=WHAT)

@@ -11,11 +11,10 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES, Query
-from turnbench.results.record import EntryError, QueryValues, Row
+from turnbench.results.tables import EntryError, QueryValues, Row
 
 ALL = "all"
 
@@ -71,11 +70,3 @@ def grouped_rows(key: str, corpus_id: str, per_query: Sequence[QueryValues], mea
                    for c in RANKED_CLASSES}
         out[v] = aggregate_rows(corpus_id, group, measures, dropped)
     return out
-
-
-def rows_tree(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    return [r.to_json() for r in rows]
-
-
-def grouped_tree(grouped: Mapping[str, Sequence[Row]]) -> dict[str, list[dict[str, Any]]]:
-    return {v: rows_tree(rows) for v, rows in grouped.items()}

@@ -30,11 +30,12 @@ from turnbench.harness import bindings, exports, judgements, metrics, spans, tie
 from turnbench.harness import extra as extra_measures
 from turnbench.harness.execution import INLINE, Execution, Job
 from turnbench.harness.held import Span
-from turnbench.harness.rows import aggregate_rows, grouped_rows, grouped_tree, rows_tree
+from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.harness.strict import block_and_qrels
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
-from turnbench.results.record import QueryValues, Results, arm_label, from_tree
+from turnbench.results.record import Results, arm_label, from_tree
+from turnbench.results.tables import Block, QueryValues, Row
 from turnbench.versions import libraries
 from turnbench.vocab import get_scope
 
@@ -278,7 +279,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
                   p_vals: Mapping[str, Mapping[metrics.Measure, float]], scored: metrics.Scorer,
                   meeting_of: Mapping[str, str],
                   kept: Kept, children: tuple[Job[tuple[spans.Comparable, dict[str, exports.Content]]],
-                                              Callable[[], tuple[dict[str, Any], bytes]]],
+                                              Callable[[], tuple[Block, bytes]]],
                   inventory_side: _InventorySide) -> tuple[ResultsFiles, Kept]:
     """The measures, the tie report and spans.jsonl, here while the other parts make theirs; then, with what they and
     the inventory's part made, the rows and the document."""
@@ -295,7 +296,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
     unjudgeable = [q.id for q in ranked if not jq[q.id].judgeable]
     dropped = {c: sum(1 for q in ranked if q.cls == c and not jq[q.id].judgeable) for c in RANKED_CLASSES}
     judged_ids = [r.query_id for r in per_query]
-    tie_block = ties.report(ranked_run, ordered.best, [qid for qid in judged_ids if qid in ranked_run],
+    tie_report = ties.report(ranked_run, ordered.best, [qid for qid in judged_ids if qid in ranked_run],
                          ties.Rescorer(p_qrels, m_qrels, scored, meeting_of, m_order),
                          {r.query_id: r.values for r in per_query},
                          {r.query_id: r.cls for r in per_query}, p_qrels, meeting_of,
@@ -311,18 +312,14 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
     comparable, made = children[0].result()
     files.update(made)
     per_query = [_with_spans(r, comparable[r.query_id], timed) if r.query_id in comparable else r for r in per_query]
-    retrieval = {
-        "group_by": list(GROUP_BY),
-        "measures": measures,
-        "comparable_across_chunkings": [m for m in measures if m in spans.COMPARABLE],
-        "rows": rows_tree(aggregate_rows(corpus_id, per_query, measures, dropped)),
-        **_grouped(corpus_id, per_query, measures, ranked, set(unjudgeable)),
-        "per_query": [r.to_json() for r in per_query],
-        "dropped_unjudgeable": unjudgeable,
-        "counts": (_counts(ranked, per_query, ok, jq, dropped, ordered.ignored)
-                   | {"passages_judged_by_times": judged.by_times}),
-        "ties": tie_block,
-    }
+    by_surface, by_domain = (_grouped(key, corpus_id, per_query, measures, ranked, set(unjudgeable))
+                             for key in ("surface", "domain"))
+    counts = {**_counts(ranked, per_query, ok, jq, dropped, ordered.ignored),
+              "passages_judged_by_times": judged.by_times}
+    retrieval = Block("retrieval", tuple(measures), GROUP_BY,
+                      tuple(aggregate_rows(corpus_id, per_query, measures, dropped)), tuple(per_query), by_surface,
+                      by_domain, tuple(m for m in measures if m in spans.COMPARABLE), counts, tie_report,
+                      dropped=tuple(unjudgeable))
     inventory, files[exports.PASSAGES] = inventory_side.result()
     passages = setting.passages
     document = {
@@ -330,12 +327,12 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
         "provenance": _provenance(setting.corpus_prov, setting.engine_side, setting.policy, len(passages), inventory,
                                   run, run_sha),
         "scope": {"label": setting.scope.name, "oracle": setting.scope.oracle, "meaning": setting.scope.meaning},
-        "retrieval": retrieval,
-        "strict": strict,
+        "retrieval": retrieval.to_json(),
+        "strict": strict.to_json(),
     }
     if setting.extra:
         document[extra_measures.BLOCK] = extra_measures.block(setting.extra, qrels, (run, m_order), scored, per_query,
-                                                              corpus_id, dropped, GROUP_BY)
+                                                              corpus_id, dropped, GROUP_BY).to_json()
     tops_shown = {qid: list(pids[:bindings.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
     return ResultsFiles(document, files), replace(kept, run=tops_shown)
 
@@ -357,16 +354,12 @@ def _with_spans(row: QueryValues, spans_of: tuple[Mapping[str, float], float | N
     return replace(row, values={**row.values, **values})
 
 
-def _grouped(corpus_id: str, per_query: Sequence[QueryValues], measures: Sequence[str],
-             ranked: Sequence[Query], unjudgeable: set[str]) -> dict[str, Any]:
-    """``rows_by_surface`` (every corpus: how a question was put decides what an engine must do), and
-    ``rows_by_domain`` when the corpus's queries carry a domain (real corpora mix domains)."""
-    out: dict[str, Any] = {"rows_by_surface": grouped_tree(grouped_rows("surface", corpus_id, per_query, measures,
-                                                                        ranked, unjudgeable))}
-    domains = grouped_rows("domain", corpus_id, per_query, measures, ranked, unjudgeable)
-    if domains:
-        out["rows_by_domain"] = grouped_tree(domains)
-    return out
+def _grouped(key: str, corpus_id: str, per_query: Sequence[QueryValues], measures: Sequence[str],
+             ranked: Sequence[Query], unjudgeable: set[str]) -> dict[str, tuple[Row, ...]]:
+    """The rows by ``key``: by surface (every corpus: how a question was put decides what an engine must do), by
+    domain (none unless the corpus's queries carry one: real corpora mix domains)."""
+    return {v: tuple(rows) for v, rows in grouped_rows(key, corpus_id, per_query, measures, ranked,
+                                                       unjudgeable).items()}
 
 
 def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: judgements.RelevancePolicy,

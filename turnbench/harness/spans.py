@@ -39,7 +39,7 @@ from turnbench.harness.held import Span
 if TYPE_CHECKING:
     from turnbench.harness.judgements import Judged
     from turnbench.passages import Passage
-    from turnbench.results.record import QueryValues
+    from turnbench.results.tables import QueryValues
 
 SPAN_DEPTH = 10
 WINDOWS = (15, 30, 60)

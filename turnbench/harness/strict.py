@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES, Query
 from turnbench.harness import exports, metrics
-from turnbench.harness.rows import aggregate_rows, rows_tree
-from turnbench.results.record import QueryValues
+from turnbench.harness.rows import aggregate_rows
+from turnbench.results.tables import Block, QueryValues
 
 THRESHOLD = 2
 
@@ -39,7 +38,7 @@ Values = Mapping[str, Mapping[metrics.Measure, float]]
 
 def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[QueryValues],
           qrels: Mapping[str, Mapping[str, int]], evaluate: Callable[[Mapping[str, Mapping[str, int]]], Values],
-          graded: tuple[Mapping[str, Mapping[str, int]], Values] | None = None) -> dict[str, Any]:
+          graded: tuple[Mapping[str, Mapping[str, int]], Values] | None = None) -> Block:
     """The ``strict`` block of metrics.json: rows and per-query values of the passage measures over ``qrels`` (the
     strict qrels), for the turn-level queries the graded rows judged (``graded_rows``); ``evaluate`` scores qrels
     against the run as the graded rows were. With ``graded`` (the graded qrels and their per-query values), a query
@@ -61,22 +60,17 @@ def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[QueryVa
     dropped_ids = sorted(turn_level - set(qrels))
     cls_of = {q.id: q.cls for q in ranked}
     dropped = {c: sum(1 for qid in dropped_ids if cls_of[qid] == c) for c in RANKED_CLASSES}
-    return {
-        "threshold": THRESHOLD,
-        "rule": f"only grades >= {THRESHOLD} relevant: the passage qrels less their grade-1 lines "
-                "(qrels.passages.strict.txt), scored as the graded ones",
-        "group_by": ["corpus", "class"],
-        "measures": names,
-        "rows": rows_tree(aggregate_rows(corpus_id, per_query, names, dropped)),
-        "per_query": [r.to_json() for r in per_query],
-        "dropped_no_strict_passage": dropped_ids,
-    }
+    return Block("strict", tuple(names), ("corpus", "class"), tuple(aggregate_rows(corpus_id, per_query, names,
+                                                                                     dropped)),
+                 tuple(per_query), threshold=THRESHOLD, dropped=tuple(dropped_ids),
+                 rule=f"only grades >= {THRESHOLD} relevant: the passage qrels less their grade-1 lines "
+                      "(qrels.passages.strict.txt), scored as the graded ones")
 
 
 def block_and_qrels(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[QueryValues],
                     p_qrels: Mapping[str, Mapping[str, int]],
                     evaluate: Callable[[Mapping[str, Mapping[str, int]]], Values], graded_values: Values | None = None
-                    ) -> tuple[dict[str, Any], bytes]:
+                    ) -> tuple[Block, bytes]:
     """The strict block over the passage qrels ``p_qrels`` (``graded_values``, when given: their per-query values,
     taken where the strict qrels are the same), and its qrels file (qrels.passages.strict.txt)."""
     qrels = strict_qrels(p_qrels)

@@ -21,11 +21,9 @@ from typing import Any
 from turnbench.canonical import q6
 from turnbench.harness import metrics
 from turnbench.rankings import Placement
-from turnbench.results.record import Ties
+from turnbench.results.tables import Shift, TieEffect, Ties
 
 CUTOFFS = (5, 10, 20)
-RULE = ("a query's top k holds a tie when two of its first k passages, or its k-th and (k+1)-th, share a raw "
-        "score (best score per passage)")
 
 
 def tie_depth(scores: Sequence[float]) -> int | None:
@@ -172,8 +170,8 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
            rescore: Callable[[Mapping[str, Sequence[str]]], Mapping[str, Mapping[str, float]]],
            values: Mapping[str, Mapping[str, float]], classes: Mapping[str, str],
            relevant: Mapping[str, Container[str]], meeting_of: Mapping[str, str],
-           grades: Grades | None = None) -> dict[str, Any]:
-    """The ``ties`` block of metrics.json.
+           grades: Grades | None = None) -> Ties:
+    """The tie report of the retrieval block (``Ties``; ``to_json`` is its tree in metrics.json).
 
     ``run`` is the rule-5 order per query and ``best`` its best raw scores in that order, ``judged`` the queries
     that are scored, ``rescore`` scores a run given in trec_eval's order the way the scorer does (per query,
@@ -183,8 +181,7 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     mixes grades starts where a measure reads (:func:`first_mixed`) are ordered again: the others' values cannot
     move."""
     first_tie = {qid: tie_depth(best[qid]) for qid in run}
-    with_ties = {str(k): sum(1 for qid in judged if (d := first_tie.get(qid)) is not None and d < k)
-                 for k in CUTOFFS}
+    with_ties = {k: sum(1 for qid in judged if (d := first_tie.get(qid)) is not None and d < k) for k in CUTOFFS}
     tied = [qid for qid in judged if first_tie.get(qid) is not None]
     changed_queries = 0
     changed_values = 0
@@ -212,26 +209,15 @@ def report(run: Mapping[str, Sequence[str]], best: Mapping[str, Sequence[float]]
     for qid in judged:
         counts[classes[qid]] = counts.get(classes[qid], 0) + 1
     counts["all"] = len(judged)
-    largest: dict[str, Any] | None = None
+    largest: Shift | None = None
     biggest = 0.0
     for (cls, m), total in sorted(shifts.items()):
         shift = q6(total / counts[cls])
         if abs(shift) > biggest:
             biggest = abs(shift)
-            largest = {"class": cls, "measure": m, "shift": shift}
-    return {
-        "rule": RULE,
-        "queries_judged": len(judged),
-        "queries_with_ties_in_top": with_ties,
-        "queries_with_ties_anywhere": len(tied),
-        "trec_eval_tie_rule": {
-            "order": "score descending, then document id descending",
-            "changed_any_metric": changed_values > 0,
-            "queries_changed": changed_queries,
-            "values_changed": changed_values,
-            "largest_mean_shift": largest,
-        },
-    }
+            largest = Shift(cls, m, shift)
+    return Ties(len(judged), len(tied), with_ties,
+                TieEffect(changed_values > 0, changed_values, changed_queries, largest))
 
 
 def note(ties: Ties) -> str:

@@ -26,7 +26,7 @@ from turnbench.render import plots
 from turnbench.render.markdown import detectable_cell, per_corpus_cells, relative_text
 from turnbench.render.page import Page, Side
 from turnbench.results.record import Results
-from turnbench.results.record import Row as ResultRow
+from turnbench.results.tables import Row as ResultRow
 
 PRIMARY = ("nDCG@10", "meeting:nDCG@10")  # the measure a class is shown by: passage level where it has one
 WORST = 10

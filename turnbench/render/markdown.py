@@ -20,8 +20,9 @@ from turnbench.harness.rows import ALL
 from turnbench.harness.rules import Decision
 from turnbench.harness.seeds import SeedsComparison, cell_of
 from turnbench.harness.snapshots import denominator, markdown_lines
-from turnbench.results.record import Block, Results
-from turnbench.results.record import Row as RowRecord
+from turnbench.results.record import Results
+from turnbench.results.tables import Block
+from turnbench.results.tables import Row as RowRecord
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> list[str]:

@@ -21,7 +21,7 @@ from turnbench.corpus.records import Answer
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness.answers import AnswerPolicy, AnswerResults, AnswerScore, score_answer
 from turnbench.harness.rows import aggregate_rows
-from turnbench.results.record import query_values
+from turnbench.results.tables import query_values
 from turnbench.submissions import SubmittedAnswer
 
 # -- the document consistent with itself -----------------------------------------------------------------------

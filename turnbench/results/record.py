@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnbench.errors import ResultsIntegrityError
+from turnbench.results.tables import Block, Facts, block_of
 
 ALL = "all"  # the row of every class together
 
-# A recorded fact: JSON as the file holds it, for printing and equality only (never a number a table shows)
-Facts = Mapping[str, object]
 
 
 def library_drift(recorded: Mapping[str, object], now: Mapping[str, object]) -> list[str]:
@@ -30,122 +29,6 @@ def library_drift(recorded: Mapping[str, object], now: Mapping[str, object]) -> 
     41.0.0 now``."""
     return [f"{name} {recorded.get(name, 'unrecorded')} in the baseline, {now.get(name, 'unrecorded')} now"
             for name in sorted(set(recorded) | set(now)) if recorded.get(name) != now.get(name)]
-
-
-@dataclass(frozen=True)
-class EntryError:
-    """A row's entry-point error: the median |Δ| (s) of the first gold passage, over the queries that found one."""
-
-    median: float | None
-    found: int
-
-
-@dataclass(frozen=True)
-class Row:
-    """One row of a table: a class (or ``all``) of one corpus, its query counts and its mean per measure (None when
-    no query of the row has the measure, e.g. passage measures of meeting-level summaries)."""
-
-    corpus: str
-    cls: str
-    queries: int
-    unanswered: int
-    dropped_unjudgeable: int
-    means: Mapping[str, float | None]
-    passage_level_queries: int = 0
-    entry_error: EntryError | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The row as metrics.json holds it."""
-        tree: dict[str, Any] = {
-            "corpus": self.corpus, "class": self.cls, "queries": self.queries,
-            "passage_level_queries": self.passage_level_queries, "unanswered": self.unanswered,
-            "dropped_unjudgeable": self.dropped_unjudgeable, "means": dict(self.means)}
-        if self.entry_error is not None:
-            tree["entry_error_s"] = {"median": self.entry_error.median,
-                                     "queries_with_gold_found": self.entry_error.found}
-        return tree
-
-
-@dataclass(frozen=True)
-class QueryValues:
-    """One judged query's values (6 decimals)."""
-
-    query_id: str
-    cls: str
-    surface: str
-    level: str
-    answered: bool
-    values: Mapping[str, float]
-    corpus: str = ""
-    rule: str = ""
-    domain: str | None = None
-    entry_error_s: float | None = None
-    # whether the query records an entry-point error (where the corpus's times are truth); it is None then when the
-    # query found no gold passage
-    entry_recorded: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        """The query's row as metrics.json holds it."""
-        tree: dict[str, Any] = {"query_id": self.query_id, "corpus": self.corpus, "class": self.cls, "rule": self.rule,
-                                "surface": self.surface, "level": self.level, "answered": self.answered,
-                                "values": dict(self.values)}
-        if self.domain is not None:
-            tree["domain"] = self.domain
-        if self.entry_recorded:
-            tree["entry_error_s"] = self.entry_error_s
-        return tree
-
-    def group(self, key: str) -> str:
-        """The query's value of a ``group_by`` key as the file names it (``class`` is ``cls``)."""
-        return str(getattr(self, _FIELD.get(key, key)))
-
-
-_FIELD = {"class": "cls"}
-
-
-@dataclass(frozen=True)
-class Shift:
-    cls: str
-    measure: str
-    shift: float
-
-
-@dataclass(frozen=True)
-class TieEffect:
-    """What trec_eval's own tie rule would have changed, had it scored the run instead of rule-5 order."""
-
-    changed_any_metric: bool
-    values_changed: int
-    queries_changed: int
-    largest_shift: Shift | None  # None when no mean moves at 6 decimals
-
-
-@dataclass(frozen=True)
-class Ties:
-    queries_judged: int
-    anywhere: int  # queries holding a raw-score tie anywhere in their ranking
-    in_top: Mapping[int, int]  # cut-off -> queries with a tie in their top k
-    trec_eval: TieEffect
-
-
-@dataclass(frozen=True)
-class Block:
-    """A table of per-query values and their rows: the graded retrieval block, or the strict one."""
-
-    name: str
-    measures: tuple[str, ...]
-    group_by: tuple[str, ...]
-    rows: tuple[Row, ...]
-    per_query: tuple[QueryValues, ...]
-    rows_by_surface: Mapping[str, tuple[Row, ...]] = field(default_factory=dict)
-    rows_by_domain: Mapping[str, tuple[Row, ...]] = field(default_factory=dict)
-    comparable: tuple[str, ...] = ()  # measures comparable across chunkings (retrieval only)
-    counts: Facts = field(default_factory=dict)  # judging's counts (retrieval only)
-    ties: Ties | None = None
-    rule: str = ""  # what makes the block (strict only)
-    threshold: int | None = None  # the least grade counted relevant (strict only)
-    # the queries left out: unjudgeable ones (retrieval), those with no passage at the threshold (strict)
-    dropped: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -340,11 +223,11 @@ def from_tree(tree: Mapping[str, Any], where: str = "metrics.json") -> Results:
             schema_version=int(tree.get("schema_version", 0)),
             scope=_scope(tree.get("scope") or {}),
             provenance=_provenance(prov),
-            retrieval=_block("retrieval", tree["retrieval"]) if "retrieval" in tree else None,
-            strict=_block("strict", tree["strict"]) if "strict" in tree else None,
+            retrieval=block_of("retrieval", tree["retrieval"]) if "retrieval" in tree else None,
+            strict=block_of("strict", tree["strict"]) if "strict" in tree else None,
             answers=_answers(tree["answers"]) if "answers" in tree else None,
             tree=tree,
-            extra=_block("extra", tree["extra"]) if "extra" in tree else None,
+            extra=block_of("extra", tree["extra"]) if "extra" in tree else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ResultsIntegrityError(f"{where}: not a results document ({type(e).__name__}: {e})") from None
@@ -366,46 +249,6 @@ def _provenance(p: Mapping[str, Any]) -> Provenance:
         metric_engine=p.get("metric_engine") or {}, files=dict(p.get("files") or {}), index=p.get("index"),
         stack=p.get("stack"), inputs=p.get("inputs") or {},
         libraries={str(k): str(v) for k, v in (p.get("libraries") or {}).items()})
-
-
-def _row(r: Mapping[str, Any]) -> Row:
-    e = r.get("entry_error_s")
-    return Row(str(r.get("corpus", "")), str(r["class"]), int(r.get("queries", 0)), int(r.get("unanswered", 0)),
-               int(r.get("dropped_unjudgeable", 0)), dict(r["means"]), int(r.get("passage_level_queries", 0)),
-               EntryError(e.get("median"), int(e.get("queries_with_gold_found", 0))) if e is not None else None)
-
-
-def query_values(r: Mapping[str, Any]) -> QueryValues:
-    """A per-query row of metrics.json."""
-    return QueryValues(str(r["query_id"]), str(r["class"]), str(r.get("surface", "")), str(r.get("level", "")),
-                       bool(r.get("answered", True)),
-                       dict(r["values"]), str(r.get("corpus", "")), str(r.get("rule", "")), r.get("domain"),
-                       r.get("entry_error_s"), "entry_error_s" in r)
-
-
-def ties_of(t: Mapping[str, Any] | None) -> Ties | None:
-    if not t:
-        return None
-    rule = t["trec_eval_tie_rule"]
-    big = rule.get("largest_mean_shift")
-    return Ties(int(t["queries_judged"]), int(t["queries_with_ties_anywhere"]),
-                {int(k): int(v) for k, v in t["queries_with_ties_in_top"].items()},
-                TieEffect(bool(rule["changed_any_metric"]), int(rule.get("values_changed", 0)),
-                          int(rule.get("queries_changed", 0)),
-                          Shift(str(big["class"]), str(big["measure"]), float(big["shift"])) if big else None))
-
-
-def _block(name: str, b: Mapping[str, Any]) -> Block:
-    # a file always names its measures (the reader checks it first); a tree built by hand may leave them to its values
-    measures = b["measures"] if "measures" in b else dict.fromkeys(m for q in b["per_query"] for m in q["values"])
-    return Block(
-        name=name, measures=tuple(measures), group_by=tuple(b.get("group_by") or ("corpus", "class")),
-        rows=tuple(map(_row, b["rows"])), per_query=tuple(map(query_values, b["per_query"])),
-        rows_by_surface={k: tuple(map(_row, v)) for k, v in (b.get("rows_by_surface") or {}).items()},
-        rows_by_domain={k: tuple(map(_row, v)) for k, v in (b.get("rows_by_domain") or {}).items()},
-        comparable=tuple(b.get("comparable_across_chunkings") or ()), counts=b.get("counts") or {},
-        ties=ties_of(b.get("ties")), rule=str(b.get("rule", "")), threshold=b.get("threshold"),
-        dropped=tuple(b.get("dropped_no_strict_passage" if name == "strict" else "dropped_unjudgeable") or ()))
 
 
 def _answers(a: Mapping[str, Any]) -> Answers:

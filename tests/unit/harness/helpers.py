@@ -16,10 +16,10 @@ from turnbench.submissions import SubmittedAnswer, declined
 
 def rows_of(corpus, per_query, measures, dropped):
     """The class rows the scorer makes of metrics.json's per-query rows, as metrics.json holds them."""
-    from turnbench.harness.rows import aggregate_rows, rows_tree
-    from turnbench.results.record import query_values
+    from turnbench.harness.rows import aggregate_rows
+    from turnbench.results.tables import query_values
 
-    return rows_tree(aggregate_rows(corpus, [query_values(r) for r in per_query], measures, dropped))
+    return [row.to_json() for row in aggregate_rows(corpus, [query_values(r) for r in per_query], measures, dropped)]
 
 def words(n: int, word: str = "w") -> str:
     return " ".join([word] * n)

@@ -270,7 +270,7 @@ def test_the_strict_block_taking_graded_values_is_the_block_evaluated_whole():
     from turnbench.harness import metrics as M
     from turnbench.harness import strict as STRICT
     from turnbench.harness.metrics import Scorer
-    from turnbench.results.record import QueryValues
+    from turnbench.results.tables import QueryValues
 
     rng = random.Random(7)
     docs = [f"d{i}" for i in range(40)]

@@ -6,7 +6,7 @@ import pytest
 
 from tests.unit.harness.helpers import RP, score, small_run
 from turnbench.harness import ties as T
-from turnbench.results.record import ties_of
+from turnbench.results.tables import ties_of
 
 
 def test_tie_depth_and_trec_eval_order():
@@ -60,9 +60,11 @@ def test_tied_queries_are_rescored_a_block_at_a_time_and_the_block_is_the_same(m
     sizes.clear()
     assert block() == whole and sizes == [2, 2, 1]
     # q0, q2, q4 move from 0.5 to 1.0 under trec_eval's rule: a mean shift of 1.5 / 5
-    t = whole["trec_eval_tie_rule"]
-    assert (t["queries_changed"], t["values_changed"]) == (3, 3)
+    t = whole.to_json()["trec_eval_tie_rule"]
+    assert (t["queries_changed"], t["values_changed"]) == (3, 3) == (whole.trec_eval.queries_changed,
+                                                                     whole.trec_eval.values_changed)
     assert t["largest_mean_shift"] == {"class": "all", "measure": "MRR", "shift": 0.3}
+    assert ties_of(whole.to_json()) == whole  # the tree written is the record read back
 
 
 def test_trec_eval_order_of_a_falling_list_and_of_any_other_is_the_sort_by_score_then_id_descending():
@@ -135,7 +137,7 @@ def test_only_tied_queries_whose_ties_mix_grades_are_ordered_again_and_the_block
     all_of_them = sum(sizes)
     sizes.clear()
     assert T.report(run, best, judged, rescore, values, classes, p_qrels, meeting_of, grades) == every
-    assert every["trec_eval_tie_rule"]["values_changed"] > 0 and sum(sizes) < all_of_them
+    assert every.trec_eval.values_changed > 0 and sum(sizes) < all_of_them
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -155,7 +157,7 @@ def test_a_tied_query_whose_first_run_that_mixes_grades_lies_below_what_is_measu
     before = set(ordered)
     ordered.clear()
     assert T.report(run, best, judged, rescore, values, classes, p_qrels, meeting_of, grades) == every
-    assert every["trec_eval_tie_rule"]["values_changed"] > 0
+    assert every.trec_eval.values_changed > 0
     settled = T.first_mixed(run, best, judged, grades)
     # re-scored before, where the lists part; not now: their grades part only below everything measured
     deep = [qid for qid in before if qid in settled and settled[qid] >= T.PASSAGE_DEPTH
