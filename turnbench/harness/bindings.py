@@ -260,8 +260,8 @@ def parse(data: bytes, where: str, ids: Collection[str] | None = None) -> list[B
     for n, line in enumerate(data.splitlines(), 1):
         if ids is not None:
             given = _line_id(line)
-            if given is not None and given.decode("utf-8", "replace") not in ids:
-                continue
+            if given is not None and given.isascii() and given.decode("ascii") not in ids:
+                continue  # (an id of other bytes is read whole: UTF-8 or refused)
         try:
             rows.append(_DECODER.decode(line))
         except msgspec.MsgspecError:

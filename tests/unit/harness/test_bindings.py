@@ -142,3 +142,29 @@ def test_reading_the_rows_of_some_targets_gives_those_rows_as_a_whole_reading_do
     assert B.text(whole) == data  # read and written again: the same bytes
     with pytest.raises(Exception, match="line 2 is not a binding"):
         B.parse(data.replace(b'"target":"passage"', b'"target":"nothing"', 1), "bindings.jsonl", {"p1"})
+
+
+@pytest.mark.parametrize("line", [
+    b'{"id":"p1","sha256":"x","spans":[],"start":0.0,"end":1.0,"speaker":"A","target":"passage"}',  # no meeting
+    b'{"end":1.0,"id":"p1","meeting":"m","sha256":"x","spans":[[1,2]],"speaker":"A","start":0.0,"target":"passage"}',
+    b'{"end":"1","id":"p1","meeting":"m","sha256":"x","spans":[],"speaker":"A","start":0.0,"target":"passage"}',
+    b'{"id":"q1","sha256":7,"target":"query"}',
+    b'{"id":"q1","sha256":"x","target":"meeting"}',
+    b'{"id":"q\xff","sha256":"x","target":"query"}',  # not UTF-8
+    b'["q1","x"]',
+])
+def test_a_line_that_is_no_binding_is_refused_naming_it_wherever_it_is_read(line):
+    """A passage line without its meeting, with a span that is not (turn, first, end), times that are not numbers; a
+    question's digest that is not a string; another target; bytes that are not UTF-8; JSON of another shape: each is
+    refused in one line naming the file and the line, by ``parse`` (all rows or some) and, for a question's line,
+    by ``query_digests``."""
+    from turnbench.errors import BadInput
+
+    data = b'{"id":"q0","sha256":"y","target":"query"}\n' + line + b"\n"
+    for ids in (None, {"q1", "p1"}):
+        with pytest.raises(BadInput, match=r"^b\.jsonl: line 2 is not a binding$"):
+            B.parse(data, "b.jsonl", ids)
+    if line.endswith(b'"target":"query"}'):
+        with pytest.raises(BadInput, match=r"^b\.jsonl: line 2 is not a binding$"):
+            B.query_digests(data, "b.jsonl")
+    assert B.query_digests(data.splitlines(keepends=True)[0], "b.jsonl") == {"q0": "y"}
