@@ -228,6 +228,8 @@ def read_ranking(path: Path) -> list[RankedPassage] | Ranking:
 
 
 BLOCK_QUERIES = 256  # queries per block of lines: a large run's text is never held whole
+# the bytes canonical JSON writes in a string as they are: printable ASCII but the quote and the backslash
+_JSON_PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
 
 
 def ranking_lines(ranking: Ranking, tag: str, *, jsonl: bool = True) -> Iterator[tuple[bytes, bytes | None]]:
@@ -248,7 +250,7 @@ def ranking_lines(ranking: Ranking, tag: str, *, jsonl: bool = True) -> Iterator
         pids = ranking.passage_ids
         names = pids.names if isinstance(pids, Coded) else pids
         ids = "".join(ranking.query_ids) + "".join(names)
-        jsonl = ids.isascii() and ids.isprintable() and '"' not in ids and "\\" not in ids
+        jsonl = ids.isascii() and not ids.encode("ascii").translate(None, _JSON_PLAIN)
     bounds, tail = ranking.bounds, f" {tag}\n"
     ranks = [f" {r} " for r in range(1, max((b - a for a, b in pairwise(bounds)), default=0) + 1)]
     for first in range(0, len(ranking.query_ids), BLOCK_QUERIES):

@@ -333,7 +333,8 @@ def test_a_block_split_at_once_reads_exactly_as_line_by_line_or_leaves_it_to_tha
 
 
 @pytest.mark.parametrize("block", [3, 256])
-@pytest.mark.parametrize("case", ["plain", "coded", "escaped id", "non-ascii id", "score out of range", "nan"])
+@pytest.mark.parametrize("case", ["plain", "coded", "escaped id", "control id", "non-ascii id", "score out of range",
+                                  "nan"])
 def test_a_rankings_two_run_files_from_one_pass_are_the_record_writers_bytes(tmp_path: Path, case: str, block: int,
                                                                               monkeypatch):
     """``ranking_lines`` (what ``turnbench run`` writes from its columns) gives, query by query, exactly the bytes
@@ -350,7 +351,8 @@ def test_a_rankings_two_run_files_from_one_pass_are_the_record_writers_bytes(tmp
     monkeypatch.setattr(runfiles, "BLOCK_QUERIES", block)
     rnd = random.Random(7)
     names = [f"m{m:03d}-p{i:04d}" for m in range(5) for i in range(40)]
-    odd = {"escaped id": 'p"1\\', "non-ascii id": "pé", "score out of range": None, "nan": None}.get(case)
+    odd = {"escaped id": 'p"1\\', "control id": "p\x7f1\t", "non-ascii id": "pé", "score out of range": None,
+           "nan": None}.get(case)
     per_query = []
     for q in range(12):
         n = 0 if q in (3, 4, 5, 7) else rnd.randint(1, 30)
