@@ -47,6 +47,9 @@ class QueryBinding(msgspec.Struct, frozen=True, gc=False, tag_field="target", ta
         """What the digest is computed from, besides the corpus: the question's id."""
         return (QUERY, self.id)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"target": QUERY, "id": self.id, "sha256": self.sha256}
+
 
 class PassageBinding(msgspec.Struct, frozen=True, gc=False, tag_field="target", tag=PASSAGE, omit_defaults=True):
     """A passage's line of bindings.jsonl: the passage (its meeting, its speaker, or its speakers — ``"unknown"``
@@ -230,7 +233,7 @@ def compute(queries: Sequence[Query], passages: Sequence[Passage], meetings: Map
     for p in passages:
         spans = tuple(held.get(p.id, ()))
         prows.append(PassageBinding(
-            p.id, p.meeting, p.start, p.end, tuple(tuple(x) for x in spans),  # type: ignore[misc]
+            p.id, p.meeting, p.start, p.end, spans,
             passage_digests[p.id] if passage_digests is not None else passage_sha256(p, spans, turns.get(p.meeting,
                                                                                                           {})),
             speaker=p.speaker if p.speakers is None else None,
@@ -248,8 +251,7 @@ def text(rows: Iterable[Binding]) -> bytes:
             return _ENCODER.encode_lines(rows)
         except (TypeError, ValueError, msgspec.EncodeError):
             pass  # a lone surrogate, which msgspec refuses: the general path refuses it too
-    return b"".join(canonical.dumps_line(r.to_json() if isinstance(r, PassageBinding) else
-                                         {"target": QUERY, "id": r.id, "sha256": r.sha256}) for r in rows)
+    return b"".join(canonical.dumps_line(r.to_json()) for r in rows)
 
 
 def parse(data: bytes, where: str, ids: Collection[str] | None = None) -> list[Binding]:

@@ -168,3 +168,19 @@ def test_a_line_that_is_no_binding_is_refused_naming_it_wherever_it_is_read(line
         with pytest.raises(BadInput, match=r"^b\.jsonl: line 2 is not a binding$"):
             B.query_digests(data, "b.jsonl")
     assert B.query_digests(data.splitlines(keepends=True)[0], "b.jsonl") == {"q0": "y"}
+
+
+def test_the_lines_are_the_canonical_lines_by_either_writer_and_read_back_as_the_rows():
+    """``text`` writes by msgspec's encoder where that is certain to be ``canonical.dumps_line``'s bytes, and line by
+    line otherwise (a time msgspec would write as 1e16, not 1e+16); either way the lines read back as the rows, a
+    passage's one speaker, its speakers and none known alike."""
+    from turnbench import canonical
+
+    rows = [B.QueryBinding("q1", "a" * 64),
+            B.PassageBinding("p2", "m", 0.5, 2.0, (), "c" * 64, speakers=("A", "B")),
+            B.PassageBinding("p3", "m", 0.5, 2.25, ((1, 0, 4),), "d" * 64, speakers="unknown"),
+            B.PassageBinding("p1", "m", 0.0, 1e16, ((0, 0, 3), (1, 2, 5)), "b" * 64, speaker="A")]
+    for some in (rows[:3], rows):
+        want = b"".join(canonical.dumps_line(r.to_json()) for r in some)
+        assert B.text(some) == want and B.parse(want, "b") == some
+    assert b'"end":1e+16' in B.text(rows)
