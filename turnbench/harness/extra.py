@@ -16,7 +16,6 @@ records the run's depth (``provenance.inputs.run.max_depth``) beside it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from turnbench.canonical import q6
 from turnbench.harness import metrics
@@ -50,8 +49,7 @@ def block(measures: Sequence[metrics.Measure],
         if mine:
             for qid, vals in metrics.evaluate_lists(level_qrels, run, scored, mine).items():
                 values.setdefault(qid, {}).update({str(m): q6(v) for m, v in vals.items()})
-    rows = [replace(r, values=values.get(r.query_id, {}), entry_error_s=None, entry_recorded=False)
-            for r in per_query]
+    rows = [r.with_values(values.get(r.query_id, {}), domain=r.domain) for r in per_query]
     names = [str(m) for m in measures]
     return Block(BLOCK, tuple(names), tuple(group_by), tuple(aggregate_rows(corpus_id, rows, names, dropped)),
                  tuple(rows), what=WHAT)

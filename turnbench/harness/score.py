@@ -349,9 +349,8 @@ def _with_spans(row: QueryValues, spans_of: tuple[Mapping[str, float], float | N
     """A turn-level query's row with its span measures and, where the corpus's times are truth, its entry-point
     error."""
     values, error = spans_of
-    if timed:
-        return replace(row, values={**row.values, **values}, entry_error_s=error, entry_recorded=True)
-    return replace(row, values={**row.values, **values})
+    return row.with_values({**row.values, **values}, entry_error_s=error if timed else None, entry_recorded=timed,
+                           domain=row.domain)
 
 
 def _grouped(key: str, corpus_id: str, per_query: Sequence[QueryValues], measures: Sequence[str],
@@ -404,14 +403,15 @@ def _per_query_rows(corpus_id: str, ranked: Sequence[Query], ok: Mapping[str, ju
         values = {names[m]: q6(v) for m, v in p_vals.get(q.id, {}).items()}
         values.update({names[m]: q6(v) for m, v in m_vals[q.id].items()})
         # real corpora mix domains (QMSum: product, academic, committee) that differ more than arms do
-        per_query.append(replace(_row_head(corpus_id, q, ok, run), values=values, domain=q.meta.get("domain")))
+        per_query.append(_row_head(corpus_id, q, ok, run, values, q.meta.get("domain")))
     return per_query
 
 
-def _row_head(corpus_id: str, q: Query, ok: Mapping[str, judgements.QueryJudgements], run: Mapping[str, Sequence[str]]
-              ) -> QueryValues:
-    """What names and groups a judged query's row, before its values."""
-    return QueryValues(q.id, q.cls, q.surface, ok[q.id].level, bool(run.get(q.id)), {}, corpus_id, q.rule)
+def _row_head(corpus_id: str, q: Query, ok: Mapping[str, judgements.QueryJudgements], run: Mapping[str, Sequence[str]],
+              values: Mapping[str, float] | None = None, domain: str | None = None) -> QueryValues:
+    """What names and groups a judged query's row (before its values, without them)."""
+    return QueryValues(q.id, q.cls, q.surface, ok[q.id].level, bool(run.get(q.id)), values or {}, corpus_id, q.rule,
+                       domain)
 
 
 def _counts(ranked: Sequence[Query], per_query: Sequence[QueryValues],

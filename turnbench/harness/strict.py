@@ -12,7 +12,6 @@ counted, as an unjudgeable query is from the graded ones.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 
 from turnbench.canonical import q6
 from turnbench.corpus.records import RANKED_CLASSES, Query
@@ -53,8 +52,7 @@ def block(corpus_id: str, ranked: Sequence[Query], graded_rows: Sequence[QueryVa
         values.update({qid: graded_values[qid] for qid in same})
     names = [str(m) for m in metrics.PASSAGE_MEASURES]
     # each row the graded row's head (no domain, no entry-point error) with its strict values
-    per_query = [replace(r, values={str(m): q6(v) for m, v in values[r.query_id].items()}, domain=None,
-                         entry_error_s=None, entry_recorded=False)
+    per_query = [r.with_values({str(m): q6(v) for m, v in values[r.query_id].items()})
                  for r in graded_rows if r.level == "turn" and r.query_id in qrels]
     turn_level = {r.query_id for r in graded_rows if r.level == "turn"}
     dropped_ids = sorted(turn_level - set(qrels))

@@ -64,6 +64,13 @@ class QueryValues:
     # query found no gold passage
     entry_recorded: bool = False
 
+    def with_values(self, values: Mapping[str, float], *, entry_error_s: float | None = None,
+                    entry_recorded: bool = False, domain: str | None = None) -> QueryValues:
+        """The same query's row with ``values`` (and the rest as given): ``dataclasses.replace`` without its cost,
+        for a thousand rows a block."""
+        return QueryValues(self.query_id, self.cls, self.surface, self.level, self.answered, values, self.corpus,
+                           self.rule, domain, entry_error_s, entry_recorded)
+
     def to_json(self) -> dict[str, Any]:
         """The query's row as metrics.json holds it."""
         tree: dict[str, Any] = {"query_id": self.query_id, "corpus": self.corpus, "class": self.cls, "rule": self.rule,
