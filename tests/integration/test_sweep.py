@@ -69,7 +69,7 @@ def test_a_sweep_ended_by_sigterm_on_the_real_stack_leaves_nothing_and_its_rerun
         time.sleep(0.05)
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=120) == 128 + signal.SIGTERM
+    assert proc.wait(timeout=120) == 128 + signal.SIGTERM, proc.stderr.read() if proc.stderr else b""
     assert not out.exists() and not list(tmp_path.glob(".sweep.*"))
     again = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
