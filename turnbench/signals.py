@@ -29,7 +29,8 @@ def terminating_raises() -> Iterator[None]:
     # Python runs a signal's handler wherever the main thread is, a finaliser too (a pipe's or a generator's __del__
     # as its last reference goes, a weakref callback): an exception raised there is unraisable, printed and dropped,
     # and the command would run on to the end as if never signalled. Dropped, it is raised again: the signal is sent
-    # once more, and its handler runs outside the finaliser (``raise_signal`` here would run it here).
+    # once more, from another thread a moment later, so that its handler runs outside the finaliser (sent from this
+    # hook, it would run inside the hook, and be dropped again).
     hook = sys.unraisablehook
 
     def raise_again(unraisable: Any) -> None:
