@@ -53,7 +53,7 @@ def _means(group: Sequence[QueryValues], measures: Sequence[str]) -> dict[str, f
 
 
 def grouped_rows(key: str, corpus_id: str, per_query: Sequence[QueryValues], measures: Sequence[str],
-                 ranked: Sequence[Query], unjudgeable: set[str]) -> dict[str, list[Row]]:
+                 ranked: Sequence[Query], unjudgeable: set[str]) -> dict[str, tuple[Row, ...]]:
     """Per value of ``key`` (``domain`` or ``surface``): its class rows. Empty when no query has the key."""
     def value_of(q: Query) -> str | None:
         return q.surface if key == "surface" else q.meta.get(key)
@@ -68,5 +68,5 @@ def grouped_rows(key: str, corpus_id: str, per_query: Sequence[QueryValues], mea
         group = [r for r in per_query if row_value(r) == v]
         dropped = {c: sum(1 for q in ranked if q.cls == c and value_of(q) == v and q.id in unjudgeable)
                    for c in RANKED_CLASSES}
-        out[v] = aggregate_rows(corpus_id, group, measures, dropped)
+        out[v] = tuple(aggregate_rows(corpus_id, group, measures, dropped))
     return out

@@ -35,7 +35,7 @@ from turnbench.harness.strict import block_and_qrels
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
 from turnbench.results.record import Results, arm_label, from_tree
-from turnbench.results.tables import Block, QueryValues, Row
+from turnbench.results.tables import Block, QueryValues
 from turnbench.versions import libraries
 from turnbench.vocab import get_scope
 
@@ -312,7 +312,7 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
     comparable, made = children[0].result()
     files.update(made)
     per_query = [_with_spans(r, comparable[r.query_id], timed) if r.query_id in comparable else r for r in per_query]
-    by_surface, by_domain = (_grouped(key, corpus_id, per_query, measures, ranked, set(unjudgeable))
+    by_surface, by_domain = (grouped_rows(key, corpus_id, per_query, measures, ranked, set(unjudgeable))
                              for key in ("surface", "domain"))
     counts = {**_counts(ranked, per_query, ok, jq, dropped, ordered.ignored),
               "passages_judged_by_times": judged.by_times}
@@ -351,14 +351,6 @@ def _with_spans(row: QueryValues, spans_of: tuple[Mapping[str, float], float | N
     values, error = spans_of
     return row.with_values({**row.values, **values}, entry_error_s=error if timed else None, entry_recorded=timed,
                            domain=row.domain)
-
-
-def _grouped(key: str, corpus_id: str, per_query: Sequence[QueryValues], measures: Sequence[str],
-             ranked: Sequence[Query], unjudgeable: set[str]) -> dict[str, tuple[Row, ...]]:
-    """The rows by ``key``: by surface (every corpus: how a question was put decides what an engine must do), by
-    domain (none unless the corpus's queries carry one: real corpora mix domains)."""
-    return {v: tuple(rows) for v, rows in grouped_rows(key, corpus_id, per_query, measures, ranked,
-                                                       unjudgeable).items()}
 
 
 def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: judgements.RelevancePolicy,
