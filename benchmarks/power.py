@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     from turnbench import api
     from turnbench.corpus.format import open_corpus
     from turnbench.harness.compare import compare
-    from turnbench.harness.power import detectable
+    from turnbench.harness.power import detection
     from turnbench.passages import read_passages
     from turnbench.results.directory import read_metrics
     from turnbench.results.record import from_tree
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     entries = list(read_run(args.results / "run.raw.trec"))
     relevant = _relevant(args.results / "qrels.passages.txt")
     lookups = sorted(r.query_id for r in (base.retrieval.per_query if base.retrieval else ()) if r.cls == "lookup")
-    (stated,) = [d for d in detectable(base) if d.group[-1] == "lookup" and d.measure == "nDCG@10"]
+    (stated,) = [d for d in detection(base).rows if d.group[-1] == "lookup" and d.measure == "nDCG@10"]
     print(f"{args.results}: {len(lookups)} lookups; metrics.md states a lookup nDCG@10 loss of "
           f"{stated.loss:.4f} ({100 * (stated.share or 0):.1f}% of lookups losing their score) is found 80% of the "
           "time")

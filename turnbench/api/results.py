@@ -72,6 +72,9 @@ class Results:
         """metrics.md, as ``bench`` and ``score`` write it."""
         from turnbench.render.markdown import render_metrics_md
 
+        if self.scored.markdown is not None:
+            return self.scored.markdown  # as it was just written, from this record
+
         return render_metrics_md(self.record)
 
     def to_summary(self) -> str:

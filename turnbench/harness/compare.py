@@ -62,7 +62,7 @@ from turnbench.results.tables import Block
 __all__ = ["ALPHA", "BETTER", "GUARD_ALPHA", "POWER", "REPORT_ONLY", "SAME", "STRICT_CLASS", "VERDICT_FACTS", "WORSE",
            "Row", "adjust", "adjust_by_family", "adjusted_verdict", "detectable", "gate_failures", "gated",
            "guard_fires", "guard_warnings", "holm_critical", "verdict", "Comparison", "Table", "compare",
-           "compare_table", "check_paired", "paired_tables", "tables_of", "table_groups", "gated_family",
+           "compare_table", "check_paired", "paired_tables", "tables_of", "table_groups", "gated_family", "family_of",
            "group_sort_key", "paired_interval", "block_order", "bootstrap_means", "RESAMPLES", "SEED",
            "ALL", "BOOTSTRAP_FACTS", "TABLE_READERS"]
 
@@ -316,8 +316,13 @@ def table_groups(b: Table) -> dict[tuple[str, ...], list[str]]:
 def gated_family(results: Results) -> int:
     """How many gated rows a comparison of this record with another of the same queries has: the size of the
     Holm family its verdicts are adjusted over."""
+    return family_of(tables_of(results))
+
+
+def family_of(tables: Mapping[str, Table]) -> int:
+    """``gated_family`` of a record's tables, already made (``tables_of``)."""
     n = 0
-    for name, t in tables_of(results).items():
+    for name, t in tables.items():
         if name in REPORT_ONLY:
             continue
         for qids in table_groups(t).values():

@@ -26,7 +26,7 @@ from turnbench.harness.compare import (
     GUARD_ALPHA,
     POWER,
     STRICT_CLASS,
-    gated_family,
+    family_of,
     group_sort_key,
     holm_critical,
     table_groups,
@@ -63,12 +63,22 @@ def planted_share(values: Sequence[float], critical: float) -> float | None:
     return share if share <= 1.0 else None
 
 
-def detectable(results: Results) -> list[Detectable]:
+@dataclass(frozen=True)
+class Detection:
+    """What a comparison against one record could detect: the size of the Holm family it would gate (``family``)
+    and the smallest planted loss per class and headline measure (``rows``)."""
+
+    family: int
+    rows: tuple[Detectable, ...]
+
+
+def detection(results: Results) -> Detection:
     """Per corpus × class (and ``all``) and headline measure of the retrieval block, the smallest planted loss."""
-    table = tables_of(results).get("retrieval")
+    tables = tables_of(results)
+    family = family_of(tables)
+    table = tables.get("retrieval")
     if table is None:
-        return []
-    family = gated_family(results)
+        return Detection(family, ())
     lookup_measures = len(table.measures)
     out = []
     for g, qids in table_groups(table).items():
@@ -82,4 +92,5 @@ def detectable(results: Results) -> list[Detectable]:
             mean = math.fsum(values) / len(values)
             out.append(Detectable(g, m, len(values), q6(mean), None if share is None else q6(share),
                                   None if share is None else q6(share * mean)))
-    return sorted(out, key=lambda d: (group_sort_key(d.group), HEADLINE.index(d.measure)))
+    return Detection(family, tuple(sorted(out, key=lambda d: (group_sort_key(d.group), HEADLINE.index(d.measure)))))
+

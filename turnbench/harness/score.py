@@ -54,6 +54,8 @@ class ResultsFiles:
     document: Mapping[str, Any]
     # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
     extra_files: Mapping[str, exports.Content] = field(default_factory=dict)
+    # metrics.md as it was written from this document, when it was (so that what prints it need not render it again)
+    markdown: str | None = field(default=None, compare=False)
 
     def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, exports.Content] | None = None
                    ) -> ResultsFiles:

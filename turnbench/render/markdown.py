@@ -117,7 +117,8 @@ def render_metrics_md(results: Results) -> str:
 
 def _detectable_section(results: Results) -> list[str]:
     """What a comparison against these results could find (``turnbench.harness.power``)."""
-    found = power.detectable(results)
+    detection = power.detection(results)
+    found = detection.rows
     if not found:
         return []
     rows = [[*d.group, _HEADERS.get(d.measure, d.measure), str(d.n), fmt4(d.mean),
@@ -127,7 +128,7 @@ def _detectable_section(results: Results) -> list[str]:
             "The smallest loss `compare --gate` against these results finds 80% of the time, for a change that "
             "takes the whole score of a share of a class's queries (what `make perf-power` plants): lookup by its "
             f"guard (one-sided, {GUARD_ALPHA:g}), the other classes by Holm's first step over the "
-            f"{power.gated_family(results)} rows a comparison gates. A comparison states its own figure per row, "
+            f"{detection.family} rows a comparison gates. A comparison states its own figure per row, "
             "from the paired spread (`detectable`); a smaller effect reads \"no measurable difference\". "
             f"{DASH}: no share of the class would do.", "",
             *table(["corpus", "class", "measure", "n", "mean", "share of queries", "loss"], rows, "lllrrrr")]

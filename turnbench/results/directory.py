@@ -90,8 +90,8 @@ def staged_results(out_dir: Path) -> Iterator[Path]:
 
 
 def write_staged(tmp: Path, results: ResultsFiles,
-                 info: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None) -> None:
-    """``write_results`` into the staging directory of ``staged_results``."""
+                 info: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None) -> str:
+    """``write_results`` into the staging directory of ``staged_results``; metrics.md's text, as written."""
     files = results.extra_files
     # the raw and the meeting runs, made as they are written (about half the writing), are written by a forked child
     # while the rest are written here, unless they were written already; the report is written here last (it may
@@ -107,12 +107,13 @@ def write_staged(tmp: Path, results: ResultsFiles,
         # metrics.json last: it records the sha256 of every other file (docs/formats.md), so none can be edited and
         # re-hashed in claim.sha256 alone
         document = with_file_digests(results.document, shas)
-        shas |= _write_all(tmp, {METRICS_JSON: canonical.pretty(document),
-                                 METRICS_MD: render_metrics_md(from_tree(document)).encode("utf-8")})
+        markdown = render_metrics_md(from_tree(document))
+        shas |= _write_all(tmp, {METRICS_JSON: canonical.pretty(document), METRICS_MD: markdown.encode("utf-8")})
         if callable(info):
             info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))
         write_digest(tmp, shas)
+    return markdown
 
 
 _AWAY = frozenset({RUN_RAW, RUN_MEETINGS})

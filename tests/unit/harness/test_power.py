@@ -6,7 +6,7 @@ from statistics import NormalDist
 
 from tests.unit.harness.helpers import rec
 from tests.unit.harness.test_compare import compare, doc
-from turnbench.harness.power import detectable, planted_share
+from turnbench.harness.power import detection, planted_share
 from turnbench.render.markdown import _detectable_section
 
 K2 = 2.0 - NormalDist().inv_cdf(0.8)  # a critical value that makes K = c + z(0.8) exactly 2
@@ -25,7 +25,7 @@ def test_planted_share_by_hand():
 def test_a_planted_loss_of_the_stated_share_is_what_compare_finds():
     values = {f"q{i:03d}": ("lookup", 0.25 + 0.5 * (i % 2)) for i in range(400)}
     base = doc(values)
-    (lookup,) = [d for d in detectable(rec(base)) if d.group[-1] == "lookup" and d.measure == "nDCG@10"]
+    (lookup,) = [d for d in detection(rec(base)).rows if d.group[-1] == "lookup" and d.measure == "nDCG@10"]
     assert lookup.n == 400 and lookup.mean == 0.5 and 0 < lookup.share < 0.1
     # lose the whole score of twice the stated share: the guard fails it; of a quarter of it: it does not
     for factor, fails in ((2.0, True), (0.25, False)):

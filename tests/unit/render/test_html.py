@@ -280,3 +280,26 @@ def test_a_shown_text_changed_after_scoring_is_refused_not_drawn(small_corpus):
     path.write_text(text.replace('"w w w', '"x w w', 1))
     with pytest.raises(StaleBinding, match="is stale"):
         attach_report(results, corpus)
+
+
+def test_score_prints_the_metrics_md_it_wrote_and_the_record_renders_the_same(tmp_path, small_corpus):
+    """`turnbench score` prints metrics.md as it was written (not rendered a second time); the results read back
+    from the directory render the same text."""
+    from turnbench import api
+
+    corpus, passages = small_corpus
+    src = tmp_path / "in"
+    src.mkdir()
+    write_passages(src / "passages.jsonl", passages)
+    grouped: dict = {}
+    for e in small_run():
+        grouped.setdefault(e.query_id, []).append(e)
+    write_jsonl_run(src / "run.jsonl", grouped)
+    r = CliRunner().invoke(main, ["score", "--corpus", str(corpus.root), "--passages", str(src / "passages.jsonl"),
+                                  "--run", str(src / "run.jsonl"), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    written = (tmp_path / "out" / "metrics.md").read_text()
+    assert r.stdout == written + f"wrote {tmp_path / 'out'}/: metrics.json, metrics.md, report.html, the TREC qrels " \
+                                 "and runs, runinfo.json\n"
+    scored = api.score_files(corpus.root, src / "passages.jsonl", src / "run.jsonl", tmp_path / "again")
+    assert scored.scored.markdown == written == api.Results.read(tmp_path / "out").to_markdown()
