@@ -120,7 +120,7 @@ def clusters(results: Path, arms: Sequence[str]) -> dict[str, str]:
 def agree(synthetic: Path, real: Path, arms: Sequence[str], out: Path, unit: str, resamples: int) -> None:
     from turnbench import canonical
     from turnbench.harness.agreement import agreement
-    from turnbench.render.markdown import render_agreement_md as render_md
+    from turnbench.render.comparisons import render_agreement_md as render_md
 
     docs = documents(synthetic, arms) + documents(real, arms)
     ids = [d.corpus_id for d in docs]
@@ -149,7 +149,7 @@ def verdicts(synthetic: Path, reals: Sequence[Path], decisions: Sequence[Any], o
     """Each decision's verdict on the synthetic corpus and on every real corpus, a table per real corpus."""
     from turnbench import canonical
     from turnbench.harness.decisions import arms_of, decision_tables
-    from turnbench.render.markdown import render_decisions_md
+    from turnbench.render.comparisons import render_decisions_md
 
     names = arms_of(decisions)
     docs = documents(synthetic, names) + [d for r in reals for d in documents(r, names)]

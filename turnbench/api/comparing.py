@@ -128,7 +128,7 @@ class Decided:
         return self.decision.passes
 
     def to_markdown(self) -> str:
-        from turnbench.render.markdown import render_decision_md
+        from turnbench.render.comparisons import render_decision_md
 
         return render_decision_md(self.decision, self.rule.source, self.rule.undetermined_passes)
 
@@ -200,7 +200,7 @@ class Agreement:
     resamples: int
 
     def to_markdown(self) -> str:
-        from turnbench.render.markdown import render_agreement_md
+        from turnbench.render.comparisons import render_agreement_md
 
         return render_agreement_md(self.cells, unit=self.unit, resamples=self.resamples)
 
@@ -248,7 +248,7 @@ class DecisionAgreement:
     resamples: int
 
     def to_markdown(self) -> str:
-        from turnbench.render.markdown import render_decisions_md
+        from turnbench.render.comparisons import render_decisions_md
 
         return "\n".join(render_decisions_md(t, resamples=self.resamples) for t in self.tables)
 

@@ -321,13 +321,8 @@ def gated_family(results: Results) -> int:
 
 def family_of(tables: Mapping[str, Table]) -> int:
     """``gated_family`` of a record's tables, already made (``tables_of``)."""
-    n = 0
-    for name, t in tables.items():
-        if name in REPORT_ONLY:
-            continue
-        for qids in table_groups(t).values():
-            n += len({m for q in qids for m in t.records[q][1]})
-    return n
+    return sum(len({m for q in qids for m in t.records[q][1]})
+               for name, t in tables.items() if name not in REPORT_ONLY for qids in table_groups(t).values())
 
 
 def compare_table(b: Table, c: Table, resamples: int, seed: int, guard_level: float = GUARD_ALPHA) -> list[Row]:

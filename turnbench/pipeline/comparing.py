@@ -22,8 +22,8 @@ from turnbench.harness.score import ResultsFiles
 from turnbench.harness.seeds import SeedsComparison, compare_seeds
 from turnbench.processes import Background
 from turnbench.render import page
+from turnbench.render.comparisons import render_comparison_md, render_corpora_md
 from turnbench.render.html import comparison_html, results_html, shown_queries
-from turnbench.render.markdown import render_comparison_md, render_corpora_md
 from turnbench.render.summary import Said, comparison_summary
 from turnbench.results.directory import (
     ReadOnce,

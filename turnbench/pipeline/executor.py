@@ -31,8 +31,7 @@ from turnbench.harness.score import Kept, ResultsFiles, score_kept
 from turnbench.passages import Passage
 from turnbench.processes import NOT_YET, Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
-from turnbench.render.html import results_page, results_shown
-from turnbench.render.page import from_results, texts_from
+from turnbench.render.page import from_results, results_shown, texts_from
 from turnbench.results.directory import REPORT_HTML
 
 T = TypeVar("T")
@@ -189,6 +188,8 @@ def attach_report(results: ResultsFiles, corpus: Corpus, source: PageSource | No
     again, and kept, and only their bindings checked against them (a few dozen digests: a text changed since
     judging is refused, not shown); the other bindings were just computed from this corpus, and holding their texts
     would hold the corpus (GBs at 20,000 meetings)."""
+    from turnbench.render.html import results_page  # here: in the drawing child, while the claim files are written
+
     page = from_results(results, source)
     page = page.with_texts(texts_from(page, corpus, "the corpus these results were scored on",
                                       only=results_shown(page)))

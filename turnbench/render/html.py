@@ -22,14 +22,13 @@ from turnbench.errors import BadInput
 from turnbench.harness.compare import REPORT_ONLY, SAME, Comparison, Row
 from turnbench.harness.corpora import CorporaComparison
 from turnbench.harness.seeds import SeedsComparison
+from turnbench.render import page as model
 from turnbench.render import plots
-from turnbench.render.markdown import detectable_cell, per_corpus_cells, relative_text
+from turnbench.render.comparisons import detectable_cell, per_corpus_cells, relative_text
 from turnbench.render.page import Page, Side
 from turnbench.results.record import Results
 from turnbench.results.tables import Row as ResultRow
 
-PRIMARY = ("nDCG@10", "meeting:nDCG@10")  # the measure a class is shown by: passage level where it has one
-WORST = 10
 SNIPPET = 420
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;margin:24px auto;
@@ -140,18 +139,6 @@ def _answers_table(results: Results) -> str:
             + _table(["rule", "grammar", "questions", "declined", "EM", "partial", "answered", "set F1"], rows, 2))
 
 
-def _primary(values: Mapping[str, float]) -> tuple[str, float] | None:
-    for m in PRIMARY:
-        if m in values:
-            return m, values[m]
-    return None
-
-
-def _per_query(view: Page) -> dict[str, tuple[str, Mapping[str, float]]]:
-    block = view.results.retrieval
-    return {r.query_id: (r.cls, r.values) for r in (block.per_query if block else ())}
-
-
 def _passages(view: Page, qid: str) -> str:
     grades = view.qrels.get(qid, {})
     items = []
@@ -258,7 +245,7 @@ def comparison_page(cand: Sequence[tuple[int | None, Page]], base: Sequence[tupl
     for (_, _, cls), d in deltas.items():
         panels.setdefault(cls, []).append(d)
     body.append("<h2>Per-query Δ, sorted, per class</h2>\n<p class=meta>Each query's Δ in its class's primary "
-                f"measure ({' or '.join(PRIMARY)}), lowest left: red bars are queries that got worse.</p>\n")
+                f"measure ({' or '.join(model.PRIMARY)}), lowest left: red bars are queries that got worse.</p>\n")
     body.append(plots.strips(panels, "Δ per query", "strips"))
     body.append(_worst_section(deltas, cand, base))
     body.append("<h2>Answers</h2>\n")
@@ -274,9 +261,9 @@ def _deltas(cand: Sequence[tuple[int | None, Page]], base: Sequence[tuple[int | 
     """(seed, query, class) → Δ of the query's primary measure."""
     out = {}
     for (seed, cv), (_, bv) in zip(cand, base, strict=True):
-        b = _per_query(bv)
-        for qid, (cls, values) in sorted(_per_query(cv).items()):
-            p = _primary(values)
+        b = model.per_query_values(bv)
+        for qid, (cls, values) in sorted(model.per_query_values(cv).items()):
+            p = model.primary(values)
             if p is not None and qid in b:
                 out[(seed, qid, cls)] = round(p[1] - b[qid][1][p[0]], 6)
     return out
@@ -285,7 +272,7 @@ def _deltas(cand: Sequence[tuple[int | None, Page]], base: Sequence[tuple[int | 
 def _worst(deltas: Mapping[tuple[int | None, str, str], float]) -> list[tuple[float, int, str, str]]:
     """The page's worst regressions: (Δ, seed or -1, query, class), worst first."""
     return sorted(((d, seed if seed is not None else -1, qid, cls) for (seed, qid, cls), d in deltas.items()
-                   if d < 0))[:WORST]
+                   if d < 0))[:model.WORST]
 
 
 def shown_queries(cand: Sequence[tuple[int | None, Page]], base: Sequence[tuple[int | None, Page]]
@@ -302,37 +289,19 @@ def _worst_section(deltas: Mapping[tuple[int | None, str, str], float], cand: Se
                    base: Sequence[tuple[int | None, Page]]) -> str:
     worst = _worst(deltas)
     views = {seed: (cv, bv) for (seed, cv), (_, bv) in zip(cand, base, strict=True)}
-    parts = [f"<h2>The {WORST} worst regressions</h2>\n"]
+    parts = [f"<h2>The {model.WORST} worst regressions</h2>\n"]
     if not worst:
         return parts[0] + "<p>No query got worse in its primary measure.</p>\n"
     for d, s, qid, cls in worst:
         seed = None if s == -1 else s
         cv, bv = views[seed]
-        p = _primary(_per_query(cv)[qid][1])
+        p = model.primary(model.per_query_values(cv)[qid][1])
         m = p[0] if p else ""
         head = (f"<b>{esc(qid)}</b>{'' if seed is None else f' · seed {seed}'} · {esc(cls)} · {esc(m)} "
-                f"{_per_query(bv)[qid][1][m]:.4f} → {_per_query(cv)[qid][1][m]:.4f} "
+                f"{model.per_query_values(bv)[qid][1][m]:.4f} → {model.per_query_values(cv)[qid][1][m]:.4f} "
                 f"(<span class=worse>Δ {d:+.4f}</span>)")
         parts.append(_query_card(qid, head, [(f"candidate {cv.label}", cv), (f"baseline {bv.label}", bv)]))
     return "".join(parts)
-
-
-def _primary_values(view: Page) -> tuple[dict[str, list[float]], list[tuple[float, str, str]]]:
-    """Each class's primary values in query-id order, and (value, query, class) of every query that has one."""
-    panels: dict[str, list[float]] = {}
-    scores: list[tuple[float, str, str]] = []
-    for qid, (cls, values) in sorted(_per_query(view).items()):
-        p = _primary(values)
-        if p is not None:
-            panels.setdefault(cls, []).append(p[1])
-            scores.append((p[1], qid, cls))
-    return panels, scores
-
-
-def results_shown(view: Page) -> list[str]:
-    """The queries the page of one results directory shows a card for (the weakest), so only their texts need
-    reading."""
-    return [qid for _, qid, _ in sorted(_primary_values(view)[1])[:WORST]]
 
 
 def results_page(view: Page) -> bytes:
@@ -353,14 +322,14 @@ def results_page(view: Page) -> bytes:
         from turnbench.harness.ties import note
 
         body.append(f"<p class=meta>{esc(note(block.ties))}</p>\n")
-    panels, scores = _primary_values(view)
+    panels, scores = model.primary_values(view)
     body.append("<h2>Per-query values, sorted, per class</h2>\n<p class=meta>Each query's value in its class's "
-                f"primary measure ({' or '.join(PRIMARY)}), lowest left.</p>\n")
+                f"primary measure ({' or '.join(model.PRIMARY)}), lowest left.</p>\n")
     body.append(plots.strips(panels, "value per query", "values", signed=False))
-    body.append(f"<h2>The {WORST} weakest queries</h2>\n")
-    per_query = _per_query(view)
-    for value, qid, cls in sorted(scores)[:WORST]:
-        m = _primary(per_query[qid][1])
+    body.append(f"<h2>The {model.WORST} weakest queries</h2>\n")
+    per_query = model.per_query_values(view)
+    for value, qid, cls in sorted(scores)[:model.WORST]:
+        m = model.primary(per_query[qid][1])
         head = f"<b>{esc(qid)}</b> · {esc(cls)} · {esc(m[0] if m else '')} {value:.4f}"
         body.append(_query_card(qid, head, [(view.label, view)]))
     body += ["<h2>Answers</h2>\n", _answers_table(results)]

@@ -236,3 +236,37 @@ class Meetings:
         return self._memo.setdefault(f"{corpus.id}/{corpus.sha256}", {})
 
 
+PRIMARY = ("nDCG@10", "meeting:nDCG@10")  # the measure a class is shown by: passage level where it has one
+WORST = 10  # the cards a page shows: the weakest queries of one results directory, the worst regressions of two
+
+
+def primary(values: Mapping[str, float]) -> tuple[str, float] | None:
+    """The measure a query is shown by, and its value; None when it has none of them."""
+    for m in PRIMARY:
+        if m in values:
+            return m, values[m]
+    return None
+
+
+def per_query_values(view: Page) -> dict[str, tuple[str, Mapping[str, float]]]:
+    """Each judged query's class and values."""
+    block = view.results.retrieval
+    return {r.query_id: (r.cls, r.values) for r in (block.per_query if block else ())}
+
+
+def primary_values(view: Page) -> tuple[dict[str, list[float]], list[tuple[float, str, str]]]:
+    """Each class's primary values in query-id order, and (value, query, class) of every query that has one."""
+    panels: dict[str, list[float]] = {}
+    scores: list[tuple[float, str, str]] = []
+    for qid, (cls, values) in sorted(per_query_values(view).items()):
+        p = primary(values)
+        if p is not None:
+            panels.setdefault(cls, []).append(p[1])
+            scores.append((p[1], qid, cls))
+    return panels, scores
+
+
+def results_shown(view: Page) -> list[str]:
+    """The queries the page of one results directory shows a card for (the weakest), so only their texts need
+    reading."""
+    return [qid for _, qid, _ in sorted(primary_values(view)[1])[:WORST]]

@@ -13,7 +13,7 @@ from tests.unit.harness.helpers import rec
 from turnbench.errors import BadInput
 from turnbench.harness.agreement import agreement as _agreement
 from turnbench.harness.agreement import tau_b
-from turnbench.render.markdown import render_agreement_md as render_md
+from turnbench.render.comparisons import render_agreement_md as render_md
 
 
 def agreement(docs, **kw):

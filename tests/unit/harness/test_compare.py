@@ -15,7 +15,7 @@ from turnbench.harness.answers import answers_block, score_answers
 from turnbench.harness.compare import BETTER, SAME, WORSE, bootstrap_means, paired_interval, verdict
 from turnbench.harness.compare import compare as _compare
 from turnbench.harness.stats import nearest_rank
-from turnbench.render.markdown import render_compare_md
+from turnbench.render.comparisons import render_compare_md
 
 MEASURES = ["nDCG@10", "MRR"]
 

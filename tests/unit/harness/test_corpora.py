@@ -10,7 +10,7 @@ from turnbench.errors import UnpairedComparison
 from turnbench.harness.compare import BETTER, GUARD_ALPHA, SAME, WORSE
 from turnbench.harness.corpora import MIXED, Corpus, across, combine, guard_level
 from turnbench.harness.corpora import check_corpora as _check_corpora
-from turnbench.render.markdown import render_corpora_md
+from turnbench.render.comparisons import render_corpora_md
 
 
 def check_corpora(pairs):  # noqa: D103

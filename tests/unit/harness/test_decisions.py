@@ -27,7 +27,7 @@ from turnbench.harness.decisions import (
     read_decisions,
     verdict,
 )
-from turnbench.render.markdown import render_decisions_md
+from turnbench.render.comparisons import render_decisions_md
 
 REPO = Path(__file__).resolve().parents[3]
 N = 40

@@ -11,7 +11,7 @@ from turnbench.cli import main
 from turnbench.errors import BadInput, UnpairedComparison
 from turnbench.harness.compare import BETTER, SAME, WORSE
 from turnbench.harness.seeds import compare_seeds as _compare_seeds
-from turnbench.render.markdown import render_seeds_md
+from turnbench.render.comparisons import render_seeds_md
 from turnbench.results.directory import seed_dirs
 
 

@@ -254,9 +254,9 @@ def test_a_results_page_reads_only_the_texts_it_shows_and_is_the_page_all_texts_
     from turnbench.results.directory import REPORT_HTML
 
     corpus, passages = small_corpus
-    monkeypatch.setattr(H, "WORST", worst)  # fewer cards than judged queries: some queries' texts are not read
+    monkeypatch.setattr(V, "WORST", worst)  # fewer cards than judged queries: some queries' texts are not read
     results = score(corpus, passages, small_run())
-    shown = H.results_shown(V.from_results(results))
+    shown = V.results_shown(V.from_results(results))
     assert len(shown) == worst
     view = V.from_results(results)
     every = view.with_texts(V.texts_from(view, corpus, "the corpus these results were scored on"))
