@@ -40,7 +40,8 @@ ALLOWED = {
     "runfiles": {"errors", "canonical", "passages", "rankings"},
     "submissions": {"errors", "canonical", "corpus"},
     # the results record: what scoring returns and every later stage reads; the directory's reader is ``results``
-    "results.record": {"errors"},
+    # (canonical: the decimals a block records)
+    "results.record": {"errors", "canonical"},
     "generator": BASE,
     "stack": BASE,
     "loading": BASE | {"stack"},

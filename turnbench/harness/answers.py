@@ -22,9 +22,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from turnbench.canonical import DECIMALS, q6
+from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, Answer, Query
 from turnbench.errors import BadInput
+from turnbench.results import record
+from turnbench.results.record import AnswerQuery, AnswerRow, Answers
 from turnbench.submissions import SubmittedAnswer
 
 SET_CREDITS = ("f1", "exact")
@@ -68,36 +70,13 @@ class AnswerScore:
     set_f1: float | None
     answered: bool
 
-    def to_json(self, corpus: str) -> dict[str, Any]:
+    def recorded(self, corpus: str) -> AnswerQuery:
+        """This score as the results record holds it (the answers block's ``per_query``)."""
         sub = self.submitted
-        return {
-            "corpus": corpus, "query_id": self.query_id, "rule": self.rule, "surface": self.surface,
-            "grammar": self.grammar, "gold": self.gold.to_json(),
-            "submitted": sub.answer.to_json() if sub.answer is not None else None,
-            "mechanism": sub.mechanism, "intent": {k: sub.intent[k] for k in sorted(sub.intent)},
-            "em": self.em, "partial": self.partial, "set_f1": self.set_f1, "answered": self.answered,
-        }
-
-
-@dataclass(frozen=True)
-class AnswerRow:
-    """An aggregate over a group of queries: one rule, one surface, one grammar side, or all."""
-
-    corpus: str
-    rule: str  # a rule id or "all"
-    surface: str  # a surface name or "all"
-    grammar: str  # "in", "out", "all" (or "mixed" if a surface spans both, which a sane corpus never does)
-    questions: int
-    declined: int
-    em: float | None
-    partial: float | None
-    answered: float | None
-    set_f1: float | None  # mean over the group's meeting-set questions; None when it has none
-
-    def to_json(self) -> dict[str, Any]:
-        return {"corpus": self.corpus, "rule": self.rule, "surface": self.surface, "grammar": self.grammar,
-                "questions": self.questions, "declined": self.declined, "em": self.em, "partial": self.partial,
-                "answered": self.answered, "set_f1": self.set_f1}
+        return AnswerQuery(self.query_id, corpus, self.rule, self.surface, self.grammar, self.answered, self.em,
+                           self.partial, self.set_f1, self.gold.to_json(),
+                           sub.answer.to_json() if sub.answer is not None else None,
+                           {k: sub.intent[k] for k in sorted(sub.intent)}, sub.mechanism)
 
 
 @dataclass(frozen=True)
@@ -249,18 +228,13 @@ def check_same(results: Sequence[AnswerResults]) -> tuple[str, AnswerPolicy]:
     return answerers.pop(), policies.pop()
 
 
-def answers_block(results: Sequence[AnswerResults]) -> dict[str, Any]:
-    """The ``answers`` block of metrics.json: policy, rows and per-query records, all in sorted order."""
+def answers_block(results: Sequence[AnswerResults]) -> Answers:
+    """The ``answers`` block of a results record: policy, rows and per-query records, all in sorted order."""
     answerer, policy = check_same(results)
     results = sorted(results, key=lambda r: r.corpus)
-    return {
-        "answerer": answerer,
-        "policy": policy.to_json(),
-        "rows": [row.to_json() for r in results for row in r.rows()],
-        "per_query": [s.to_json(r.corpus) for r in results for s in r.scores],
-        "decimals": DECIMALS,
-        "mechanisms": mechanisms_used(results),
-    }
+    return Answers(answerer, record.AnswerPolicy(policy.count_tolerance, policy.set_credit, policy.to_json()),
+                   tuple(row for r in results for row in r.rows()),
+                   tuple(s.recorded(r.corpus) for r in results for s in r.scores), mechanisms_used(results))
 
 
 GRAMMAR_LABELS = {GRAMMAR_IN: "in grammar", GRAMMAR_OUT: "OUT of grammar", ALL: "all", "mixed": "mixed"}
@@ -277,6 +251,5 @@ def mechanisms_used(results: Sequence[AnswerResults]) -> dict[str, int]:
 
 # -- the stage as bench and `turnbench answer` run it --------------------------------------------------
 
-BLOCK = "answers"  # the metrics.json block name
 
 

@@ -34,7 +34,7 @@ from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.harness.strict import block_and_qrels
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
-from turnbench.results.record import Results, arm_label, from_tree
+from turnbench.results.record import ANSWERS, Answers, Results, arm_label, from_tree
 from turnbench.results.tables import Block, QueryValues
 from turnbench.versions import libraries
 from turnbench.vocab import get_scope
@@ -57,13 +57,11 @@ class ResultsFiles:
     # metrics.md as it was written from this document, when it was (so that what prints it need not render it again)
     markdown: str | None = field(default=None, compare=False)
 
-    def with_block(self, name: str, block: Mapping[str, Any], files: Mapping[str, exports.Content] | None = None
-                   ) -> ResultsFiles:
-        if name in self.document:
-            raise BadInput(f"metrics.json already has a {name!r} block")
-        doc = dict(self.document)
-        doc[name] = block
-        return ResultsFiles(doc, {**self.extra_files, **(files or {})})
+    def with_answers(self, answers: Answers, files: Mapping[str, exports.Content] | None = None) -> ResultsFiles:
+        """These results with the answers block (and the files written beside it, answers.md)."""
+        if ANSWERS in self.document:
+            raise BadInput(f"metrics.json already has an {ANSWERS!r} block")
+        return ResultsFiles({**self.document, ANSWERS: answers.to_json()}, {**self.extra_files, **(files or {})})
 
     @functools.cached_property
     def results(self) -> Results:

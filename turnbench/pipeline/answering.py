@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from turnbench.corpus.format import Corpus
-from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
+from turnbench.harness.answers import AnswerResults, answers_block
 from turnbench.harness.score import ResultsFiles
 from turnbench.render.markdown import render_answers_md
 from turnbench.results.directory import ANSWERS_MD
@@ -47,5 +47,5 @@ def answer_provenance(corpus: Corpus, stack: StackInfo | None, answerer: str, in
 
 def attach(results: ResultsFiles, answer_results: Sequence[AnswerResults]) -> ResultsFiles:
     """``results`` with the ``answers`` block and answers.md."""
-    return results.with_block(BLOCK, answers_block(answer_results),
+    return results.with_answers(answers_block(answer_results),
                               {ANSWERS_MD: render_answers_md(answer_results).encode("utf-8")})

@@ -11,10 +11,10 @@ from typing import Any
 
 from turnbench.errors import BadInput
 from turnbench.harness import power, ties
-from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, AnswerRow, check_same, mechanisms_used
+from turnbench.harness.answers import GRAMMAR_LABELS, NAME_MATCH, AnswerResults, check_same, mechanisms_used
 from turnbench.harness.compare import GUARD_ALPHA
 from turnbench.harness.rows import ALL
-from turnbench.results.record import Results
+from turnbench.results.record import AnswerRow, Results
 from turnbench.results.tables import Block
 from turnbench.results.tables import Row as RowRecord
 

@@ -32,7 +32,7 @@ from turnbench import canonical
 from turnbench.corpus.format import Corpus
 from turnbench.errors import BadInput, CorpusIntegrityError, ResultsIntegrityError
 from turnbench.harness import bindings, exports
-from turnbench.harness.answers import BLOCK, AnswerResults, answers_block
+from turnbench.harness.answers import AnswerResults, answers_block
 from turnbench.harness.exports import QRELS_PASSAGES, RUN_MEETINGS, RUN_PASSAGES, RUN_RAW
 from turnbench.harness.score import ResultsFiles
 from turnbench.harness.stats import nearest_rank
@@ -42,7 +42,7 @@ from turnbench.render.markdown import render_answers_md, render_metrics_md
 from turnbench.render.page import Side
 from turnbench.results.claimed import check_derived, check_recorded, digest_entries, with_file_digests
 from turnbench.results.integrity import check_document
-from turnbench.results.record import Results, from_tree
+from turnbench.results.record import ANSWERS, Results, from_tree
 from turnbench.results.rederive import NEEDED, rederive
 from turnbench.submissions import SubmittedAnswer, write_answers
 
@@ -273,8 +273,8 @@ def _rendered(document: Mapping[str, Any]) -> dict[str, Callable[[], bytes]]:
     from turnbench.results.integrity import rebuild
 
     out: dict[str, Callable[[], bytes]] = {METRICS_MD: lambda: render_metrics_md(from_tree(document)).encode("utf-8")}
-    if BLOCK in document:
-        out[ANSWERS_MD] = lambda: render_answers_md(rebuild(document[BLOCK])).encode("utf-8")
+    if ANSWERS in document:
+        out[ANSWERS_MD] = lambda: render_answers_md(rebuild(document[ANSWERS])).encode("utf-8")
     return out
 
 
@@ -362,7 +362,7 @@ def write_answer_results(out_dir: Any, answer_results: AnswerResults, submitted:
     out_dir = canonical.refuse_non_empty(Path(out_dir), "results directory")
     with canonical.staged_directory(out_dir) as tmp:
         canonical.write_json(tmp / ANSWERS_JSON, {"provenance": dict(provenance),
-                                                  BLOCK: answers_block([answer_results])})
+                                                  ANSWERS: answers_block([answer_results]).to_json()})
         canonical.write_bytes_atomic(tmp / ANSWERS_MD, render_answers_md([answer_results]).encode("utf-8"))
         write_answers(tmp / ANSWERS_JSONL, submitted)
         write_digest(tmp)

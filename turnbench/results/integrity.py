@@ -125,7 +125,7 @@ def _same_rows(claimed: Sequence[Mapping[str, Any]], again: Sequence[Mapping[str
 def _check_answers(block: Mapping[str, Any], where: str) -> None:
 
     again = rebuild(block)
-    for claimed, mine in zip(block["per_query"], (s.to_json(r.corpus) for r in again for s in r.scores),
+    for claimed, mine in zip(block["per_query"], (s.recorded(r.corpus).to_json() for r in again for s in r.scores),
                              strict=True):
         for k in ("em", "partial", "set_f1", "answered"):
             if claimed.get(k) != mine.get(k):

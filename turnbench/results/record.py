@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnbench.canonical import DECIMALS
 from turnbench.errors import ResultsIntegrityError
 from turnbench.results.tables import Block, Facts, block_of
 
 ALL = "all"  # the row of every class together
+ANSWERS = "answers"  # the answers block's name, in metrics.json and answers.json
 
 
 
@@ -33,20 +35,30 @@ def library_drift(recorded: Mapping[str, object], now: Mapping[str, object]) -> 
 
 @dataclass(frozen=True)
 class AnswerRow:
+    """An aggregate of answer scores over a group of questions: one rule, one surface, one grammar side, or all.
+    A mean is None when the group has no question it applies to (``set_f1``: no meeting-set question)."""
+
     corpus: str
-    rule: str
-    surface: str
-    grammar: str
+    rule: str  # a rule id or "all"
+    surface: str  # a surface name or "all"
+    grammar: str  # "in", "out", "all" (or "mixed" if a surface spans both, which a sane corpus never does)
     questions: int
-    answered: float
     declined: int
-    em: float
-    partial: float
+    em: float | None
+    partial: float | None
+    answered: float | None  # the share of the group's questions answered
     set_f1: float | None
+
+    def to_json(self) -> dict[str, object]:
+        return {"corpus": self.corpus, "rule": self.rule, "surface": self.surface, "grammar": self.grammar,
+                "questions": self.questions, "declined": self.declined, "em": self.em, "partial": self.partial,
+                "answered": self.answered, "set_f1": self.set_f1}
 
 
 @dataclass(frozen=True)
 class AnswerQuery:
+    """One answer-scored question's scores, with its gold and submitted answers as recorded."""
+
     query_id: str
     corpus: str
     rule: str
@@ -60,6 +72,12 @@ class AnswerQuery:
     submitted: Facts | None
     intent: Facts
     mechanism: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"corpus": self.corpus, "query_id": self.query_id, "rule": self.rule, "surface": self.surface,
+                "grammar": self.grammar, "gold": self.gold, "submitted": self.submitted,
+                "mechanism": self.mechanism, "intent": self.intent, "em": self.em, "partial": self.partial,
+                "set_f1": self.set_f1, "answered": self.answered}
 
 
 @dataclass(frozen=True)
@@ -83,6 +101,12 @@ class Answers:
     def overall(self) -> AnswerRow | None:
         """The row over every question (rule, surface and grammar all ``all``)."""
         return next((r for r in self.rows if r.rule == r.surface == r.grammar == ALL), None)
+
+    def to_json(self) -> dict[str, object]:
+        """The block as metrics.json (and answers.json) hold it."""
+        return {"answerer": self.answerer, "policy": self.policy.facts, "rows": [r.to_json() for r in self.rows],
+                "per_query": [q.to_json() for q in self.per_query], "decimals": DECIMALS,
+                "mechanisms": dict(self.mechanisms)}
 
 
 @dataclass(frozen=True)
@@ -225,7 +249,7 @@ def from_tree(tree: Mapping[str, Any], where: str = "metrics.json") -> Results:
             provenance=_provenance(prov),
             retrieval=block_of("retrieval", tree["retrieval"]) if "retrieval" in tree else None,
             strict=block_of("strict", tree["strict"]) if "strict" in tree else None,
-            answers=_answers(tree["answers"]) if "answers" in tree else None,
+            answers=_answers(tree[ANSWERS]) if ANSWERS in tree else None,
             tree=tree,
             extra=block_of("extra", tree["extra"]) if "extra" in tree else None,
         )
@@ -254,7 +278,7 @@ def _provenance(p: Mapping[str, Any]) -> Provenance:
 def _answers(a: Mapping[str, Any]) -> Answers:
     pol = a.get("policy") or {"count_tolerance": 0, "set_credit": ""}
     rows = tuple(AnswerRow(str(r["corpus"]), str(r["rule"]), str(r["surface"]), str(r["grammar"]),
-                           int(r["questions"]), r["answered"], int(r["declined"]), r["em"], r["partial"], r["set_f1"])
+                           int(r["questions"]), int(r["declined"]), r["em"], r["partial"], r["answered"], r["set_f1"])
                  for r in a.get("rows", ()))
     per_query = tuple(AnswerQuery(str(q["query_id"]), str(q.get("corpus", "")), str(q.get("rule", "")),
                                   str(q.get("surface", "")), str(q.get("grammar", "")), bool(q["answered"]), q["em"],

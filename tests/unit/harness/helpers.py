@@ -388,7 +388,7 @@ def forge_answer_gold(path: Path, count_to: int = 0) -> Path:
         rec = next(r for r in block["per_query"] if r["gold"].get("type") == "count")
         rec["gold"]["count"] = count_to if rec["gold"]["count"] != count_to else count_to + 6
         again = rebuild(block)
-        by_id = {s.query_id: s.to_json(r.corpus) for r in again for s in r.scores}
+        by_id = {s.query_id: s.recorded(r.corpus).to_json() for r in again for s in r.scores}
         for r in block["per_query"]:
             r.update({k: by_id[r["query_id"]][k] for k in ("em", "partial", "set_f1", "answered")})
         block["rows"] = [row.to_json() for r in again for row in r.rows()]

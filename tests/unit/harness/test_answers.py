@@ -153,7 +153,7 @@ def test_answers_md_golden():
 
 def test_block_sorted_and_disjoint_from_retrieval_columns():
     res = score_answers(QUERIES, SUBMITTED, corpus="c", answerer="reference")
-    block = answers_block([res])
+    block = answers_block([res]).to_json()
     q3 = next(p for p in block["per_query"] if p["query_id"] == "q3")
     assert q3["submitted"]["meetings"] == ["m1", "m2", "m3"]  # submitted as m3, m1, m2
     assert q3["gold"]["meetings"] == ["m1", "m2", "m3", "m4"]
@@ -173,7 +173,7 @@ from turnbench import canonical
 from turnbench.harness.answers import answers_block, score_answers
 from turnbench.render.markdown import render_answers_md
 res = score_answers(QUERIES, SUBMITTED, corpus="c", answerer="reference")
-sys.stdout.buffer.write(canonical.pretty(answers_block([res])) + render_answers_md([res]).encode())
+sys.stdout.buffer.write(canonical.pretty(answers_block([res]).to_json()) + render_answers_md([res]).encode())
 """
 
 

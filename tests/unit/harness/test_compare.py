@@ -210,7 +210,7 @@ def answers_doc(block):
         "provenance": {"corpus": {"id": "c", "sha256": "s"}, "relevance_policy": {"name": "graded"},
                        "metric_engine": {"name": "pytrec_eval-terrier", "version": "0.5.11"}, "arm": {"name": "bm25"}},
         "scope": {"label": "corpus", "oracle": False},
-        "answers": block,
+        "answers": block.to_json(),
     }
 
 

@@ -181,7 +181,7 @@ def test_a_question_scored_on_its_answer_is_classified_by_its_gold_answer(tmp_pa
     from turnbench.results.record import from_tree
 
     def record(queries):
-        block = answers_block([score_answers(queries, SUBMITTED, corpus="c", answerer="reference")])
+        block = answers_block([score_answers(queries, SUBMITTED, corpus="c", answerer="reference")]).to_json()
         return from_tree({"schema_version": 1, "provenance": {"corpus": {"id": "c", "sha256": "s"}},
                           "scope": {"label": "corpus", "oracle": False}, "answers": block})
 

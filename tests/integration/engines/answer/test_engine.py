@@ -59,4 +59,4 @@ def test_answers_md_and_block_are_byte_identical_across_runs(stack, small):
     first = _score(stack, small, "reference")
     second = _score(stack, small, "reference")
     assert render_answers_md([first]).encode() == render_answers_md([second]).encode()
-    assert canonical.pretty(answers_block([first])) == canonical.pretty(answers_block([second]))
+    assert canonical.pretty(answers_block([first]).to_json()) == canonical.pretty(answers_block([second]).to_json())
