@@ -36,6 +36,7 @@ from turnbench.errors import (
     UnpairedComparison,
 )
 from turnbench.harness.score import ResultsFiles
+from turnbench.results.record import from_tree
 
 RESAMPLES = ["--resamples", "200"]
 
@@ -65,7 +66,8 @@ def _in_memory(directory: Path) -> api.Results:
     scoring makes (not those writing adds: metrics.md, the digest, runinfo.json)."""
     written = {"metrics.json", "metrics.md", "claim.sha256", "runinfo.json"}
     files = {p.name: p.read_bytes() for p in directory.iterdir() if p.name not in written}
-    return api.Results(ResultsFiles(json.loads((directory / "metrics.json").read_text(encoding="utf-8")), files))
+    return api.Results(ResultsFiles(from_tree(json.loads((directory / "metrics.json").read_text(encoding="utf-8"))),
+                                   files))
 
 
 def test_two_runs_scored_in_memory_compare_as_the_same_results_written(tmp_path):
@@ -171,7 +173,7 @@ def _values_edited(w: Path) -> Built:
     for key, by in (("surface", "rows_by_surface"), ("domain", "rows_by_domain")):
         for value, rows in block.get(by, {}).items():
             mean(rows, key, value)
-    return base, api.Results(ResultsFiles(doc, base.scored.extra_files)), {}
+    return base, api.Results(ResultsFiles(from_tree(doc), base.scored.extra_files)), {}
 
 
 def _same_twice(w: Path) -> Built:

@@ -234,7 +234,7 @@ def test_a_run_that_fails_as_its_writer_child_makes_it_leaves_no_directory(tmp_p
         yield b"q1 Q0 m1:00000 1 1.0 t\n"
         raise BadInput("the run's source vanished while it was written")
 
-    forged = ResultsFiles(res.document, {**res.extra_files, RUN_RAW: Lazy(broken)})
+    forged = ResultsFiles(res.results, {**res.extra_files, RUN_RAW: Lazy(broken)})
     with pytest.raises(BadInput, match="vanished while it was written"):
         write_results(tmp_path / "r", forged)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

@@ -129,7 +129,7 @@ class Results:
         """A results directory, refused unless its digest and its numbers hold."""
         from turnbench.results.directory import read_results
 
-        return cls(ResultsFiles(read_results(_path(directory, "directory")).tree), Path(directory))
+        return cls(ResultsFiles(read_results(_path(directory, "directory"))), Path(directory))
 
 
 def _results_dir(side: Results | PathLike, name: str) -> Path:

@@ -34,7 +34,7 @@ from turnbench.harness.rows import aggregate_rows, grouped_rows
 from turnbench.harness.strict import block_and_qrels
 from turnbench.passages import Passage
 from turnbench.rankings import Placement, RankedPassage, Ranking, normalised_order
-from turnbench.results.record import ANSWERS, Answers, Results, arm_label, from_tree
+from turnbench.results.record import ANSWERS, Answers, Results, Scope, arm_label, provenance_of
 from turnbench.results.tables import Block, QueryValues
 from turnbench.versions import libraries
 from turnbench.vocab import get_scope
@@ -48,25 +48,30 @@ GROUP_BY = ("corpus", "class")
 
 @dataclass(frozen=True)
 class ResultsFiles:
-    """What scoring one run gives: the metrics.json document (plus blocks other stages add, e.g. ``answers``) and
-    the files written beside it (the exported qrels and runs, bindings, answers.md)."""
+    """What scoring one run gives: its results record (and blocks other stages add to it, e.g. ``answers``) and the
+    files written beside metrics.json (the exported qrels and runs, bindings, answers.md)."""
 
-    document: Mapping[str, Any]
+    results: Results
     # e.g. answers.md, written beside; a large file (a run) may be made only as it is written
     extra_files: Mapping[str, exports.Content] = field(default_factory=dict)
-    # metrics.md as it was written from this document, when it was (so that what prints it need not render it again)
+    # metrics.md as it was written from this record, when it was (so that what prints it need not render it again)
     markdown: str | None = field(default=None, compare=False)
+
+    @property
+    def document(self) -> Mapping[str, Any]:
+        """metrics.json's tree, as the record holds it for the writer (its bytes are the claim)."""
+        return self.results.tree
 
     def with_answers(self, answers: Answers, files: Mapping[str, exports.Content] | None = None) -> ResultsFiles:
         """These results with the answers block (and the files written beside it, answers.md)."""
-        if ANSWERS in self.document:
+        if self.results.answers is not None or ANSWERS in self.results.tree:
             raise BadInput(f"metrics.json already has an {ANSWERS!r} block")
-        return ResultsFiles({**self.document, ANSWERS: answers.to_json()}, {**self.extra_files, **(files or {})})
+        results = replace(self.results, answers=answers, tree={**self.results.tree, ANSWERS: answers.to_json()})
+        return ResultsFiles(results, {**self.extra_files, **(files or {})})
 
-    @functools.cached_property
-    def results(self) -> Results:
-        """The record of ``document`` (read once)."""
-        return from_tree(self.document)
+    def with_files(self, files: Mapping[str, exports.Content]) -> ResultsFiles:
+        """These results with more files beside them (the page, a trace)."""
+        return ResultsFiles(self.results, {**self.extra_files, **files}, self.markdown)
 
 
 @dataclass(frozen=True)
@@ -322,19 +327,19 @@ def _metrics_side(setting: _Setting, ordered: _Ordered, judged: judgements.Judge
                       dropped=tuple(unjudgeable))
     inventory, files[exports.PASSAGES] = inventory_side.result()
     passages = setting.passages
-    document = {
-        "schema_version": SCHEMA_VERSION,
-        "provenance": _provenance(setting.corpus_prov, setting.engine_side, setting.policy, len(passages), inventory,
-                                  run, run_sha),
-        "scope": {"label": setting.scope.name, "oracle": setting.scope.oracle, "meaning": setting.scope.meaning},
-        "retrieval": retrieval.to_json(),
-        "strict": strict.to_json(),
-    }
-    if setting.extra:
-        document[extra_measures.BLOCK] = extra_measures.block(setting.extra, qrels, (run, m_order), scored, per_query,
-                                                              corpus_id, dropped, GROUP_BY).to_json()
+    provenance = _provenance(setting.corpus_prov, setting.engine_side, setting.policy, len(passages), inventory, run,
+                             run_sha)
+    scope = Scope(setting.scope.name, setting.scope.meaning, setting.scope.oracle)
+    extra = extra_measures.block(setting.extra, qrels, (run, m_order), scored, per_query, corpus_id, dropped,
+                                 GROUP_BY) if setting.extra else None
+    # the record, and beside it the tree metrics.json will be: the claim is its bytes
+    document = {"schema_version": SCHEMA_VERSION, "provenance": provenance,
+                "scope": {"label": scope.label, "oracle": scope.oracle, "meaning": scope.meaning},
+                "retrieval": retrieval.to_json(), "strict": strict.to_json(),
+                **({extra_measures.BLOCK: extra.to_json()} if extra is not None else {})}
+    results = Results(SCHEMA_VERSION, scope, provenance_of(provenance), retrieval, strict, None, document, extra)
     tops_shown = {qid: list(pids[:bindings.BIND_DEPTH]) for qid, pids in ranked_run.items() if pids}
-    return ResultsFiles(document, files), replace(kept, run=tops_shown)
+    return ResultsFiles(results, files), replace(kept, run=tops_shown)
 
 
 def _inventory(passages: Sequence[Passage], queries: Iterable[Query]) -> tuple[dict[str, Passage], list[Query]]:

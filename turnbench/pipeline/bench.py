@@ -300,11 +300,10 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
                 if answer_results is not None:
                     results = attach(results, [answer_results])
                 if rr.rerank is not None:  # both stages' own scores, beside the run as scored
-                    results = ResultsFiles(results.document, {**results.extra_files, TRACE_FILE: rr.rerank.trace(
-                        {p.id: p for p in rr.passages})})
+                    results = results.with_files({TRACE_FILE: rr.rerank.trace({p.id: p for p in rr.passages})})
             with st.stage(Stage.REPORT, f" {arm}{tag}"):
                 drawing.send(page_input(results, source))
-                results = ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: drawing.result()[0]})
+                results = results.with_files({REPORT_HTML: drawing.result()[0]})
         info = _runinfo(stack, corpus_dir, loaded, rr, st, arm=arm, tag=tag, concurrency=concurrency,
                         answered=answer_results is not None)
         with st.stage(Stage.WRITE, f" {arm}{tag}"):

@@ -193,7 +193,7 @@ def attach_report(results: ResultsFiles, corpus: Corpus, source: PageSource | No
     page = from_results(results, source)
     page = page.with_texts(texts_from(page, corpus, "the corpus these results were scored on",
                                       only=results_shown(page)))
-    return ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: results_page(page)})
+    return results.with_files({REPORT_HTML: results_page(page)})
 
 
 Drawn = tuple[ResultsFiles, PageSource | None]  # what the page's child is handed: the results and what it reads of them
@@ -209,8 +209,8 @@ def page_drawer(corpus: Corpus) -> Background[tuple[bytes, float]]:
 def page_input(results: ResultsFiles, source: PageSource | None) -> Drawn:
     """``results`` reduced to what its page reads: the document, and the page source of the queries it shows."""
     if source is None:
-        return ResultsFiles(results.document), None
-    return ResultsFiles(results.document), source.only(results_shown(from_results(results, source)))
+        return ResultsFiles(results.results), None
+    return ResultsFiles(results.results), source.only(results_shown(from_results(results, source)))
 
 
 def _draw_when_handed(receive: Callable[[], Drawn], corpus: Corpus) -> tuple[bytes, float]:

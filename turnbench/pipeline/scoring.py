@@ -84,10 +84,10 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
                     yield html
 
                 markdown = write_staged(
-                    staged, ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: Lazy(report)}),
+                    staged, results.with_files({REPORT_HTML: Lazy(report)}),
                     lambda: runinfo(timings, corpus_dir=str(Path(corpus_dir).resolve())))
     outlive(passages, results, source)  # the inputs and what was made of them: never freed one by one
-    return ResultsFiles(results.document, {**results.extra_files, REPORT_HTML: page[0]}, markdown)
+    return ResultsFiles(results.results, {**results.extra_files, REPORT_HTML: page[0]}, markdown)
 
 
 def score_hits(corpus_dir: Path, hits_file: Path, out: Path, *, policy: judgements.RelevancePolicy,

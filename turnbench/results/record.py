@@ -246,7 +246,7 @@ def from_tree(tree: Mapping[str, Any], where: str = "metrics.json") -> Results:
         return Results(
             schema_version=int(tree.get("schema_version", 0)),
             scope=_scope(tree.get("scope") or {}),
-            provenance=_provenance(prov),
+            provenance=provenance_of(prov),
             retrieval=block_of("retrieval", tree["retrieval"]) if "retrieval" in tree else None,
             strict=block_of("strict", tree["strict"]) if "strict" in tree else None,
             answers=_answers(tree[ANSWERS]) if ANSWERS in tree else None,
@@ -261,7 +261,8 @@ def _scope(s: Mapping[str, Any]) -> Scope:
     return Scope(str(s.get("label", "")), str(s.get("meaning", "")), bool(s.get("oracle", False)))
 
 
-def _provenance(p: Mapping[str, Any]) -> Provenance:
+def provenance_of(p: Mapping[str, Any]) -> Provenance:
+    """The record of a provenance tree (recorded facts, most of it, read as they were written)."""
     c = p["corpus"]
     licence = c.get("licence") or {}
     tier = str(p.get("licence_tier") or licence.get("tier") or "")

@@ -291,3 +291,23 @@ def test_the_strict_block_taking_graded_values_is_the_block_evaluated_whole():
     assert taken == whole
     without_grade_one = {q for q, d in qrels.items() if 1 not in d.values()}
     assert without_grade_one and asked[1] == set(STRICT.strict_qrels(qrels)) - without_grade_one
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_scoring_returns_the_record_its_tree_reads_back_as_answers_included(small_corpus, forked):
+    """Scoring builds the results record from its blocks (never by parsing what it wrote); the tree metrics.json is
+    written from reads back as the same record, field for field, and so does it with the answers block added."""
+    from tests.unit.harness.helpers import QUERIES, SUBMITTED
+    from turnbench.harness.answers import answers_block, score_answers
+    from turnbench.results.record import from_tree
+
+    corpus, passages = small_corpus
+    res = score(corpus, passages, small_run(), forked=forked, measures=["P@5", "meeting:MAP@100"])
+    assert res.results.extra is not None and res.results.answers is None
+    assert res.results == from_tree(res.document)
+    answers = answers_block([score_answers(QUERIES, SUBMITTED, corpus="c", answerer="reference")])
+    both = res.with_answers(answers, {"answers.md": b"x"})
+    assert both.results.answers == answers and both.results == from_tree(both.document)
+    assert "answers" not in res.document and both.extra_files["answers.md"] == b"x"
+    with pytest.raises(BadInput, match="already has an 'answers' block"):
+        both.with_answers(answers)
