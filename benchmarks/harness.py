@@ -126,7 +126,7 @@ def main(argv=None) -> None:
     from turnbench.corpus import open_corpus
     from turnbench.harness import judgements as J
     from turnbench.harness import metrics as M
-    from turnbench.harness.score import UNKNOWN
+    from turnbench.harness.score import UNKNOWN, EngineSide
     from turnbench.pipeline.executor import score as score_forked
     from turnbench.rankings import normalised_order
     from turnbench.results.directory import write_results
@@ -139,12 +139,12 @@ def main(argv=None) -> None:
               f"{args.queries} queries, {len(entries)} run entries ({time.perf_counter() - t:.1f} s, not timed)")
         corpus = open_corpus(tmp / "corpus")
         policy = J.RelevancePolicy()
-        prov = {"stack": UNKNOWN, "index": UNKNOWN, "arm": UNKNOWN}
+        prov = EngineSide(UNKNOWN, UNKNOWN, UNKNOWN)
 
         times = []
         for _ in range(max(1, args.repeat)):
             t0 = time.perf_counter()
-            results = score_forked(corpus, passages, entries, policy=policy, provenance=prov)[0]
+            results = score_forked(corpus, passages, entries, policy=policy, engine=prov)[0]
             times.append(time.perf_counter() - t0)
         t1 = time.perf_counter()
         write_results(tmp / "results", results)

@@ -120,7 +120,7 @@ def test_an_equivalent_arm_passes_the_gate_and_the_exports_reproduce_with_ir_mea
     from turnbench.engines.arms import parse_arm
     from turnbench.engines.retrieval import run_arm
     from turnbench.harness.judgements import RelevancePolicy
-    from turnbench.harness.score import score_run
+    from turnbench.harness.score import EngineSide, score_run
     from turnbench.results.directory import write_results
 
     benched = bench(stack, tmp_path / "a", answerer="skip")[0]
@@ -129,7 +129,7 @@ def test_an_equivalent_arm_passes_the_gate_and_the_exports_reproduce_with_ir_mea
     rr = run_arm(stack, corpus, twice, index=INDEX)
     assert {e.score for e in rr.entries} != {e.score for e in run_arm(stack, corpus, "bm25", index=INDEX).entries}
     results = score_run(corpus, rr.passages, rr.entries, policy=RelevancePolicy(),
-                        provenance={"stack": stack.versions(), "index": "reused", "arm": rr.arm_config})
+                        engine=EngineSide(stack.versions(), "reused", rr.arm_config))
     out = write_results(tmp_path / "x2", results)
     cmp = compare(read_metrics(benched.out_dir), read_metrics(out))
     assert cmp.gate_failures() == [] and all(r.delta == 0.0 and r.verdict == SAME for r in cmp.rows)

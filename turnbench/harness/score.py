@@ -41,9 +41,21 @@ from turnbench.vocab import get_scope
 
 SCHEMA_VERSION = 2  # 2: span and entry-point measures, rows by surface, the strict block
 UNKNOWN = "external/unknown"
-# what every results file must say about the engine side; an absent value must not pass for a default
-REQUIRED_PROVENANCE = ("stack", "index", "arm")
 GROUP_BY = ("corpus", "class")
+
+
+@dataclass(frozen=True)
+class EngineSide:
+    """What every results file says of the engine side, as it was given (free-form facts, docs/design.md §4): the
+    stack it ran on, the index it searched, the arm. ``UNKNOWN`` where it is not known: none is left out, so an
+    absent value cannot pass for a default."""
+
+    stack: object
+    index: object
+    arm: object
+
+    def to_json(self) -> dict[str, object]:
+        return {"stack": self.stack, "index": self.index, "arm": self.arm}
 
 
 @dataclass(frozen=True)
@@ -96,13 +108,6 @@ def _run_sha256(run: Mapping[str, Sequence[str]]) -> str:
     return canonical.sha256_bytes("".join(f"{qid}\t{' '.join(run[qid])}\n" for qid in sorted(run)).encode("utf-8"))
 
 
-def _check_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
-    missing = [k for k in REQUIRED_PROVENANCE if k not in provenance]
-    if missing:
-        raise BadInput(f"provenance lacks {', '.join(missing)}; pass {UNKNOWN!r} explicitly when it is not known")
-    return {k: provenance[k] for k in sorted(provenance)}
-
-
 # the share of the corpus (by bytes) judged in this process: the other part is judged in another from before the run
 # is ordered, so it is given more
 HERE_SHARE = 0.4
@@ -114,7 +119,7 @@ class _Setting:
 
     corpus_id: str
     corpus_prov: Mapping[str, Any]
-    engine_side: Mapping[str, Any]
+    engine_side: EngineSide
     scope: Any
     policy: judgements.RelevancePolicy
     ranked: list[Query]  # the retrieval-scored queries, in id order
@@ -143,27 +148,26 @@ class _Ordered:
 
 
 def score_run(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
-              provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE,
+              engine: EngineSide, scope: str = "corpus", execution: Execution = INLINE,
               measures: Sequence[str] = ()) -> ResultsFiles:
     """Judge ``passages`` against ``corpus``'s gold and score ``run_entries`` on every ranked query.
 
     ``corpus`` needs ``queries()``, ``iter_meetings()`` and ``provenance()`` (``turnbench.corpus.Corpus``).
-    ``provenance`` must hold ``stack``, ``index`` and ``arm`` (``UNKNOWN`` when scoring another engine's output).
+    ``engine``: the engine side's stack, index and arm (``UNKNOWN`` when scoring another engine's output).
     ``run_entries`` may be a function that gives them, or a ``Job`` reading them: either is taken once scoring's
     parts are started, a job's as soon as it is ready, judging going on meanwhile. ``execution``: where the parts
     run and where the files made go (``harness.execution``; the default runs all here and keeps all in memory).
     ``measures``: extra measures' names (``metrics.EXTRA_MEASURES``), written to an ``extra`` block."""
-    return score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
+    return score_kept(corpus, passages, run_entries, policy=policy, engine=engine, scope=scope,
                       execution=execution, measures=measures)[0]
 
 
 def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *, policy: judgements.RelevancePolicy,
-               provenance: Mapping[str, Any], scope: str = "corpus", execution: Execution = INLINE,
+               engine: EngineSide, scope: str = "corpus", execution: Execution = INLINE,
                measures: Sequence[str] = ()) -> tuple[ResultsFiles, Kept]:
     """``score_run``, with what it kept for what reads the results next (``Kept``)."""
     sc = get_scope(scope)
     extra = metrics.selected(measures)
-    engine_side = _check_provenance(provenance)
     corpus_prov = corpus.provenance()
     if (corpus_prov.get("licence") or {}).get("tier") == "C":
         raise TierRefused(f"corpus {corpus_prov['id']} is licence tier C (its source's own terms): turnbench records "
@@ -173,9 +177,9 @@ def score_kept(corpus: Corpus, passages: Iterable[Passage], run_entries: _Run, *
     # its parent until either writes to it, and counting a reference is a write, so each passage touched after the
     # fork would cost a copy of the page it is on
     pmap, ranked = _inventory(passages, corpus.queries())
-    setting = _Setting(corpus_prov["id"], corpus_prov, engine_side, sc, policy, ranked,
+    setting = _Setting(corpus_prov["id"], corpus_prov, engine, sc, policy, ranked,
                        {q.id for q in corpus.queries()}, passages, pmap, {p.id: p.meeting for p in passages},
-                       exports.run_tag(arm_label(engine_side["arm"])), execution, extra)
+                       exports.run_tag(arm_label(engine.arm)), execution, extra)
     placed = Placement.of(passages)
     placed.meetings  # noqa: B018  # made now: the meeting run and the tie report read it
     query_digests = bindings.QueryDigests(setting.ranked)
@@ -358,7 +362,7 @@ def _with_spans(row: QueryValues, spans_of: tuple[Mapping[str, float], float | N
                            domain=row.domain)
 
 
-def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], policy: judgements.RelevancePolicy,
+def _provenance(corpus_prov: Mapping[str, Any], engine_side: EngineSide, policy: judgements.RelevancePolicy,
                 n_passages: int, inventory: str, run: Mapping[str, Sequence[str]], run_sha: str) -> dict[str, Any]:
     """Where every number of the results comes from (docs/design.md §3 rule 1): corpus, engine side, metric engine,
     policy, and the identity of the inventory and the run as scored."""
@@ -366,7 +370,7 @@ def _provenance(corpus_prov: Mapping[str, Any], engine_side: Mapping[str, Any], 
     return {
         "corpus": corpus_prov,
         "licence_tier": (corpus_prov.get("licence") or {}).get("tier", "unrecorded"),
-        **engine_side,
+        **engine_side.to_json(),
         "metric_engine": metrics.engine_provenance(),
         "libraries": libraries(),  # the versions that shape these bytes: `make verify` compares them first
         "relevance_policy": policy.to_json(),

@@ -28,7 +28,7 @@ from turnbench.engines.arms import Arm
 from turnbench.engines.protocol import EngineRef
 from turnbench.errors import BadInput, TierRefused
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.harness.score import ResultsFiles
+from turnbench.harness.score import EngineSide, ResultsFiles
 from turnbench.paths import check_name
 from turnbench.pipeline.progress import QUIET, Progress, Stages, Took
 from turnbench.stack.info import StackInfo
@@ -292,11 +292,9 @@ def _bench_corpus(stack: StackInfo, job: Job, arms: Sequence[Entrant], options: 
         with page_drawer(corpus) as drawing:
             with st.stage(Stage.JUDGE_AND_SCORE, f" {arm}{tag}"):
                 # the raw entries, so the results record the engine's own scores and their ties
+                engine = EngineSide(stack.versions(), dict(loaded.provenance), rr.arm_config)
                 results, source = score(corpus, rr.passages, rr.entries, policy=options.policy,
-                                        scope=options.scope, provenance={"stack": stack.versions(),
-                                                                         "index": dict(loaded.provenance),
-                                                                         "arm": rr.arm_config},
-                                        measures=options.measures)
+                                        scope=options.scope, engine=engine, measures=options.measures)
                 if answer_results is not None:
                     results = attach(results, [answer_results])
                 if rr.rerank is not None:  # both stages' own scores, beside the run as scored

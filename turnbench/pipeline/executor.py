@@ -27,7 +27,7 @@ from turnbench.harness.bindings import QUERY, Binding
 from turnbench.harness.bindings import compute as compute_bindings
 from turnbench.harness.execution import Job
 from turnbench.harness.held import Span
-from turnbench.harness.score import Kept, ResultsFiles, score_kept
+from turnbench.harness.score import EngineSide, Kept, ResultsFiles, score_kept
 from turnbench.passages import Passage
 from turnbench.processes import NOT_YET, Background, collector_paused, outlive
 from turnbench.rankings import RankedPassage
@@ -113,12 +113,12 @@ class _Then(Job[T]):
 @collector_paused()
 def score(corpus: Corpus, passages: Iterable[Passage],
           run_entries: Iterable[RankedPassage] | Callable[[], Iterable[RankedPassage]] | Job[Any], *,
-          policy: judgements.RelevancePolicy, provenance: Mapping[str, Any], scope: str = "corpus",
+          policy: judgements.RelevancePolicy, engine: EngineSide, scope: str = "corpus",
           into: Path | None = None, lasting: contextlib.ExitStack | None = None, measures: Sequence[str] = ()
           ) -> tuple[ResultsFiles, PageSource]:
     """``harness.score.score_run`` with its parts forked (``Forked(into, lasting)``) and the cyclic collector paused,
     and what the report page reads of it."""
-    results, kept = score_kept(corpus, passages, run_entries, policy=policy, provenance=provenance, scope=scope,
+    results, kept = score_kept(corpus, passages, run_entries, policy=policy, engine=engine, scope=scope,
                                execution=Forked(into, lasting), measures=measures)
     return results, PageSource.of(kept)
 

@@ -17,7 +17,7 @@ from turnbench.errors import BadInput
 from turnbench.harness import judgements
 from turnbench.harness.exports import Lazy
 from turnbench.harness.metrics import selected
-from turnbench.harness.score import UNKNOWN, ResultsFiles
+from turnbench.harness.score import UNKNOWN, EngineSide, ResultsFiles
 from turnbench.passages import Passage
 from turnbench.pipeline import executor
 from turnbench.pipeline.executor import attach_report
@@ -33,7 +33,7 @@ def score_passages(corpus: Corpus, passages: Iterable[Passage], entries: Iterabl
     ``UNKNOWN``), with the report page drawn from the corpus's texts; ``timings`` receives the seconds of each."""
     t0 = time.perf_counter()
     results, source = executor.score(corpus, passages, entries, policy=policy, scope=scope,
-                              provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, measures=measures)
+                              engine=EngineSide(UNKNOWN, UNKNOWN, arm), measures=measures)
     t1 = time.perf_counter()
     results = attach_report(results, corpus, source)
     if timings is not None:
@@ -71,7 +71,7 @@ def score_files(corpus_dir: Path, passages_file: Path, run_file: Path, out: Path
         with staged_results(out) as staged, contextlib.ExitStack() as lasting:
             t1 = time.perf_counter()
             results, source = executor.score(corpus, passages, reading, policy=policy, scope=scope,
-                                      provenance={"stack": UNKNOWN, "index": UNKNOWN, "arm": arm}, into=staged,
+                                      engine=EngineSide(UNKNOWN, UNKNOWN, arm), into=staged,
                                       lasting=lasting, measures=measures)
             timings["judge_and_score"] = time.perf_counter() - t1
             page: list[bytes] = []

@@ -15,7 +15,7 @@ from turnbench.corpus.format import open_corpus
 from turnbench.engines.arms import builtin, parse_arm
 from turnbench.harness.exports import parse_run
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.harness.score import score_run
+from turnbench.harness.score import EngineSide, score_run
 from turnbench.pipeline import bench as pipeline
 from turnbench.rankings import normalised_order
 from turnbench.results.directory import read_metrics
@@ -202,7 +202,7 @@ def test_an_engine_declares_a_stage_too(stack, tmp_path):
     # scoring the stage's output again gives the results' own numbers: nothing re-sorts it on the way
     entries = [_entry(qid, r[0], float(len(rows) - i)) for qid, rows in trace.items() for i, r in enumerate(rows)]
     again = score_run(corpus, passages.values(), entries, policy=RelevancePolicy(),
-                      provenance={"stack": "x", "index": "x", "arm": "x"})
+                      engine=EngineSide("x", "x", "x"))
     assert again.document["retrieval"]["per_query"] == doc["retrieval"]["per_query"]
 
 

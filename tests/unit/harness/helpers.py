@@ -8,7 +8,7 @@ from pathlib import Path
 from turnbench.corpus import CorpusWriter, Meeting, Query, Turn
 from turnbench.corpus.records import Answer
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.harness.score import UNKNOWN, score_run
+from turnbench.harness.score import UNKNOWN, EngineSide, score_run
 from turnbench.passages import Passage
 from turnbench.rankings import RankedPassage
 from turnbench.submissions import SubmittedAnswer, declined
@@ -123,7 +123,7 @@ SUBMITTED = [
 ]
 
 
-PROV = {"stack": UNKNOWN, "index": UNKNOWN, "arm": {"name": "hand", "k": 1}}
+PROV = EngineSide(UNKNOWN, UNKNOWN, {"name": "hand", "k": 1})
 
 
 def RP(q, p, s):
@@ -146,8 +146,8 @@ def score(corpus, passages, run, *, forked=False, **kw):
     if forked or "into" in kw:
         from turnbench.pipeline.executor import score as executed
 
-        return executed(corpus, passages, run, policy=policy, provenance=PROV, **kw)[0]
-    return score_run(corpus, passages, run, policy=policy, provenance=PROV, **kw)
+        return executed(corpus, passages, run, policy=policy, engine=PROV, **kw)[0]
+    return score_run(corpus, passages, run, policy=policy, engine=PROV, **kw)
 
 
 # -- an independent scorer: metrics.json re-derived from a results directory's TREC files with ir_measures --------

@@ -11,7 +11,7 @@ from tests.unit.harness.helpers import PROV, RP, meeting, query, score, small_ru
 from turnbench.corpus import open_corpus
 from turnbench.errors import BadInput, UnjudgedPassage
 from turnbench.harness.judgements import RelevancePolicy
-from turnbench.harness.score import UNKNOWN, score_run
+from turnbench.harness.score import UNKNOWN, EngineSide
 from turnbench.passages import Passage
 from turnbench.render.markdown import render_metrics_md
 
@@ -100,8 +100,8 @@ def test_refusals_and_bad_input(small_corpus):
         score(corpus, passages, [RP("q1", "nowhere:1", 1)])
     with pytest.raises(BadInput, match="not in corpus"):
         score(corpus, passages, [RP("q-unknown", "m1:00000", 1)])
-    with pytest.raises(BadInput, match="provenance lacks"):
-        score_run(corpus, passages, [], policy=RelevancePolicy(), provenance={"arm": UNKNOWN})
+    with pytest.raises(TypeError):
+        EngineSide(arm=UNKNOWN)  # type: ignore[call-arg]  # no engine fact has a default: UNKNOWN is said, not implied
     with pytest.raises(BadInput, match="scope"):
         score(corpus, passages, [], scope="everything")
 
@@ -211,7 +211,7 @@ def test_the_page_source_gives_of_some_targets_exactly_the_rows_bindings_jsonl_h
     from turnbench.pipeline.executor import score as executed
 
     corpus, passages = small_corpus
-    res, source = executed(corpus, passages, small_run(), policy=RelevancePolicy(), provenance=PROV)
+    res, source = executed(corpus, passages, small_run(), policy=RelevancePolicy(), engine=PROV)
     written = B.parse(content_bytes(res.extra_files[B.BINDINGS]), B.BINDINGS)
     assert list(source.bindings(None, None)) == written and written
     some = source.only({"q2"})

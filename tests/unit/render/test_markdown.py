@@ -54,7 +54,7 @@ from tests.unit.harness.helpers import meeting, small_world, turn, turn_passages
 from turnbench.corpus import open_corpus
 from turnbench.harness.judgements import RelevancePolicy
 from turnbench.results.directory import write_results
-from turnbench.harness.score import UNKNOWN, score_run
+from turnbench.harness.score import UNKNOWN, EngineSide, score_run
 from turnbench.rankings import RankedPassage
 out = Path(sys.argv[1])
 meetings, queries = small_world()
@@ -62,7 +62,7 @@ corpus = open_corpus(write_corpus(out / "corpus", [*meetings, meeting("m9", [tur
 run = [RankedPassage(q, p, 0, s) for q, p, s in [("q1", "m1:00001", 1.0), ("q1", "m1:00000", 1.0),
        ("q2", "m2:00000", 1.0), ("q2", "m1:00002", 1.0), ("q3", "m3:00000", 1.0), ("q3", "m2:00001", 0.5)]]
 res = score_run(corpus, turn_passages(meetings), run, policy=RelevancePolicy(),
-                provenance={"stack": {"provider": "none"}, "index": UNKNOWN, "arm": {"name": "x", "set": "abc"}})
+                engine=EngineSide({"provider": "none"}, UNKNOWN, {"name": "x", "set": "abc"}))
 write_results(out / "results", res)
 """
 
