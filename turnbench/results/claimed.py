@@ -18,22 +18,25 @@ metrics.json itself is the one file not recorded there: its values are re-derive
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from turnbench import canonical
 from turnbench.errors import BadInput, ResultsIntegrityError
 from turnbench.harness import exports
+from turnbench.results.record import Results
 
 METRICS_JSON, METRICS_MD = "metrics.json", "metrics.md"
 FILES = "files"  # the key of provenance recording each file's sha256
 NOT_RECORDED = frozenset({METRICS_JSON, METRICS_MD})  # metrics.json holds the record; metrics.md is made from it
 
 
-def with_file_digests(document: Mapping[str, Any], shas: Mapping[str, str]) -> dict[str, Any]:
-    """``document`` recording, in its provenance, the sha256 of every file written beside it (``shas``)."""
-    provenance = dict(document["provenance"])
-    provenance[FILES] = {name: shas[name] for name in sorted(shas) if name not in NOT_RECORDED}
-    return {**document, "provenance": provenance}
+def with_file_digests(results: Results, shas: Mapping[str, str]) -> Results:
+    """``results`` recording, in its provenance (record and tree alike), the sha256 of every file written beside it
+    (``shas``)."""
+    files = {name: shas[name] for name in sorted(shas) if name not in NOT_RECORDED}
+    tree = {**results.tree, "provenance": {**results.tree["provenance"], FILES: files}}
+    return replace(results, provenance=replace(results.provenance, files=files), tree=tree)
 
 
 def digest_entries(text: str) -> dict[str, str]:

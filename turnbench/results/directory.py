@@ -106,9 +106,9 @@ def write_staged(tmp: Path, results: ResultsFiles,
             shas |= _write_all(tmp, {REPORT_HTML: files[REPORT_HTML]})
         # metrics.json last: it records the sha256 of every other file (docs/formats.md), so none can be edited and
         # re-hashed in claim.sha256 alone
-        document = with_file_digests(results.document, shas)
-        markdown = render_metrics_md(from_tree(document))
-        shas |= _write_all(tmp, {METRICS_JSON: canonical.pretty(document), METRICS_MD: markdown.encode("utf-8")})
+        record = with_file_digests(results.results, shas)
+        markdown = render_metrics_md(record)
+        shas |= _write_all(tmp, {METRICS_JSON: canonical.pretty(record.tree), METRICS_MD: markdown.encode("utf-8")})
         if callable(info):
             info = info()
         canonical.write_json(tmp / RUNINFO_JSON, dict(info) if info is not None else runinfo({}))

@@ -248,9 +248,9 @@ def seal(path: Path, doc: dict) -> None:
     shas = {name: sha256_file(path / name) for name in claimed_files(path)
             if name not in ("metrics.json", "metrics.md")}
     doc["provenance"].setdefault("inputs", {}).setdefault("passages", {"sha256": shas.get(X.PASSAGES)})
-    doc = with_file_digests(doc, shas)
-    (path / "metrics.json").write_text(json.dumps(doc))
-    (path / "metrics.md").write_text(render_metrics_md(from_tree(doc)))
+    record = with_file_digests(from_tree(doc), shas)
+    (path / "metrics.json").write_text(json.dumps(record.tree))
+    (path / "metrics.md").write_text(render_metrics_md(record))
     write_digest(path)
 
 
