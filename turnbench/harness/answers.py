@@ -25,7 +25,6 @@ from typing import Any
 from turnbench.canonical import q6
 from turnbench.corpus.records import AGGREGATION_RULES, Answer, Query
 from turnbench.errors import BadInput
-from turnbench.results import record
 from turnbench.results.record import AnswerQuery, AnswerRow, Answers
 from turnbench.submissions import SubmittedAnswer
 
@@ -232,7 +231,7 @@ def answers_block(results: Sequence[AnswerResults]) -> Answers:
     """The ``answers`` block of a results record: policy, rows and per-query records, all in sorted order."""
     answerer, policy = check_same(results)
     results = sorted(results, key=lambda r: r.corpus)
-    return Answers(answerer, record.AnswerPolicy(policy.count_tolerance, policy.set_credit, policy.to_json()),
+    return Answers(answerer, policy.to_json(),
                    tuple(row for r in results for row in r.rows()),
                    tuple(s.recorded(r.corpus) for r in results for s in r.scores), mechanisms_used(results))
 

@@ -234,7 +234,7 @@ def check_paired(base: Results, cand: Results,
     _diff("relevance policies", base.provenance.policy, cand.provenance.policy)
     _diff("scopes", base.scope.label, cand.scope.label)
     if base.answers is not None and cand.answers is not None:  # e.g. a count tolerance of 1 against one of 0
-        _diff("answer scoring policies", base.answers.policy.facts, cand.answers.policy.facts)
+        _diff("answer scoring policies", base.answers.policy, cand.answers.policy)
     bt, ct = tables if tables is not None else paired_tables(base, cand)
     if bt is ct:
         return  # one document on both sides: paired with itself

@@ -81,18 +81,11 @@ class AnswerQuery:
 
 
 @dataclass(frozen=True)
-class AnswerPolicy:
-    count_tolerance: int
-    set_credit: str
-    facts: Facts  # as recorded, for equality and the page
-
-
-@dataclass(frozen=True)
 class Answers:
     """The answers block: exact-match scoring of the aggregation questions."""
 
     answerer: str
-    policy: AnswerPolicy
+    policy: Facts  # the scoring rules (harness.answers.AnswerPolicy) as recorded, for equality and the page
     rows: tuple[AnswerRow, ...]
     per_query: tuple[AnswerQuery, ...]
     mechanisms: Mapping[str, int]
@@ -104,7 +97,7 @@ class Answers:
 
     def to_json(self) -> dict[str, object]:
         """The block as metrics.json (and answers.json) hold it."""
-        return {"answerer": self.answerer, "policy": self.policy.facts, "rows": [r.to_json() for r in self.rows],
+        return {"answerer": self.answerer, "policy": self.policy, "rows": [r.to_json() for r in self.rows],
                 "per_query": [q.to_json() for q in self.per_query], "decimals": DECIMALS,
                 "mechanisms": dict(self.mechanisms)}
 
@@ -286,5 +279,5 @@ def _answers(a: Mapping[str, Any]) -> Answers:
                                   q["partial"], q["set_f1"], q.get("gold") or {}, q.get("submitted"),
                                   q.get("intent") or {}, str(q.get("mechanism", "")))
                       for q in a["per_query"])
-    return Answers(str(a.get("answerer", "")), AnswerPolicy(int(pol["count_tolerance"]), str(pol["set_credit"]), pol),
-                   rows, per_query, dict(a.get("mechanisms") or {}))
+    _ = int(pol["count_tolerance"]), pol["set_credit"]  # a policy without its two rules is not a results document
+    return Answers(str(a.get("answerer", "")), pol, rows, per_query, dict(a.get("mechanisms") or {}))
