@@ -246,9 +246,3 @@ def mechanisms_used(results: Sequence[AnswerResults]) -> dict[str, int]:
         for s in r.scores:
             counts[s.submitted.mechanism] = counts.get(s.submitted.mechanism, 0) + 1
     return dict(sorted(counts.items()))
-
-
-# -- the stage as bench and `turnbench answer` run it --------------------------------------------------
-
-
-

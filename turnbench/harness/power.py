@@ -93,4 +93,3 @@ def detection(results: Results) -> Detection:
             out.append(Detectable(g, m, len(values), q6(mean), None if share is None else q6(share),
                                   None if share is None else q6(share * mean)))
     return Detection(family, tuple(sorted(out, key=lambda d: (group_sort_key(d.group), HEADLINE.index(d.measure)))))
-
