@@ -74,7 +74,6 @@ class Results:
 
         if self.scored.markdown is not None:
             return self.scored.markdown  # as it was just written, from this record
-
         return render_metrics_md(self.record)
 
     def to_summary(self) -> str:

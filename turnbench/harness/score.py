@@ -76,7 +76,7 @@ class ResultsFiles:
 
     def with_answers(self, answers: Answers, files: Mapping[str, exports.Content] | None = None) -> ResultsFiles:
         """These results with the answers block (and the files written beside it, answers.md)."""
-        if self.results.answers is not None or ANSWERS in self.results.tree:
+        if self.results.answers is not None:
             raise BadInput(f"metrics.json already has an {ANSWERS!r} block")
         results = replace(self.results, answers=answers, tree={**self.results.tree, ANSWERS: answers.to_json()})
         return ResultsFiles(results, {**self.extra_files, **(files or {})})
